@@ -1,0 +1,121 @@
+// The campaign domain: broadcast campaigns over WhatsApp, Telegram or email.
+import { z } from 'zod';
+import { brief, defineDomain, findRecord, pathId, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
+
+const CAMPAIGNS = '/api/campaign/campaigns';
+// Read for previews only. The quota's layout is not in the spec, so it is shown as it comes.
+const QUOTA = '/api/ai/v1/quota';
+const RECIPIENTS = '/api/user/users/campaign';
+
+async function campaignFacts(params: Params, read: PreviewReader) {
+  const campaign = findRecord(await read(CAMPAIGNS), '_id', params.id);
+  return campaign;
+}
+
+function describeCampaign(campaign: Record<string, unknown> | undefined): string | undefined {
+  if (!campaign) return undefined;
+  return `Campaign: ${quote(campaign.name)} on ${String(campaign.channel)}, status ${String(campaign.status)}, ${String(campaign.totalRecipients ?? '?')} recipient(s), ${String(campaign.sentCount ?? 0)} sent so far.`;
+}
+
+export const campaign = defineDomain('campaign', 'Campaigns', [
+  {
+    id: 'campaign.list',
+    method: 'GET',
+    path: CAMPAIGNS,
+    scope: 'campaign.read',
+    risk: 'safe',
+    summary: 'All campaigns (_id, name, status, channel, totalRecipients, sentCount).',
+    params: z.strictObject({}),
+    list: { idField: '_id' },
+  },
+  {
+    id: 'campaign.analytics',
+    method: 'GET',
+    path: `${CAMPAIGNS}/analytics`,
+    scope: 'campaign.read',
+    risk: 'safe',
+    summary: 'Performance summary: sent, opened, failed.',
+    params: z.strictObject({}),
+  },
+  {
+    id: 'campaign.progress',
+    method: 'GET',
+    path: `${CAMPAIGNS}/{id}/progress`,
+    scope: 'campaign.read',
+    risk: 'safe',
+    summary: "A campaign's sending progress.",
+    params: z.strictObject({ id: pathId('campaign _id') }),
+    findIdsWith: 'campaign.list',
+  },
+  {
+    id: 'campaign.create',
+    method: 'POST',
+    path: CAMPAIGNS,
+    scope: 'campaign.manage',
+    risk: 'confirm',
+    summary: 'Create a draft campaign; it is not sent.',
+    params: z.strictObject({
+      name: requiredText('campaign name', 200),
+      message: requiredText('message text', 4096),
+      channel: z.enum(['whatsapp', 'telegram', 'email'], { error: 'expected whatsapp, telegram or email' }).describe('whatsapp|telegram|email'),
+    }),
+    verifyWith: 'campaign.list',
+    confirmation: {
+      effect: (p) => `Create the draft campaign ${quote(p.name)} on ${String(p.channel)} with the message ${quote(p.message)}. Nothing is sent until campaign.send.`,
+    },
+  },
+  {
+    id: 'campaign.send',
+    method: 'POST',
+    path: `${CAMPAIGNS}/{id}/send`,
+    scope: 'campaign.send',
+    risk: 'destructive',
+    summary: 'Send a campaign to all its recipients now; uses message quota.',
+    params: z.strictObject({ id: pathId('campaign _id') }),
+    findIdsWith: 'campaign.list',
+    verifyWith: 'campaign.progress',
+    confirmation: {
+      effect: (p) => `Send campaign ${String(p.id)} now: real messages to real customers, each one using message quota.`,
+      irreversible: 'sent messages cannot be recalled; campaign.cancel only stops the rest of the queue.',
+      facts: async (p, read) => {
+        const [found, recipients, quota] = await Promise.all([campaignFacts(p, read), read(`${RECIPIENTS}/${encodeURIComponent(String(p.id))}`), read(QUOTA)]);
+        return [
+          describeCampaign(found),
+          found?.totalRecipients === undefined && Array.isArray(recipients) ? `Recipients: ${recipients.length}.` : undefined,
+          quota === undefined ? undefined : `Quota remaining before sending (as the API reports it): ${brief(quota)}`,
+        ];
+      },
+    },
+  },
+  {
+    id: 'campaign.cancel',
+    method: 'POST',
+    path: `${CAMPAIGNS}/{id}/cancel`,
+    scope: 'campaign.control',
+    risk: 'confirm',
+    summary: "Stop a running campaign's remaining queue (sent messages stay sent).",
+    params: z.strictObject({ id: pathId('campaign _id') }),
+    findIdsWith: 'campaign.list',
+    verifyWith: 'campaign.progress',
+    confirmation: {
+      effect: (p) => `Cancel campaign ${String(p.id)}: the rest of its queue is not sent; messages already sent stay sent.`,
+      facts: async (p, read) => [describeCampaign(await campaignFacts(p, read))],
+    },
+  },
+  {
+    id: 'campaign.delete',
+    method: 'DELETE',
+    path: `${CAMPAIGNS}/{id}`,
+    scope: 'campaign.manage',
+    risk: 'destructive',
+    summary: 'Delete a campaign and its statistics for good.',
+    params: z.strictObject({ id: pathId('campaign _id') }),
+    findIdsWith: 'campaign.list',
+    verifyWith: 'campaign.list',
+    confirmation: {
+      effect: (p) => `Delete campaign ${String(p.id)} together with its statistics.`,
+      irreversible: 'the campaign and its statistics are deleted irrecoverably.',
+      facts: async (p, read) => [describeCampaign(await campaignFacts(p, read))],
+    },
+  },
+]);

@@ -1,0 +1,82 @@
+// The channel domain: connected messaging channels, WhatsApp templates and one-off sends.
+import { z } from 'zod';
+import { defineDomain, msisdn, pathId, quote, requiredText } from '@engage-mcp/shared';
+
+export const channel = defineDomain('channel', 'Channels', [
+  {
+    id: 'channel.list',
+    method: 'GET',
+    path: '/api/channel/v1/channels',
+    scope: 'channel.read',
+    risk: 'safe',
+    summary: 'Connected channels (channelId, type, name, status, connectedAt).',
+    params: z.strictObject({}),
+    list: { idField: 'channelId' },
+  },
+  {
+    id: 'channel.get',
+    method: 'GET',
+    path: '/api/channel/v1/channels/{channelId}',
+    scope: 'channel.read',
+    risk: 'safe',
+    summary: 'One channel.',
+    params: z.strictObject({ channelId: pathId('channelId (channel.list)') }),
+    list: { idField: 'channelId' },
+    findIdsWith: 'channel.list',
+  },
+  {
+    id: 'channel.whatsapp.status',
+    method: 'GET',
+    path: '/api/channel/v1/whatsapp/status',
+    scope: 'channel.read',
+    risk: 'safe',
+    summary: 'WhatsApp connection status.',
+    params: z.strictObject({}),
+  },
+  {
+    // operationId not in the spec; named by the design brief.
+    id: 'channel.whatsapp.templates',
+    method: 'GET',
+    path: '/api/channel/v1/whatsapp/cloud/templates',
+    scope: 'channel.read',
+    risk: 'safe',
+    summary: 'Approved WhatsApp Cloud templates.',
+    params: z.strictObject({}),
+    customerText: true,
+  },
+  {
+    // The spec does not show this body: msisdn plus either a text message or a template;
+    // further fields pass through unchanged so the real API's fields can still be sent.
+    id: 'channel.whatsapp.send',
+    method: 'POST',
+    path: '/api/channel/v1/notification/send/whatsapp',
+    scope: 'inbox.reply',
+    risk: 'destructive',
+    summary: 'Send one WhatsApp message to one number (needs inbox.reply).',
+    params: z
+      .looseObject({
+        msisdn: msisdn('recipient number'),
+        message: requiredText('text', 4096).optional(),
+        template: z
+          .looseObject({
+            name: requiredText('template name', 200),
+            language: z.string().max(20).optional().describe('e.g. id'),
+            parameters: z.array(z.string().max(1024)).max(50).optional().describe('values in order'),
+          })
+          .optional()
+          .describe('{name, language?, parameters?} of an approved template'),
+      })
+      .refine((p) => p.message !== undefined || p.template !== undefined, { message: 'needs a message or a template' }),
+    verifyWith: 'inbox.ticket.list (inbox server)',
+    confirmation: {
+      effect: (p) => {
+        const template = p.template as { name?: string; language?: string; parameters?: string[] } | undefined;
+        const what = p.message !== undefined
+          ? `the text ${quote(p.message)}`
+          : `the template ${quote(template?.name)}${template?.language ? ` (${template.language})` : ''}${template?.parameters?.length ? ` with ${template.parameters.map(quote).join(', ')}` : ''}`;
+        return `Send one WhatsApp message to ${String(p.msisdn)} now: ${what}.`;
+      },
+      irreversible: 'a delivered message cannot be recalled.',
+    },
+  },
+]);

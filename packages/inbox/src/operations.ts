@@ -1,0 +1,107 @@
+// The inbox domain: conversation tickets with customers.
+import { z } from 'zod';
+import { defineDomain, findRecord, msisdn, pathId, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
+
+const TICKETS = '/api/ai/v1/tickets';
+
+/** Who a ticket is with, from the typed ticket list (the single-ticket layout is not in the spec). */
+async function ticketParty(params: Params, read: PreviewReader): Promise<string | undefined> {
+  const ticket = findRecord(await read(TICKETS), 'ticketID', params.ticketID);
+  if (!ticket) return undefined;
+  return `Ticket ${String(ticket.ticketID)}: ${quote(ticket.customerName)} (${String(ticket.msisdn ?? 'no number')}) on ${String(ticket.channel)}, status ${String(ticket.status)}.`;
+}
+
+const ticketID = pathId('ticketID (inbox.ticket.list)');
+
+export const inbox = defineDomain('inbox', 'Inbox', [
+  {
+    id: 'inbox.ticket.list',
+    method: 'GET',
+    path: TICKETS,
+    scope: 'inbox.read',
+    risk: 'safe',
+    summary: 'All tickets (ticketID, status, channel, customerName, msisdn, lastMessageAt, unread).',
+    params: z.strictObject({}),
+    list: { idField: 'ticketID' },
+    customerText: true,
+  },
+  {
+    id: 'inbox.ticket.stats',
+    method: 'GET',
+    path: `${TICKETS}/stats`,
+    scope: 'inbox.read',
+    risk: 'safe',
+    summary: 'Ticket counts per channel and status.',
+    params: z.strictObject({}),
+  },
+  {
+    id: 'inbox.ticket.get',
+    method: 'GET',
+    path: `${TICKETS}/{ticketID}`,
+    scope: 'inbox.read',
+    risk: 'safe',
+    summary: 'One ticket with its message history.',
+    params: z.strictObject({ ticketID }),
+    customerText: true,
+    findIdsWith: 'inbox.ticket.list',
+  },
+  {
+    id: 'inbox.ticket.byStatus',
+    method: 'GET',
+    path: `${TICKETS}/status/{status}`,
+    scope: 'inbox.read',
+    risk: 'safe',
+    summary: 'Tickets with one status (e.g. open, closed).',
+    params: z.strictObject({ status: pathId('ticket status, e.g. open') }),
+    list: { idField: 'ticketID' },
+    customerText: true,
+  },
+  {
+    id: 'inbox.ticket.create',
+    method: 'POST',
+    path: TICKETS,
+    scope: 'inbox.manage',
+    risk: 'confirm',
+    summary: 'Open a ticket with a customer.',
+    params: z.strictObject({
+      msisdn: msisdn('customer number'),
+      channel: requiredText('channel, e.g. whatsapp', 40),
+      message: requiredText('first message', 4096).optional(),
+    }),
+    verifyWith: 'inbox.ticket.list',
+    confirmation: {
+      effect: (p) => `Open a ${String(p.channel)} ticket with ${String(p.msisdn)}${p.message ? ` with the message ${quote(p.message)}` : ''}.`,
+    },
+  },
+  {
+    id: 'inbox.ticket.reply',
+    method: 'POST',
+    path: `${TICKETS}/{ticketID}/reply`,
+    scope: 'inbox.reply',
+    risk: 'destructive',
+    summary: 'Reply to the customer on a ticket (delivered at once).',
+    params: z.strictObject({ ticketID, message: requiredText('reply text', 4096) }),
+    findIdsWith: 'inbox.ticket.list',
+    verifyWith: 'inbox.ticket.get',
+    confirmation: {
+      effect: (p) => `Send this reply on ticket ${String(p.ticketID)}, delivered to the customer at once:\n${quote(p.message)}`,
+      irreversible: 'a delivered reply cannot be withdrawn.',
+      facts: async (p, read) => [await ticketParty(p, read)],
+    },
+  },
+  {
+    id: 'inbox.ticket.close',
+    method: 'POST',
+    path: `${TICKETS}/{ticketID}/close`,
+    scope: 'inbox.manage',
+    risk: 'confirm',
+    summary: 'Close a ticket.',
+    params: z.strictObject({ ticketID }),
+    findIdsWith: 'inbox.ticket.list',
+    verifyWith: 'inbox.ticket.get',
+    confirmation: {
+      effect: (p) => `Close ticket ${String(p.ticketID)}.`,
+      facts: async (p, read) => [await ticketParty(p, read)],
+    },
+  },
+]);

@@ -1,0 +1,94 @@
+// The product domain: the tenant's product catalogue. The spec shows no product fields, so the
+// create and update bodies name the plausible ones and pass any others through unchanged.
+import { z } from 'zod';
+import { brief, defineDomain, pathId, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
+
+const PRODUCTS = '/api/product/v1/products';
+
+async function productName(params: Params, read: PreviewReader): Promise<string | undefined> {
+  const product = await read(`${PRODUCTS}/${encodeURIComponent(String(params.productID))}`);
+  if (product === undefined) return undefined;
+  const name = typeof product === 'object' && product !== null && 'name' in product ? quote((product as { name: unknown }).name) : brief(product, 200);
+  return `Product: ${name}.`;
+}
+
+const productFields = {
+  name: requiredText('product name', 200),
+  description: z.string().max(10_000).optional().describe('text'),
+  price: z.number().nonnegative().optional().describe('number'),
+};
+
+export const product = defineDomain('product', 'Products', [
+  {
+    id: 'product.list',
+    method: 'GET',
+    path: PRODUCTS,
+    scope: 'product.read',
+    risk: 'safe',
+    summary: "The tenant's products.",
+    params: z.strictObject({}),
+    list: {},
+  },
+  {
+    id: 'product.get',
+    method: 'GET',
+    path: `${PRODUCTS}/{productID}`,
+    scope: 'product.read',
+    risk: 'safe',
+    summary: 'One product.',
+    params: z.strictObject({ productID: pathId('product id (product.list)') }),
+    findIdsWith: 'product.list',
+  },
+  {
+    id: 'product.create',
+    method: 'POST',
+    path: PRODUCTS,
+    scope: 'product.manage',
+    risk: 'confirm',
+    summary: 'Add a product.',
+    params: z.looseObject(productFields),
+    verifyWith: 'product.list',
+    confirmation: { effect: (p) => `Add the product ${quote(p.name)}${p.price !== undefined ? ` at ${String(p.price)}` : ''}.` },
+  },
+  {
+    id: 'product.update',
+    method: 'PUT',
+    path: `${PRODUCTS}/{productID}`,
+    scope: 'product.manage',
+    risk: 'confirm',
+    summary: 'Change a product; give only the fields to change.',
+    params: z
+      .looseObject({
+        productID: pathId('product id'),
+        name: productFields.name.optional(),
+        description: productFields.description,
+        price: productFields.price,
+      })
+      .refine((p) => Object.keys(p).some((key) => key !== 'productID'), { message: 'needs at least one field to change' }),
+    findIdsWith: 'product.list',
+    verifyWith: 'product.get',
+    confirmation: {
+      effect: (p) => {
+        const changes = Object.entries(p).filter(([key]) => key !== 'productID');
+        return `Change product ${String(p.productID)}: ${changes.map(([key, value]) => `${key} → ${brief(value, 80)}`).join(', ')}.`;
+      },
+      facts: async (p, read) => [await productName(p, read)],
+    },
+  },
+  {
+    id: 'product.delete',
+    method: 'DELETE',
+    path: `${PRODUCTS}/{productID}`,
+    scope: 'product.manage',
+    risk: 'destructive',
+    summary: 'Delete a product with its images.',
+    params: z.strictObject({ productID: pathId('product id') }),
+    findIdsWith: 'product.list',
+    verifyWith: 'product.get',
+    confirmation: {
+      effect: (p) => `Delete product ${String(p.productID)} together with its images.`,
+      irreversible: 'the product and its images are deleted for good.',
+      facts: async (p, read) => [await productName(p, read)],
+    },
+  },
+]);

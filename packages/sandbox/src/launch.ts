@@ -1,0 +1,41 @@
+// Launches a built domain server over stdio and connects an SDK client to it, as a host does.
+// Used by the demo, the end-to-end tests and the benchmark.
+import { fileURLToPath } from 'node:url';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export const DOMAINS = ['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'] as const;
+export type DomainName = (typeof DOMAINS)[number];
+
+/** The built entry of a domain server, found from this package's own location (src or dist). */
+export function serverEntry(domain: DomainName): string {
+  return fileURLToPath(new URL(`../../${domain}/dist/index.js`, import.meta.url));
+}
+
+export interface LaunchedServer {
+  client: Client;
+  transport: StdioClientTransport;
+  /** What the server wrote to stderr so far. */
+  stderr: () => string;
+  close(): Promise<void>;
+}
+
+export async function launchServer(
+  domain: DomainName,
+  env: Record<string, string>,
+  clientOptions: ClientOptions = { capabilities: {} },
+): Promise<LaunchedServer> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [serverEntry(domain)],
+    env: { ...getDefaultEnvironment(), ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client({ name: 'engage-mcp-launcher', version: '0.1.0' }, clientOptions);
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr, close: () => client.close() };
+}

@@ -1,0 +1,203 @@
+// The catalog: each API operation is one declarative entry. Tools, input validation, path
+// building, annotations, confirmation previews and the README's tool reference all derive
+// from these entries; domain packages contain nothing else.
+import { z } from 'zod';
+
+export type Risk = 'safe' | 'confirm' | 'destructive';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Params = Record<string, unknown>;
+
+/** Reads a path of the API for a confirmation preview: the envelope's data, or undefined on any failure. */
+export type PreviewReader = (path: string) => Promise<unknown>;
+
+export interface Confirmation {
+  /** One plain sentence of what will happen, built from the validated params. */
+  effect: (params: Params) => string;
+  /** What cannot be undone, if anything. */
+  irreversible?: string;
+  /** Facts the preview looks up (a record's name, recipients, quota). A failed look-up is left out. */
+  facts?: (params: Params, read: PreviewReader) => Promise<Array<string | undefined>>;
+}
+
+export interface Operation {
+  /** operationId, as the spec and design brief name it. */
+  id: string;
+  method: HttpMethod;
+  /** Path template relative to the base URL, with `{param}` placeholders. */
+  path: string;
+  /** The key permission this operation needs. */
+  scope: string;
+  risk: Risk;
+  /** One line for the model: what the operation does. */
+  summary: string;
+  /** Path parameters and body fields, validated before anything is sent. */
+  params: z.ZodObject;
+  /**
+   * The response data is an array of records: it is paged, filtered and projected. idField (kept
+   * in every projection) only for the record types the spec shows; other layouts are not known.
+   */
+  list?: { idField?: string };
+  /** Text in the response may be written by end customers (names, messages). */
+  customerText?: boolean;
+  /** The list operation that shows valid ids, named in a 404 answer. */
+  findIdsWith?: string;
+  /** The read operation that shows what happened when the outcome of a write is unknown. */
+  verifyWith?: string;
+  /** How a confirmation request describes this operation (confirm and destructive only). */
+  confirmation?: Confirmation;
+}
+
+export type ToolKind = 'read' | 'action';
+
+export interface ToolSpec {
+  name: string;
+  title: string;
+  kind: ToolKind;
+  operations: Operation[];
+}
+
+export interface Domain {
+  name: string;
+  title: string;
+  operations: Operation[];
+  tools: ToolSpec[];
+}
+
+/**
+ * The usual split: `<domain>_read` holds every safe operation, `<domain>_action` every confirm and
+ * destructive one, so a host's per-tool approval maps onto risk.
+ */
+export function defineDomain(name: string, title: string, operations: Operation[]): Domain {
+  const safe = operations.filter((op) => op.risk === 'safe');
+  const risky = operations.filter((op) => op.risk !== 'safe');
+  const tools: ToolSpec[] = [{ name: `${name}_read`, title: `${title}: read`, kind: 'read', operations: safe }];
+  if (risky.length > 0) {
+    tools.push({ name: `${name}_action`, title: `${title}: change`, kind: 'action', operations: risky });
+  }
+  return checkDomain({ name, title, operations, tools });
+}
+
+/** A domain with no writes splits its reads by shape instead (billing_list / billing_get). */
+export function defineReadOnlyDomain(
+  name: string,
+  title: string,
+  operations: Operation[],
+  split: Record<string, { title: string; operationIds: string[] }>,
+): Domain {
+  const tools = Object.entries(split).map(([toolName, { title: toolTitle, operationIds }]) => ({
+    name: toolName,
+    title: toolTitle,
+    kind: 'read' as const,
+    operations: operationIds.map((id) => {
+      const op = operations.find((candidate) => candidate.id === id);
+      if (!op) throw new Error(`catalog ${name}: tool ${toolName} names unknown operation ${id}`);
+      return op;
+    }),
+  }));
+  return checkDomain({ name, title, operations, tools });
+}
+
+/** Catalog mistakes are programming errors: fail at load, with the reason. */
+function checkDomain(domain: Domain): Domain {
+  const seen = new Set<string>();
+  for (const op of domain.operations) {
+    if (seen.has(op.id)) throw new Error(`catalog ${domain.name}: duplicate operation ${op.id}`);
+    seen.add(op.id);
+    if (!op.id.startsWith(`${domain.name}.`)) throw new Error(`catalog ${domain.name}: ${op.id} is outside the domain`);
+    for (const name of pathParamNames(op.path)) {
+      if (!(name in op.params.shape)) throw new Error(`catalog ${op.id}: path parameter {${name}} has no schema`);
+    }
+    if (op.risk !== 'safe' && !op.confirmation) throw new Error(`catalog ${op.id}: a ${op.risk} operation needs a confirmation text`);
+    if (op.risk === 'safe' && op.method !== 'GET') throw new Error(`catalog ${op.id}: only GET can be safe`);
+  }
+  const inTools = domain.tools.flatMap((tool) => tool.operations.map((op) => op.id));
+  if (inTools.length !== domain.operations.length || new Set(inTools).size !== inTools.length) {
+    throw new Error(`catalog ${domain.name}: every operation must be in exactly one tool`);
+  }
+  return domain;
+}
+
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
+}
+
+// ---- Parameter schemas shared by the catalogs ----------------------------------------------
+
+// Real ids are opaque tokens (ObjectIds, ticket numbers, order ids). Refusing separators,
+// whitespace and control characters up front gives the model a clear error instead of a 404
+// from some other route; the path builder encodes and checks again regardless.
+const ID_PATTERN = /^[^\s/\\?#%\p{Cc}\p{Cf}]+$/u;
+
+export function pathId(description: string) {
+  return z
+    .string({ error: 'expected a string id' })
+    .min(1, 'must not be empty')
+    .max(128, 'is longer than any id (128 characters at most)')
+    .regex(ID_PATTERN, 'must be a plain id: no spaces, slashes, ?, #, % or control characters')
+    .refine((value) => value !== '.' && value !== '..', 'must be an id, not . or ..')
+    .describe(description);
+}
+
+export function requiredText(description: string, max = 4096) {
+  return z
+    .string({ error: 'expected a string' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .describe(description);
+}
+
+export const MSISDN_SHAPE = '62 followed by digits, e.g. 6281234567890 (0812…, +62 812-… are accepted)';
+
+/**
+ * The spec requires 62xxxxxxxxxx. Indonesians write numbers as 0812-…, +62 812 …, (0812) …;
+ * those are normalised rather than refused. Anything else is refused before it is sent.
+ */
+export function normalizeMsisdn(input: string): string | undefined {
+  const compact = input.trim().replace(/[\s\-.()]/g, '');
+  let digits = compact.startsWith('+') ? compact.slice(1) : compact;
+  if (!/^\d+$/.test(digits)) return undefined;
+  if (digits.startsWith('0')) digits = `62${digits.slice(1)}`;
+  else if (digits.startsWith('8')) digits = `62${digits}`;
+  return /^62\d{7,13}$/.test(digits) ? digits : undefined;
+}
+
+export function msisdn(description = 'phone number') {
+  return z
+    .string({ error: `expected a phone number: ${MSISDN_SHAPE}` })
+    .transform((value, ctx) => {
+      const normalized = normalizeMsisdn(value);
+      if (normalized === undefined) {
+        ctx.addIssue({ code: 'custom', message: `is not a valid number: expected ${MSISDN_SHAPE}` });
+        return z.NEVER;
+      }
+      return normalized;
+    })
+    .describe(`${description} (62…)`);
+}
+
+export function email(description = 'email address') {
+  return z.email({ error: 'expected an email address such as name@example.com' }).max(254).describe(description);
+}
+
+// ---- Preview helpers for catalogs ------------------------------------------------------------
+
+/** Finds the record whose `field` equals `value` in list data of unknown shape. */
+export function findRecord(data: unknown, field: string, value: unknown): Record<string, unknown> | undefined {
+  if (!Array.isArray(data)) return undefined;
+  return data.find(
+    (item): item is Record<string, unknown> =>
+      typeof item === 'object' && item !== null && (item as Record<string, unknown>)[field] === value,
+  );
+}
+
+/** A short one-line rendering of untyped data, for previews. */
+export function brief(value: unknown, max = 300): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (text === undefined) return String(value);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+export function quote(value: unknown): string {
+  return typeof value === 'string' ? `“${value}”` : String(value);
+}

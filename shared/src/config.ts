@@ -1,0 +1,160 @@
+// Configuration from the environment. A bad setting never crashes a server: it is reported once
+// on stderr at start and in every tool answer, and nothing is sent.
+
+export type ConfirmMode = 'destructive' | 'all' | 'none';
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+export interface Config {
+  apiKey: string;
+  baseUrl: URL;
+  authHeader: 'x-api-key' | 'bearer';
+  timeoutMs: number;
+  maxRetryWaitSeconds: number;
+  readOnly: boolean;
+  allow: string[] | undefined;
+  deny: string[];
+  confirm: ConfirmMode;
+  logLevel: LogLevel;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[]; logLevel: LogLevel };
+
+/** The seven servers; a pattern naming another one's operations is meant for that server. */
+export const DOMAIN_NAMES = ['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'];
+
+const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'info', 'debug'];
+
+export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds: readonly string[]): ConfigResult {
+  const problems: string[] = [];
+  const read = (name: string) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const logLevel = oneOf(read('ENGAGE_LOG_LEVEL'), LOG_LEVELS, 'warn', 'ENGAGE_LOG_LEVEL', problems);
+
+  const apiKey = read('ENGAGE_API_KEY');
+  if (!apiKey) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
+  else if (/[\s\p{Cc}]/u.test(apiKey)) problems.push('ENGAGE_API_KEY contains spaces or control characters: paste the key exactly as the console showed it.');
+
+  const baseUrl = parseBaseUrl(read('ENGAGE_BASE_URL'), problems);
+
+  const authHeaderRaw = read('ENGAGE_AUTH_HEADER')?.toLowerCase();
+  const authHeader = oneOf(authHeaderRaw, ['x-api-key', 'bearer'] as const, 'x-api-key', 'ENGAGE_AUTH_HEADER', problems);
+
+  const timeoutMs = integer(read('ENGAGE_TIMEOUT_MS'), 30_000, 100, 600_000, 'ENGAGE_TIMEOUT_MS', problems);
+  const maxRetryWaitSeconds = integer(read('ENGAGE_MAX_RETRY_WAIT_S'), 60, 0, 3_600, 'ENGAGE_MAX_RETRY_WAIT_S', problems);
+  const readOnly = boolean(read('ENGAGE_READ_ONLY'), 'ENGAGE_READ_ONLY', problems);
+  const confirm = oneOf(read('ENGAGE_CONFIRM')?.toLowerCase(), ['destructive', 'all', 'none'] as const, 'destructive', 'ENGAGE_CONFIRM', problems);
+
+  const allowRaw = read('ENGAGE_OPERATIONS_ALLOW');
+  const allow = allowRaw === undefined ? undefined : patterns(allowRaw, 'ENGAGE_OPERATIONS_ALLOW', domain, operationIds, problems);
+  const deny = patterns(read('ENGAGE_OPERATIONS_DENY') ?? '', 'ENGAGE_OPERATIONS_DENY', domain, operationIds, problems);
+
+  if (problems.length > 0 || !apiKey || !baseUrl) return { ok: false, problems, logLevel };
+  return {
+    ok: true,
+    config: { apiKey, baseUrl, authHeader, timeoutMs, maxRetryWaitSeconds, readOnly, allow, deny, confirm, logLevel },
+  };
+}
+
+function parseBaseUrl(raw: string | undefined, problems: string[]): URL | undefined {
+  if (!raw) {
+    problems.push('ENGAGE_BASE_URL is not set: set it to the API base address, e.g. https://api.example.com.');
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push(`ENGAGE_BASE_URL is not a URL: expected an address such as https://api.example.com.`);
+    return undefined;
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    problems.push('ENGAGE_BASE_URL must be a plain base address: no credentials, query or fragment.');
+    return undefined;
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    problems.push('ENGAGE_BASE_URL must use https (plain http is allowed only on loopback, for the sandbox): the key would travel unencrypted.');
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    problems.push('ENGAGE_BASE_URL must be an https address.');
+    return undefined;
+  }
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  return url;
+}
+
+export function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[], fallback: T, name: string, problems: string[]): T {
+  if (raw === undefined) return fallback;
+  if ((allowed as readonly string[]).includes(raw)) return raw as T;
+  problems.push(`${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(raw.slice(0, 40))}).`);
+  return fallback;
+}
+
+function integer(raw: string | undefined, fallback: number, min: number, max: number, name: string, problems: string[]): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    problems.push(`${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw.slice(0, 40))}).`);
+    return fallback;
+  }
+  return value;
+}
+
+function boolean(raw: string | undefined, name: string, problems: string[]): boolean {
+  if (raw === undefined) return false;
+  const value = raw.toLowerCase();
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  problems.push(`${name} must be true or false (got ${JSON.stringify(raw.slice(0, 40))}).`);
+  return false;
+}
+
+/**
+ * Comma lists of operationIds with `*` wildcards (`campaign.*`, `*.delete`). Users often share one
+ * list across all seven servers, so a pattern naming another domain is simply not this server's;
+ * a pattern naming no known domain, or this domain but none of its operations, is a mistake.
+ */
+function patterns(raw: string, name: string, domain: string, operationIds: readonly string[], problems: string[]): string[] {
+  const list = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  for (const pattern of list) {
+    if (!/^[\w*]+(\.[\w*]+)*$/.test(pattern)) {
+      problems.push(`${name}: ${JSON.stringify(pattern.slice(0, 60))} is not an operationId pattern (e.g. campaign.send, campaign.*, *.delete).`);
+      continue;
+    }
+    const head = pattern.split('.')[0] as string;
+    if (head.includes('*') || pattern === '*') continue;
+    if (!DOMAIN_NAMES.includes(head)) {
+      problems.push(`${name}: ${JSON.stringify(pattern)} names no domain of this API (${DOMAIN_NAMES.join(', ')}).`);
+    } else if (head === domain && !operationIds.some((id) => matchesPattern(pattern, id))) {
+      problems.push(`${name}: ${JSON.stringify(pattern)} matches no operation of the ${domain} server (${operationIds.join(', ')}).`);
+    }
+  }
+  return list;
+}
+
+export function matchesPattern(pattern: string, operationId: string): boolean {
+  const regex = new RegExp(`^${pattern.split('*').map(escapeRegex).join('.*')}$`);
+  return regex.test(operationId);
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Is this operation offered, given read-only mode and the allow and deny lists? Deny wins. */
+export function isOperationEnabled(config: Pick<Config, 'readOnly' | 'allow' | 'deny'>, operationId: string, isWrite: boolean): boolean {
+  if (isWrite && config.readOnly) return false;
+  if (config.deny.some((pattern) => matchesPattern(pattern, operationId))) return false;
+  if (config.allow && !config.allow.some((pattern) => matchesPattern(pattern, operationId))) return false;
+  return true;
+}

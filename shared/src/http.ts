@@ -1,0 +1,327 @@
+// The one request helper every operation goes through: one keep-alive pool per process, a
+// deadline on every attempt, the shared pace, 429 handling, retries for safe operations only,
+// and every failure raised as a typed UpstreamError.
+import { STATUS_CODES } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { Config } from './config.js';
+import { UpstreamError } from './errors.js';
+import type { Logger } from './log.js';
+import {
+  MAX_RATE_LIMIT_RETRIES,
+  MAX_SAFE_RETRIES,
+  Pacer,
+  backoffDelayMs,
+  isRetryableStatus,
+  parseIntegerHeader,
+  parseRetryAfter,
+} from './pacing.js';
+import { cleanText } from './sanitize.js';
+
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Relative to the base URL, already encoded. */
+  path: string;
+  body?: unknown;
+  /** Safe (read-only) requests may be repeated after a network error; others never are. */
+  safe: boolean;
+}
+
+export interface CallContext {
+  signal?: AbortSignal;
+  /** Told before every wait (rate limit, pacing, backoff), so the host can show progress. */
+  onWait?: (waitMs: number, reason: string) => void;
+}
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const USER_AGENT = 'engage-mcp/0.1.0';
+// Codes for failures before the request could leave this machine: nothing was sent.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export class ApiClient {
+  private dispatcher: Promise<Dispatcher> | undefined;
+  private readonly basePath: string;
+  private readonly authHeaders: Record<string, string>;
+
+  constructor(
+    private readonly config: Pick<Config, 'apiKey' | 'baseUrl' | 'authHeader' | 'timeoutMs' | 'maxRetryWaitSeconds'>,
+    private readonly log: Logger,
+    private readonly pacer: Pacer = new Pacer(),
+    dispatcher?: Dispatcher,
+  ) {
+    this.basePath = config.baseUrl.pathname.replace(/\/+$/, '');
+    this.authHeaders =
+      config.authHeader === 'bearer' ? { authorization: `Bearer ${config.apiKey}` } : { 'x-api-key': config.apiKey };
+    if (dispatcher) this.dispatcher = Promise.resolve(dispatcher);
+  }
+
+  /** Sends the request and returns the envelope's `data`, or throws UpstreamError. */
+  async request(req: ApiRequest, ctx: CallContext = {}): Promise<unknown> {
+    let failures = 0;
+    let rateLimited = 0;
+    for (;;) {
+      await this.pace(ctx);
+      let response: RawResponse;
+      try {
+        response = await this.once(req, ctx.signal);
+      } catch (error) {
+        const failure = error as UpstreamError;
+        const repeatable = failure.kind === 'unreachable' || (req.safe && (failure.kind === 'network' || failure.kind === 'timeout'));
+        if (repeatable && failures < MAX_SAFE_RETRIES) {
+          await this.backoff(failures++, failure.message, ctx);
+          continue;
+        }
+        throw failure;
+      }
+      this.pacer.observe(
+        parseIntegerHeader(header(response, 'ratelimit-limit')),
+        parseIntegerHeader(header(response, 'ratelimit-remaining')),
+        parseIntegerHeader(header(response, 'ratelimit-reset')),
+      );
+      if (response.status === 429) {
+        // A 429 was not carried out, so repeating it is safe for every operation.
+        const seconds = parseRetryAfter(header(response, 'retry-after'));
+        this.pacer.holdUntil(Date.now() + seconds * 1000);
+        if (rateLimited >= MAX_RATE_LIMIT_RETRIES || seconds > this.config.maxRetryWaitSeconds) {
+          throw new UpstreamError('rate-limited', 'rate limit exhausted', { status: 429, retryAfterSeconds: Math.max(1, seconds) });
+        }
+        rateLimited++;
+        continue; // pace() waits for the held slot
+      }
+      if (req.safe && isRetryableStatus(response.status) && failures < MAX_SAFE_RETRIES) {
+        await this.backoff(failures++, `HTTP ${response.status}`, ctx);
+        continue;
+      }
+      return this.interpret(req, response);
+    }
+  }
+
+  async close(): Promise<void> {
+    const dispatcher = this.dispatcher;
+    this.dispatcher = undefined;
+    if (dispatcher) await (await dispatcher).destroy().catch(() => undefined);
+  }
+
+  private async pace(ctx: CallContext): Promise<void> {
+    const waitMs = this.pacer.reserve(this.config.maxRetryWaitSeconds * 1000);
+    if (waitMs === undefined) {
+      const seconds = Math.max(1, Math.ceil(this.pacer.waitEstimateMs() / 1000));
+      throw new UpstreamError('rate-limited', 'rate limit exhausted', { retryAfterSeconds: seconds });
+    }
+    if (waitMs > 0) {
+      ctx.onWait?.(waitMs, 'waiting for the API rate limit');
+      await sleep(waitMs, ctx.signal);
+    }
+  }
+
+  private async backoff(attempt: number, reason: string, ctx: CallContext): Promise<void> {
+    const waitMs = backoffDelayMs(attempt);
+    this.log.info(`retrying after ${reason} in ${waitMs} ms`);
+    ctx.onWait?.(waitMs, `retrying after ${reason}`);
+    await sleep(waitMs, ctx.signal);
+  }
+
+  private getDispatcher(): Promise<Dispatcher> {
+    // Created on first use: a server that is never called never loads undici or opens a socket.
+    this.dispatcher ??= import('undici').then(
+      ({ Pool }) =>
+        new Pool(this.config.baseUrl.origin, {
+          connections: 16,
+          pipelining: 1,
+          connectTimeout: Math.min(this.config.timeoutMs, 10_000),
+          keepAliveTimeout: 4_000,
+        }),
+    );
+    return this.dispatcher;
+  }
+
+  private async once(req: ApiRequest, callerSignal: AbortSignal | undefined): Promise<RawResponse> {
+    if (callerSignal?.aborted) throw new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false });
+    const dispatcher = await this.getDispatcher();
+    const deadline = AbortSignal.timeout(this.config.timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    let sent = false;
+    try {
+      const response = await dispatcher.request({
+        origin: this.config.baseUrl.origin,
+        path: this.basePath + req.path,
+        method: req.method,
+        headers: {
+          accept: 'application/json',
+          'user-agent': USER_AGENT,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...this.authHeaders,
+        },
+        body,
+        signal,
+        headersTimeout: this.config.timeoutMs,
+        bodyTimeout: this.config.timeoutMs,
+      });
+      sent = true;
+      const text = await readBody(response.body, signal);
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      if (error instanceof UpstreamError) throw error;
+      throw this.classify(error, req, callerSignal, deadline, sent);
+    }
+  }
+
+  private classify(error: unknown, req: ApiRequest, callerSignal: AbortSignal | undefined, deadline: AbortSignal, answered: boolean): UpstreamError {
+    const code = errorCode(error);
+    const mayHaveHappened = !req.safe;
+    this.log.debug(`${req.method} ${req.path} failed: ${code ?? ''} ${error instanceof Error ? error.message : String(error)}`);
+    if (callerSignal?.aborted) {
+      return new UpstreamError('cancelled', 'cancelled', { mayHaveHappened });
+    }
+    if (code !== undefined && NOT_SENT_CODES.has(code)) {
+      return new UpstreamError('unreachable', `Could not connect to the API at ${this.config.baseUrl.origin} (${code})`, { logDetail: code });
+    }
+    if (deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new UpstreamError('timeout', `The API did not answer within ${this.config.timeoutMs} ms (ENGAGE_TIMEOUT_MS)`, {
+        mayHaveHappened,
+        logDetail: code,
+      });
+    }
+    if (code === 'BODY_TOO_LARGE') {
+      return new UpstreamError('bad-response', `The API's answer was larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB and was not read`, { mayHaveHappened });
+    }
+    return new UpstreamError(
+      'network',
+      answered ? 'The connection broke while the API was answering' : 'The connection to the API broke before it answered',
+      { mayHaveHappened, logDetail: code },
+    );
+  }
+
+  private interpret(req: ApiRequest, response: RawResponse): unknown {
+    const { status } = response;
+    const reason = `HTTP ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
+    const parsed = parseJson(response.text);
+    if (status >= 200 && status < 300) {
+      if (parsed === undefined) {
+        this.log.warn(`${req.method} ${req.path}: ${reason} with a body that is not JSON: ${response.text.slice(0, 500)}`);
+        throw new UpstreamError('bad-response', `The API answered ${reason} but its body was ${describeBody(response)}`, {
+          status,
+          mayHaveHappened: !req.safe,
+        });
+      }
+      if (!isEnvelope(parsed)) {
+        throw new UpstreamError('bad-response', `The API answered ${reason} without its {status, errorCode, data} envelope`, {
+          status,
+          mayHaveHappened: !req.safe,
+        });
+      }
+      return parsed.data;
+    }
+    const apiMessage = messageOf(parsed);
+    if (status >= 300 && status < 400) {
+      throw new UpstreamError('redirect', `The API answered with a redirect (${reason}), which is not followed so the key stays with ENGAGE_BASE_URL`, {
+        status,
+        mayHaveHappened: !req.safe,
+      });
+    }
+    if (status === 401) throw new UpstreamError('auth', reason, { status, apiMessage });
+    if (status === 403) throw new UpstreamError('scope', reason, { status, apiMessage });
+    if (status === 404) throw new UpstreamError('not-found', reason, { status, apiMessage });
+    if (status >= 400 && status < 500) throw new UpstreamError('rejected', reason, { status, apiMessage });
+    // 5xx: the body goes to the log, never to the model.
+    this.log.warn(`${req.method} ${req.path}: ${reason}: ${response.text.slice(0, 1000)}`);
+    throw new UpstreamError('server', `The API failed with ${reason}`, { status, mayHaveHappened: !req.safe });
+  }
+}
+
+function header(response: RawResponse, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  if (error instanceof Error && error.name === 'AbortError') return 'UND_ERR_ABORTED';
+  return undefined;
+}
+
+async function readBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) {
+      body.destroy();
+      throw Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' });
+    }
+    chunks.push(buffer);
+    if (signal.aborted) throw signal.reason;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isEnvelope(value: unknown): value is { status: number; errorCode: number; data: unknown } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as Record<string, unknown>).status === 'number' &&
+    typeof (value as Record<string, unknown>).errorCode === 'number' &&
+    'data' in value
+  );
+}
+
+function describeBody(response: RawResponse): string {
+  const type = String(header(response, 'content-type') ?? '');
+  if (response.text.trim() === '') return 'empty';
+  if (type.includes('html') || /^\s*</.test(response.text)) return 'an HTML page, not JSON';
+  return 'not valid JSON (truncated or malformed)';
+}
+
+/** The API's own explanation of a 4xx, if its body has one; cleaned and kept short. */
+function messageOf(parsed: unknown): string | undefined {
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const record = parsed as Record<string, unknown>;
+  for (const key of ['message', 'error', 'errorMessage', 'detail']) {
+    const value = record[key];
+    if (typeof value === 'string' && value.trim() !== '') {
+      const clean = cleanText(value).trim();
+      return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
+    }
+  }
+  return undefined;
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false }));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false }));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
