@@ -103,10 +103,17 @@ export function paramSignature(op: Operation): string {
 export function paramShape(op: Operation): string {
   const fields = Object.entries(op.params.shape).map(([key, schema]) => {
     const type = schema as z.ZodType;
-    return `${key}${type.isOptional() ? '?' : ''}: ${type.description ?? 'value'}`;
+    return `${key}${type.isOptional() ? '?' : ''}: ${describedAs(type)}`;
   });
   if (isLoose(op.params)) fields.push('…further fields are passed through');
   return `{${fields.join('; ')}}`;
+}
+
+/** A field's description; `.optional()` wraps the described schema, so look inside it too. */
+function describedAs(schema: z.ZodType): string {
+  if (schema.description) return schema.description;
+  const inner = (schema as { unwrap?: () => z.ZodType }).unwrap?.();
+  return inner ? describedAs(inner) : 'value';
 }
 
 function isLoose(schema: z.ZodObject): boolean {

@@ -1,0 +1,190 @@
+// Unit tests of the core's subtle logic: configuration, retry and pacing policy, tokens,
+// rendering, cleaning and redaction.
+import { describe, expect, it } from 'vitest';
+import { loadConfig, matchesPattern, redactor } from '@engage-mcp/shared';
+import { ConfirmationStore, canonicalJson } from '../shared/src/confirm.js';
+import { Pacer, backoffDelayMs, parseRetryAfter } from '../shared/src/pacing.js';
+import { MAX_ANSWER_CHARS, fitData, shapeList } from '../shared/src/render.js';
+import { cleanData, cleanText } from '../shared/src/sanitize.js';
+
+const BASE = { ENGAGE_API_KEY: 'eng_live_secret', ENGAGE_BASE_URL: 'https://api.example.com' };
+const ids = ['campaign.list', 'campaign.send', 'campaign.delete'];
+
+describe('configuration', () => {
+  it('reads every variable with its default', () => {
+    const result = loadConfig(BASE, 'campaign', ids);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.config).toMatchObject({ authHeader: 'x-api-key', timeoutMs: 30_000, maxRetryWaitSeconds: 60, readOnly: false, confirm: 'destructive', logLevel: 'warn', deny: [] });
+    expect(result.config.allow).toBeUndefined();
+  });
+
+  it.each([
+    [{ ENGAGE_API_KEY: '' }, /ENGAGE_API_KEY is not set/],
+    [{ ENGAGE_BASE_URL: undefined }, /ENGAGE_BASE_URL is not set/],
+    [{ ENGAGE_BASE_URL: 'http://api.example.com' }, /must use https/],
+    [{ ENGAGE_BASE_URL: 'not a url' }, /not a URL/],
+    [{ ENGAGE_BASE_URL: 'https://u:p@api.example.com' }, /no credentials/],
+    [{ ENGAGE_AUTH_HEADER: 'basic' }, /ENGAGE_AUTH_HEADER must be one of x-api-key, bearer/],
+    [{ ENGAGE_TIMEOUT_MS: '5s' }, /ENGAGE_TIMEOUT_MS must be a whole number/],
+    [{ ENGAGE_CONFIRM: 'sometimes' }, /ENGAGE_CONFIRM must be one of destructive, all, none/],
+    [{ ENGAGE_READ_ONLY: 'maybe' }, /ENGAGE_READ_ONLY must be true or false/],
+    [{ ENGAGE_OPERATIONS_DENY: 'campain.*' }, /names no domain/],
+    [{ ENGAGE_OPERATIONS_DENY: 'campaign.sned' }, /matches no operation of the campaign server/],
+    [{ ENGAGE_OPERATIONS_ALLOW: 'campaign send' }, /is not an operationId pattern/],
+  ])('reports %j clearly', (override, message) => {
+    const result = loadConfig({ ...BASE, ...override }, 'campaign', ids);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems.join(' ')).toMatch(message);
+  });
+
+  it('accepts plain http on loopback only, and patterns meant for other servers', () => {
+    expect(loadConfig({ ...BASE, ENGAGE_BASE_URL: 'http://127.0.0.1:8080' }, 'campaign', ids).ok).toBe(true);
+    expect(loadConfig({ ...BASE, ENGAGE_BASE_URL: 'http://localhost:8080' }, 'campaign', ids).ok).toBe(true);
+    expect(loadConfig({ ...BASE, ENGAGE_OPERATIONS_DENY: 'contact.*, *.delete' }, 'campaign', ids).ok).toBe(true);
+  });
+
+  it('matches patterns with wildcards', () => {
+    expect(matchesPattern('campaign.*', 'campaign.send')).toBe(true);
+    expect(matchesPattern('*.delete', 'campaign.delete')).toBe(true);
+    expect(matchesPattern('*.delete', 'campaign.deleteAll')).toBe(false);
+    expect(matchesPattern('inbox.ticket.*', 'inbox.ticket.reply')).toBe(true);
+    expect(matchesPattern('campaign.send', 'campaign.sendX')).toBe(false);
+  });
+});
+
+describe('retry policy', () => {
+  it('parses Retry-After as seconds, tolerating dates and garbage', () => {
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    expect(parseRetryAfter('7', now)).toBe(7);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 10:00:30 GMT', now)).toBe(30);
+    expect(parseRetryAfter('soon', now)).toBe(1);
+    expect(parseRetryAfter('-5', now)).toBe(1);
+    expect(parseRetryAfter(undefined, now)).toBe(1);
+    expect(parseRetryAfter('99999999', now)).toBe(86_400);
+  });
+
+  it('backs off exponentially with jitter, capped', () => {
+    expect(backoffDelayMs(0, () => 0)).toBe(125);
+    expect(backoffDelayMs(0, () => 1)).toBe(250);
+    expect(backoffDelayMs(2, () => 1)).toBe(1000);
+    expect(backoffDelayMs(10, () => 1)).toBe(2000);
+  });
+
+  it('paces requests one refill interval apart while the bucket is empty', () => {
+    let now = 0;
+    const pacer = new Pacer(() => now);
+    expect(pacer.reserve(60_000)).toBe(0);
+    pacer.observe(60, 0, 60); // 60 per minute: one token a second
+    expect(pacer.reserve(60_000)).toBe(1000);
+    expect(pacer.reserve(60_000)).toBe(2000);
+    expect(pacer.reserve(60_000)).toBe(3000);
+    expect(pacer.reserve(2_500)).toBeUndefined(); // too far: not taken
+    now = 10_000;
+    pacer.observe(60, 5, 5);
+    expect(pacer.reserve(60_000)).toBe(0);
+  });
+
+  it('holds everyone after a 429 until Retry-After has passed', () => {
+    let now = 0;
+    const pacer = new Pacer(() => now);
+    pacer.observe(120, 3, 1);
+    pacer.holdUntil(5_000);
+    expect(pacer.reserve(60_000)).toBe(5_000);
+    expect(pacer.reserve(60_000)).toBe(5_500);
+    now = 4_000;
+    expect(pacer.waitEstimateMs()).toBe(2_000);
+  });
+});
+
+describe('confirmation tokens', () => {
+  it('are single use and bound to the operation and exact params', () => {
+    let now = 0;
+    const store = new ConfirmationStore('key', () => now);
+    const { token } = store.issue('campaign.send', { id: 'a' });
+    expect(store.redeem(token, 'campaign.send', { id: 'a' })).toBe('ok');
+    expect(store.redeem(token, 'campaign.send', { id: 'a' })).toBe('unknown');
+
+    const other = store.issue('campaign.send', { id: 'a' }).token;
+    expect(store.redeem(other, 'campaign.send', { id: 'b' })).toBe('mismatch');
+    expect(store.redeem(other, 'campaign.send', { id: 'a' })).toBe('unknown'); // spent by the mismatch
+
+    const late = store.issue('campaign.delete', { id: 'a' }).token;
+    now = 6 * 60 * 1000;
+    expect(store.redeem(late, 'campaign.delete', { id: 'a' })).toBe('expired');
+    expect(store.redeem('ct_forged', 'campaign.delete', { id: 'a' })).toBe('unknown');
+  });
+
+  it('treat params in any key order as the same', () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe(canonicalJson({ a: [{ c: 3, d: 2 }], b: 1 }));
+  });
+
+  it('from another key do not match', () => {
+    const one = new ConfirmationStore('key-1');
+    const two = new ConfirmationStore('key-2');
+    const { token } = one.issue('campaign.send', { id: 'a' });
+    expect(two.redeem(token, 'campaign.send', { id: 'a' })).toBe('unknown');
+  });
+});
+
+describe('rendering', () => {
+  const records = Array.from({ length: 1000 }, (_, index) => ({ _id: `id${index}`, name: `Name ${index}`, city: index % 2 ? 'Bandung' : 'Jakarta', tags: ['a'] }));
+
+  it('pages, projects and filters, and says what is left', () => {
+    const page = shapeList(records, { limit: 10, offset: 20, fields: ['name'] }, '_id');
+    expect(page.items).toHaveLength(10);
+    expect(page.items[0]).toEqual({ _id: 'id20', name: 'Name 20' });
+    expect(page.page).toEqual({ total: 1000, matched: 1000, offset: 20, returned: 10, nextOffset: 30 });
+
+    const filtered = shapeList(records, { search: 'name 99', where: { city: 'bandung' } }, '_id');
+    expect(filtered.items.map((item) => (item as { _id: string })._id)).toEqual(['id99', 'id991', 'id993', 'id995', 'id997', 'id999']);
+    expect(filtered.page.nextOffset).toBeUndefined();
+
+    expect(shapeList(records, { fields: ['nope'] }, '_id').notes.join()).toMatch(/No record has the field\(s\) nope/);
+  });
+
+  it('cuts a list at a record boundary to fit the budget', () => {
+    const big = records.map((record) => ({ ...record, note: 'x'.repeat(500) }));
+    const page = shapeList(big, { limit: 500 }, '_id');
+    expect(JSON.stringify(page.items).length).toBeLessThanOrEqual(MAX_ANSWER_CHARS / 2);
+    expect(page.items.length).toBeLessThan(500);
+    expect(page.page.nextOffset).toBe(page.items.length);
+    expect(page.notes.join()).toMatch(/Cut to \d+ records/);
+  });
+
+  it('shrinks untyped data that is too large', () => {
+    const huge = { summary: 'ok', rows: Array.from({ length: 5000 }, (_, index) => ({ index, text: 'y'.repeat(100) })) };
+    const { data, notes } = fitData(huge);
+    expect(JSON.stringify(data).length).toBeLessThanOrEqual(MAX_ANSWER_CHARS / 2);
+    expect((data as { summary: string }).summary).toBe('ok');
+    expect(notes.join()).toMatch(/shortened/);
+    expect(fitData({ a: 1 })).toEqual({ data: { a: 1 }, notes: [] });
+  });
+});
+
+describe('cleaning customer text', () => {
+  it('removes invisible, direction and tag characters', () => {
+    const hidden = 'Halo\u200b kak\u202e\u2066 \u{E0049}\u{E0067}\u{E006E}ok\ufeff\u00ad\u0007';
+    expect(cleanText(hidden)).toBe('Halo kak ok');
+    expect(cleanText('baris 1\nbaris 2\tok')).toBe('baris 1\nbaris 2\tok');
+  });
+
+  it('cleans keys and nested values, and keeps __proto__ a plain field', () => {
+    const parsed = JSON.parse('{"na\\u200bme":"A\\u200bB","__proto__":{"polluted":true},"list":["x\\u2067y"]}');
+    const clean = cleanData(parsed) as Record<string, unknown>;
+    expect(clean.name).toBe('AB');
+    expect(clean.list).toEqual(['xy']);
+    expect(Object.getPrototypeOf(clean)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('redaction', () => {
+  it('removes the key and any credential header value from log text', () => {
+    const redact = redactor(['eng_live_secret']);
+    expect(redact('failed with eng_live_secret in it')).toBe('failed with [redacted] in it');
+    expect(redact('authorization: Bearer abc.def')).toBe('authorization: Bearer [redacted]');
+    expect(redact('{"x-api-key":"other"}')).toBe('{"x-api-key":"[redacted]"}');
+  });
+});
