@@ -137,7 +137,7 @@ describe('rendering', () => {
     expect(page.items[0]).toEqual({ _id: 'id20', name: 'Name 20' });
     expect(page.page).toEqual({ total: 1000, matched: 1000, offset: 20, returned: 10, nextOffset: 30 });
 
-    const filtered = shapeList(records, { search: 'name 99', where: { city: 'bandung' } }, '_id');
+    const filtered = shapeList(records, { search: 'id99 city:bandung' }, '_id');
     expect(filtered.items.map((item) => (item as { _id: string })._id)).toEqual(['id99', 'id991', 'id993', 'id995', 'id997', 'id999']);
     expect(filtered.page.nextOffset).toBeUndefined();
 

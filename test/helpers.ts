@@ -43,7 +43,7 @@ export async function inProcess(domain: Domain, sandbox: Pick<Sandbox, 'baseUrl'
   const env = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ...options.env };
   const config = loadConfig(env, domain.name, domain.operations.map((op) => op.id));
   const logs: string[] = [];
-  const log = createLogger(domain.name, 'debug', config.ok ? [config.config.apiKey] : [], (line) => void logs.push(line));
+  const log = createLogger(domain.name, 'debug', config.ok ? [config.config.apiKey] : [], (line) => logs.push(line) > 0);
   const engage = createServer(domain, config, { log });
   const client = new Client({ name: 'test', version: '0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
   if (options.elicit) {

@@ -79,10 +79,10 @@ describe('sandbox', () => {
     const slow = await startSandbox({ sendStepMs: 5_000 });
     try {
       const headers = { 'x-api-key': slow.keys.full, 'content-type': 'application/json' };
-      const created = await (await fetch(`${slow.baseUrl}/api/campaign/campaigns`, { method: 'POST', headers, body: JSON.stringify({ name: 'T', message: 'M', channel: 'whatsapp' }) })).json();
+      const created: any = await (await fetch(`${slow.baseUrl}/api/campaign/campaigns`, { method: 'POST', headers, body: JSON.stringify({ name: 'T', message: 'M', channel: 'whatsapp' }) })).json();
       const id = created.data._id;
       await fetch(`${slow.baseUrl}/api/campaign/campaigns/${id}/send`, { method: 'POST', headers });
-      const cancelled = await (await fetch(`${slow.baseUrl}/api/campaign/campaigns/${id}/cancel`, { method: 'POST', headers })).json();
+      const cancelled: any = await (await fetch(`${slow.baseUrl}/api/campaign/campaigns/${id}/cancel`, { method: 'POST', headers })).json();
       expect(cancelled.data).toMatchObject({ status: 'cancelled', sentCount: 0 });
     } finally {
       await slow.close();

@@ -16,8 +16,8 @@ export interface ListShape {
   limit?: number;
   offset?: number;
   fields?: string[];
+  /** Words that must all match: `text` anywhere in a record (case-insensitive), `field:value` equals. */
   search?: string;
-  where?: Record<string, string | number | boolean>;
 }
 
 export interface Page {
@@ -40,13 +40,8 @@ export function shapeList(data: unknown[], shape: ListShape, idField: string | u
   const limit = Math.min(shape.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
   const offset = shape.offset ?? 0;
 
-  let matched = data;
-  const needle = shape.search?.trim().toLowerCase();
-  if (needle) matched = matched.filter((item) => containsText(item, needle));
-  const where = Object.entries(shape.where ?? {});
-  if (where.length > 0) {
-    matched = matched.filter((item) => isRecord(item) && where.every(([key, expected]) => equalsLoosely(item[key], expected)));
-  }
+  const terms = parseSearch(shape.search ?? '');
+  const matched = terms.length === 0 ? data : data.filter((item) => terms.every((term) => term(item)));
 
   const window = matched.slice(offset, offset + limit);
   let items = window.map((item) => cleanData(shape.fields ? project(item, shape.fields, idField) : item));
@@ -100,6 +95,25 @@ export function project(item: unknown, fields: readonly string[], idField: strin
   return out;
 }
 
+type Term = (item: unknown) => boolean;
+
+/** `budi status:open` → a record containing "budi" whose status equals "open". */
+export function parseSearch(search: string): Term[] {
+  return search
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word !== '')
+    .map((word): Term => {
+      const equals = /^([\w.-]+):(.+)$/.exec(word);
+      if (equals) {
+        const [, field, expected] = equals as unknown as [string, string, string];
+        return (item) => isRecord(item) && equalsLoosely(item[field], expected);
+      }
+      const needle = word.toLowerCase();
+      return (item) => containsText(item, needle);
+    });
+}
+
 function containsText(value: unknown, needle: string, depth = 0): boolean {
   if (typeof value === 'string') return value.toLowerCase().includes(needle);
   if (typeof value === 'number') return String(value).includes(needle);
@@ -107,10 +121,9 @@ function containsText(value: unknown, needle: string, depth = 0): boolean {
   return Object.values(value).some((inner) => containsText(inner, needle, depth + 1));
 }
 
-function equalsLoosely(actual: unknown, expected: string | number | boolean): boolean {
+function equalsLoosely(actual: unknown, expected: string): boolean {
   if (Array.isArray(actual)) return actual.some((inner) => equalsLoosely(inner, expected));
-  if (typeof actual === 'string' && typeof expected === 'string') return actual.toLowerCase() === expected.toLowerCase();
-  return actual !== undefined && String(actual) === String(expected);
+  return actual !== undefined && actual !== null && String(actual).toLowerCase() === expected.toLowerCase();
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,8 +1,18 @@
-// The server factory: one McpServer per domain, its tools derived from the catalog. Handlers
-// never throw: every failure becomes an isError result that says what to do next.
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+// The server factory: one MCP server per domain, its two tools derived from the catalog.
+// The tool definitions are built once, by hand from the catalog, rather than through
+// McpServer.registerTool: all fourteen must fit a ~4,000 token budget, and the SDK's generated
+// schemas carry noise ($schema, execution, duplicate titles) that would not fit.
+// Handlers never throw: every failure becomes an isError result that says what to do next.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Domain, Operation, Params, ToolSpec } from './catalog.js';
 import { isOperationEnabled, type Config, type ConfigResult } from './config.js';
@@ -13,10 +23,12 @@ import { createLogger, type Logger } from './log.js';
 import { buildRequest } from './paths.js';
 import { CUSTOMER_TEXT_NOTICE, fitData, shapeList, type ListShape } from './render.js';
 import { cleanData } from './sanitize.js';
-import { actionOutputShape, annotations, describeTool, inputShape, paramShape, readOutputShape } from './tools.js';
+import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, argumentsSchema, describeTool, paramShape, toInputJsonSchema } from './tools.js';
 
 export const SERVER_VERSION = '0.1.0';
 const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
+/** Larger arguments are refused before parsing further; no operation needs more. */
+const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
 
 export interface ServerOptions {
   log?: Logger;
@@ -25,7 +37,7 @@ export interface ServerOptions {
 }
 
 export interface EngageServer {
-  server: McpServer;
+  server: Server;
   /** The tools actually registered, after read-only mode and the allow and deny lists. */
   tools: Array<{ spec: ToolSpec; operations: Operation[] }>;
   close(): Promise<void>;
@@ -43,9 +55,9 @@ export function createServer(domain: Domain, configResult: ConfigResult, options
   const log = options.log ?? createLogger(`engage-mcp-${domain.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
   const client = options.client ?? (config ? new ApiClient(config, log) : undefined);
   const confirmations = config ? new ConfirmationStore(keyFingerprint(config.apiKey)) : undefined;
-  const server = new McpServer(
+  const server = new Server(
     { name: `engage-mcp-${domain.name}`, title: `engage-mcp: ${domain.title}`, version: SERVER_VERSION },
-    { capabilities: { tools: {} }, maxToolInputElements: 10_000 },
+    { capabilities: { tools: {} } },
   );
 
   const disabled = new Map<string, string>();
@@ -64,44 +76,58 @@ export function createServer(domain: Domain, configResult: ConfigResult, options
     for (const op of operations) disabled.set(op.id, `it belongs to the tool ${spec.name}`);
   }
 
-  for (const { spec, operations } of registered) {
-    const byId = new Map(operations.map((op) => [op.id, op]));
-    const gated = (op: Operation) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
-    server.registerTool(
-      spec.name,
-      {
-        title: spec.title,
-        description: describeTool(spec, operations, gated),
-        inputSchema: inputShape(spec, operations, new Map([...disabled].filter(([id]) => !byId.has(id)))),
-        outputSchema: spec.kind === 'read' ? readOutputShape : actionOutputShape,
-        annotations: annotations(spec, operations),
-      },
-      async (rawArgs, extra) => {
-        const args = rawArgs as unknown as ToolArgs;
-        const { operationId } = args;
-        const op = byId.get(operationId);
-        try {
-          if (!config || !client || !confirmations) {
-            const problems = configResult.ok ? [] : configResult.problems;
-            return failure(`The ${domain.name} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`);
-          }
-          if (!op) throw new InputError(`operationId ${operationId} is not available on ${spec.name}.`);
-          const params = validateParams(op, args.params);
-          const request = buildRequest(op, params, domain.operations);
-          const context = callContext(extra);
+  const gated = (op: Operation) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
+  const tools = registered.map(({ spec, operations }) => {
+    const args = argumentsSchema(spec, operations, new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id))));
+    const definition: Tool = {
+      name: spec.name,
+      title: spec.title,
+      description: describeTool(spec, operations, gated),
+      inputSchema: toInputJsonSchema(args),
+      outputSchema: spec.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA,
+      annotations: annotations(spec, operations),
+    };
+    return { spec, definition, args, byId: new Map(operations.map((op) => [op.id, op])) };
+  });
+  const toolsByName = new Map(tools.map((tool) => [tool.spec.name, tool]));
 
-          if (spec.kind === 'action' && gated(op)) {
-            const decision = await confirm(op, params, args.confirmationToken, extra, context);
-            if (decision) return decision;
-          }
-          const data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, context);
-          return spec.kind === 'read' ? readResult(op, data, args) : actionResult(op, data);
-        } catch (error) {
-          if (!(error instanceof InputError)) log.warn(`${operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-          return failure(describeFailure(error, op));
-        }
-      },
-    );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = toolsByName.get(request.params.name);
+    if (!tool) return failure(`Unknown tool ${JSON.stringify(request.params.name)}; this server has ${[...toolsByName.keys()].join(', ')}.`);
+    const raw = request.params.arguments ?? {};
+    if (JSON.stringify(raw).length > MAX_ARGUMENT_CHARS) return failure(`The arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.`);
+    const parsed = tool.args.safeParse(raw);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.slice(0, 5).map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
+      return failure(`Invalid arguments for ${tool.spec.name}: ${problems.join('; ')}. Nothing was sent.`);
+    }
+    return callTool(tool.spec, tool.byId, parsed.data as unknown as ToolArgs, extra);
+  });
+
+  async function callTool(spec: ToolSpec, byId: ReadonlyMap<string, Operation>, args: ToolArgs, extra: Extra): Promise<CallToolResult> {
+    const { operationId } = args;
+    const op = byId.get(operationId);
+    try {
+      if (!config || !client || !confirmations) {
+        const problems = configResult.ok ? [] : configResult.problems;
+        return failure(`The ${domain.name} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`);
+      }
+      if (!op) throw new InputError(`operationId ${operationId} is not available on ${spec.name}.`);
+      const params = validateParams(op, args.params);
+      const request = buildRequest(op, params, domain.operations);
+      const context = callContext(extra);
+
+      if (spec.kind === 'action' && gated(op)) {
+        const decision = await confirm(op, params, args.confirmationToken, extra, context);
+        if (decision) return decision;
+      }
+      const data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, context);
+      return spec.kind === 'read' ? readResult(op, data, args) : actionResult(op, data);
+    } catch (error) {
+      if (!(error instanceof InputError)) log.warn(`${operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      return failure(describeFailure(error, op));
+    }
   }
 
   /**
@@ -110,10 +136,10 @@ export function createServer(domain: Domain, configResult: ConfigResult, options
    */
   async function confirm(op: Operation, params: Params, token: string | undefined, extra: Extra, context: CallContext): Promise<CallToolResult | undefined> {
     const statement = await describeEffect(op, params, context);
-    if (server.server.getClientCapabilities()?.elicitation?.form) {
+    if (server.getClientCapabilities()?.elicitation?.form) {
       let answer;
       try {
-        answer = await server.server.elicitInput(
+        answer = await server.elicitInput(
           {
             message: `${statement}\n\nRun it?`,
             requestedSchema: {
@@ -240,7 +266,7 @@ function readResult(op: Operation, data: unknown, args: ToolArgs): CallToolResul
       structuredContent: { operationId: op.id, data: shaped.items, page, ...(notes.length ? { notes } : {}) },
     };
   }
-  const ignoredShaping = ['limit', 'offset', 'fields', 'search', 'where'].filter((key) => (args as unknown as Record<string, unknown>)[key] !== undefined);
+  const ignoredShaping = ['limit', 'offset', 'fields', 'search'].filter((key) => (args as unknown as Record<string, unknown>)[key] !== undefined);
   if (ignoredShaping.length > 0) notes.push(`${ignoredShaping.join(', ')} apply to list operations only and were ignored.`);
   if (op.list) notes.push('The API returned this list as something other than an array; shown as it came.');
   const fitted = fitData(data);

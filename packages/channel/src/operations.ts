@@ -9,7 +9,7 @@ export const channel = defineDomain('channel', 'Channels', [
     path: '/api/channel/v1/channels',
     scope: 'channel.read',
     risk: 'safe',
-    summary: 'Connected channels (channelId, type, name, status, connectedAt).',
+    summary: 'Channels: channelId, type, name, status, connectedAt.',
     params: z.strictObject({}),
     list: { idField: 'channelId' },
   },
@@ -52,7 +52,7 @@ export const channel = defineDomain('channel', 'Channels', [
     path: '/api/channel/v1/notification/send/whatsapp',
     scope: 'inbox.reply',
     risk: 'destructive',
-    summary: 'Send one WhatsApp message to one number (needs inbox.reply).',
+    summary: 'Send one WhatsApp message (text or template) to one number.',
     params: z
       .looseObject({
         msisdn: msisdn('recipient number'),

@@ -23,7 +23,7 @@ export const contact = defineDomain('contact', 'Contacts', [
     path: CONTACTS,
     scope: 'contact.read',
     risk: 'safe',
-    summary: 'All contacts (_id, name, msisdn, email, tags, createdAt).',
+    summary: 'Contacts: _id, name, msisdn, email, tags, createdAt.',
     params: z.strictObject({}),
     list: { idField: '_id' },
     customerText: true,
@@ -57,7 +57,7 @@ export const contact = defineDomain('contact', 'Contacts', [
     path: `${CONTACTS}/{id}`,
     scope: 'contact.manage',
     risk: 'confirm',
-    summary: 'Change a contact; give only the fields to change.',
+    summary: 'Change the given fields of a contact.',
     params: z
       .strictObject({
         id: pathId('contact _id'),

@@ -20,7 +20,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     path: TICKETS,
     scope: 'inbox.read',
     risk: 'safe',
-    summary: 'All tickets (ticketID, status, channel, customerName, msisdn, lastMessageAt, unread).',
+    summary: 'Tickets: ticketID, status, channel, customerName, msisdn, lastMessageAt, unread.',
     params: z.strictObject({}),
     list: { idField: 'ticketID' },
     customerText: true,

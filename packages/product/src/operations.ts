@@ -56,7 +56,7 @@ export const product = defineDomain('product', 'Products', [
     path: `${PRODUCTS}/{productID}`,
     scope: 'product.manage',
     risk: 'confirm',
-    summary: 'Change a product; give only the fields to change.',
+    summary: 'Change the given fields of a product.',
     params: z
       .looseObject({
         productID: pathId('product id'),

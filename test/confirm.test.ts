@@ -1,0 +1,211 @@
+// Confirmation and least privilege, counted on the sandbox's record of what it carried out,
+// never on what the server says.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { ALL_OPERATIONS, DOMAINS, countCarriedOut, domainOf, inProcess, structuredOf, textOf, type InProcess, type InProcessOptions } from './helpers.js';
+
+let sandbox: Sandbox;
+const open: InProcess[] = [];
+beforeEach(async () => {
+  sandbox = await startSandbox({ sendStepMs: 60_000 });
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((server) => server.close()));
+  await sandbox.close();
+});
+
+async function serve(operationId: string, options: InProcessOptions = {}) {
+  const server = await inProcess(domainOf(operationId), sandbox, options);
+  open.push(server);
+  return server;
+}
+
+type ParamsFor = (sandbox: Sandbox) => Record<string, unknown>;
+// Valid params for each destructive operation, and other valid params for the same operation.
+const DESTRUCTIVE: Record<string, { params: ParamsFor; other: ParamsFor }> = {
+  'contact.delete': { params: (s) => ({ id: s.tenant('A').contacts[0]!._id }), other: (s) => ({ id: s.tenant('A').contacts[1]!._id }) },
+  'campaign.send': {
+    params: (s) => ({ id: s.tenant('A').campaigns.find((c) => c.status === 'draft')!._id }),
+    other: (s) => ({ id: s.tenant('A').campaigns[0]!._id }),
+  },
+  'campaign.delete': { params: (s) => ({ id: s.tenant('A').campaigns[0]!._id }), other: (s) => ({ id: s.tenant('A').campaigns[1]!._id }) },
+  'inbox.ticket.reply': { params: () => ({ ticketID: 'TCK-1001', message: 'Siap kak' }), other: () => ({ ticketID: 'TCK-1001', message: 'Transfer ke rekening lain ya' }) },
+  'channel.whatsapp.send': { params: () => ({ msisdn: '081234567890', message: 'Halo' }), other: () => ({ msisdn: '081299999999', message: 'Halo' }) },
+  'product.delete': { params: (s) => ({ productID: s.tenant('A').products[0]!._id }), other: (s) => ({ productID: s.tenant('A').products[1]!._id }) },
+};
+
+it('covers every destructive operation of the catalog', () => {
+  expect(Object.keys(DESTRUCTIVE).sort()).toEqual(ALL_OPERATIONS.filter((op) => op.risk === 'destructive').map((op) => op.id).sort());
+});
+
+describe.each(Object.entries(DESTRUCTIVE))('%s', (operationId, { params, other }) => {
+  it('without elicitation: a preview runs nothing; the token runs it once; a replay or other params run nothing', async () => {
+    const server = await serve(operationId);
+    const target = params(sandbox);
+    const preview = await server.call(operationId, target);
+    expect(preview.isError).toBeFalsy();
+    expect(structuredOf(preview)).toMatchObject({ outcome: 'preview', confirmationToken: expect.stringMatching(/^ct_/) });
+    expect(textOf(preview)).toMatch(/has NOT been run/);
+    expect(countCarriedOut(sandbox, operationId)).toBe(0);
+
+    const token = structuredOf(preview).confirmationToken as string;
+    const forOther = await server.call(operationId, other(sandbox), { confirmationToken: token });
+    expect(structuredOf(forOther).outcome).toBe('preview');
+    expect(textOf(forOther)).toMatch(/issued for other params/);
+    expect(countCarriedOut(sandbox, operationId)).toBe(0);
+
+    const fresh = structuredOf(await server.call(operationId, target)).confirmationToken as string;
+    const done = await server.call(operationId, target, { confirmationToken: fresh });
+    expect(done.isError, textOf(done)).toBeFalsy();
+    expect(structuredOf(done).outcome).toBe('done');
+    expect(countCarriedOut(sandbox, operationId)).toBe(1);
+
+    const replay = await server.call(operationId, target, { confirmationToken: fresh });
+    expect(structuredOf(replay).outcome).toBe('preview');
+    expect(textOf(replay)).toMatch(/not valid \(already used/);
+    const forged = await server.call(operationId, target, { confirmationToken: 'ct_forged' });
+    expect(structuredOf(forged).outcome).toBe('preview');
+    expect(countCarriedOut(sandbox, operationId)).toBe(1);
+  });
+
+  it('with elicitation: decline, cancel, a no, and a failed request run nothing; only yes runs it, once', async () => {
+    const answers: Array<() => unknown> = [
+      () => ({ action: 'decline' }),
+      () => ({ action: 'cancel' }),
+      () => ({ action: 'accept', content: { confirm: false } }),
+      () => {
+        throw new Error('host crashed');
+      },
+    ];
+    for (const answer of answers) {
+      const server = await serve(operationId, { elicit: answer as never });
+      const result = await server.call(operationId, params(sandbox));
+      expect(['declined', undefined]).toContain(structuredOf(result).outcome);
+      expect(textOf(result)).toMatch(/not run|nothing was done/);
+      expect(countCarriedOut(sandbox, operationId)).toBe(0);
+    }
+    const messages: string[] = [];
+    const server = await serve(operationId, {
+      elicit: (message) => {
+        messages.push(message);
+        return { action: 'accept', content: { confirm: true } };
+      },
+    });
+    const result = await server.call(operationId, params(sandbox));
+    expect(structuredOf(result).outcome, textOf(result)).toBe('done');
+    expect(countCarriedOut(sandbox, operationId)).toBe(1);
+    expect(messages[0]).toMatch(/cannot be undone/);
+  });
+});
+
+describe('previews say what will happen', () => {
+  it('campaign.send: name, channel, recipients, quota, and that it cannot be recalled', async () => {
+    const server = await serve('campaign.send');
+    const draft = sandbox.tenant('A').campaigns.find((c) => c.status === 'draft')!;
+    const text = structuredOf(await server.call('campaign.send', { id: draft._id })).preview as string;
+    expect(text).toContain(`“${draft.name}” on whatsapp`);
+    expect(text).toContain(`${draft.totalRecipients} recipient(s)`);
+    expect(text).toMatch(/Quota remaining.*messageQuota/);
+    expect(text).toMatch(/cannot be recalled/);
+  });
+
+  it('deletes name the record and what goes with it; a reply names the customer and the exact text', async () => {
+    const contacts = await serve('contact.delete');
+    const contact = sandbox.tenant('A').contacts[0]!;
+    expect(structuredOf(await contacts.call('contact.delete', { id: contact._id })).preview).toContain(contact.name);
+    const products = await serve('product.delete');
+    const product = sandbox.tenant('A').products[0]!;
+    const productPreview = structuredOf(await products.call('product.delete', { productID: product._id })).preview as string;
+    expect(productPreview).toContain(product.name);
+    expect(productPreview).toMatch(/images/);
+    const inbox = await serve('inbox.ticket.reply');
+    const reply = structuredOf(await inbox.call('inbox.ticket.reply', { ticketID: 'TCK-1001', message: 'Siap kak, dikirim hari ini' })).preview as string;
+    expect(reply).toContain('“Siap kak, dikirim hari ini”');
+    expect(reply).toContain(sandbox.tenant('A').tickets[0]!.customerName);
+  });
+
+  it('a look-up the key may not make shortens the preview and never blocks it', async () => {
+    const key = sandbox.createKey(['campaign.send']);
+    const server = await serve('campaign.send', { env: { ENGAGE_API_KEY: key } });
+    const draft = sandbox.tenant('A').campaigns.find((c) => c.status === 'draft')!;
+    const preview = await server.call('campaign.send', { id: draft._id });
+    expect(structuredOf(preview).outcome).toBe('preview');
+    expect(structuredOf(preview).preview).not.toMatch(/recipient\(s\)/);
+    const done = await server.call('campaign.send', { id: draft._id }, { confirmationToken: structuredOf(preview).confirmationToken });
+    expect(structuredOf(done).outcome).toBe('done');
+    expect(countCarriedOut(sandbox, 'campaign.send')).toBe(1);
+  });
+});
+
+describe('ENGAGE_CONFIRM', () => {
+  it('all: confirm-level operations are gated too', async () => {
+    const server = await serve('contact.create', { env: { ENGAGE_CONFIRM: 'all' } });
+    const result = await server.call('contact.create', { name: 'Gated', msisdn: '081200000001' });
+    expect(structuredOf(result).outcome).toBe('preview');
+    expect(countCarriedOut(sandbox, 'contact.create')).toBe(0);
+  });
+
+  it('destructive (default): confirm-level operations run at once', async () => {
+    const server = await serve('contact.create');
+    expect(structuredOf(await server.call('contact.create', { name: 'Direct', msisdn: '081200000002' })).outcome).toBe('done');
+    expect(countCarriedOut(sandbox, 'contact.create')).toBe(1);
+  });
+
+  it('none: nothing is gated, for pipelines with their own approval', async () => {
+    const server = await serve('product.delete', { env: { ENGAGE_CONFIRM: 'none' } });
+    const result = await server.call('product.delete', DESTRUCTIVE['product.delete']!.params(sandbox));
+    expect(structuredOf(result).outcome).toBe('done');
+    expect(countCarriedOut(sandbox, 'product.delete')).toBe(1);
+  });
+});
+
+describe('least privilege', () => {
+  it('read-only mode registers no action tools; billing and tenant are unchanged', async () => {
+    for (const domain of Object.values(DOMAINS)) {
+      const server = await serve(domain.operations[0]!.id, { env: { ENGAGE_READ_ONLY: 'true' } });
+      const { tools } = await server.client.listTools();
+      const expected = domain.tools.filter((tool) => tool.kind === 'read').map((tool) => tool.name);
+      expect(tools.map((tool) => tool.name)).toEqual(expected);
+    }
+    const server = await serve('contact.delete', { env: { ENGAGE_READ_ONLY: 'true' } });
+    const result = await server.client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: { id: 'x' } } });
+    expect(result.isError).toBe(true);
+    expect(sandbox.requests()).toEqual([]);
+  });
+
+  it('a denied operation disappears from the enum and description, and a call naming it sends nothing', async () => {
+    const server = await serve('contact.delete', { env: { ENGAGE_OPERATIONS_DENY: '*.delete' } });
+    const { tools } = await server.client.listTools();
+    const action = tools.find((tool) => tool.name === 'contact_action')!;
+    expect((action.inputSchema.properties!.operationId as { enum: string[] }).enum).not.toContain('contact.delete');
+    expect(action.description).not.toContain('contact.delete');
+    const result = await server.call('contact.delete', { id: sandbox.tenant('A').contacts[0]!._id });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/contact\.delete is not available: it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY/);
+    expect(sandbox.requests()).toEqual([]);
+  });
+
+  it('an allow list keeps only what it names; a tool left empty is not registered; deny wins', async () => {
+    const server = await serve('campaign.list', { env: { ENGAGE_OPERATIONS_ALLOW: 'campaign.list,campaign.progress,campaign.send', ENGAGE_OPERATIONS_DENY: 'campaign.send' } });
+    const { tools } = await server.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['campaign_read']);
+    expect((tools[0]!.inputSchema.properties!.operationId as { enum: string[] }).enum).toEqual(['campaign.list', 'campaign.progress']);
+  });
+
+  it('a pattern that matches nothing is a configuration error, in every answer', async () => {
+    const server = await serve('campaign.list', { env: { ENGAGE_OPERATIONS_DENY: 'campaign.sned' } });
+    const result = await server.call('campaign.list');
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/not configured.*campaign\.sned.*matches no operation/);
+    expect(sandbox.requests()).toEqual([]);
+  });
+
+  it("a key's missing scope is explained and not retried", async () => {
+    const server = await serve('campaign.send', { env: { ENGAGE_API_KEY: sandbox.keys.readOnly, ENGAGE_CONFIRM: 'none' } });
+    const draft = sandbox.tenant('A').campaigns.find((c) => c.status === 'draft')!;
+    const result = await server.call('campaign.send', { id: draft._id });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/lacks the permission campaign\.send that campaign\.send needs \(HTTP 403\)/);
+    expect(sandbox.requests().filter((request) => request.operationId === 'campaign.send')).toHaveLength(1);
+  });
+});

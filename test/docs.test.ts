@@ -1,0 +1,29 @@
+// The README's tool reference is generated from the catalogs; the tool definitions stay within
+// their token budget; no server code writes to stdout.
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { README, TOOL_DEFINITION_BUDGET_CHARS, listAllTools, renderToolReference, replaceReference } from '../scripts/docs.js';
+
+describe('docs and budgets', () => {
+  it('the README tool reference is current (run npm run docs)', async () => {
+    const readme = await readFile(README, 'utf8');
+    expect(replaceReference(readme, await renderToolReference())).toBe(readme);
+  });
+
+  it('all fourteen tool definitions fit the ~4,000 token budget', async () => {
+    const tools = await listAllTools();
+    expect(tools).toHaveLength(14);
+    expect(JSON.stringify(tools).length).toBeLessThanOrEqual(TOOL_DEFINITION_BUDGET_CHARS);
+  });
+
+  it('server code never writes to stdout with console.log', async () => {
+    const roots = ['shared/src', ...['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'].map((domain) => `packages/${domain}/src`)];
+    for (const root of roots) {
+      for (const file of await readdir(root)) {
+        const source = await readFile(join(root, file), 'utf8');
+        expect(source, `${root}/${file}`).not.toMatch(/console\.(log|info)\(|process\.stdout\.write/);
+      }
+    }
+  });
+});
