@@ -83,7 +83,8 @@ export interface Sandbox {
   port: number;
   keys: SandboxKeys;
   /** Mints a key with the given scopes for tenant A (or B). */
-  createKey(scopes: readonly string[], options?: { tenant?: 'A' | 'B'; label?: string; expiresAt?: number; rateLimit?: number }): string;
+  /** Mints a key with the given scopes; rateLimit per minute, burst the bucket's size (default: rateLimit). */
+  createKey(scopes: readonly string[], options?: { tenant?: 'A' | 'B'; label?: string; expiresAt?: number; rateLimit?: number; burst?: number }): string;
   injectFault(fault: Fault): void;
   clearFaults(): void;
   /** Every mutating operation carried out, once, in order. */
@@ -101,6 +102,7 @@ interface KeyRecord {
   expiresAt: number;
   revoked: boolean;
   rateLimit: number;
+  burst: number;
 }
 
 class ApiFailure extends Error {
@@ -128,15 +130,18 @@ interface Route {
   handler: Handler;
 }
 
-/** Token bucket: `capacity` tokens, refilled at capacity per minute. */
+/** Token bucket: `capacity` tokens (the burst), refilled at `perMinute`. */
 class Bucket {
   private tokens: number;
   private updatedAt = Date.now();
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly perMinute: number,
+    readonly capacity: number = perMinute,
+  ) {
     this.tokens = capacity;
   }
   private refill(now: number) {
-    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.updatedAt) / 60_000) * this.capacity);
+    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.updatedAt) / 60_000) * this.perMinute);
     this.updatedAt = now;
   }
   take(now: number): boolean {
@@ -151,11 +156,11 @@ class Bucket {
   }
   secondsUntilToken(now: number): number {
     this.refill(now);
-    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) * 60) / this.capacity);
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) * 60) / this.perMinute);
   }
   secondsUntilFull(now: number): number {
     this.refill(now);
-    return Math.ceil(((this.capacity - this.tokens) * 60) / this.capacity);
+    return Math.ceil(((this.capacity - this.tokens) * 60) / this.perMinute);
   }
 }
 
@@ -214,6 +219,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       expiresAt: keyOptions.expiresAt ?? Number.POSITIVE_INFINITY,
       revoked: false,
       rateLimit: keyOptions.rateLimit ?? rateLimit,
+      burst: keyOptions.burst ?? keyOptions.rateLimit ?? rateLimit,
     });
     return key;
   };
@@ -571,7 +577,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
     // Rate limits, per key and per tenant.
     const at = Date.now();
-    const keyBucket = keyBuckets.get(presented!) ?? new Bucket(key.rateLimit);
+    const keyBucket = keyBuckets.get(presented!) ?? new Bucket(key.rateLimit, key.burst);
     keyBuckets.set(presented!, keyBucket);
     const tenantBucket = tenantBuckets.get(key.tenant.tenantId) ?? new Bucket(rateLimit * 3);
     tenantBuckets.set(key.tenant.tenantId, tenantBucket);
