@@ -13,6 +13,7 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { z } from 'zod';
 import type { Domain, Operation, Params, ToolSpec } from './catalog.js';
 import { isOperationEnabled, type Config, type ConfigResult } from './config.js';
@@ -29,6 +30,12 @@ export const SERVER_VERSION = '0.1.0';
 const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
 /** Larger arguments are refused before parsing further; no operation needs more. */
 const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
+
+const PASS_THROUGH_VALIDATOR: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
 
 export interface ServerOptions {
   log?: Logger;
@@ -57,7 +64,9 @@ export function createServer(domain: Domain, configResult: ConfigResult, options
   const confirmations = config ? new ConfirmationStore(keyFingerprint(config.apiKey)) : undefined;
   const server = new Server(
     { name: `engage-mcp-${domain.name}`, title: `engage-mcp: ${domain.title}`, version: SERVER_VERSION },
-    { capabilities: { tools: {} } },
+    // The SDK would build an Ajv instance at start-up just to check elicitation answers; ours
+    // are one boolean, checked where they are used, so start-up skips that work.
+    { capabilities: { tools: {} }, jsonSchemaValidator: PASS_THROUGH_VALIDATOR },
   );
 
   const disabled = new Map<string, string>();

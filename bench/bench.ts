@@ -1,0 +1,255 @@
+// `npm run bench`: start-up, memory and per-call cost of the seven servers, side by side with
+// the official reference server (@modelcontextprotocol/server-memory) and bare node, in one run.
+// Prints a table and writes bench/results/latest.json (the previous run is compared against).
+// Measures only; nothing here passes or fails. BENCH_ROUNDS sets the cold-start rounds (default 7).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { DOMAINS, serverEntry } from '../packages/sandbox/src/launch.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const CALLS = Number(process.env.BENCH_CALLS ?? 400);
+const CONCURRENCY = 16;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+const referenceEntry = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
+
+const median = (values: number[]) => quantile(values, 0.5);
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const position = (sorted.length - 1) * q;
+  const low = Math.floor(position);
+  const high = Math.ceil(position);
+  return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (position - low);
+}
+const statusKB = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+
+/** Spawns `args` with node, sends initialize and tools/list, and times the answer to tools/list. */
+function coldStart(args: string[], env: Record<string, string>): Promise<{ ms: number; rssKB: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'ignore'] });
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      if (!buffer.includes('"id":2')) return;
+      const ms = performance.now() - started;
+      const rssKB = statusKB(child.pid as number, 'VmRSS');
+      child.kill();
+      resolve({ ms, rssKB });
+    });
+    child.on('error', reject);
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  });
+}
+
+function bareNode(): Promise<number> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    spawn(process.execPath, ['-e', '']).on('exit', () => resolve(performance.now() - started));
+  });
+}
+
+async function startSandboxProcess(): Promise<{ child: ChildProcess; baseUrl: string; key: string }> {
+  const child = spawn(process.execPath, [join(root, 'packages/sandbox/dist/cli.js'), '--port', '0', '--rate-limit', '1000000', '--extra-contacts', '20000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const first = await new Promise<string>((resolve) => {
+    let buffer = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      if (buffer.includes('\n')) resolve(buffer.split('\n')[0] as string);
+    });
+  });
+  const { baseUrl, keys } = JSON.parse(first) as { baseUrl: string; keys: { full: string } };
+  return { child, baseUrl, key: keys.full };
+}
+
+/**
+ * A bare JSON-RPC client over the server's stdio: the per-call figure is then the server's cost,
+ * not the SDK client's parsing and output validation.
+ */
+function rawClient(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = new Map<number, (message: unknown) => void>();
+  let buffer = '';
+  let nextId = 1;
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const message = JSON.parse(buffer.slice(0, newline)) as { id?: number };
+      buffer = buffer.slice(newline + 1);
+      if (message.id !== undefined) waiting.get(message.id)?.(message);
+      if (message.id !== undefined) waiting.delete(message.id);
+    }
+  });
+  const request = (method: string, params: unknown) =>
+    new Promise<any>((resolve) => {
+      const id = nextId++;
+      waiting.set(id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  return {
+    child,
+    request,
+    async initialize() {
+      await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    },
+    callTool: (name: string, args: unknown) => request('tools/call', { name, arguments: args }),
+    close: () => child.kill(),
+  };
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+async function concurrently(total: number, workers: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  let left = total;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (left-- > 0) times.push(await timed(fn));
+    }),
+  );
+  return times;
+}
+
+async function main() {
+  const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), rounds: ROUNDS, calls: CALLS };
+  process.stderr.write(`bench: ${ROUNDS} cold-start rounds, ${CALLS} calls per per-call series\n`);
+
+  // ---- cold start and resident memory, alternating runs ----
+  const env = { ENGAGE_API_KEY: 'eng_live_bench', ENGAGE_BASE_URL: 'http://127.0.0.1:9', MEMORY_FILE_PATH: join(root, 'bench/results/.memory.json') };
+  const targets: Array<[string, string[]]> = [...DOMAINS.map((domain): [string, string[]] => [domain, [serverEntry(domain)]]), ['reference', [referenceEntry]]];
+  const cold: Record<string, number[]> = {};
+  const rss: Record<string, number[]> = {};
+  const floor: number[] = [];
+  await mkdir(join(root, 'bench/results'), { recursive: true });
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
+    for (const [name, args] of order) {
+      const { ms, rssKB } = await coldStart(args, env);
+      (cold[name] ??= []).push(ms);
+      (rss[name] ??= []).push(rssKB);
+      if (name === 'reference' || name === 'contact') floor.push(await bareNode());
+    }
+  }
+  const coldMedians = Object.fromEntries(Object.entries(cold).map(([name, values]) => [name, median(values)]));
+  const rssMedians = Object.fromEntries(Object.entries(rss).map(([name, values]) => [name, median(values) / 1024]));
+  results.coldStartMs = { ...coldMedians, bareNode: median(floor) };
+  results.rssMiB = rssMedians;
+
+  // ---- per-call cost: through the MCP server minus the same request made directly ----
+  const sandbox = await startSandboxProcess();
+  const pool = new Pool(sandbox.baseUrl, { connections: CONCURRENCY });
+  const direct = async (path: string) => {
+    const response = await pool.request({ path, method: 'GET', headers: { 'x-api-key': sandbox.key } });
+    JSON.parse(await response.body.text());
+  };
+  const serverEnv = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.key };
+  const servers = { billing: rawClient([serverEntry('billing')], serverEnv), contact: rawClient([serverEntry('contact')], serverEnv) };
+  try {
+    await servers.billing.initialize();
+    await servers.contact.initialize();
+    const viaMcp = () => servers.billing.callTool('billing_get', { operationId: 'billing.quota' });
+    const viaHttp = () => direct('/api/ai/v1/quota');
+    for (let warm = 0; warm < 50; warm++) {
+      await viaMcp();
+      await viaHttp();
+    }
+    const sequential = { mcp: [] as number[], http: [] as number[] };
+    for (let block = 0; block < CALLS / 50; block++) {
+      for (let index = 0; index < 50; index++) sequential.mcp.push(await timed(viaMcp));
+      for (let index = 0; index < 50; index++) sequential.http.push(await timed(viaHttp));
+    }
+    const parallel = { mcp: await concurrently(CALLS, CONCURRENCY, viaMcp), http: await concurrently(CALLS, CONCURRENCY, viaHttp) };
+    const summary = (series: { mcp: number[]; http: number[] }) => ({
+      mcpMedianMs: median(series.mcp),
+      mcpP99Ms: quantile(series.mcp, 0.99),
+      httpMedianMs: median(series.http),
+      httpP99Ms: quantile(series.http, 0.99),
+      addedMedianMs: median(series.mcp) - median(series.http),
+      addedP99Ms: quantile(series.mcp, 0.99) - quantile(series.http, 0.99),
+    });
+    results.perCall = { sequential: summary(sequential), concurrency16: summary(parallel) };
+
+    // ---- a 20,000-record list: server time and peak memory ----
+    const listMcp: number[] = [];
+    const listHttp: number[] = [];
+    for (let index = 0; index < 20; index++) {
+      listMcp.push(await timed(() => servers.contact.callTool('contact_read', { operationId: 'contact.list', limit: 50 })));
+      listHttp.push(await timed(() => direct('/api/user/users')));
+    }
+    results.list20k = {
+      records: 20_040,
+      mcpMedianMs: median(listMcp),
+      httpMedianMs: median(listHttp),
+      serverMedianMs: median(listMcp) - median(listHttp),
+      peakRssMiB: statusKB(servers.contact.child.pid as number, 'VmHWM') / 1024,
+    };
+  } finally {
+    for (const server of Object.values(servers)) server.close();
+    await pool.close();
+    sandbox.child.kill();
+  }
+
+  print(results);
+  const file = join(root, 'bench/results/latest.json');
+  const previous = existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as typeof results) : undefined;
+  if (previous) compare(previous, results);
+  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`\nFigures written to bench/results/latest.json\n`);
+}
+
+function print(results: Record<string, any>) {
+  const f = (value: number, digits = 1) => value.toFixed(digits);
+  const cold = results.coldStartMs as Record<string, number>;
+  const rss = results.rssMiB as Record<string, number>;
+  const reference = cold.reference as number;
+  const lines = [
+    `Machine: ${results.cpuModel}, ${results.cpus} cores, ${results.memGiB} GiB; Node ${results.node}. Medians of ${results.rounds} alternating runs.`,
+    '',
+    '| server | cold start to tools/list (ms) | × reference | resident memory (MiB) | × reference |',
+    '|---|---|---|---|---|',
+    ...[...DOMAINS, 'reference'].map(
+      (name) => `| ${name === 'reference' ? 'reference: server-memory' : name} | ${f(cold[name] as number)} | ${f((cold[name] as number) / reference, 2)} | ${f(rss[name] as number)} | ${f((rss[name] as number) / (rss.reference as number), 2)} |`,
+    ),
+    `| bare \`node -e ""\` (floor) | ${f(cold.bareNode as number)} | ${f((cold.bareNode as number) / reference, 2)} | | |`,
+    '',
+    '| per call (billing.quota) | through MCP median / p99 (ms) | direct HTTP median / p99 (ms) | added median / p99 (ms) |',
+    '|---|---|---|---|',
+    ...(['sequential', 'concurrency16'] as const).map((kind) => {
+      const s = results.perCall[kind];
+      return `| ${kind === 'sequential' ? 'sequential' : 'concurrency 16'} | ${f(s.mcpMedianMs, 2)} / ${f(s.mcpP99Ms, 2)} | ${f(s.httpMedianMs, 2)} / ${f(s.httpP99Ms, 2)} | ${f(s.addedMedianMs, 2)} / ${f(s.addedP99Ms, 2)} |`;
+    }),
+    '',
+    `20,040-record contact.list (limit 50): ${f(results.list20k.mcpMedianMs)} ms through MCP, ${f(results.list20k.httpMedianMs)} ms direct, so ${f(results.list20k.serverMedianMs)} ms in the server; peak RSS ${f(results.list20k.peakRssMiB)} MiB.`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function compare(previous: Record<string, any>, current: Record<string, any>) {
+  const rows: string[] = [];
+  const delta = (label: string, before: number | undefined, after: number | undefined) => {
+    if (typeof before === 'number' && typeof after === 'number') rows.push(`${label}: ${before.toFixed(2)} → ${after.toFixed(2)} (${after >= before ? '+' : ''}${(((after - before) / before) * 100).toFixed(0)}%)`);
+  };
+  delta('contact cold start ms', previous.coldStartMs?.contact, current.coldStartMs?.contact);
+  delta('contact RSS MiB', previous.rssMiB?.contact, current.rssMiB?.contact);
+  delta('added per call ms (sequential median)', previous.perCall?.sequential?.addedMedianMs, current.perCall?.sequential?.addedMedianMs);
+  delta('20k list server ms', previous.list20k?.serverMedianMs, current.list20k?.serverMedianMs);
+  if (rows.length) process.stdout.write(`\nAgainst the previous run (${previous.date}):\n${rows.join('\n')}\n`);
+}
+
+await main();
