@@ -41,8 +41,9 @@ function coldStart(args: string[], env: Record<string, string>): Promise<{ ms: n
       if (!buffer.includes('"id":2')) return;
       const ms = performance.now() - started;
       const rssKB = statusKB(child.pid as number, 'VmRSS');
+      // Wait for the exit, so its teardown does not slow the next measurement.
+      child.once('exit', () => resolve({ ms, rssKB }));
       child.kill();
-      resolve({ ms, rssKB });
     });
     child.on('error', reject);
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
@@ -52,15 +53,21 @@ function coldStart(args: string[], env: Record<string, string>): Promise<{ ms: n
   });
 }
 
-function bareNode(): Promise<number> {
+/** The floor: node starting a one-line module that writes a line, timed to that line as the servers are. */
+function bareNode(floorScript: string): Promise<number> {
   return new Promise((resolve) => {
     const started = performance.now();
-    spawn(process.execPath, ['-e', '']).on('exit', () => resolve(performance.now() - started));
+    // A clean environment, as for the servers: tsx's NODE_OPTIONS must not reach the child.
+    const child = spawn(process.execPath, [floorScript], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    child.stdout.once('data', () => {
+      const ms = performance.now() - started;
+      child.once('exit', () => resolve(ms));
+    });
   });
 }
 
 async function startSandboxProcess(): Promise<{ child: ChildProcess; baseUrl: string; key: string }> {
-  const child = spawn(process.execPath, [join(root, 'packages/sandbox/dist/cli.js'), '--port', '0', '--rate-limit', '1000000', '--extra-contacts', '20000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(root, 'packages/sandbox/dist/cli.js'), '--port', '0', '--rate-limit', '1000000', '--extra-contacts', '20000'], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await new Promise<string>((resolve) => {
     let buffer = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -137,13 +144,15 @@ async function main() {
   const rss: Record<string, number[]> = {};
   const floor: number[] = [];
   await mkdir(join(root, 'bench/results'), { recursive: true });
+  const floorScript = join(root, 'bench/results/.floor.mjs');
+  await writeFile(floorScript, 'process.stdout.write("ready\\n");\n');
   for (let round = 0; round < ROUNDS; round++) {
     const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
     for (const [name, args] of order) {
       const { ms, rssKB } = await coldStart(args, env);
       (cold[name] ??= []).push(ms);
       (rss[name] ??= []).push(rssKB);
-      if (name === 'reference' || name === 'contact') floor.push(await bareNode());
+      if (name === 'reference' || name === 'contact') floor.push(await bareNode(floorScript));
     }
   }
   const coldMedians = Object.fromEntries(Object.entries(cold).map(([name, values]) => [name, median(values)]));
@@ -226,7 +235,7 @@ function print(results: Record<string, any>) {
     ...[...DOMAINS, 'reference'].map(
       (name) => `| ${name === 'reference' ? 'reference: server-memory' : name} | ${f(cold[name] as number)} | ${f((cold[name] as number) / reference, 2)} | ${f(rss[name] as number)} | ${f((rss[name] as number) / (rss.reference as number), 2)} |`,
     ),
-    `| bare \`node -e ""\` (floor) | ${f(cold.bareNode as number)} | ${f((cold.bareNode as number) / reference, 2)} | | |`,
+    `| bare node printing a line (floor) | ${f(cold.bareNode as number)} | ${f((cold.bareNode as number) / reference, 2)} | | |`,
     '',
     '| per call (billing.quota) | through MCP median / p99 (ms) | direct HTTP median / p99 (ms) | added median / p99 (ms) |',
     '|---|---|---|---|',

@@ -1,6 +1,6 @@
 // The catalog against the design brief's table of 37 operations, and what is derived from it.
 import { describe, expect, it } from 'vitest';
-import { describeTool, paramSignature } from '@engage-mcp/shared';
+import { describeTool, manifestOf, paramSignature } from '@engage-mcp/shared';
 import { ALL_OPERATIONS, DOMAINS } from './helpers.js';
 
 // The contract: operationId, method and path, scope, risk (design brief, "The catalog").
@@ -76,7 +76,7 @@ describe('catalog', () => {
   });
 
   it('describes each operation with its risk, scope and params', () => {
-    const tool = DOMAINS.contact!.tools[1]!;
+    const tool = manifestOf(DOMAINS.contact!).tools[1]!;
     const text = describeTool(tool, tool.operations, (op) => op.risk === 'destructive');
     expect(text).toContain('- contact.create [confirm, contact.manage] {name, msisdn, email?}');
     expect(text).toContain('- contact.delete [destructive, contact.delete] {id}');

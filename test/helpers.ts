@@ -3,17 +3,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger, createServer, loadConfig, type Domain } from '@engage-mcp/shared';
-import { billing } from '../packages/billing/src/operations.js';
-import { campaign } from '../packages/campaign/src/operations.js';
-import { channel } from '../packages/channel/src/operations.js';
-import { contact } from '../packages/contact/src/operations.js';
-import { inbox } from '../packages/inbox/src/operations.js';
-import { product } from '../packages/product/src/operations.js';
-import { tenant } from '../packages/tenant/src/operations.js';
+import { createLogger, createServer, loadConfig, manifestOf, type Domain } from '@engage-mcp/shared';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
+import { CATALOGS } from '../scripts/catalogs.js';
 
-export const DOMAINS: Record<string, Domain> = { contact, campaign, inbox, channel, product, billing, tenant };
+export const DOMAINS: Record<string, Domain> = Object.fromEntries(CATALOGS.map((domain) => [domain.name, domain]));
 export const ALL_OPERATIONS = Object.values(DOMAINS).flatMap((domain) => domain.operations);
 
 export function domainOf(operationId: string): Domain {
@@ -44,7 +38,7 @@ export async function inProcess(domain: Domain, sandbox: Pick<Sandbox, 'baseUrl'
   const config = loadConfig(env, domain.name, domain.operations.map((op) => op.id));
   const logs: string[] = [];
   const log = createLogger(domain.name, 'debug', config.ok ? [config.config.apiKey] : [], (line) => logs.push(line) > 0);
-  const engage = createServer(domain, config, { log });
+  const engage = createServer(manifestOf(domain), async () => domain, config, { log });
   const client = new Client({ name: 'test', version: '0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
   if (options.elicit) {
     const answer = options.elicit;

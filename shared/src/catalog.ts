@@ -2,6 +2,7 @@
 // building, annotations, confirmation previews and the README's tool reference all derive
 // from these entries; domain packages contain nothing else.
 import { z } from 'zod';
+import { pathParamNames } from './paths.js';
 
 export type Risk = 'safe' | 'confirm' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -115,10 +116,6 @@ function checkDomain(domain: Domain): Domain {
     throw new Error(`catalog ${domain.name}: every operation must be in exactly one tool`);
   }
   return domain;
-}
-
-export function pathParamNames(path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
 }
 
 // ---- Parameter schemas shared by the catalogs ----------------------------------------------

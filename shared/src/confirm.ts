@@ -3,7 +3,7 @@
 // and short-lived. Nothing about it can be forged or reused.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConfirmMode } from './config.js';
-import type { Operation, Params } from './catalog.js';
+import type { Params, Risk } from './catalog.js';
 
 export const TOKEN_TTL_MS = 5 * 60 * 1000;
 const MAX_PENDING = 1_000;
@@ -70,7 +70,7 @@ export function keyFingerprint(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('base64url');
 }
 
-export function needsConfirmation(mode: ConfirmMode, op: Operation): boolean {
+export function needsConfirmation(mode: ConfirmMode, op: { risk: Risk }): boolean {
   if (mode === 'none' || op.risk === 'safe') return false;
   return mode === 'all' || op.risk === 'destructive';
 }

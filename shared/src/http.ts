@@ -128,15 +128,16 @@ export class ApiClient {
 
   private getDispatcher(): Promise<Dispatcher> {
     // Created on first use: a server that is never called never loads undici or opens a socket.
-    this.dispatcher ??= import('undici').then(
-      ({ Pool }) =>
-        new Pool(this.config.baseUrl.origin, {
-          connections: 16,
-          pipelining: 1,
-          connectTimeout: Math.min(this.config.timeoutMs, 10_000),
-          keepAliveTimeout: 4_000,
-        }),
-    );
+    this.dispatcher ??= import('undici').then((undici) => {
+      // undici is CommonJS: in a split bundle its exports may sit under `default`.
+      const { Pool } = (undici as unknown as { default?: typeof undici }).default ?? undici;
+      return new Pool(this.config.baseUrl.origin, {
+        connections: 16,
+        pipelining: 1,
+        connectTimeout: Math.min(this.config.timeoutMs, 10_000),
+        keepAliveTimeout: 4_000,
+      });
+    });
     return this.dispatcher;
   }
 

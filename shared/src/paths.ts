@@ -1,7 +1,12 @@
 // Path building. A model may pass any string as an id; none of them may make a request land on
 // another operation's route (ticketID "stats" must not reach inbox.ticket.stats).
-import { pathParamNames, type Operation, type Params } from './catalog.js';
+// No zod here (nor anything that imports it): this module is on the start-up path.
+import type { Operation, Params } from './catalog.js';
 import { InputError } from './errors.js';
+
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
+}
 
 /** Splits validated params into the path's parameters and the request body. */
 export function buildRequest(op: Operation, params: Params, siblings: readonly Operation[]): { path: string; body?: Params } {

@@ -1,41 +1,26 @@
 // The server factory: one MCP server per domain, its two tools derived from the catalog.
-// The tool definitions are built once, by hand from the catalog, rather than through
-// McpServer.registerTool: all fourteen must fit a ~4,000 token budget, and the SDK's generated
-// schemas carry noise ($schema, execution, duplicate titles) that would not fit.
-// Handlers never throw: every failure becomes an isError result that says what to do next.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+// Listing tools needs only the domain's manifest; the catalog itself (zod schemas, previews) is
+// loaded on the first call. Handlers never throw: every failure becomes an isError result that
+// says what to do next.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { Domain, Operation, Params, ToolSpec } from './catalog.js';
-import { isOperationEnabled, type Config, type ConfigResult } from './config.js';
+import type { Domain, Operation, Params } from './catalog.js';
+import { isOperationEnabled, type ConfigResult } from './config.js';
 import { ConfirmationStore, keyFingerprint, needsConfirmation } from './confirm.js';
 import { InputError, describeFailure } from './errors.js';
-import { ApiClient, type CallContext } from './http.js';
+import { ApiClient, type CallContext as RequestContext } from './http.js';
 import { createLogger, type Logger } from './log.js';
+import { paramShape, type DomainManifest, type OperationInfo, type ToolInfo } from './manifest.js';
 import { buildRequest } from './paths.js';
-import { CUSTOMER_TEXT_NOTICE, fitData, shapeList, type ListShape } from './render.js';
+import { McpSession, type CallContext } from './protocol.js';
+import { CUSTOMER_TEXT_NOTICE, fitData, shapeList } from './render.js';
 import { cleanData } from './sanitize.js';
-import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, argumentsSchema, describeTool, paramShape, toInputJsonSchema } from './tools.js';
+import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, describeTool, toolArguments, type ArgumentParser, type ToolArguments } from './tools.js';
 
 export const SERVER_VERSION = '0.1.0';
 const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
-/** Larger arguments are refused before parsing further; no operation needs more. */
+/** Larger arguments are refused before anything else; no operation needs more. */
 const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
-
-const PASS_THROUGH_VALIDATOR: jsonSchemaValidator = {
-  getValidator<T>(): JsonSchemaValidator<T> {
-    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
-  },
-};
 
 export interface ServerOptions {
   log?: Logger;
@@ -44,111 +29,109 @@ export interface ServerOptions {
 }
 
 export interface EngageServer {
-  server: Server;
-  /** The tools actually registered, after read-only mode and the allow and deny lists. */
-  tools: Array<{ spec: ToolSpec; operations: Operation[] }>;
+  server: McpSession;
+  /** The tools offered, after read-only mode and the allow and deny lists. */
+  tools: Array<{ info: ToolInfo; operations: OperationInfo[] }>;
   close(): Promise<void>;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-type ToolArgs = {
-  operationId: string;
-  params?: Params;
-  confirmationToken?: string;
-} & ListShape;
+interface OfferedTool {
+  info: ToolInfo;
+  operations: OperationInfo[];
+  definition: Tool;
+  args: ArgumentParser;
+}
 
-export function createServer(domain: Domain, configResult: ConfigResult, options: ServerOptions = {}): EngageServer {
+export function createServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>, configResult: ConfigResult, options: ServerOptions = {}): EngageServer {
   const config = configResult.ok ? configResult.config : undefined;
-  const log = options.log ?? createLogger(`engage-mcp-${domain.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
+  const log = options.log ?? createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
   const client = options.client ?? (config ? new ApiClient(config, log) : undefined);
   const confirmations = config ? new ConfirmationStore(keyFingerprint(config.apiKey)) : undefined;
-  const server = new Server(
-    { name: `engage-mcp-${domain.name}`, title: `engage-mcp: ${domain.title}`, version: SERVER_VERSION },
-    // The SDK would build an Ajv instance at start-up just to check elicitation answers; ours
-    // are one boolean, checked where they are used, so start-up skips that work.
-    { capabilities: { tools: {} }, jsonSchemaValidator: PASS_THROUGH_VALIDATOR },
-  );
+  const gated = (op: { risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
+  let catalog: Promise<Domain> | undefined;
 
+  // Which operations are offered, and why the others are not (for a clear refusal).
   const disabled = new Map<string, string>();
-  const registered: EngageServer['tools'] = [];
-  for (const tool of domain.tools) {
-    const operations = tool.operations.filter((op) => {
+  const offered: Array<{ info: ToolInfo; operations: OperationInfo[] }> = [];
+  for (const info of manifest.tools) {
+    const operations = info.operations.filter((op) => {
       if (!config) return true; // unconfigured: every call answers with the configuration problem
       if (isOperationEnabled(config, op.id, op.risk !== 'safe')) return true;
       disabled.set(op.id, config.readOnly && op.risk !== 'safe' ? 'ENGAGE_READ_ONLY is true' : 'it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY');
       return false;
     });
-    if (operations.length > 0) registered.push({ spec: tool, operations });
+    if (operations.length > 0) offered.push({ info, operations });
   }
-  // An operation of this domain named on the wrong tool gets pointed to the right one.
-  for (const { spec, operations } of registered) {
-    for (const op of operations) disabled.set(op.id, `it belongs to the tool ${spec.name}`);
-  }
+  for (const { info, operations } of offered) for (const op of operations) disabled.set(op.id, `it belongs to the tool ${info.name}`);
 
-  const gated = (op: Operation) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
-  const tools = registered.map(({ spec, operations }) => {
-    const args = argumentsSchema(spec, operations, new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id))));
-    const definition: Tool = {
-      name: spec.name,
-      title: spec.title,
-      description: describeTool(spec, operations, gated),
-      inputSchema: toInputJsonSchema(args),
-      outputSchema: spec.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA,
-      annotations: annotations(spec, operations),
-    };
-    return { spec, definition, args, byId: new Map(operations.map((op) => [op.id, op])) };
-  });
-  const toolsByName = new Map(tools.map((tool) => [tool.spec.name, tool]));
+  const tools = new Map<string, OfferedTool>(
+    offered.map(({ info, operations }) => {
+      const args = toolArguments(info, operations, new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id))));
+      const definition: Tool = {
+        name: info.name,
+        title: info.title,
+        description: describeTool(info, operations, gated),
+        inputSchema: args.jsonSchema,
+        outputSchema: info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA,
+        annotations: annotations(info, operations),
+      };
+      return [info.name, { info, operations, definition, args }];
+    }),
+  );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = toolsByName.get(request.params.name);
-    if (!tool) return failure(`Unknown tool ${JSON.stringify(request.params.name)}; this server has ${[...toolsByName.keys()].join(', ')}.`);
-    const raw = request.params.arguments ?? {};
-    if (JSON.stringify(raw).length > MAX_ARGUMENT_CHARS) return failure(`The arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.`);
-    const parsed = tool.args.safeParse(raw);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.slice(0, 5).map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
-      return failure(`Invalid arguments for ${tool.spec.name}: ${problems.join('; ')}. Nothing was sent.`);
-    }
-    return callTool(tool.spec, tool.byId, parsed.data as unknown as ToolArgs, extra);
-  });
+  const session = new McpSession(
+    { name: `engage-mcp-${manifest.name}`, title: `engage-mcp: ${manifest.title}`, version: SERVER_VERSION },
+    {
+      listTools: () => [...tools.values()].map((tool) => tool.definition),
+      callTool: async (name, raw, context) => {
+        const tool = tools.get(name);
+        if (!tool) return failure(`Unknown tool ${JSON.stringify(name)}; this server has ${[...tools.keys()].join(', ')}.`);
+        if (JSON.stringify(raw).length > MAX_ARGUMENT_CHARS) return failure(`The arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.`);
+        const parsed = tool.args.parse(raw);
+        if (!parsed.ok) return failure(`Invalid arguments for ${tool.info.name}: ${parsed.message}`);
+        return callTool(tool, parsed.args, context);
+      },
+    },
+    log,
+  );
 
-  async function callTool(spec: ToolSpec, byId: ReadonlyMap<string, Operation>, args: ToolArgs, extra: Extra): Promise<CallToolResult> {
-    const { operationId } = args;
-    const op = byId.get(operationId);
+  async function callTool(tool: OfferedTool, args: ToolArguments, context: CallContext): Promise<CallToolResult> {
+    let op: Operation | undefined;
     try {
       if (!config || !client || !confirmations) {
         const problems = configResult.ok ? [] : configResult.problems;
-        return failure(`The ${domain.name} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`);
+        return failure(`The ${manifest.name} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`);
       }
-      if (!op) throw new InputError(`operationId ${operationId} is not available on ${spec.name}.`);
+      catalog ??= loadCatalog();
+      op = (await catalog).operations.find((candidate) => candidate.id === args.operationId);
+      if (!op) throw new InputError(`operationId ${args.operationId} is not in the catalog.`);
       const params = validateParams(op, args.params);
-      const request = buildRequest(op, params, domain.operations);
-      const context = callContext(extra);
+      const request = buildRequest(op, params, (await catalog).operations);
+      const requestContext = progressReporter(context);
 
-      if (spec.kind === 'action' && gated(op)) {
-        const decision = await confirm(op, params, args.confirmationToken, extra, context);
-        if (decision) return decision;
+      if (tool.info.kind === 'action' && gated(op)) {
+        const refusal = await confirm(op, tool.info.name, params, args.confirmationToken, requestContext);
+        if (refusal) return refusal;
       }
-      const data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, context);
-      return spec.kind === 'read' ? readResult(op, data, args) : actionResult(op, data);
+      const data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, requestContext);
+      return tool.info.kind === 'read' ? readResult(op, data, args) : actionResult(op, data);
     } catch (error) {
-      if (!(error instanceof InputError)) log.warn(`${operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      if (!(error instanceof InputError)) log.warn(`${args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
       return failure(describeFailure(error, op));
     }
   }
 
   /**
-   * Asks for a person's yes. Returns a result to answer with (preview, decline, refusal), or
-   * undefined when the operation may run.
+   * Asks for a person's yes. Returns the answer to give instead (a preview, a decline, a
+   * refusal), or undefined when the operation may run.
    */
-  async function confirm(op: Operation, params: Params, token: string | undefined, extra: Extra, context: CallContext): Promise<CallToolResult | undefined> {
-    const statement = await describeEffect(op, params, context);
-    if (server.getClientCapabilities()?.elicitation?.form) {
-      let answer;
+  async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, context: RequestContext): Promise<CallToolResult | undefined> {
+    if (session.getClientCapabilities()?.elicitation?.form) {
+      const statement = await describeEffect(op, params, context);
+      let answer: { action?: unknown; content?: { confirm?: unknown } };
       try {
-        answer = await server.elicitInput(
+        answer = (await session.request(
+          'elicitation/create',
           {
             message: `${statement}\n\nRun it?`,
             requestedSchema: {
@@ -157,14 +140,14 @@ export function createServer(domain: Domain, configResult: ConfigResult, options
               required: ['confirm'],
             },
           },
-          { signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS },
-        );
+          { signal: context.signal, timeoutMs: ELICITATION_TIMEOUT_MS },
+        )) as typeof answer;
       } catch (error) {
         log.warn(`confirmation request for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
         return failure(`Could not get the user's confirmation for ${op.id} (the confirmation request failed), so nothing was done. Ask the user, then try again.`);
       }
-      if (answer.action === 'accept' && answer.content?.confirm === true) return undefined;
-      const how = answer.action === 'accept' ? 'did not say yes' : answer.action === 'decline' ? 'declined' : 'cancelled';
+      if (answer?.action === 'accept' && answer.content?.confirm === true) return undefined;
+      const how = answer?.action === 'accept' ? 'did not say yes' : answer?.action === 'decline' ? 'declined' : 'cancelled';
       return declined(op, `The user ${how}: ${op.id} was not run, and nothing was changed. Do not retry unless the user asks.`);
     }
 
@@ -178,9 +161,10 @@ export function createServer(domain: Domain, configResult: ConfigResult, options
         mismatch: 'The confirmationToken was issued for other params or another operation: nothing was run, and the token is spent.',
       }[redemption];
     }
+    const statement = await describeEffect(op, params, context);
     const { token: fresh, expiresAt } = confirmations!.issue(op.id, params);
     const expires = new Date(expiresAt).toISOString();
-    const instruction = `To run it: show this preview to the user, and only if they agree, call ${toolNameOf(op)} again with the same operationId and params and confirmationToken "${fresh}". The token works once, for exactly these params, until ${expires}.`;
+    const instruction = `To run it: show this preview to the user, and only if they agree, call ${toolName} again with the same operationId and params and confirmationToken "${fresh}". The token works once, for exactly these params, until ${expires}.`;
     const text = [reason, `Confirmation needed: ${op.id} has NOT been run.`, statement, instruction].filter(Boolean).join('\n\n');
     return {
       content: [{ type: 'text', text }],
@@ -188,12 +172,8 @@ export function createServer(domain: Domain, configResult: ConfigResult, options
     };
   }
 
-  function toolNameOf(op: Operation): string {
-    return registered.find(({ operations }) => operations.includes(op))?.spec.name ?? `${domain.name}_action`;
-  }
-
   /** The plain statement of the effect, with whatever facts could be read. A failed look-up is left out. */
-  async function describeEffect(op: Operation, params: Params, context: CallContext): Promise<string> {
+  async function describeEffect(op: Operation, params: Params, context: RequestContext): Promise<string> {
     const confirmation = op.confirmation!;
     const lines = [confirmation.effect(params)];
     if (confirmation.facts && client) {
@@ -213,10 +193,10 @@ export function createServer(domain: Domain, configResult: ConfigResult, options
   }
 
   return {
-    server,
-    tools: registered,
+    server: session,
+    tools: offered,
     async close() {
-      await server.close().catch(() => undefined);
+      await session.close();
       await client?.close();
     },
   };
@@ -239,27 +219,20 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
   return `${path} ${issue.message.replace(/^Invalid input: /, '')}`;
 }
 
-function callContext(extra: Extra): CallContext {
-  const progressToken = extra._meta?.progressToken;
+/** Tells a host that sent a progress token about every wait (rate limit, pacing, backoff). */
+function progressReporter(context: CallContext): RequestContext {
+  const { progressToken } = context;
   let progress = 0;
   return {
-    signal: extra.signal,
+    signal: context.signal,
     onWait:
       progressToken === undefined
         ? undefined
-        : (waitMs, reason) => {
-            progress += 1;
-            extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: { progressToken, progress, message: `${reason}: about ${Math.ceil(waitMs / 1000)} s` },
-              })
-              .catch(() => undefined);
-          },
+        : (waitMs, reason) => context.notify('notifications/progress', { progressToken, progress: ++progress, message: `${reason}: about ${Math.ceil(waitMs / 1000)} s` }),
   };
 }
 
-function readResult(op: Operation, data: unknown, args: ToolArgs): CallToolResult {
+function readResult(op: Operation, data: unknown, args: ToolArguments): CallToolResult {
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
   if (op.list && Array.isArray(data)) {
     const shaped = shapeList(data, args, op.list.idField);
@@ -275,7 +248,7 @@ function readResult(op: Operation, data: unknown, args: ToolArgs): CallToolResul
       structuredContent: { operationId: op.id, data: shaped.items, page, ...(notes.length ? { notes } : {}) },
     };
   }
-  const ignoredShaping = ['limit', 'offset', 'fields', 'search'].filter((key) => (args as unknown as Record<string, unknown>)[key] !== undefined);
+  const ignoredShaping = (['limit', 'offset', 'fields', 'search'] as const).filter((key) => args[key] !== undefined);
   if (ignoredShaping.length > 0) notes.push(`${ignoredShaping.join(', ')} apply to list operations only and were ignored.`);
   if (op.list) notes.push('The API returned this list as something other than an array; shown as it came.');
   const fitted = fitData(data);
@@ -303,5 +276,3 @@ function declined(op: Operation, text: string): CallToolResult {
 function failure(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
-
-export type { Config };

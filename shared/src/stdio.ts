@@ -1,23 +1,81 @@
 // The stdio entry every domain's bin calls: read the environment, start the server, and exit
 // promptly and cleanly when the host goes away. Only JSON-RPC reaches stdout.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { config as loadDotenv } from 'dotenv';
 import type { Domain } from './catalog.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
+import type { DomainManifest } from './manifest.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { MessageTransport } from './protocol.js';
 import { createServer } from './server.js';
 
-export async function runStdioServer(domain: Domain): Promise<void> {
+/** A line longer than this (16 MiB) is dropped unread; no request needs more. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Newline-delimited JSON-RPC over this process's stdin and stdout, as MCP's stdio transport is. */
+export class StdioTransport implements MessageTransport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private buffer: Buffer = Buffer.alloc(0);
+  private discarding = false;
+
+  async start(): Promise<void> {
+    process.stdin.on('data', (chunk: Buffer) => this.receive(chunk));
+    process.stdin.on('error', (error) => this.onerror?.(error));
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const line = `${JSON.stringify(message)}\n`;
+    if (!process.stdout.write(line)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+  }
+
+  async close(): Promise<void> {
+    process.stdin.pause();
+    this.onclose?.();
+  }
+
+  private receive(chunk: Buffer): void {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    let newline: number;
+    while ((newline = this.buffer.indexOf(10)) >= 0) {
+      const line = this.buffer.subarray(0, newline).toString('utf8').replace(/\r$/, '');
+      this.buffer = this.buffer.subarray(newline + 1);
+      if (this.discarding) {
+        this.discarding = false;
+        continue;
+      }
+      if (line.trim() === '') continue;
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch (error) {
+        this.onerror?.(error as SyntaxError);
+        continue;
+      }
+      // Shape is checked by the session, which answers malformed messages with an error.
+      this.onmessage?.(message as JSONRPCMessage);
+    }
+    if (this.buffer.length > MAX_LINE_BYTES) {
+      this.buffer = Buffer.alloc(0);
+      this.discarding = true;
+      this.onerror?.(new Error(`a message longer than ${MAX_LINE_BYTES} bytes was dropped`));
+    }
+  }
+}
+
+export async function runStdioServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>): Promise<void> {
   // A .env in the working directory fills in what the host's environment does not set.
   loadDotenv({ quiet: true });
-  const result = loadConfig(process.env, domain.name, domain.operations.map((op) => op.id));
+  const operationIds = manifest.tools.flatMap((tool) => tool.operations.map((op) => op.id));
+  const result = loadConfig(process.env, manifest.name, operationIds);
   const level = result.ok ? result.config.logLevel : result.logLevel;
-  const log = createLogger(`engage-mcp-${domain.name}`, level, result.ok ? [result.config.apiKey] : []);
+  const log = createLogger(`engage-mcp-${manifest.name}`, level, result.ok ? [result.config.apiKey] : []);
   if (!result.ok) {
     log.error(`not configured; every tool call will answer with this until it is fixed: ${result.problems.join(' ')}`);
   }
 
-  const engage = createServer(domain, result, { log });
+  const engage = createServer(manifest, loadCatalog, result, { log });
   let closing = false;
   const shutdown = (why: string) => {
     if (closing) return;
@@ -35,8 +93,6 @@ export async function runStdioServer(domain: Domain): Promise<void> {
   process.on('uncaughtException', (error) => log.error(`uncaught: ${error.stack ?? error.message}`));
   process.on('unhandledRejection', (reason) => log.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
 
-  const transport = new StdioServerTransport();
-  transport.onerror = (error) => log.warn(`transport: ${error.message}`);
-  await engage.server.connect(transport);
-  log.info(`ready: ${engage.tools.map(({ spec }) => spec.name).join(', ')}`);
+  await engage.server.connect(new StdioTransport());
+  log.info(`ready: ${engage.tools.map(({ info }) => info.name).join(', ')}`);
 }

@@ -1,63 +1,99 @@
-// Tool definitions derived from the catalog: input and output schemas, annotations and the one
-// description the model reads. Kept short: all fourteen definitions share a ~4,000 token budget.
-import { z } from 'zod';
+// Tool definitions from the manifest: arguments (their JSON schema and their validation, from one
+// table), annotations, output schemas, and the one description the model reads. Kept short: all
+// fourteen definitions share a ~4,000 token budget. No zod here: listing must stay cheap.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Operation, ToolSpec } from './catalog.js';
+import type { OperationInfo, ToolInfo } from './manifest.js';
 import { MAX_LIMIT } from './render.js';
 
-export function hasListOperations(operations: readonly Operation[]): boolean {
-  return operations.some((op) => op.list);
+export interface ToolArguments {
+  operationId: string;
+  params?: Record<string, unknown>;
+  limit?: number;
+  offset?: number;
+  fields?: string[];
+  search?: string;
+  confirmationToken?: string;
 }
 
-/** The zod schema of a tool's arguments: validates calls, and is the source of its JSON schema. */
-export function argumentsSchema(tool: ToolSpec, operations: readonly Operation[], disabled: ReadonlyMap<string, string>) {
-  const ids = operations.map((op) => op.id) as [string, ...string[]];
-  const shape: Record<string, z.ZodType> = {
-    operationId: z
-      .enum(ids, {
-        error: (issue) => unknownOperationMessage(issue.input, tool, ids, disabled),
-      })
-      .describe('Operation to run'),
-    params: z.record(z.string(), z.unknown()).optional().describe('As listed'),
+interface Argument {
+  schema: Record<string, unknown>;
+  /** An error message, or undefined when the value is valid. */
+  check(value: unknown): string | undefined;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const wholeNumber = (min: number, max: number) => (value: unknown) =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? undefined : `must be a whole number from ${min} to ${max}`;
+const text = (max: number) => (value: unknown) => (typeof value === 'string' && value.length <= max ? undefined : `must be a string of at most ${max} characters`);
+
+const PARAMS: Argument = {
+  schema: { type: 'object', description: 'As listed' },
+  check: (value) => (isObject(value) ? undefined : 'must be an object of the operation’s params'),
+};
+const LIST_ARGUMENTS: Record<string, Argument> = {
+  limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size, default 50' }, check: wholeNumber(1, MAX_LIMIT) },
+  offset: { schema: { type: 'integer', minimum: 0, description: 'Records to skip' }, check: wholeNumber(0, Number.MAX_SAFE_INTEGER) },
+  fields: {
+    schema: { type: 'array', items: { type: 'string' }, description: 'Fields to keep' },
+    check: (value) => (Array.isArray(value) && value.length <= 50 && value.every((item) => typeof item === 'string' && item.length <= 100) ? undefined : 'must be a list of at most 50 field names'),
+  },
+  search: { schema: { type: 'string', description: 'Words to match; field:value for equals' }, check: text(200) },
+};
+const ACTION_ARGUMENTS: Record<string, Argument> = {
+  confirmationToken: { schema: { type: 'string', description: 'From a preview, once the user agreed' }, check: text(200) },
+};
+
+export interface ArgumentParser {
+  jsonSchema: Tool['inputSchema'];
+  /** Validates a call's arguments: the arguments, or the message that says what is wrong. */
+  parse(raw: Record<string, unknown>): { ok: true; args: ToolArguments } | { ok: false; message: string };
+}
+
+/**
+ * A tool's arguments. `disabled` explains operations of this domain that this tool does not
+ * offer (another tool's, or left out by the configuration), for a clear refusal.
+ */
+export function toolArguments(tool: ToolInfo, operations: readonly OperationInfo[], disabled: ReadonlyMap<string, string>): ArgumentParser {
+  const ids = operations.map((op) => op.id);
+  const extra = {
+    ...(tool.kind === 'read' && operations.some((op) => op.list) ? LIST_ARGUMENTS : {}),
+    ...(tool.kind === 'action' ? ACTION_ARGUMENTS : {}),
   };
-  if (tool.kind === 'read' && hasListOperations(operations)) {
-    Object.assign(shape, {
-      limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Page size, default 50`),
-      offset: z.number().int().min(0).optional().describe('Records to skip'),
-      fields: z.array(z.string()).max(50).optional().describe('Fields to keep'),
-      search: z.string().max(200).optional().describe('Words to match; field:value for equals'),
-    });
-  }
-  if (tool.kind === 'action') {
-    shape.confirmationToken = z.string().max(200).optional().describe('From a preview, once the user agreed');
-  }
-  return z.strictObject(shape);
-}
-
-/** JSON schema for tools/list, without what costs tokens and says nothing ($schema, propertyNames). */
-export function toInputJsonSchema(schema: z.ZodType): Tool['inputSchema'] {
-  const json = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  const strip = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(strip);
-    if (node === null || typeof node !== 'object') return node;
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) {
-      // Limits and strictness are enforced when a call is validated; the listing stays lean.
-      if (key === '$schema' || key === 'propertyNames' || key === 'maxLength' || key === 'maxItems') continue;
-      if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
-      if (key === 'additionalProperties' && (value === false || (typeof value === 'object' && value !== null && Object.keys(value).length === 0))) continue;
-      out[key] = strip(value);
-    }
-    return out;
+  const jsonSchema: Tool['inputSchema'] = {
+    type: 'object',
+    properties: {
+      operationId: { type: 'string', enum: ids, description: 'Operation to run' },
+      params: PARAMS.schema,
+      ...Object.fromEntries(Object.entries(extra).map(([name, argument]) => [name, argument.schema])),
+    },
+    required: ['operationId'],
   };
-  return strip(json) as Tool['inputSchema'];
-}
-
-function unknownOperationMessage(input: unknown, tool: ToolSpec, ids: readonly string[], disabled: ReadonlyMap<string, string>): string {
-  const name = typeof input === 'string' ? input : JSON.stringify(input);
-  const why = typeof input === 'string' ? disabled.get(input) : undefined;
-  if (why) return `operationId ${name} is not available: ${why}. Nothing was sent.`;
-  return `operationId ${name} is not an operation of ${tool.name}; use one of ${ids.join(', ')}.`;
+  const known = ['operationId', 'params', ...Object.keys(extra)];
+  return {
+    jsonSchema,
+    parse(raw) {
+      const problems: string[] = [];
+      const operationId = raw.operationId;
+      if (typeof operationId !== 'string' || !ids.includes(operationId)) {
+        const name = typeof operationId === 'string' ? operationId : JSON.stringify(operationId ?? null);
+        const why = typeof operationId === 'string' ? disabled.get(operationId) : undefined;
+        problems.push(why ? `operationId ${name} is not available: ${why}` : `operationId ${name} is not an operation of ${tool.name}; use one of ${ids.join(', ')}`);
+      }
+      if (raw.params !== undefined) {
+        const problem = PARAMS.check(raw.params);
+        if (problem) problems.push(`params ${problem}`);
+      }
+      for (const [name, argument] of Object.entries(extra)) {
+        const problem = raw[name] === undefined ? undefined : argument.check(raw[name]);
+        if (problem) problems.push(`${name} ${problem}`);
+      }
+      for (const key of Object.keys(raw)) {
+        if (!known.includes(key)) problems.push(`${key} is not an argument of ${tool.name} (it takes ${known.join(', ')}; operation fields go in params)`);
+      }
+      if (problems.length > 0) return { ok: false, message: `${problems.join('; ')}. Nothing was sent.` };
+      return { ok: true, args: raw as unknown as ToolArguments };
+    },
+  };
 }
 
 const NOTES = { type: 'array' };
@@ -84,7 +120,7 @@ export const ACTION_OUTPUT_SCHEMA: Tool['outputSchema'] = {
   required: ['operationId', 'outcome'],
 };
 
-export function annotations(tool: ToolSpec, operations: readonly Operation[]) {
+export function annotations(tool: ToolInfo, operations: readonly OperationInfo[]) {
   const write = tool.kind === 'action';
   return {
     readOnlyHint: !write,
@@ -95,8 +131,8 @@ export function annotations(tool: ToolSpec, operations: readonly Operation[]) {
 }
 
 /** The one text the model has about this tool: every operation, its risk, scope and params. */
-export function describeTool(tool: ToolSpec, operations: readonly Operation[], gated: (op: Operation) => boolean): string {
-  const lines = operations.map((op) => `- ${op.id} [${op.risk}, ${op.scope}]${paramsLine(op)} ${op.summary}${op.list ? ' (list)' : ''}`);
+export function describeTool(tool: ToolInfo, operations: readonly OperationInfo[], gated: (op: OperationInfo) => boolean): string {
+  const lines = operations.map((op) => `- ${op.id} [${op.risk}, ${op.scope}]${op.signature ? ` {${op.signature}}` : ''} ${op.summary}${op.list ? ' (list)' : ''}`);
   // Read tools need no preamble (readOnlyHint says it); the line format speaks for itself.
   const head = tool.kind === 'read' ? [] : ['Changes live data:'];
   const tail: string[] = [];
@@ -104,48 +140,4 @@ export function describeTool(tool: ToolSpec, operations: readonly Operation[], g
     tail.push('Gated ones return a preview and confirmationToken: show the user; repeat the call with the token only once they agree.');
   }
   return [...head, ...lines, ...tail].join('\n');
-}
-
-function paramsLine(op: Operation): string {
-  const signature = paramSignature(op);
-  return signature === '' ? '' : ` {${signature}}`;
-}
-
-/** `name, msisdn, email?` from the zod schema; `…` where further fields pass through unchanged. */
-export function paramSignature(op: Operation): string {
-  return signatureOf(op.params);
-}
-
-function signatureOf(schema: z.ZodObject): string {
-  const fields = Object.entries(schema.shape).map(([key, field]) => {
-    const type = field as z.ZodType;
-    // Arrays of objects show their items' fields: the model has no other way to learn them.
-    const element = type.def.type === 'array' ? (type as unknown as z.ZodArray<z.ZodType>).element : undefined;
-    const items = element && element.def.type === 'object' ? `: [{${signatureOf(element as z.ZodObject)}}]` : '';
-    return `${key}${type.isOptional() ? '?' : ''}${items}`;
-  });
-  if (isLoose(schema)) fields.push('…');
-  return fields.join(', ');
-}
-
-/** The expected shape with each field's description, for validation errors. */
-export function paramShape(op: Operation): string {
-  const fields = Object.entries(op.params.shape).map(([key, schema]) => {
-    const type = schema as z.ZodType;
-    return `${key}${type.isOptional() ? '?' : ''}: ${describedAs(type)}`;
-  });
-  if (isLoose(op.params)) fields.push('…further fields are passed through');
-  return `{${fields.join('; ')}}`;
-}
-
-/** A field's description; `.optional()` wraps the described schema, so look inside it too. */
-function describedAs(schema: z.ZodType): string {
-  if (schema.description) return schema.description;
-  const inner = (schema as { unwrap?: () => z.ZodType }).unwrap?.();
-  return inner ? describedAs(inner) : 'value';
-}
-
-function isLoose(schema: z.ZodObject): boolean {
-  const catchall = (schema.def as { catchall?: z.ZodType }).catchall;
-  return catchall !== undefined && catchall.def.type === 'unknown';
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { runStdioServer } from '@engage-mcp/shared';
-import { contact } from './operations.js';
+// The contact server over stdio. The catalog loads on the first tool call; listing uses the manifest.
+import { runStdioServer } from '@engage-mcp/shared/runtime';
+import manifest from 'engage:manifest';
 
-void runStdioServer(contact);
+void runStdioServer(manifest, () => import('./operations.js').then((module) => module.contact));
