@@ -6,18 +6,17 @@ import { build } from 'esbuild';
 import { mkdir, rm } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 
-const DOMAINS = ['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'];
 // Some dependencies are CommonJS and call require(); an ESM bundle needs one.
 const banner = { js: "import { createRequire as __engageCreateRequire } from 'node:module'; const require = __engageCreateRequire(import.meta.url);" };
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, keepNames: true, sourcemap: true, legalComments: 'external', logLevel: 'warning', banner };
-
-await Promise.all([...DOMAINS, 'sandbox'].map((dir) => rm(`packages/${dir}/dist`, { recursive: true, force: true })));
 
 // 1. The manifests, from the catalogs (bundled to a temporary module and imported).
 await mkdir('node_modules/.cache/engage-build', { recursive: true });
 const catalogs = 'node_modules/.cache/engage-build/catalogs.mjs';
 await build({ ...common, minify: false, sourcemap: false, entryPoints: ['scripts/catalogs.ts'], outfile: catalogs });
 const manifests = (await import(pathToFileURL(catalogs).href)).manifests();
+const DOMAINS = Object.keys(manifests);
+await Promise.all([...DOMAINS, 'sandbox'].map((dir) => rm(`packages/${dir}/dist`, { recursive: true, force: true })));
 
 const manifestPlugin = (manifest) => ({
   name: 'engage-manifest',

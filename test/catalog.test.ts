@@ -1,6 +1,7 @@
 // The catalog against the design brief's table of 37 operations, and what is derived from it.
 import { describe, expect, it } from 'vitest';
-import { describeTool, manifestOf, paramSignature } from '@engage-mcp/shared';
+import { DOMAIN_NAMES, describeTool, manifestOf, paramSignature } from '@engage-mcp/shared';
+import { DOMAINS as LAUNCHABLE } from '../packages/sandbox/src/launch.js';
 import { ALL_OPERATIONS, DOMAINS } from './helpers.js';
 
 // The contract: operationId, method and path, scope, risk (design brief, "The catalog").
@@ -66,6 +67,11 @@ describe('catalog', () => {
       expect(domain.tools[0]!.operations.every((op) => op.risk === 'safe')).toBe(true);
       expect(domain.tools[1]!.operations.every((op) => op.risk !== 'safe')).toBe(true);
     }
+  });
+
+  it('names the same seven domains everywhere they are listed', () => {
+    expect(Object.keys(DOMAINS)).toEqual(DOMAIN_NAMES);
+    expect([...LAUNCHABLE]).toEqual(DOMAIN_NAMES);
   });
 
   it('gives every risky operation a confirmation text and every path parameter a schema', () => {

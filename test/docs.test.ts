@@ -3,6 +3,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DOMAIN_NAMES } from '@engage-mcp/shared';
 import { README, TOOL_DEFINITION_BUDGET_CHARS, listAllTools, renderToolReference, replaceReference } from '../scripts/docs.js';
 
 describe('docs and budgets', () => {
@@ -18,7 +19,7 @@ describe('docs and budgets', () => {
   });
 
   it('server code never writes to stdout but through the transport', async () => {
-    const roots = ['shared/src', ...['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'].map((domain) => `packages/${domain}/src`)];
+    const roots = ['shared/src', ...DOMAIN_NAMES.map((domain) => `packages/${domain}/src`)];
     for (const root of roots) {
       for (const file of await readdir(root)) {
         const source = await readFile(join(root, file), 'utf8');

@@ -52,12 +52,10 @@ export class ApiClient {
     private readonly config: Pick<Config, 'apiKey' | 'baseUrl' | 'authHeader' | 'timeoutMs' | 'maxRetryWaitSeconds'>,
     private readonly log: Logger,
     private readonly pacer: Pacer = new Pacer(),
-    dispatcher?: Dispatcher,
   ) {
     this.basePath = config.baseUrl.pathname.replace(/\/+$/, '');
     this.authHeaders =
       config.authHeader === 'bearer' ? { authorization: `Bearer ${config.apiKey}` } : { 'x-api-key': config.apiKey };
-    if (dispatcher) this.dispatcher = Promise.resolve(dispatcher);
   }
 
   /** Sends the request and returns the envelope's `data`, or throws UpstreamError. */

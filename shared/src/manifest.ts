@@ -2,15 +2,9 @@
 // server can answer tools/list without loading zod or the catalog (they load on the first call).
 // Only zod instances are inspected here; nothing imports zod's runtime.
 import type { z } from 'zod';
-import type { Domain, HttpMethod, Operation, Risk, ToolKind } from './catalog.js';
+import type { Domain, Operation, ToolKind } from './catalog.js';
 
-export interface OperationInfo {
-  id: string;
-  method: HttpMethod;
-  path: string;
-  scope: string;
-  risk: Risk;
-  summary: string;
+export interface OperationInfo extends Pick<Operation, 'id' | 'method' | 'path' | 'scope' | 'risk' | 'summary'> {
   /** `name, msisdn, email?`: the params as the tool description shows them. */
   signature: string;
   list: boolean;

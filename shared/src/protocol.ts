@@ -53,7 +53,6 @@ export class McpSession {
   private readonly inFlight = new Map<Id, AbortController>();
   private readonly pending = new Map<Id, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
   private nextId = 0;
-  onclose?: () => void;
 
   constructor(
     private readonly info: Implementation,
@@ -117,7 +116,6 @@ export class McpSession {
     for (const { reject } of this.pending.values()) reject(new Error('connection closed'));
     this.pending.clear();
     this.transport = undefined;
-    this.onclose?.();
   }
 
   private send(message: Message): void {

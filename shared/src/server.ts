@@ -24,8 +24,6 @@ const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
 
 export interface ServerOptions {
   log?: Logger;
-  /** Injected in tests; otherwise built from the config. */
-  client?: ApiClient;
 }
 
 export interface EngageServer {
@@ -45,7 +43,7 @@ interface OfferedTool {
 export function createServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>, configResult: ConfigResult, options: ServerOptions = {}): EngageServer {
   const config = configResult.ok ? configResult.config : undefined;
   const log = options.log ?? createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
-  const client = options.client ?? (config ? new ApiClient(config, log) : undefined);
+  const client = config ? new ApiClient(config, log) : undefined;
   const confirmations = config ? new ConfirmationStore(keyFingerprint(config.apiKey)) : undefined;
   const gated = (op: { risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
   let catalog: Promise<Domain> | undefined;
@@ -103,10 +101,11 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         return failure(`The ${manifest.name} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`);
       }
       catalog ??= loadCatalog();
-      op = (await catalog).operations.find((candidate) => candidate.id === args.operationId);
+      const { operations } = await catalog;
+      op = operations.find((candidate) => candidate.id === args.operationId);
       if (!op) throw new InputError(`operationId ${args.operationId} is not in the catalog.`);
       const params = validateParams(op, args.params);
-      const request = buildRequest(op, params, (await catalog).operations);
+      const request = buildRequest(op, params, operations);
       const requestContext = progressReporter(context);
 
       if (tool.info.kind === 'action' && gated(op)) {

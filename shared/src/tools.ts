@@ -22,8 +22,10 @@ interface Argument {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const wholeNumber = (min: number, max: number) => (value: unknown) =>
-  Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? undefined : `must be a whole number from ${min} to ${max}`;
+const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) => (value: unknown) =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= max
+    ? undefined
+    : `must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}`;
 const text = (max: number) => (value: unknown) => (typeof value === 'string' && value.length <= max ? undefined : `must be a string of at most ${max} characters`);
 
 const PARAMS: Argument = {
@@ -32,7 +34,7 @@ const PARAMS: Argument = {
 };
 const LIST_ARGUMENTS: Record<string, Argument> = {
   limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size, default 50' }, check: wholeNumber(1, MAX_LIMIT) },
-  offset: { schema: { type: 'integer', minimum: 0, description: 'Records to skip' }, check: wholeNumber(0, Number.MAX_SAFE_INTEGER) },
+  offset: { schema: { type: 'integer', minimum: 0, description: 'Records to skip' }, check: wholeNumber(0) },
   fields: {
     schema: { type: 'array', items: { type: 'string' }, description: 'Fields to keep' },
     check: (value) => (Array.isArray(value) && value.length <= 50 && value.every((item) => typeof item === 'string' && item.length <= 100) ? undefined : 'must be a list of at most 50 field names'),

@@ -7,9 +7,8 @@ const CAMPAIGNS = '/api/campaign/campaigns';
 const QUOTA = '/api/ai/v1/quota';
 const RECIPIENTS = '/api/user/users/campaign';
 
-async function campaignFacts(params: Params, read: PreviewReader) {
-  const campaign = findRecord(await read(CAMPAIGNS), '_id', params.id);
-  return campaign;
+async function findCampaign(params: Params, read: PreviewReader) {
+  return findRecord(await read(CAMPAIGNS), '_id', params.id);
 }
 
 function describeCampaign(campaign: Record<string, unknown> | undefined): string | undefined {
@@ -78,7 +77,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
       effect: (p) => `Send campaign ${String(p.id)} now: real messages to real customers, each one using message quota.`,
       irreversible: 'sent messages cannot be recalled; campaign.cancel only stops the rest of the queue.',
       facts: async (p, read) => {
-        const [found, recipients, quota] = await Promise.all([campaignFacts(p, read), read(`${RECIPIENTS}/${encodeURIComponent(String(p.id))}`), read(QUOTA)]);
+        const [found, recipients, quota] = await Promise.all([findCampaign(p, read), read(`${RECIPIENTS}/${encodeURIComponent(String(p.id))}`), read(QUOTA)]);
         return [
           describeCampaign(found),
           found?.totalRecipients === undefined && Array.isArray(recipients) ? `Recipients: ${recipients.length}.` : undefined,
@@ -99,7 +98,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     verifyWith: 'campaign.progress',
     confirmation: {
       effect: (p) => `Cancel campaign ${String(p.id)}: the rest of its queue is not sent; messages already sent stay sent.`,
-      facts: async (p, read) => [describeCampaign(await campaignFacts(p, read))],
+      facts: async (p, read) => [describeCampaign(await findCampaign(p, read))],
     },
   },
   {
@@ -115,7 +114,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     confirmation: {
       effect: (p) => `Delete campaign ${String(p.id)} together with its statistics.`,
       irreversible: 'the campaign and its statistics are deleted irrecoverably.',
-      facts: async (p, read) => [describeCampaign(await campaignFacts(p, read))],
+      facts: async (p, read) => [describeCampaign(await findCampaign(p, read))],
     },
   },
 ]);
