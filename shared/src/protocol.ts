@@ -154,7 +154,7 @@ export class McpSession {
     const controller = new AbortController();
     this.inFlight.set(id, controller);
     try {
-      const result = await this.dispatch(method, isObject(params) ? params : {}, controller.signal, params);
+      const result = await this.dispatch(method, params, controller.signal);
       // A cancelled request gets no answer (the client has stopped waiting for it).
       if (!controller.signal.aborted) this.send({ jsonrpc: '2.0', id, result });
     } catch (error) {
@@ -166,7 +166,8 @@ export class McpSession {
     }
   }
 
-  private async dispatch(method: string, params: Message, signal: AbortSignal, raw: unknown): Promise<unknown> {
+  private async dispatch(method: string, raw: unknown, signal: AbortSignal): Promise<unknown> {
+    const params: Message = isObject(raw) ? raw : {};
     switch (method) {
       case 'initialize': {
         const requested = params.protocolVersion;
