@@ -147,6 +147,12 @@ export function toolSummary(tool: DomainManifest['tools'][number]): string {
   return `${tool.title} (${tool.operations.map((op) => (op.risk === 'safe' ? op.id : `${op.id}, ${op.risk}`)).join('; ')})`;
 }
 
+/** package.json as published: devDependencies are the workspace's build inputs, not the user's. */
+export function publishedPackageJson(pkg: PackageJson): string {
+  const { devDependencies: _buildInputs, ...published } = pkg;
+  return `${JSON.stringify(published, null, 2)}\n`;
+}
+
 /** The config entry that runs a published server: `npx -y @engage-mcp/<domain>`. */
 export function npxEntry(pkg: PackageJson) {
   return { command: 'npx', args: ['-y', pkg.name] };

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { manifests } from './catalogs.js';
-import { PUBLISHED_PACKAGES, ROOT, npxEntry, readPackageJson, repositoryWebUrl, serverKey, settingsFor, toolSummary, type PackageJson } from './distribution.js';
+import { PUBLISHED_PACKAGES, ROOT, npxEntry, publishedPackageJson, readPackageJson, repositoryWebUrl, serverKey, settingsFor, toolSummary, type PackageJson } from './distribution.js';
 
 const run = promisify(execFile);
 
@@ -63,14 +63,14 @@ export async function runtimeImports(entry: string): Promise<string[]> {
 }
 
 /** Fails, naming every problem, unless the package can be published as it stands. */
-export async function checkPublishable(dir: string, pkg: PackageJson): Promise<void> {
+export async function checkPublishable(packageDir: string, pkg: PackageJson): Promise<void> {
   const problems: string[] = [];
   if (pkg.private) problems.push('is private');
   for (const field of ['name', 'version', 'description', 'license', 'repository', 'engines', 'bin', 'files'] as const) {
     if (!pkg[field]) problems.push(`has no "${field}"`);
   }
   for (const [bin, target] of Object.entries(pkg.bin ?? {})) {
-    const entry = join(ROOT, dir, target);
+    const entry = join(packageDir, target);
     if (!existsSync(entry)) {
       problems.push(`bin ${bin} → ${target} does not exist: run npm run build first`);
       continue;
@@ -81,7 +81,7 @@ export async function checkPublishable(dir: string, pkg: PackageJson): Promise<v
       problems.push(`bin ${bin} imports ${missing.join(', ')} at run time, which "dependencies" does not declare (bundle them, or declare them)`);
     }
   }
-  if (problems.length > 0) throw new Error(`${pkg.name ?? dir} cannot be packed: it ${problems.join('; ')}.`);
+  if (problems.length > 0) throw new Error(`${pkg.name ?? packageDir} cannot be packed: it ${problems.join('; ')}.`);
 }
 
 /** The README that npm shows on the package's page. */
@@ -123,12 +123,10 @@ function packageReadme(dir: string, pkg: PackageJson): string {
 /** A copy of the package as it will be published, in a folder outside the workspace. */
 async function stage(dir: string, into: string): Promise<string> {
   const pkg = readPackageJson(dir);
-  await checkPublishable(dir, pkg);
+  await checkPublishable(join(ROOT, dir), pkg);
   const staged = join(into, pkg.name.replace('/', '__'));
   await mkdir(staged, { recursive: true });
-  // devDependencies are the workspace's build inputs (the unpublished shared core among them).
-  const { devDependencies: _buildInputs, ...published } = pkg;
-  await writeFile(join(staged, 'package.json'), `${JSON.stringify(published, null, 2)}\n`);
+  await writeFile(join(staged, 'package.json'), publishedPackageJson(pkg));
   await cp(join(ROOT, dir, 'dist'), join(staged, 'dist'), { recursive: true });
   await writeFile(join(staged, 'README.md'), packageReadme(dir, pkg));
   await cp(join(ROOT, 'LICENSE'), join(staged, 'LICENSE'));
