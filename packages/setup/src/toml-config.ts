@@ -225,7 +225,7 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
   const line = (key: string, value: string | string[], indent = '') => `${indent}${tomlKey(key)} = ${tomlValue(value)}${newline}`;
   const header = (keys: string[]) => `[${keys.map(tomlKey).join('.')}]${newline}`;
 
-  // Edits as [offset, removed length, inserted text]; applied from the end of the file backwards.
+  // Edits as [offset in the original text, length removed there, text inserted].
   const edits: [number, number, string][] = [];
   const appended: string[] = [];
   const setKeys = (section: Section | undefined, tablePath: string[], values: Record<string, string | string[]>, after?: Section) => {
@@ -265,11 +265,18 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
     if (appended.length - block === 2) appended.splice(block, 2, `${appended[block]}${newline}${appended[block + 1]}`);
   }
 
-  // From the end backwards; of two insertions at one offset the later goes in first, so that the
-  // earlier one ends up before it.
-  const ordered = edits.map((edit, index) => ({ edit, index })).sort((a, b) => b.edit[0] - a.edit[0] || b.index - a.index);
-  let result = text;
-  for (const { edit: [offset, removed, inserted] } of ordered) result = result.slice(0, offset) + inserted + result.slice(offset + removed);
+  // Rebuilt from the original text in order. At one offset, insertions go before a replaced line
+  // (keys added after a header come before its first key), and insertions keep their order.
+  const ordered = edits
+    .map((edit, index) => ({ edit, index }))
+    .sort((a, b) => a.edit[0] - b.edit[0] || Number(a.edit[1] > 0) - Number(b.edit[1] > 0) || a.index - b.index);
+  let result = '';
+  let cursor = 0;
+  for (const { edit: [offset, removed, inserted] } of ordered) {
+    result += text.slice(cursor, offset) + inserted;
+    cursor = offset + removed;
+  }
+  result += text.slice(cursor);
   if (appended.length > 0) {
     const separator = result === '' ? '' : result.endsWith('\n') ? newline : newline + newline;
     result += separator + appended.join(newline);
