@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Ajv from 'ajv';
@@ -13,12 +13,12 @@ import addFormats from 'ajv-formats';
 import { getMcpConfigForManifest, type McpbManifestAny } from '@anthropic-ai/mcpb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { manifests } from '../scripts/catalogs.js';
 import { MCPB, stageBundles, validateAndPack, type StagedBundle } from '../scripts/bundle.js';
 import { readPackageJson, ROOT, SERVER_DOMAINS } from '../scripts/distribution.js';
 import { serverJsonText } from '../scripts/registry.js';
+import { expectToolsAndARead, PATH_WITH_NODE } from './published-helpers.js';
 
 const run = promisify(execFile);
 
@@ -75,19 +75,14 @@ describe('MCP bundles', () => {
         const transport = new StdioClientTransport({
           command: config!.command,
           args: config!.args ?? [],
-          env: { ...getDefaultEnvironment(), PATH: [dirname(process.execPath), process.env.PATH].join(delimiter), ...config!.env },
+          env: { ...getDefaultEnvironment(), PATH: PATH_WITH_NODE, ...config!.env },
           cwd: unpacked,
           stderr: 'pipe',
         });
         const client = new Client({ name: 'desktop', version: '0' });
         await client.connect(transport);
         try {
-          const { tools } = await client.listTools();
-          expect(tools).toHaveLength(2);
-          const tool = manifests()[bundle.domain]!.tools[0]!;
-          const operation = tool.operations.find((op) => op.signature === '')!;
-          const result = (await client.callTool({ name: tool.name, arguments: { operationId: operation.id } })) as CallToolResult;
-          expect(result.isError, `${operation.id}: ${JSON.stringify(result.content)}`).toBeFalsy();
+          await expectToolsAndARead(client, bundle.domain);
         } finally {
           await client.close();
         }

@@ -4,16 +4,15 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { manifests } from '../scripts/catalogs.js';
 import { checkPublishable, packAll, runtimeImports, type PackedPackage } from '../scripts/pack.js';
 import { readPackageJson, SERVER_DOMAINS } from '../scripts/distribution.js';
+import { expectToolsAndARead, PATH_WITH_NODE } from './published-helpers.js';
 
 const run = promisify(execFile);
 
@@ -78,7 +77,7 @@ describe('installed from the tarballs into an empty folder', () => {
   it('each bin starts its server over stdio: tools listed, a read answered', async () => {
     const env = {
       ...getDefaultEnvironment(),
-      PATH: [dirname(process.execPath), process.env.PATH].join(delimiter),
+      PATH: PATH_WITH_NODE,
       ENGAGE_BASE_URL: sandbox.baseUrl,
       ENGAGE_API_KEY: sandbox.keys.full,
     };
@@ -88,15 +87,7 @@ describe('installed from the tarballs into an empty folder', () => {
         const client = new Client({ name: 'newcomer', version: '0' });
         await client.connect(transport);
         try {
-          const { tools } = await client.listTools();
-          const manifest = manifests()[domain]!;
-          expect(tools.map((tool) => tool.name)).toEqual(manifest.tools.map((tool) => tool.name));
-          // A read that needs no parameters: the first of the first reading tool.
-          const tool = manifest.tools.find((candidate) => candidate.kind === 'read')!;
-          const operation = tool.operations.find((op) => op.signature === '')!;
-          const result = (await client.callTool({ name: tool.name, arguments: { operationId: operation.id } })) as CallToolResult;
-          expect(result.isError, `${operation.id}: ${JSON.stringify(result.content)}`).toBeFalsy();
-          expect(result.structuredContent).toBeDefined();
+          await expectToolsAndARead(client, domain);
         } finally {
           await client.close();
         }
@@ -107,7 +98,7 @@ describe('installed from the tarballs into an empty folder', () => {
   it('the setup bin prints the entries for a host', async () => {
     const { stdout } = await run(join(prefix, 'node_modules', '.bin', 'engage-mcp-setup'), ['--print', '--host', 'cursor', '--servers', 'all', '--base-url', 'https://api.example.com'], {
       cwd: prefix,
-      env: { ...outsideEnv(), PATH: [dirname(process.execPath), process.env.PATH].join(delimiter) },
+      env: { ...outsideEnv(), PATH: PATH_WITH_NODE },
     });
     const servers = JSON.parse(stdout).mcpServers as Record<string, { args: string[] }>;
     expect(Object.keys(servers)).toEqual(SERVER_DOMAINS.map((domain) => `engage-${domain}`));
