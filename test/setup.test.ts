@@ -3,6 +3,7 @@
 // that changes nothing, the backup, a malformed file refused and left alone, and the key never
 // printed. The TOML merge is also checked against an independent TOML parser.
 import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { mkdtemp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -10,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
 import { HOSTS, launchCommand, type HostId } from '../packages/setup/src/hosts.js';
 import { mergeTomlConfig } from '../packages/setup/src/toml-config.js';
+import { askHidden } from '../packages/setup/src/prompt.js';
 import { ROOT } from '../scripts/distribution.js';
 
 const CLI = join(ROOT, 'packages', 'setup', 'dist', 'cli.js');
@@ -295,6 +297,22 @@ describe('flags and answers', () => {
     });
     // The original had no final newline; neither has the new text.
     expect(text.endsWith('}')).toBe(true);
+  });
+
+  it('reads the key at a terminal with echo off: nothing of it is written back', async () => {
+    const modes: boolean[] = [];
+    const terminal = Object.assign(new PassThrough(), { isTTY: true, setRawMode: (raw: boolean) => modes.push(raw) }) as unknown as NodeJS.ReadStream;
+    const screen = new PassThrough();
+    let shown = '';
+    screen.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+    const answer = askHidden('API key: ', terminal, screen);
+    // Typed with a slip corrected by backspace, then pasted, then Enter.
+    terminal.write('sk_x\u007f');
+    terminal.write(KEY.slice(3));
+    terminal.write('\r');
+    expect(await answer).toBe(`sk_${KEY.slice(3)}`);
+    expect(shown).toBe('API key: \n');
+    expect(modes).toEqual([true, false]);
   });
 
   it('wraps npx in cmd /c for Claude Code on Windows, as its documentation asks', () => {
