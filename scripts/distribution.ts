@@ -3,10 +3,13 @@
 // catalogs' manifests, each package's package.json and the one list of settings below, so the
 // seven servers' descriptions cannot drift apart.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { DomainManifest } from '@engage-mcp/shared';
 import { manifests } from './catalogs.js';
 
-export const ROOT = new URL('..', import.meta.url).pathname;
+/** The checkout's root. */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface PackageJson {
   name: string;
@@ -26,7 +29,7 @@ export interface PackageJson {
 }
 
 export function readPackageJson(dir: string): PackageJson {
-  return JSON.parse(readFileSync(`${ROOT}${dir}/package.json`, 'utf8')) as PackageJson;
+  return JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as PackageJson;
 }
 
 /** The seven server packages, in catalog order, and the setup command's package. */
