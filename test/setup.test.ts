@@ -315,7 +315,7 @@ describe('flags and answers', () => {
     expect(modes).toEqual([true, false]);
   });
 
-  it('wraps npx in cmd /c for Claude Code on Windows, as its documentation asks', () => {
+  it('wraps npx in cmd /c for Claude Code on Windows, where npx is a .cmd shim', () => {
     expect(launchCommand(HOSTS['claude-code'], '@engage-mcp/contact', 'win32')).toEqual({ command: 'cmd', args: ['/c', 'npx', '-y', '@engage-mcp/contact'] });
     expect(launchCommand(HOSTS['claude-desktop'], '@engage-mcp/contact', 'win32')).toEqual({ command: 'npx', args: ['-y', '@engage-mcp/contact'] });
   });

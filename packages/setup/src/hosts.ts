@@ -114,8 +114,9 @@ export const HOSTS: Record<HostId, Host> = {
 export const HOST_IDS = Object.keys(HOSTS) as HostId[];
 
 /**
- * How a host starts a published server. On Windows, Claude Code's documentation says a local
- * server run with npx needs the `cmd /c` wrapper (npx is a .cmd script there).
+ * How a host starts a published server. On native Windows npx is a .cmd shim, which Claude Code
+ * spawns without a shell and so cannot start; `cmd /c` resolves it (the usual fix for its
+ * "Connection closed" there).
  */
 export function launchCommand(host: Host, packageName: string, platform: NodeJS.Platform): Pick<ServerEntry, 'command' | 'args'> {
   const npx = ['-y', packageName];
