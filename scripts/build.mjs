@@ -63,10 +63,13 @@ await Promise.all(
 );
 
 // The bin: a launcher that turns on Node's compile cache (Node ≥ 22.1; older Node goes on without
-// it) before the server's code is compiled, so later starts skip most of the compiling.
+// it) before the server's code is compiled, so later starts skip most of the compiling. The cache
+// is the user's own (~/.cache), not the shared temporary folder another user could write to.
 const LAUNCHER = `#!/usr/bin/env node
 import * as nodeModule from 'node:module';
-nodeModule.enableCompileCache?.();
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+nodeModule.enableCompileCache?.(join(homedir(), '.cache', 'engage-mcp', 'compile-cache'));
 await import('./server.js');
 `;
 await Promise.all(DOMAINS.map((domain) => writeFile(`packages/${domain}/dist/index.js`, LAUNCHER, { mode: 0o755 })));

@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, matchesPattern, redactor } from '@engage-mcp/shared';
 import { Confirmations, MemorySpentStore, canonicalJson } from '../shared/src/confirm.js';
+import { checkSchema, smallValidator } from '../shared/src/schema-check.js';
+import { LineLimit } from '../shared/src/stdio.js';
 import { Pacer, backoffDelayMs, parseRetryAfter } from '../shared/src/pacing.js';
 import { MAX_ANSWER_CHARS, fitData, shapeList } from '../shared/src/render.js';
 import { cleanData, cleanText } from '../shared/src/sanitize.js';
@@ -211,5 +213,46 @@ describe('redaction', () => {
     expect(redact('failed with eng_live_secret in it')).toBe('failed with [redacted] in it');
     expect(redact('authorization: Bearer abc.def')).toBe('authorization: Bearer [redacted]');
     expect(redact('{"x-api-key":"other"}')).toBe('{"x-api-key":"[redacted]"}');
+  });
+});
+
+describe('the spent store and the small schema checker', () => {
+  it('fails closed when full of unexpired nonces, and makes room once they expire', async () => {
+    let now = 0;
+    const store = new MemorySpentStore(() => now, 2);
+    expect(await store.consume('a', 100)).toBe(true);
+    expect(await store.consume('b', 100)).toBe(true);
+    await expect(store.consume('c', 100)).rejects.toThrow(/nothing was done/);
+    expect(await store.consume('a', 100)).toBe(false);
+    now = 101;
+    expect(await store.consume('c', 200)).toBe(true);
+    expect(await store.consume('a', 200)).toBe(true);
+  });
+
+  it('checks own properties only, and refuses schema forms it does not check', () => {
+    const schema = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm', 'toString'], additionalProperties: false } as const;
+    expect(checkSchema(schema, { confirm: true })).toEqual(['toString is required']);
+    expect(checkSchema(schema, JSON.parse('{"confirm": true, "toString": 1, "__proto__": {}}'))).toEqual(['toString is not allowed', '__proto__ is not allowed']);
+    expect(checkSchema({ type: 'object', properties: { confirm: { type: 'boolean' } } }, { confirm: 'true' })).toEqual(['confirm must be boolean, not string']);
+    expect(() => smallValidator.getValidator({ type: ['string', 'null'] } as never)).toThrow(/not one string/);
+    expect(() => smallValidator.getValidator({ type: 'object', additionalProperties: { type: 'string' } } as never)).toThrow(/additionalProperties as a schema/);
+    expect(() => smallValidator.getValidator({ type: 'object', properties: { x: { pattern: '^a' } } } as never)).toThrow(/keyword pattern at \.x/);
+  });
+});
+
+describe('the stdio line limit', () => {
+  it('drops a line over the limit, ending what was passed with a newline, and passes the rest whole', async () => {
+    const dropped: number[] = [];
+    const limit = new LineLimit(10, (bytes) => dropped.push(bytes));
+    const out: Buffer[] = [];
+    limit.on('data', (chunk: Buffer) => out.push(chunk));
+    for (const piece of ['{"a":1}\n{"long":"', 'xxxxxxxxxxxxxxxx', 'yy"}\n{"b":2}', '\n']) limit.write(Buffer.from(piece));
+    limit.end();
+    await new Promise((resolve) => limit.on('end', resolve));
+    const lines = Buffer.concat(out).toString('utf8').split('\n');
+    expect(lines[0]).toBe('{"a":1}');
+    expect(lines.filter((line) => line.includes('xxxxxxxxxxxxxxxx'))).toEqual([]);
+    expect(lines).toContain('{"b":2}');
+    expect(dropped).toEqual([10]);
   });
 });

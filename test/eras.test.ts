@@ -72,7 +72,7 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind: ClientKind) 
     const name = tool(domain, 'action');
     const call = (client: TestClient, params: Params, extra: Params = {}) => client.callTool({ name, arguments: { operationId: op, params, ...extra } });
 
-    const answers: ElicitResult[] = [{ action: 'decline' }, { action: 'cancel' }, { action: 'accept', content: { confirm: true } }];
+    const answers: ElicitResult[] = [{ action: 'decline' }, { action: 'cancel' }, { action: 'decline' }, { action: 'accept', content: { confirm: true } }];
     const questions: string[] = [];
     const asking = await launch(domain, (message) => {
       questions.push(message);
@@ -83,11 +83,15 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind: ClientKind) 
       expect(structuredOf(refused).outcome, textOf(refused)).toBe('declined');
       expect(textOf(refused)).toContain(`The user ${expected}`);
     }
+    // A made-up token does not replace the question on a host that can ask: the person is asked.
+    const bogus = await call(asking, first, { confirmationToken: 'ct_made.up.by.model' });
+    expect(structuredOf(bogus).outcome, textOf(bogus)).toBe('declined');
+    expect(structuredOf(bogus).confirmationToken).toBeUndefined();
     expect(carried(sandbox, op)).toBe(0);
     const yes = await call(asking, first);
     expect(structuredOf(yes).outcome, textOf(yes)).toBe('done');
     expect(carried(sandbox, op)).toBe(1);
-    expect(questions).toHaveLength(3);
+    expect(questions).toHaveLength(4);
 
     const plain = await launch(domain);
     const preview = await call(plain, second);
@@ -96,9 +100,11 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind: ClientKind) 
     const token = structuredOf(preview).confirmationToken as string;
     expect((await call(plain, second, { confirmationToken: token })).structuredContent).toMatchObject({ outcome: 'done' });
     expect(carried(sandbox, op)).toBe(2);
+    // A used token is final: no new token for what may already have happened.
     const replay = await call(plain, second, { confirmationToken: token });
-    expect(structuredOf(replay).outcome).toBe('preview');
-    expect(textOf(replay)).toMatch(/not valid \(already used/);
+    expect(replay.isError).toBe(true);
+    expect(textOf(replay)).toMatch(/already used .* may already have been carried out; nothing was done now/);
+    expect(textOf(replay)).not.toMatch(/ct_/);
     expect(carried(sandbox, op)).toBe(2);
   });
 });
@@ -136,9 +142,10 @@ describe('a 2026-07-28 client holding the input_required rounds itself, as a hos
     expect((otherParams as Record<string, any>).resultType).toBe('input_required');
     expect(carried(sandbox, 'product.delete')).toBe(before);
 
-    // The genuine state was spent by the call with other params: it asks again.
+    // The genuine state was spent by the call with other params: final, runs nothing.
     const spent = await round({ inputResponses: yes, requestState: state });
-    expect(spent.resultType).toBe('input_required');
+    expect(spent.isError).toBe(true);
+    expect(spent.content[0].text).toMatch(/requestState was already used/);
     expect(carried(sandbox, 'product.delete')).toBe(before);
 
     const fresh = (await round()).requestState as string;
@@ -149,8 +156,10 @@ describe('a 2026-07-28 client holding the input_required rounds itself, as a hos
     const again = (await round()).requestState as string;
     expect((await round({ inputResponses: yes, requestState: again })).structuredContent).toMatchObject({ outcome: 'done' });
     expect(carried(sandbox, 'product.delete')).toBe(before + 1);
+    // Replayed after it ran: final, neither a new question nor a token.
     const replay = await round({ inputResponses: yes, requestState: again });
-    expect(replay.resultType).toBe('input_required');
+    expect(replay.isError).toBe(true);
+    expect(replay.content[0].text).toMatch(/requestState was already used/);
     expect(carried(sandbox, 'product.delete')).toBe(before + 1);
   });
 });

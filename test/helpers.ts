@@ -101,7 +101,7 @@ export async function inProcess(domain: Domain, sandbox: Pick<Sandbox, 'baseUrl'
   const log = createLogger(domain.name, 'debug', config.ok ? [config.config.apiKey] : [], (line) => logs.push(line) > 0);
   const engage = createServer(manifestOf(domain), async () => domain, config, { log, ...options.server });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  const served = serveStdio(() => engage.createMcpServer(), { transport: serverTransport });
+  const served = serveStdio((context) => engage.createMcpServer(context), { transport: serverTransport });
   const client = makeClient(options);
   await client.connect(clientTransport);
   return {

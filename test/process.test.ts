@@ -62,6 +62,8 @@ describe('a server process', () => {
     raw.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'contact_read', arguments: 'not an object' } });
     raw.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'contact_read', arguments: { operationId: 42, params: [] } } });
     raw.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'contact_action', arguments: { operationId: 'contact.import', params: { users: 'x'.repeat(5_000_000) } } } });
+    // Over the SDK reader's 10 MiB: dropped unread, and the server goes on.
+    raw.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'contact_action', arguments: { operationId: 'contact.import', params: { users: 'x'.repeat(11_000_000) } } } });
     raw.send({ jsonrpc: '2.0', id: 6, method: 'no/such/method' });
     raw.send({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
 
@@ -71,6 +73,8 @@ describe('a server process', () => {
     expect((await raw.response(5)).result.content[0].text).toMatch(/larger than 4 MiB; nothing was sent/);
     expect((await raw.response(6)).error.code).toBe(-32601);
     expect((await raw.response(7)).result.tools).toHaveLength(2);
+    expect(raw.lines.some((line) => JSON.parse(line).id === 8)).toBe(false);
+    expect(raw.stderr()).toMatch(/dropped unread/);
     for (const line of raw.lines) expect(JSON.parse(line).jsonrpc).toBe('2.0');
     expect(raw.stderr()).not.toContain(sandbox.keys.full);
     expect(sandbox.requests()).toHaveLength(0);

@@ -6,6 +6,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ConfirmMode } from './config.js';
 import type { Params, Risk } from './catalog.js';
+import { InputError } from './errors.js';
 
 export const TOKEN_TTL_MS = 5 * 60 * 1000;
 /** An elicitation waits on a person; the state that carries it lives longer than a token. */
@@ -33,16 +34,14 @@ export class MemorySpentStore implements SpentStore {
 
   async consume(nonce: string, expiresAt: number): Promise<boolean> {
     if (this.spent.has(nonce)) return false;
-    this.sweep();
+    if (this.spent.size >= this.maxEntries) {
+      const now = this.now();
+      for (const [spent, until] of this.spent) if (until <= now) this.spent.delete(spent);
+      // Bounded memory, failing closed: forgetting a nonce that is still valid would let it run again.
+      if (this.spent.size >= this.maxEntries) throw new InputError('Too many confirmations were used in the last few minutes; nothing was done. Try again in a few minutes.');
+    }
     this.spent.set(nonce, expiresAt);
     return true;
-  }
-
-  private sweep(): void {
-    const now = this.now();
-    for (const [nonce, expiresAt] of this.spent) if (expiresAt <= now) this.spent.delete(nonce);
-    // Bounded memory; an evicted nonce's value has expired or is about to, and expiry is checked first.
-    while (this.spent.size >= this.maxEntries) this.spent.delete(this.spent.keys().next().value as string);
   }
 }
 

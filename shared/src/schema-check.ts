@@ -10,7 +10,10 @@ const KNOWN = new Set(['type', 'properties', 'required', 'enum', 'items', 'minim
 const typeOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value);
 
 function assertSupported(schema: Schema, path: string): void {
-  for (const key of Object.keys(schema)) if (!KNOWN.has(key)) throw new Error(`schema keyword ${key} at ${path || 'the root'} is not supported`);
+  const where = path || 'the root';
+  for (const key of Object.keys(schema)) if (!KNOWN.has(key)) throw new Error(`schema keyword ${key} at ${where} is not supported`);
+  if (schema.type !== undefined && typeof schema.type !== 'string') throw new Error(`a type that is not one string, at ${where}, is not supported`);
+  if (schema.additionalProperties !== undefined && typeof schema.additionalProperties !== 'boolean') throw new Error(`additionalProperties as a schema, at ${where}, is not supported`);
   for (const [name, inner] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) assertSupported(inner, `${path}.${name}`);
   if (schema.items && typeof schema.items === 'object') assertSupported(schema.items as Schema, `${path}[]`);
 }
@@ -32,10 +35,11 @@ function problemsOf(schema: Schema, value: unknown, path: string, out: string[])
   }
   if (typeOf(value) === 'object') {
     const record = value as Record<string, unknown>;
-    for (const name of (schema.required as string[] | undefined) ?? []) if (record[name] === undefined) out.push(`${path ? `${path}.` : ''}${name} is required`);
+    // Own properties only: `toString` or `__proto__` must not satisfy or dodge a rule through the prototype.
+    for (const name of (schema.required as string[] | undefined) ?? []) if (!Object.hasOwn(record, name) || record[name] === undefined) out.push(`${path ? `${path}.` : ''}${name} is required`);
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
     for (const [name, inner] of Object.entries(record)) {
-      const rule = properties[name];
+      const rule = Object.hasOwn(properties, name) ? properties[name] : undefined;
       if (rule) problemsOf(rule, inner, path ? `${path}.${name}` : name, out);
       else if (schema.additionalProperties === false) out.push(`${path ? `${path}.` : ''}${name} is not allowed`);
     }

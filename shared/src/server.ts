@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   McpServer,
-  PROTOCOL_VERSION_META_KEY,
   fromJsonSchema,
   inputRequired,
   inputResponse,
@@ -45,8 +44,11 @@ export interface ServerOptions {
 }
 
 export interface EngageServer {
-  /** A fresh SDK server for one connection (stdio) or one request (HTTP); every instance shares the API client and confirmations. */
-  createMcpServer(): McpServer;
+  /**
+   * A fresh SDK server for one connection (stdio) or one request (HTTP), for the era the SDK's
+   * serving entry chose; every instance shares the API client and confirmations.
+   */
+  createMcpServer(context?: { era: ProtocolEra }): McpServer;
   /** The tools offered, after read-only mode and the allow and deny lists. */
   tools: Array<{ info: ToolInfo; operations: OperationInfo[] }>;
   instructions: string;
@@ -60,11 +62,14 @@ interface OfferedTool {
   args: ArgumentParser;
 }
 
-/** What the handler needs of the connection it serves: the SDK server (for 2025-era capabilities) and the request's context. */
+/** What the handler needs of the connection it serves: its era, the SDK server (for 2025-era capabilities) and the request's context. */
 interface Exchange {
+  era: ProtocolEra;
   mcp: McpServer;
   ctx: ServerContext;
 }
+
+export type ProtocolEra = 'legacy' | 'modern';
 
 export function createServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>, configResult: ConfigResult, options: ServerOptions = {}): EngageServer {
   const config = configResult.ok ? configResult.config : undefined;
@@ -97,7 +102,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   }));
   const instructions = serverInstructions(manifest, offered, gated);
 
-  function createMcpServer(): McpServer {
+  function createMcpServer({ era }: { era: ProtocolEra } = { era: 'legacy' }): McpServer {
     const mcp = new McpServer(
       { name: `engage-mcp-${manifest.name}`, title: `engage-mcp: ${manifest.title}`, version: SERVER_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator: smallValidator },
@@ -112,7 +117,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
           outputSchema: fromJsonSchema(tool.info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA, smallValidator),
           annotations: annotations(tool.info, tool.operations),
         },
-        (args: ToolArguments, ctx: ServerContext) => callTool(tool, args, { mcp, ctx }),
+        (args: ToolArguments, ctx: ServerContext) => callTool(tool, args, { era, mcp, ctx }),
       );
     }
     return mcp;
@@ -152,26 +157,32 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
    * whose requestState is signed; a 2025 host with elicitation gets elicitation/create; any other
    * host, or one whose elicitation failed, gets a preview with a confirmationToken.
    */
-  async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, { mcp, ctx }: Exchange, context: RequestContext): Promise<CallToolResult | InputRequiredResult | undefined> {
+  async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, { mcp, ctx, era }: Exchange, context: RequestContext): Promise<CallToolResult | InputRequiredResult | undefined> {
     let reason = '';
     if (token !== undefined) {
       const redemption = await confirmations.redeem('token', token, keyId, op.id, params);
       if (redemption === 'ok') return undefined;
+      // A genuine token for this very call, used before: the yes was given and spent. A retry must
+      // not be handed a new way to say yes to what may already have happened.
+      if (redemption === 'spent') return alreadyUsed(op, 'confirmationToken');
       reason = TOKEN_REFUSALS[redemption];
     }
 
+    // The era comes from the connection (the SDK's serving entry), never from what a request claims.
+    const modern = era === 'modern';
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-    const modern = typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string';
     const capabilities = (modern ? envelope?.[CLIENT_CAPABILITIES_META_KEY] : mcp.server.getClientCapabilities()) as ClientCapabilities | undefined;
-    const canElicit = token === undefined && capabilities?.elicitation !== undefined && (capabilities.elicitation.form !== undefined || Object.keys(capabilities.elicitation).length === 0);
+    // A host that can ask the person is always asked: a token, valid or not, never replaces the question there.
+    const canElicit = capabilities?.elicitation !== undefined && (capabilities.elicitation.form !== undefined || Object.keys(capabilities.elicitation).length === 0);
 
     if (modern) {
       // A retry of an input_required round: its requestState must be ours, for this call, unspent.
       const state = ctx.mcpReq.requestState<unknown>();
       if (typeof state === 'string') {
         const redemption = await confirmations.redeem('state', state, keyId, op.id, params);
-        const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_INPUT);
+        if (redemption === 'spent') return alreadyUsed(op, 'requestState');
         if (redemption === 'ok') {
+          const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_INPUT);
           if (answer.kind === 'elicit') return answer.action === 'accept' && answer.content?.confirm === true ? undefined : declinedBy(op, answer.action);
           // The host could not ask (its elicitation failed): the preview and token instead.
           return preview(op, toolName, params, context, 'The confirmation question could not be shown.');
@@ -219,7 +230,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
     if (confirmation.facts && client) {
       const read = (path: string) =>
         client
-          .request({ method: 'GET', path, safe: true }, { signal: context.signal })
+          .request({ method: 'GET', path, safe: true }, context)
           .then(cleanData)
           .catch((error: unknown) => {
             log.info(`preview look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -242,12 +253,18 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   };
 }
 
-const TOKEN_REFUSALS: Record<Exclude<Redemption, 'ok'>, string> = {
-  unknown: 'The confirmationToken is not valid (already used, or never issued): nothing was run.',
-  spent: 'The confirmationToken is not valid (already used, or never issued): nothing was run.',
+const TOKEN_REFUSALS: Record<Exclude<Redemption, 'ok' | 'spent'>, string> = {
+  unknown: 'The confirmationToken is not valid (never issued by this server, or altered): nothing was run.',
   expired: 'The confirmationToken has expired: nothing was run.',
   mismatch: 'The confirmationToken was issued for other params or another operation: nothing was run, and the token is spent.',
 };
+
+/** A genuine confirmation presented again: final, with no new token and no new question. */
+function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestState'): CallToolResult {
+  const check = op.verifyWith ? ` Check with ${op.verifyWith}` : ' Check the current state';
+  const text = `This ${what} was already used for exactly this ${op.id}, so it may already have been carried out; nothing was done now.${check} before asking the user again.`;
+  return { content: [{ type: 'text', text }], isError: true };
+}
 
 function confirmSchema(op: Operation) {
   return {

@@ -1,13 +1,54 @@
 // The stdio entry every domain's bin calls: read the environment, serve both protocol eras with
 // the SDK's stdio entry, and exit promptly and cleanly when the host goes away. Only the
 // protocol reaches stdout.
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { Transform, type TransformCallback } from 'node:stream';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { config as loadDotenv } from 'dotenv';
 import type { Domain } from './catalog.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import type { DomainManifest } from './manifest.js';
 import { createServer } from './server.js';
+
+/** No request needs more than this (arguments over 4 MiB are refused anyway); the SDK's reader stops at 10 MiB. */
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+/** Passes newline-delimited input through, dropping any line longer than the limit. */
+export class LineLimit extends Transform {
+  private lineBytes = 0;
+  private dropping = false;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onDrop: (maxBytes: number) => void,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(10, start);
+      const end = newline < 0 ? chunk.length : newline + 1;
+      const piece = chunk.subarray(start, end);
+      this.lineBytes += piece.length;
+      if (!this.dropping && this.lineBytes > this.maxBytes) {
+        this.dropping = true;
+        this.onDrop(this.maxBytes);
+      }
+      // What was already passed of a dropped line is ended by a newline, so the reader discards it as one bad line.
+      if (this.dropping) {
+        if (newline >= 0) this.push('\n');
+      } else this.push(piece);
+      if (newline >= 0) {
+        this.lineBytes = 0;
+        this.dropping = false;
+      }
+      start = end;
+    }
+    done();
+  }
+}
 
 export async function runStdioServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>): Promise<void> {
   // A .env in the working directory fills in what the host's environment does not set.
@@ -21,8 +62,13 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   }
 
   const engage = createServer(manifest, loadCatalog, result, { log });
-  // One SDK server per connection; the opening message picks the era (2026-07-28 or 2025).
-  const connection = serveStdio(() => engage.createMcpServer(), { onerror: (error) => log.warn(`protocol: ${error.message}`) });
+  // One SDK server per connection; the opening message picks the era (2026-07-28 or 2025). Over-long
+  // lines are dropped before the SDK's reader, which would otherwise close the connection on one.
+  const input = process.stdin.pipe(new LineLimit(MAX_LINE_BYTES, (bytes) => log.warn(`a message of more than ${bytes} bytes was dropped unread`)));
+  const connection = serveStdio((context) => engage.createMcpServer(context), {
+    transport: new StdioServerTransport(input, process.stdout),
+    onerror: (error) => log.warn(`protocol: ${error.message}`),
+  });
   let closing = false;
   const shutdown = (why: string) => {
     if (closing) return;
