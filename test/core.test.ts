@@ -90,7 +90,7 @@ describe('retry policy', () => {
     let now = 0;
     const pacer = new Pacer(() => now);
     pacer.observe(120, 3, 1);
-    pacer.holdUntil(5_000);
+    pacer.hold(5_000, 60_000);
     expect(pacer.reserve(60_000)).toBe(5_000);
     expect(pacer.reserve(60_000)).toBe(5_500);
     now = 4_000;
