@@ -67,7 +67,7 @@ export function finishAnswer(result: CallToolResult, redact: Redact): CallToolRe
   if (textLength + structuredLength <= MAX_ANSWER_CHARS) return { ...result, content, ...(structured ? { structuredContent: structured } : {}) };
 
   // Too large (an error quoting a huge input, say): each half gets half the room.
-  const textRoom = structured === undefined ? MAX_ANSWER_CHARS - CUT_MARK.length : Math.floor(MAX_ANSWER_CHARS / 2) - CUT_MARK.length;
+  const textRoom = (structured === undefined ? MAX_ANSWER_CHARS : Math.floor(MAX_ANSWER_CHARS / 2)) - CUT_MARK.length - 100;
   if (structured !== undefined) structured = fitValue(structured, Math.floor(MAX_ANSWER_CHARS / 2)) as Record<string, unknown>;
   let room = textRoom;
   const cutContent = content.map((part) => {
