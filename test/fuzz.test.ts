@@ -3,14 +3,17 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { ALL_OPERATIONS, DOMAINS, inProcess, type InProcess } from './helpers.js';
+import { ALL_OPERATIONS, DOMAINS, inProcess, textOf, type InProcess } from './helpers.js';
+import { keyScanner, type KeyScanner } from './leaks.js';
 
 const CALLS = 2_000;
 let sandbox: Sandbox;
 const servers: InProcess[] = [];
+let keys: KeyScanner;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ sendStepMs: 60_000 });
+  keys = keyScanner(...Object.values(sandbox.keys));
   for (const domain of Object.values(DOMAINS)) servers.push(await inProcess(domain, sandbox));
 });
 afterAll(async () => {
@@ -55,10 +58,13 @@ it(`answers ${CALLS} random calls without crashing, and runs nothing risky uncon
     for (const key of ['limit', 'offset', 'fields', 'search', 'confirmationToken', 'unexpected']) if (random.next() < 0.15) args[key] = random.value();
     const result = (await server.client.callTool({ name: random.next() < 0.95 ? tool.name : 'nope', arguments: args })) as CallToolResult;
     expect(Array.isArray(result.content)).toBe(true);
+    expect(keys.find(textOf(result))).toBeUndefined();
+    expect(keys.find(JSON.stringify(result.structuredContent ?? null))).toBeUndefined();
     answered++;
   }
   expect(answered).toBe(CALLS);
   for (const server of servers) expect((await server.client.listTools()).tools.length).toBeGreaterThan(0);
+  for (const line of servers.flatMap((server) => server.logs)) expect(keys.find(line)).toBeUndefined();
   const risky = sandbox.carriedOut().filter((entry) => ALL_OPERATIONS.find((op) => op.id === entry.operationId)?.risk === 'destructive');
   expect(risky).toEqual([]);
   process.stderr.write(`fuzz: ${answered} random calls answered\n`);

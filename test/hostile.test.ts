@@ -52,8 +52,8 @@ describe('the key echoed back by the API never reaches the model or the log', ()
 
   it.each(variants)('%s, in a 4xx message cut in the middle of the key', async (_, variant) => {
     const server = await serve('contact');
-    // The key starts just before the 300-character cut of the API's message.
-    api.respond(() => ({ status: 400, body: { status: 400, errorCode: 40001, message: `${'Invalid request. '.repeat(17)}key ${variant} is not allowed here` } }));
+    // The key starts 24 characters before the 300-character cut of the API's message.
+    api.respond(() => ({ status: 400, body: { status: 400, errorCode: 40001, message: `${'Invalid request. '.repeat(16)}key ${variant} is not allowed here` } }));
     const result = await call(server, 'contact.list');
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/The API rejected contact\.list \(HTTP 400\): Invalid request/);
@@ -75,7 +75,11 @@ describe('the key echoed back by the API never reaches the model or the log', ()
 
   it.each(variants)('%s, in a 5xx body and in a 2xx body that is not JSON, reaches no log line', async (_, variant) => {
     const server = await serve('contact');
-    api.respond(() => ({ status: 500, body: `upstream failed for ${variant}` }));
+    // Where a cut before redaction would leave a start of the key: at the old 1,000-character cut
+    // of the body, and at the 2,000-character cut of the log line.
+    const message = 'GET /api/user/users: HTTP 500 Internal Server Error: ';
+    const body = `upstream failed for ${variant}`.padEnd(990, '.') + variant;
+    api.respond(() => ({ status: 500, body: `${body.padEnd(2_000 - message.length - 10, '.')}${variant}` }));
     expect((await call(server, 'contact.list')).isError).toBe(true);
     // Past the logger's first cut (32,000 characters): the key straddles it.
     api.respond(() => ({ status: 200, body: `${'<p>'.repeat(10_664)}${variant}${'<p>'.repeat(100)}` }));
@@ -110,10 +114,11 @@ describe('shaping is linear: no answer stalls a server', () => {
     expect(ping).toEqual({});
   });
 
-  it('2,000 levels of arrays, each with a long text (costly when every level was measured again)', async () => {
+  it('2,000 levels of arrays, each with a long text (minutes when every level was measured again in every round)', async () => {
     const server = await serve('billing');
     const text = 'x'.repeat(2_000);
-    api.respond(() => ({ body: `{"status":200,"errorCode":0,"data":${`["${text}",`.repeat(2_000)}null${']'.repeat(2_000)}}` }));
+    // The nested list comes first, so halving the largest list keeps the nesting for the next round.
+    api.respond(() => ({ body: `{"status":200,"errorCode":0,"data":${'['.repeat(2_000)}null${`,"${text}",1]`.repeat(2_000)}}` }));
     const result = await call(server, 'billing.quota');
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(size(result)).toBeLessThanOrEqual(MAX_ANSWER_CHARS);

@@ -72,7 +72,7 @@ export function keyVariants(key: string): Record<string, string> {
     'base64 after one byte': b64(`a${key}`, 'base64'),
     'base64url after two bytes': b64(`ab${key}!`, 'base64url'),
     'base64 inside a blob': b64(`{"token":"${key}","x":1}`, 'base64'),
-    'URL-encoded': encodeURIComponent(`${key}/`),
+    'URL-encoded underscores': key.replace(/_/g, '%5F'),
     'every character %XX': [...key].map((char) => `%${char.charCodeAt(0).toString(16)}`).join(''),
     hex: Buffer.from(key).toString('hex').toUpperCase(),
     'split by zero-width spaces': [...key].join('\u200b'),
