@@ -2,29 +2,17 @@
 // text whole; customer text cannot forge lines of the statement; invisible characters in outgoing
 // text are refused; campaign.send shows the message that goes out. Against the sandbox, counted
 // on what it saw and carried out.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { validateParams, type Operation } from '@engage-mcp/shared';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { PREVIEW_TEXT_NOTICE, composeStatement } from '../shared/src/preview.js';
 import { CUSTOMER_TEXT_NOTICE } from '../shared/src/render.js';
-import { ALL_OPERATIONS, countCarriedOut, domainOf, inProcess, structuredOf, textOf, type InProcess, type InProcessOptions } from './helpers.js';
+import { ALL_OPERATIONS, countCarriedOut, structuredOf, textOf, type InProcess } from './helpers.js';
+import { sandboxPerTest } from './sandboxed.js';
 
 let sandbox: Sandbox;
-const open: InProcess[] = [];
-beforeEach(async () => {
-  sandbox = await startSandbox({ sendStepMs: 60_000 });
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-  await sandbox.close();
-});
-
-async function serve(operationId: string, options: InProcessOptions = {}) {
-  const server = await inProcess(domainOf(operationId), sandbox, options);
-  open.push(server);
-  return server;
-}
+const serve = sandboxPerTest((started) => (sandbox = started));
 
 const op = (id: string) => ALL_OPERATIONS.find((candidate) => candidate.id === id) as Operation;
 const previewOf = async (server: InProcess, operationId: string, params: Record<string, unknown>) => {
