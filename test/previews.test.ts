@@ -150,7 +150,7 @@ describe('outgoing text a person cannot see is refused, and nothing is sent', ()
     const result = await server.call(id, params);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(where);
-    expect(textOf(result)).toMatch(/invisible, direction-control or tag characters .* the person confirming cannot see them.*Nothing was sent/);
+    expect(textOf(result)).toMatch(/invisible, direction-control or tag characters .* a person cannot see them, so text carrying them is not sent.*Nothing was sent/);
     expect(sandbox.requests()).toEqual([]);
   });
 

@@ -124,7 +124,7 @@ export function describeHiddenText(params: unknown): string | undefined {
   };
   visit(params, 'params', 0);
   if (problems.length === 0) return undefined;
-  return `${problems.join('; ')}: the person confirming cannot see them, so they are not sent. Remove them and try again`;
+  return `${problems.join('; ')}: a person cannot see them, so text carrying them is not sent. Remove them and try again`;
 }
 
 // ---- Text on one line ------------------------------------------------------------------------
