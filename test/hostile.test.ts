@@ -60,6 +60,14 @@ describe('the key echoed back by the API never reaches the model or the log', ()
     expectNoKey(textOf(result), ...server.logs);
   });
 
+  it('a 10 MB 4xx message, cut early, where cleaning pulls the key forward', async () => {
+    const server = await serve('contact');
+    api.respond(() => ({ status: 422, body: { status: 422, errorCode: 40001, message: `${'\u200b'.repeat(2_390)}${HOSTILE_KEY}${'x'.repeat(10_000_000)}` } }));
+    const result = await call(server, 'contact.list');
+    expect(textOf(result)).toMatch(/The API rejected contact\.list \(HTTP 422\): \[redacted\]x*…/);
+    expectNoKey(textOf(result));
+  });
+
   it.each(variants)('%s, in the data of a 200 (a list and untyped data)', async (_, variant) => {
     const contacts = await serve('contact');
     api.respond(() => envelope([{ _id: 'c1', name: variant, note: `your token is ${variant}.` }, { _id: 'c2', [variant]: 'as a key' }]));

@@ -259,8 +259,10 @@ export class ApiClient {
     for (const key of ['message', 'error', 'errorMessage', 'detail']) {
       const value = record[key];
       if (typeof value !== 'string' || value.trim() === '') continue;
-      const clean = this.redact(cleanText(value)).replace(/\s+/g, ' ').trim();
-      return clean.length > MAX_API_MESSAGE ? `${clean.slice(0, MAX_API_MESSAGE)}…` : clean;
+      // A huge message is cut well past what is shown first (redaction is told, see redact.ts).
+      const long = value.length > MAX_API_MESSAGE * 8;
+      const clean = this.redact(cleanText(long ? value.slice(0, MAX_API_MESSAGE * 8) : value), { cutAtEnd: long }).replace(/\s+/g, ' ').trim();
+      return clean.length > MAX_API_MESSAGE || long ? `${clean.slice(0, MAX_API_MESSAGE)}…` : clean;
     }
     return undefined;
   }
