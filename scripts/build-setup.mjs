@@ -11,4 +11,6 @@ await build({
   target: 'node20',
   legalComments: 'inline',
   logLevel: 'warning',
+  // The configuration code it shares with the servers reaches dotenv, which is CommonJS and calls require().
+  banner: { js: "import { createRequire as __engageCreateRequire } from 'node:module'; const require = __engageCreateRequire(import.meta.url);" },
 });

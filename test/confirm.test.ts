@@ -1,24 +1,12 @@
 // Confirmation and least privilege, counted on the sandbox's record of what it carried out,
 // never on what the server says.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { ALL_OPERATIONS, DOMAINS, countCarriedOut, domainOf, inProcess, structuredOf, textOf, type InProcess, type InProcessOptions } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import { ALL_OPERATIONS, DOMAINS, countCarriedOut, structuredOf, textOf } from './helpers.js';
+import { sandboxPerTest } from './sandboxed.js';
 
 let sandbox: Sandbox;
-const open: InProcess[] = [];
-beforeEach(async () => {
-  sandbox = await startSandbox({ sendStepMs: 60_000 });
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-  await sandbox.close();
-});
-
-async function serve(operationId: string, options: InProcessOptions = {}) {
-  const server = await inProcess(domainOf(operationId), sandbox, options);
-  open.push(server);
-  return server;
-}
+const serve = sandboxPerTest((started) => (sandbox = started));
 
 type ParamsFor = (sandbox: Sandbox) => Record<string, unknown>;
 // Valid params for each destructive operation, and other valid params for the same operation.

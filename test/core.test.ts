@@ -1,13 +1,20 @@
 // Unit tests of the core's subtle logic: configuration, retry and pacing policy, tokens,
 // rendering, cleaning and redaction.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, matchesPattern, redactor } from '@engage-mcp/shared';
+import { loadDotenvSafely } from '../shared/src/config.js';
 import { Confirmations, MemorySpentStore, canonicalJson } from '../shared/src/confirm.js';
+import { createLogger } from '../shared/src/log.js';
 import { checkSchema, smallValidator } from '../shared/src/schema-check.js';
 import { LineLimit } from '../shared/src/stdio.js';
 import { Pacer, backoffDelayMs, parseRetryAfter } from '../shared/src/pacing.js';
-import { MAX_ANSWER_CHARS, fitData, shapeList } from '../shared/src/render.js';
+import { keyRedactor } from '../shared/src/redact.js';
+import { MAX_ANSWER_CHARS, fitData, fitValue, scrubber, shapeList } from '../shared/src/render.js';
 import { cleanData, cleanText } from '../shared/src/sanitize.js';
+import { keyScanner, keyVariants } from './leaks.js';
 
 const BASE = { ENGAGE_API_KEY: 'eng_live_secret', ENGAGE_BASE_URL: 'https://api.example.com' };
 const ids = ['campaign.list', 'campaign.send', 'campaign.delete'];
@@ -52,6 +59,60 @@ describe('configuration', () => {
     expect(matchesPattern('*.delete', 'campaign.deleteAll')).toBe(false);
     expect(matchesPattern('inbox.ticket.*', 'inbox.ticket.reply')).toBe(true);
     expect(matchesPattern('campaign.send', 'campaign.sendX')).toBe(false);
+    expect(matchesPattern('c*n*.s*d', 'campaign.send')).toBe(true);
+    expect(matchesPattern('*a*a*', 'a')).toBe(false);
+    expect(matchesPattern('**', '')).toBe(true);
+  });
+
+  it('matches like the obvious definition, on every pattern of a small alphabet', () => {
+    // Reference: does some split of the id fit the pieces? (exhaustive, fine for short strings)
+    const reference = (pattern: string, id: string): boolean => {
+      if (pattern === '') return id === '';
+      if (pattern[0] === '*') return [...Array(id.length + 1).keys()].some((skip) => reference(pattern.slice(1), id.slice(skip)));
+      return id[0] === pattern[0] && reference(pattern.slice(1), id.slice(1));
+    };
+    const alphabet = ['a', 'b', '.', '*'];
+    const all = (length: number): string[] => (length === 0 ? [''] : all(length - 1).flatMap((prefix) => alphabet.map((char) => prefix + char)));
+    const ids = [0, 1, 2, 3, 4].flatMap(all).filter((id) => !id.includes('*'));
+    for (const pattern of [0, 1, 2, 3, 4].flatMap(all)) for (const id of ids) expect(matchesPattern(pattern, id), `${pattern} ~ ${id}`).toBe(reference(pattern, id));
+  });
+
+  it('a pattern with many stars is checked at once (no backtracking at start-up)', () => {
+    const pattern = `${'*a'.repeat(40)}*z`;
+    const result = loadConfig({ ...BASE, ENGAGE_OPERATIONS_DENY: pattern }, 'campaign', ['campaign.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa']);
+    expect(result.ok).toBe(true);
+    expect(matchesPattern(pattern, `campaign.${'a'.repeat(60)}`)).toBe(false);
+  });
+});
+
+describe('.env', () => {
+  const dir = (text: string) => {
+    const path = mkdtempSync(join(tmpdir(), 'engage-env-'));
+    writeFileSync(join(path, '.env'), text);
+    return path;
+  };
+
+  it('cannot set what decides whether operations run without a yes; that is reported, by name only', () => {
+    const cwd = dir('ENGAGE_CONFIRM=none\nENGAGE_READ_ONLY=false\nENGAGE_OPERATIONS_ALLOW=*\nENGAGE_OPERATIONS_DENY=\nENGAGE_TIMEOUT_MS=5000\nENGAGE_LOG_LEVEL=error\n');
+    const { values, warnings } = loadDotenvSafely({ ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'https://api.example.com' }, cwd);
+    expect(values).toEqual({ ENGAGE_TIMEOUT_MS: '5000', ENGAGE_LOG_LEVEL: 'error' });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/sets ENGAGE_CONFIRM, ENGAGE_READ_ONLY, ENGAGE_OPERATIONS_ALLOW, ENGAGE_OPERATIONS_DENY, which it may not.*only from the host's environment.*Ignored/);
+    expect(warnings[0]).not.toMatch(/none/);
+  });
+
+  it("cannot choose where the host's key is sent; with the key in the .env, it can", () => {
+    const cwd = dir('ENGAGE_BASE_URL=https://evil.example\n');
+    const hostKey = loadDotenvSafely({ ENGAGE_API_KEY: 'k' }, cwd);
+    expect(hostKey.values).toEqual({});
+    expect(hostKey.warnings.join()).toMatch(/may not choose where that key is sent/);
+    const both = loadDotenvSafely({}, dir('ENGAGE_API_KEY=k\nENGAGE_BASE_URL=http://127.0.0.1:8080\n'));
+    expect(both).toEqual({ values: { ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'http://127.0.0.1:8080' }, warnings: [] });
+  });
+
+  it("leaves what the host's environment sets alone, and a missing .env is no problem", () => {
+    expect(loadDotenvSafely({ ENGAGE_TIMEOUT_MS: '100' }, dir('ENGAGE_TIMEOUT_MS=5000\n')).values).toEqual({});
+    expect(loadDotenvSafely({}, mkdtempSync(join(tmpdir(), 'engage-env-')))).toEqual({ values: {}, warnings: [] });
   });
 });
 
@@ -65,6 +126,16 @@ describe('retry policy', () => {
     expect(parseRetryAfter('-5', now)).toBe(1);
     expect(parseRetryAfter(undefined, now)).toBe(1);
     expect(parseRetryAfter('99999999', now)).toBe(86_400);
+    expect(parseRetryAfter('Fri, 31 Dec 9999 23:59:59 GMT', now)).toBe(86_400);
+  });
+
+  it('holds later calls for at most the cap, whatever Retry-After said', () => {
+    let now = 0;
+    const pacer = new Pacer(() => now);
+    pacer.hold(86_400_000, 60_000);
+    expect(pacer.waitEstimateMs()).toBe(60_000);
+    now = 60_000;
+    expect(pacer.reserve(0)).toBe(0); // the next call after the cap asks the API again
   });
 
   it('backs off exponentially with jitter, capped', () => {
@@ -92,7 +163,7 @@ describe('retry policy', () => {
     let now = 0;
     const pacer = new Pacer(() => now);
     pacer.observe(120, 3, 1);
-    pacer.holdUntil(5_000);
+    pacer.hold(5_000, 60_000);
     expect(pacer.reserve(60_000)).toBe(5_000);
     expect(pacer.reserve(60_000)).toBe(5_500);
     now = 4_000;
@@ -180,6 +251,30 @@ describe('rendering', () => {
     expect(page.notes.join()).toMatch(/Cut to \d+ records/);
   });
 
+  it('replaces a record larger than the budget by a stub with its id, so paging moves on', () => {
+    const data = [{ _id: 'a' }, { _id: 'b', blob: 'x'.repeat(100_000) }, { _id: 'c' }];
+    const page = shapeList(data, { limit: 1, offset: 1 }, '_id');
+    expect(page.items).toEqual([{ _id: 'b', _omitted: expect.stringMatching(/more than one answer can hold/) }]);
+    expect(page.page.nextOffset).toBe(2);
+  });
+
+  it('fits any value to its budget in linear time: small fields kept, lists cut, texts cut', () => {
+    const value = { id: 'x1', status: 'ok', rows: Array.from({ length: 10_000 }, (_, index) => ({ index, text: 'y'.repeat(50) })), note: 'z'.repeat(200_000) };
+    for (const budget of [100, 1_000, 10_000, 48_000]) {
+      const fitted = fitValue(value, budget) as Record<string, unknown>;
+      expect(JSON.stringify(fitted).length, `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(fitted.id).toBe('x1');
+      expect(fitted.status).toBe('ok');
+    }
+    expect(fitValue({ a: [1, 2] }, 100)).toEqual({ a: [1, 2] });
+    // Nesting 2,000 deep with text at every level: cleaned to 64 levels, then fitted.
+    let deep: unknown = null;
+    for (let level = 0; level < 2_000; level++) deep = ['t'.repeat(1_000), deep];
+    const { data, notes } = fitData(deep);
+    expect(JSON.stringify(data).length).toBeLessThanOrEqual(MAX_ANSWER_CHARS / 2);
+    expect(notes.join()).toMatch(/shortened/);
+  });
+
   it('shrinks untyped data that is too large', () => {
     const huge = { summary: 'ok', rows: Array.from({ length: 5000 }, (_, index) => ({ index, text: 'y'.repeat(100) })) };
     const { data, notes } = fitData(huge);
@@ -197,6 +292,24 @@ describe('cleaning customer text', () => {
     expect(cleanText('baris 1\nbaris 2\tok')).toBe('baris 1\nbaris 2\tok');
   });
 
+  it('removes Hangul fillers, the braille blank and the other default-ignorable characters', () => {
+    const fillers = ['\u3164', '\u115F', '\u1160', '\uFFA0', '\u2800', '\u034F', '\u180B', '\u17B4', '\u{1D159}', '\u2064', '\u{E01EF}'];
+    expect(cleanText(fillers.map((filler, index) => `${index}${filler}`).join(''))).toBe('012345678910');
+  });
+
+  it('cuts nesting deeper than 64 levels, without overflowing the stack', () => {
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 100_000; level++) deep = [deep];
+    let clean = cleanData(deep);
+    let depth = 0;
+    while (Array.isArray(clean)) {
+      clean = clean[0];
+      depth++;
+    }
+    expect(depth).toBe(64);
+    expect(clean).toMatch(/not shown: nested more than 64 levels deep/);
+  });
+
   it('cleans keys and nested values, and keeps __proto__ a plain field', () => {
     const parsed = JSON.parse('{"na\\u200bme":"A\\u200bB","__proto__":{"polluted":true},"list":["x\\u2067y"]}');
     const clean = cleanData(parsed) as Record<string, unknown>;
@@ -208,11 +321,55 @@ describe('cleaning customer text', () => {
 });
 
 describe('redaction', () => {
+  const key = 'eng_live_0f1e2d3c4b5a69788796a5b4c3d2e1f00112233';
+
   it('removes the key and any credential header value from log text', () => {
     const redact = redactor(['eng_live_secret']);
     expect(redact('failed with eng_live_secret in it')).toBe('failed with [redacted] in it');
     expect(redact('authorization: Bearer abc.def')).toBe('authorization: Bearer [redacted]');
     expect(redact('{"x-api-key":"other"}')).toBe('{"x-api-key":"[redacted]"}');
+  });
+
+  it.each(Object.entries(keyVariants(key)))('finds the key %s, and leaves the text around it', (_, variant) => {
+    const redact = keyRedactor([key]);
+    const out = redact(`before ${variant} after`);
+    expect(keyScanner(key).find(out)).toBeUndefined();
+    expect(out).toMatch(/^before .*\[redacted\].* after$/);
+  });
+
+  it('finds a fragment of 12 characters anywhere, and a start of 8 at a cut', () => {
+    const redact = keyRedactor([key]);
+    expect(redact(`id ${key.slice(20, 32)} x`)).toBe('id [redacted] x');
+    expect(redact(`ends with ${key.slice(0, 8)}`, { cutAtEnd: true })).toBe('ends with [redacted]');
+    expect(redact(`ends with ${key.slice(0, 8)}`)).toBe(`ends with ${key.slice(0, 8)}`);
+  });
+
+  it('leaves ordinary text, ids and numbers alone', () => {
+    const redact = keyRedactor([key]);
+    const text = 'Halo kak, pesanan 64f1a2b3c4d5e6f708192a3b untuk 6281234567890 sudah dikirim. Bearer of good news.';
+    expect(redact(text)).toBe(text);
+    expect(cleanData({ note: text }, { redact })).toEqual({ note: text });
+  });
+
+  it('redacts before any cut: no prefix of the key survives the cut of a long string', () => {
+    const scrub = scrubber(keyRedactor([key]));
+    const long = `${'a'.repeat(47_990)}${key}${'b'.repeat(10)}`;
+    const scrubbed = scrub({ text: long }) as { text: string };
+    expect(keyScanner(key).find(scrubbed.text)).toBeUndefined();
+    expect(scrubbed.text).toMatch(/…\[cut: \d+ characters in all\]$/);
+  });
+
+  it('log lines: the key redacted before the cut, also past the first cut of a huge message', () => {
+    const lines: string[] = [];
+    const log = createLogger('test', 'debug', [key], (line) => lines.push(line) > 0);
+    log.warn(`${'x'.repeat(1_990)}${key}`);
+    log.warn(`${'<'.repeat(32_000 - 20)}${key}`);
+    log.warn(`split ${[...key].join('\u200b')} and\nnext line`);
+    for (const line of lines) {
+      expect(keyScanner(key).find(line)).toBeUndefined();
+      expect(line.indexOf('\n')).toBe(line.length - 1);
+    }
+    expect(lines[2]).toContain('split [redacted] and\\nnext line');
   });
 });
 

@@ -3,14 +3,17 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { ALL_OPERATIONS, DOMAINS, inProcess, type InProcess } from './helpers.js';
+import { ALL_OPERATIONS, DOMAINS, inProcess, textOf, type InProcess } from './helpers.js';
+import { keyScanner, type KeyScanner } from './leaks.js';
 
 const CALLS = 2_000;
 let sandbox: Sandbox;
 const servers: InProcess[] = [];
+let keys: KeyScanner;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ sendStepMs: 60_000 });
+  keys = keyScanner(...Object.values(sandbox.keys));
   for (const domain of Object.values(DOMAINS)) servers.push(await inProcess(domain, sandbox));
 });
 afterAll(async () => {
@@ -59,11 +62,14 @@ it(`answers ${CALLS} random calls without crashing, and runs nothing risky uncon
     } else {
       const result = (await server.client.callTool({ name: tool.name, arguments: args })) as CallToolResult;
       expect(Array.isArray(result.content)).toBe(true);
+      expect(keys.find(textOf(result))).toBeUndefined();
+      expect(keys.find(JSON.stringify(result.structuredContent ?? null))).toBeUndefined();
     }
     answered++;
   }
   expect(answered).toBe(CALLS);
   for (const server of servers) expect((await server.client.listTools()).tools.length).toBeGreaterThan(0);
+  for (const line of servers.flatMap((server) => server.logs)) expect(keys.find(line)).toBeUndefined();
   const risky = sandbox.carriedOut().filter((entry) => ALL_OPERATIONS.find((op) => op.id === entry.operationId)?.risk === 'destructive');
   expect(risky).toEqual([]);
   process.stderr.write(`fuzz: ${answered} random calls answered\n`);

@@ -41,6 +41,7 @@ export interface CallOptions {
 export interface TestClient {
   kind: ClientKind;
   instructions(): string | undefined;
+  ping(): Promise<unknown>;
   listTools(): Promise<{ tools: Array<Record<string, any>> }>;
   callTool(request: { name: string; arguments?: Record<string, unknown> }, resultSchema?: undefined, options?: CallOptions): Promise<CallToolResult>;
   close(): Promise<void>;
@@ -62,6 +63,7 @@ export function makeClient({ kind = 'v1', elicit }: ClientOptions): TestClient {
     return {
       kind,
       instructions: () => client.getInstructions(),
+      ping: () => client.ping(),
       listTools: () => client.listTools() as never,
       callTool: (request, _schema, options) => client.callTool(request, undefined, options) as Promise<CallToolResult>,
       close: () => client.close(),
@@ -74,6 +76,7 @@ export function makeClient({ kind = 'v1', elicit }: ClientOptions): TestClient {
   return {
     kind,
     instructions: () => client.getInstructions(),
+    ping: () => client.ping(),
     listTools: () => client.listTools() as never,
     callTool: (request, _schema, options) => client.callTool(request, options as never) as Promise<CallToolResult>,
     close: () => client.close(),

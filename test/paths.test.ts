@@ -38,6 +38,8 @@ describe('buildRequest', () => {
 
   it('refuses ids that spell another route of the domain', () => {
     expect(() => build('inbox.ticket.get', { ticketID: 'stats' })).toThrow(/inbox\.ticket\.stats/);
+    for (const ticketID of ['Stats', 'STATS', 'sTaTs']) expect(() => build('inbox.ticket.get', { ticketID })).toThrow(/inbox\.ticket\.stats/);
+    expect(() => build('contact.update', { id: 'Import', name: 'x' })).toThrow(/contact\.import/);
     expect(() => build('contact.update', { id: 'import', name: 'x' })).toThrow(/contact\.import/);
     expect(() => build('channel.get', { channelId: 'x' })).not.toThrow();
   });

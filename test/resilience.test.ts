@@ -4,15 +4,19 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Fault, type Sandbox } from '../packages/sandbox/src/index.js';
 import { ALL_OPERATIONS, countCarriedOut, domainOf, inProcess, textOf, toolOf, type ClientKind, type InProcess } from './helpers.js';
+import { keyScanner } from './leaks.js';
 
 let sandbox: Sandbox;
 const open: InProcess[] = [];
 /** Every answer and log line of this file, scanned for the key at the end. */
 const everything: string[] = [];
+/** Every key these tests used, looked for in every form (see leaks.ts). */
+const keys = keyScanner();
 export const figures = { faults: 0, hostileIds: 0 };
 
 beforeEach(async () => {
   sandbox = await startSandbox({ sendStepMs: 60_000 });
+  keys.add(...Object.values(sandbox.keys));
 });
 afterEach(async () => {
   for (const server of open) everything.push(...server.logs);
@@ -21,6 +25,7 @@ afterEach(async () => {
 });
 
 async function serve(operationId: string, env: Record<string, string> = {}, kind: ClientKind = 'v1') {
+  if (env.ENGAGE_API_KEY) keys.add(env.ENGAGE_API_KEY);
   const server = await inProcess(domainOf(operationId), sandbox, { kind, env: { ENGAGE_CONFIRM: 'none', ...env } });
   open.push(server);
   return server;
@@ -250,6 +255,7 @@ describe('the key', () => {
     expect(all.length).toBeGreaterThan(1000);
     // Every sandbox key has this shape; each test above ran with its own.
     expect(all).not.toMatch(/eng_live_[0-9a-f]{40}/);
+    for (const text of everything) expect(keys.find(text)).toBeUndefined();
   });
 });
 

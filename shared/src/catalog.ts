@@ -3,21 +3,31 @@
 // from these entries; domain packages contain nothing else.
 import { z } from 'zod';
 import { pathParamNames } from './paths.js';
+import { inlineText } from './sanitize.js';
 
 export type Risk = 'safe' | 'confirm' | 'destructive';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Params = Record<string, unknown>;
 
-/** Reads a path of the API for a confirmation preview: the envelope's data, or undefined on any failure. */
+/** Reads a path of the API for a confirmation preview: the envelope's data (cleaned), or undefined on any failure. */
 export type PreviewReader = (path: string) => Promise<unknown>;
+
+/**
+ * What this server carried out earlier for an operation, newest first: its params and the API's
+ * answer. For facts the API cannot show (the text of a campaign created here).
+ */
+export type WrittenBefore = (operationId: string) => Array<{ params: Params; data: unknown }>;
 
 export interface Confirmation {
   /** One plain sentence of what will happen, built from the validated params. */
   effect: (params: Params) => string;
   /** What cannot be undone, if anything. */
   irreversible?: string;
-  /** Facts the preview looks up (a record's name, recipients, quota). A failed look-up is left out. */
-  facts?: (params: Params, read: PreviewReader) => Promise<Array<string | undefined>>;
+  /**
+   * Facts the preview looks up (a record's name, recipients, quota). A failed look-up is left out.
+   * Values read from the API go through quote() or plain(): they may be written by customers.
+   */
+  facts?: (params: Params, read: PreviewReader, written: WrittenBefore) => Promise<Array<string | undefined>>;
 }
 
 export interface Operation {
@@ -188,13 +198,24 @@ export function findRecord(data: unknown, field: string, value: unknown): Record
   );
 }
 
-/** A short one-line rendering of untyped data, for previews. */
+/** A short one-line rendering of untyped data read from the API, for previews (never for outgoing text, which is shown whole). */
 export function brief(value: unknown, max = 300): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const text = typeof value === 'string' ? inlineText(value) : JSON.stringify(value);
   if (text === undefined) return String(value);
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/**
+ * A string in “quotes”, whole, on one line: a name or message cannot close its quote or forge a
+ * line of the statement (see inlineText). Other values as plain() shows them.
+ */
 export function quote(value: unknown): string {
-  return typeof value === 'string' ? `“${value}”` : String(value);
+  return typeof value === 'string' ? `“${inlineText(value)}”` : plain(value);
+}
+
+/** A short value from the API (a status, a channel, a number) on one line, unquoted. */
+export function plain(value: unknown): string {
+  if (typeof value === 'string') return brief(value, 100);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return value === undefined || value === null ? 'unknown' : brief(value, 100);
 }

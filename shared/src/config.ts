@@ -1,5 +1,8 @@
 // Configuration from the environment. A bad setting never crashes a server: it is reported once
 // on stderr at start and in every tool answer, and nothing is sent.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
 
 export type ConfirmMode = 'destructive' | 'all' | 'none';
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -23,6 +26,52 @@ export type ConfigResult = { ok: true; config: Config } | { ok: false; problems:
 export const DOMAIN_NAMES = ['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'];
 
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'info', 'debug'];
+
+/** Settings that decide what runs without a person's yes: only the host's own environment sets them. */
+export const HOST_ONLY_SETTINGS = ['ENGAGE_CONFIRM', 'ENGAGE_READ_ONLY', 'ENGAGE_OPERATIONS_ALLOW', 'ENGAGE_OPERATIONS_DENY'];
+
+export interface DotenvSettings {
+  /** What the .env may add to the environment (names the environment does not set). */
+  values: Record<string, string>;
+  /** What was ignored, and why, for stderr; names only, never values. */
+  warnings: string[];
+}
+
+/**
+ * A `.env` in the working directory fills in what the host's environment leaves unset. Anyone who
+ * can write a file where the server starts could otherwise switch confirmation off or widen the
+ * allow list, so HOST_ONLY_SETTINGS in a .env are reported and ignored; and while the host's
+ * environment holds the key, a .env cannot choose where the key is sent (ENGAGE_BASE_URL).
+ * The file is parsed, not loaded with dotenv's config(): DOTENV_CONFIG_DEBUG and friends would make
+ * that print to stdout, which is the protocol.
+ */
+export function loadDotenvSafely(env: NodeJS.ProcessEnv, cwd: string): DotenvSettings {
+  const path = join(cwd, '.env');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return { values: {}, warnings: code === 'ENOENT' ? [] : [`${path} could not be read (${String(code ?? 'error')}); it was ignored.`] };
+  }
+  const values: Record<string, string> = {};
+  const refused: string[] = [];
+  let refusedBaseUrl = false;
+  for (const [name, value] of Object.entries(parseDotenv(text))) {
+    if (env[name] !== undefined) continue; // the host's environment wins, as dotenv does it
+    if (HOST_ONLY_SETTINGS.includes(name)) refused.push(name);
+    else if (name === 'ENGAGE_BASE_URL' && env.ENGAGE_API_KEY !== undefined) refusedBaseUrl = true;
+    else values[name] = value;
+  }
+  const warnings: string[] = [];
+  if (refused.length > 0) {
+    warnings.push(`${path} sets ${refused.join(', ')}, which it may not: whether operations run without a person's yes (${HOST_ONLY_SETTINGS.join(', ')}) is read only from the host's environment (the env block of the MCP configuration). Ignored.`);
+  }
+  if (refusedBaseUrl) {
+    warnings.push(`${path} sets ENGAGE_BASE_URL while the key comes from the host's environment: a .env may not choose where that key is sent. Ignored; set ENGAGE_BASE_URL in the host's environment.`);
+  }
+  return { values, warnings };
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds: readonly string[]): ConfigResult {
   const problems: string[] = [];
@@ -142,13 +191,25 @@ function patterns(raw: string, name: string, domain: string, operationIds: reado
   return list;
 }
 
+/**
+ * `*` matches any run of characters. Matched without a regex, in linear time: the literal pieces
+ * between the stars are found left to right, each at its first place after the one before (the
+ * greedy choice is always safe for `*`-only patterns), so `a*a*a*…b` cannot backtrack.
+ */
 export function matchesPattern(pattern: string, operationId: string): boolean {
-  const regex = new RegExp(`^${pattern.split('*').map(escapeRegex).join('.*')}$`);
-  return regex.test(operationId);
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pieces = pattern.split('*');
+  if (pieces.length === 1) return pattern === operationId;
+  const first = pieces[0] as string;
+  const last = pieces[pieces.length - 1] as string;
+  if (first.length + last.length > operationId.length || !operationId.startsWith(first) || !operationId.endsWith(last)) return false;
+  let at = first.length;
+  const end = operationId.length - last.length;
+  for (const piece of pieces.slice(1, -1)) {
+    const found = operationId.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length;
+  }
+  return true;
 }
 
 /** Is this operation offered, given read-only mode and the allow and deny lists? Deny wins. */

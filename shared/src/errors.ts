@@ -48,10 +48,23 @@ export class UpstreamError extends Error {
   }
 }
 
-/** The text a model gets for a failed call of `op`. */
-export function describeFailure(error: unknown, op: Operation | undefined): string {
+/** How far a call got: nothing sent yet, the request sent, or the API's answer in hand. */
+export type CallStage = 'before' | 'sent' | 'answered';
+
+/**
+ * The text a model gets for a failed call of `op`. `stage` says how far the call got, so that the
+ * server's own failure after a write was sent is not reported as if nothing had happened.
+ */
+export function describeFailure(error: unknown, op: Operation | undefined, stage: CallStage = 'before'): string {
   if (error instanceof InputError) return error.message;
-  if (!(error instanceof UpstreamError)) return 'Internal error in the MCP server; nothing more is known. The details are in the server log.';
+  if (!(error instanceof UpstreamError)) {
+    if (op && op.risk !== 'safe' && stage === 'answered') {
+      const check = op.verifyWith ? `; see the result with ${op.verifyWith}` : '';
+      return `The API answered that ${op.id} was carried out, but the MCP server failed while preparing its answer (the details are in the server log)${check}. Do not repeat it.`;
+    }
+    if (op && op.risk !== 'safe' && stage === 'sent') return unknownOutcome('Internal error in the MCP server while the request was in flight', op);
+    return 'Internal error in the MCP server; nothing more is known. The details are in the server log.';
+  }
   const { status, apiMessage, retryAfterSeconds, mayHaveHappened } = error.details;
   const name = op?.id ?? 'the operation';
   switch (error.kind) {

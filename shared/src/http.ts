@@ -15,6 +15,7 @@ import {
   parseIntegerHeader,
   parseRetryAfter,
 } from './pacing.js';
+import { keyRedactor, type Redact } from './redact.js';
 import { cleanText } from './sanitize.js';
 
 export interface ApiRequest {
@@ -33,6 +34,8 @@ export interface CallContext {
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** The API's own explanation of a failure is quoted up to this length. */
+const MAX_API_MESSAGE = 300;
 const USER_AGENT = 'engage-mcp/0.1.0';
 // Codes for failures before the request could leave this machine: nothing was sent.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -47,6 +50,7 @@ export class ApiClient {
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly basePath: string;
   private readonly authHeaders: Record<string, string>;
+  private readonly redact: Redact;
 
   constructor(
     private readonly config: Pick<Config, 'apiKey' | 'baseUrl' | 'authHeader' | 'timeoutMs' | 'maxRetryWaitSeconds'>,
@@ -56,6 +60,7 @@ export class ApiClient {
     this.basePath = config.baseUrl.pathname.replace(/\/+$/, '');
     this.authHeaders =
       config.authHeader === 'bearer' ? { authorization: `Bearer ${config.apiKey}` } : { 'x-api-key': config.apiKey };
+    this.redact = keyRedactor([config.apiKey]);
   }
 
   /** Sends the request and returns the envelope's `data`, or throws UpstreamError. */
@@ -84,7 +89,7 @@ export class ApiClient {
       if (response.status === 429) {
         // A 429 was not carried out, so repeating it is safe for every operation.
         const seconds = parseRetryAfter(header(response, 'retry-after'));
-        this.pacer.holdUntil(Date.now() + seconds * 1000);
+        this.pacer.hold(seconds * 1000, this.config.maxRetryWaitSeconds * 1000);
         if (rateLimited >= MAX_RATE_LIMIT_RETRIES || seconds > this.config.maxRetryWaitSeconds) {
           throw new UpstreamError('rate-limited', 'rate limit exhausted', { status: 429, retryAfterSeconds: Math.max(1, seconds) });
         }
@@ -203,7 +208,8 @@ export class ApiClient {
     const parsed = parseJson(response.text);
     if (status >= 200 && status < 300) {
       if (parsed === undefined) {
-        this.log.warn(`${req.method} ${req.path}: ${reason} with a body that is not JSON: ${response.text.slice(0, 500)}`);
+        // The logger cleans, redacts, escapes and cuts the body, in that order.
+        this.log.warn(`${req.method} ${req.path}: ${reason} with a body that is not JSON: ${response.text}`);
         throw new UpstreamError('bad-response', `The API answered ${reason} but its body was ${describeBody(response)}`, {
           status,
           mayHaveHappened: !req.safe,
@@ -215,23 +221,60 @@ export class ApiClient {
           mayHaveHappened: !req.safe,
         });
       }
-      return parsed.data;
+      if (parsed.errorCode === 0 && parsed.status >= 200 && parsed.status < 300) return parsed.data;
+      throw this.envelopeFailure(req, reason, parsed);
     }
-    const apiMessage = messageOf(parsed);
     if (status >= 300 && status < 400) {
       throw new UpstreamError('redirect', `The API answered with a redirect (${reason}), which is not followed so the key stays with ENGAGE_BASE_URL`, {
         status,
         mayHaveHappened: !req.safe,
       });
     }
-    if (status === 401) throw new UpstreamError('auth', reason, { status, apiMessage });
-    if (status === 403) throw new UpstreamError('scope', reason, { status, apiMessage });
-    if (status === 404) throw new UpstreamError('not-found', reason, { status, apiMessage });
-    if (status >= 400 && status < 500) throw new UpstreamError('rejected', reason, { status, apiMessage });
-    // 5xx: the body goes to the log, never to the model.
-    this.log.warn(`${req.method} ${req.path}: ${reason}: ${response.text.slice(0, 1000)}`);
+    if (status >= 400 && status < 500) throw clientFailure(status, reason, this.messageOf(parsed));
+    // 5xx: the body goes to the log (made safe there), never to the model.
+    this.log.warn(`${req.method} ${req.path}: ${reason}: ${response.text}`);
     throw new UpstreamError('server', `The API failed with ${reason}`, { status, mayHaveHappened: !req.safe });
   }
+
+  /**
+   * A 2xx whose envelope reports an error (a status outside 2xx, or a non-zero errorCode) is an
+   * error: a 4xx status there is a refusal like an HTTP 4xx; anything else is a failure whose
+   * outcome, for a write, is unknown.
+   */
+  private envelopeFailure(req: ApiRequest, reason: string, envelope: { status: number; errorCode: number }): UpstreamError {
+    const apiMessage = this.messageOf(envelope);
+    if (envelope.status >= 400 && envelope.status < 500) return clientFailure(envelope.status, `${reason}, status ${envelope.status} in its envelope`, apiMessage);
+    this.log.warn(`${req.method} ${req.path}: ${reason} with an error in its envelope: status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${apiMessage}` : ''}`);
+    return new UpstreamError(
+      'server',
+      `The API answered ${reason} but its envelope reports a failure (status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${apiMessage}` : ''})`,
+      { status: envelope.status, mayHaveHappened: !req.safe },
+    );
+  }
+
+  /** The API's own explanation of a failure, if its body has one: cleaned, then redacted, then cut. */
+  private messageOf(parsed: unknown): string | undefined {
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const record = parsed as Record<string, unknown>;
+    for (const key of ['message', 'error', 'errorMessage', 'detail']) {
+      const value = record[key];
+      if (typeof value !== 'string' || value.trim() === '') continue;
+      // A huge message is cut well past what is shown first (redaction is told, see redact.ts).
+      const long = value.length > MAX_API_MESSAGE * 8;
+      const clean = this.redact(cleanText(long ? value.slice(0, MAX_API_MESSAGE * 8) : value), { cutAtEnd: long }).replace(/\s+/g, ' ').trim();
+      return clean.length > MAX_API_MESSAGE || long ? `${clean.slice(0, MAX_API_MESSAGE)}…` : clean;
+    }
+    return undefined;
+  }
+}
+
+/** An HTTP 4xx (or a 4xx status inside an envelope): the API refused; nothing was carried out. */
+function clientFailure(status: number, reason: string, apiMessage: string | undefined): UpstreamError {
+  if (status === 401) return new UpstreamError('auth', reason, { status, apiMessage });
+  if (status === 403) return new UpstreamError('scope', reason, { status, apiMessage });
+  if (status === 404) return new UpstreamError('not-found', reason, { status, apiMessage });
+  if (status === 429) return new UpstreamError('rate-limited', reason, { status, apiMessage });
+  return new UpstreamError('rejected', reason, { status, apiMessage });
 }
 
 function header(response: RawResponse, name: string): string | undefined {
@@ -291,20 +334,6 @@ function describeBody(response: RawResponse): string {
   if (response.text.trim() === '') return 'empty';
   if (type.includes('html') || /^\s*</.test(response.text)) return 'an HTML page, not JSON';
   return 'not valid JSON (truncated or malformed)';
-}
-
-/** The API's own explanation of a 4xx, if its body has one; cleaned and kept short. */
-function messageOf(parsed: unknown): string | undefined {
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const record = parsed as Record<string, unknown>;
-  for (const key of ['message', 'error', 'errorMessage', 'detail']) {
-    const value = record[key];
-    if (typeof value === 'string' && value.trim() !== '') {
-      const clean = cleanText(value).trim();
-      return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
-    }
-  }
-  return undefined;
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

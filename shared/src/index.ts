@@ -2,7 +2,8 @@
 // docs and the build use. A domain's stdio entry imports './runtime' instead, which stays lean.
 export * from './catalog.js';
 export { loadConfig, matchesPattern, DOMAIN_NAMES, type Config, type ConfigResult } from './config.js';
-export { createServer, validateParams, type EngageServer, type ServerOptions } from './server.js';
+export { createServer, type EngageServer, type ServerOptions } from './server.js';
+export { validateParams } from './validate.js';
 export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type SpentStore } from './confirm.js';
 export { manifestOf, paramSignature, type DomainManifest, type OperationInfo, type ToolInfo } from './manifest.js';
 export { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';

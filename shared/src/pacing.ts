@@ -13,16 +13,20 @@ export function backoffDelayMs(attempt: number, random: () => number = Math.rand
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
+/** The longest Retry-After believed (a day); what is actually waited is capped far lower (ENGAGE_MAX_RETRY_WAIT_S). */
+export const MAX_RETRY_AFTER_S = 86_400;
+
 /**
- * Retry-After in seconds. The spec says an integer; an HTTP date is tolerated; anything else
- * (absent, negative, garbage) counts as one second, so a broken header neither hammers nor stalls.
+ * Retry-After in seconds, at most MAX_RETRY_AFTER_S. The spec says an integer; an HTTP date is
+ * tolerated; anything else (absent, negative, garbage) counts as one second, so a broken header
+ * neither hammers nor stalls.
  */
 export function parseRetryAfter(header: string | undefined, now: number = Date.now()): number {
   if (header === undefined) return 1;
   const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed), 86_400);
+  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed), MAX_RETRY_AFTER_S);
   const date = Date.parse(trimmed);
-  if (!Number.isNaN(date) && /[a-z]/i.test(trimmed)) return Math.max(0, Math.ceil((date - now) / 1000));
+  if (!Number.isNaN(date) && /[a-z]/i.test(trimmed)) return Math.min(MAX_RETRY_AFTER_S, Math.max(0, Math.ceil((date - now) / 1000)));
   return 1;
 }
 
@@ -74,10 +78,14 @@ export class Pacer {
     }
   }
 
-  /** After a 429: nobody sends before the API said it would accept again. */
-  holdUntil(at: number): void {
+  /**
+   * After a 429: nobody sends for `waitMs`, at most `capMs`. A longer Retry-After is not obeyed
+   * for later calls: once the cap has passed, the next call asks the API again, so one absurd
+   * header cannot refuse every call for a day.
+   */
+  hold(waitMs: number, capMs: number): void {
     this.remaining = 0;
-    this.nextSlotAt = Math.max(this.nextSlotAt, at);
+    this.nextSlotAt = Math.max(this.nextSlotAt, this.now() + Math.min(Math.max(0, waitMs), capMs));
   }
 
   /** How long until the pace lets a request through; for the answer's "try again in". */

@@ -44,12 +44,15 @@ function describeIds(op: Operation, params: Params): string {
     .join(', ');
 }
 
-/** Does a concrete path fit a template of the catalog (segment by segment)? */
+/**
+ * Does a concrete path fit a template of the catalog (segment by segment)? Literal segments are
+ * compared without regard to case: many routers ignore it, so ticketID `Stats` could reach stats.
+ */
 export function routeMatches(template: string, path: string): boolean {
   const want = template.split('/');
   const have = path.split('/');
   if (want.length !== have.length) return false;
-  return want.every((segment, index) => /^\{\w+\}$/.test(segment) || segment === have[index]);
+  return want.every((segment, index) => /^\{\w+\}$/.test(segment) || segment.toLowerCase() === have[index]?.toLowerCase());
 }
 
 /** A router prefers literal segments over parameters, left to right. */

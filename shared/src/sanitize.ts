@@ -1,26 +1,166 @@
-// Text from the API is data, often written by end customers. Characters a reader cannot see
-// (zero-width, direction controls, Unicode tags, variation selectors used to smuggle text) are
-// removed before the model sees it, so what the model reads is what a person would read.
+// Text from the API is data, often written by end customers. Characters a reader cannot see are
+// removed before the model sees it, so what the model reads is what a person would read; and
+// outgoing text that carries them is refused, so what a person confirms is what is sent.
 
-// Cf: format characters (zero-width, bidi controls, tags U+E0000–E007F, soft hyphen, BOM);
-// Cc: controls other than tab and newline; variation selectors; private use is left alone.
-const HIDDEN = /[\p{Cf}\u0000-\u0008\u000B-\u001F\u007F-\u009F\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u2028\u2029]/gu;
+// Unicode's Default_Ignorable_Code_Point property (zero-width characters, direction controls,
+// tags U+E0000–E0FFF, variation selectors, Hangul fillers, CGJ, Mongolian and Khmer invisibles),
+// the remaining format characters (Cf), controls other than tab and newline, line and paragraph
+// separators, and blanks that render as nothing (U+2800 braille blank, U+1D159 null notehead).
+// Private use is left alone.
+const HIDDEN_CLASS = '\\p{Default_Ignorable_Code_Point}\\p{Cf}\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u2800\\u{1D159}';
+const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`, 'gu');
+const ONE_HIDDEN = new RegExp(`^[${HIDDEN_CLASS}]$`, 'u');
 
 export function cleanText(text: string): string {
   return text.replace(HIDDEN, '');
 }
 
-/** A deep copy of parsed JSON with every string (and key) cleaned. */
-export function cleanData(value: unknown): unknown {
-  if (typeof value === 'string') return cleanText(value);
-  if (Array.isArray(value)) return value.map(cleanData);
-  if (value !== null && typeof value === 'object') {
+export function isHiddenCodePoint(point: number): boolean {
+  return ONE_HIDDEN.test(String.fromCodePoint(point));
+}
+
+let hiddenBmp: Uint8Array | undefined;
+/** 1 for each hidden character of the Basic Multilingual Plane, for scans that test every character (surrogates: 0). */
+export function hiddenBmpTable(): Uint8Array {
+  if (!hiddenBmp) {
+    hiddenBmp = new Uint8Array(0x10000);
+    for (let code = 0; code < 0x10000; code++) if ((code < 0xd800 || code > 0xdfff) && isHiddenCodePoint(code)) hiddenBmp[code] = 1;
+  }
+  return hiddenBmp;
+}
+
+/** Nesting deeper than this is not shown: no real answer needs it, and it keeps every later step cheap and stack-safe. */
+export const MAX_DEPTH = 64;
+export const TOO_DEEP = `[not shown: nested more than ${MAX_DEPTH} levels deep]`;
+export const TOO_MUCH = '[not shown: the answer is far larger than an answer can hold]';
+
+export interface CleanOptions {
+  /** Applied to every string and key after cleaning and before any cut (see redact.ts). */
+  redact?: (text: string, options?: { cutAtEnd?: boolean }) => string;
+  /** Longer strings are cut to this first (no answer can show more of one string anyway). */
+  maxStringChars?: number;
+  /** Once this many characters have been cleaned, further strings are replaced by a marker: work stays bounded whatever the API sends. */
+  maxTotalChars?: number;
+}
+
+/**
+ * A copy of parsed JSON with every string and key cleaned (then redacted, then cut), and anything
+ * nested deeper than MAX_DEPTH replaced by a short marker. Linear in the size of the data.
+ */
+export function cleanData(value: unknown, options: CleanOptions = {}): unknown {
+  const { redact = (text: string) => text, maxStringChars = Number.POSITIVE_INFINITY } = options;
+  let budget = options.maxTotalChars ?? Number.POSITIVE_INFINITY;
+  const text = (raw: string): string => {
+    if (budget <= 0) return TOO_MUCH;
+    const cut = raw.length > maxStringChars;
+    budget -= cut ? maxStringChars : raw.length;
+    const clean = redact(cleanText(cut ? raw.slice(0, maxStringChars) : raw), { cutAtEnd: cut });
+    return cut ? `${clean}…[cut: ${raw.length} characters in all]` : clean;
+  };
+  const visit = (node: unknown, depth: number): unknown => {
+    if (typeof node === 'string') return text(node);
+    if (node === null || typeof node !== 'object') return node;
+    if (depth >= MAX_DEPTH) return TOO_DEEP;
+    if (Array.isArray(node)) return node.map((inner) => visit(inner, depth + 1));
     const out: Record<string, unknown> = {};
     // defineProperty, not assignment: a "__proto__" key from JSON stays a plain field.
-    for (const [key, inner] of Object.entries(value)) {
-      Object.defineProperty(out, cleanText(key), { value: cleanData(inner), enumerable: true, writable: true, configurable: true });
+    for (const [key, inner] of Object.entries(node)) {
+      Object.defineProperty(out, text(key), { value: visit(inner, depth + 1), enumerable: true, writable: true, configurable: true });
     }
     return out;
-  }
-  return value;
+  };
+  return visit(value, 0);
+}
+
+// ---- Outgoing text -------------------------------------------------------------------------
+
+const EMOJI = /\p{Emoji}/u;
+const PICTOGRAPH = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F]/u;
+const ZWJ = 0x200d;
+const MAX_LISTED = 10;
+
+/**
+ * Positions (1-based, in characters) of characters a person cannot see in `text`. Tab, newline
+ * and carriage return are visible layout; a zero-width joiner inside an emoji sequence (👨‍👩‍👧)
+ * and a variation selector after an emoji (❤️) are part of what the person sees.
+ */
+export function hiddenCharacters(text: string): Array<{ position: number; codePoint: number }> {
+  const points = Array.from(text, (char) => char.codePointAt(0) as number);
+  const found: Array<{ position: number; codePoint: number }> = [];
+  points.forEach((point, index) => {
+    if (point === 0x09 || point === 0x0a || point === 0x0d || !isHiddenCodePoint(point)) return;
+    const before = index > 0 ? String.fromCodePoint(points[index - 1] as number) : '';
+    const after = index + 1 < points.length ? String.fromCodePoint(points[index + 1] as number) : '';
+    if (!isPartOfEmoji(point, before, after)) found.push({ position: index + 1, codePoint: point });
+  });
+  return found;
+}
+
+/** A variation selector after an emoji (❤️), or a zero-width joiner between two (👨‍👩‍👧): seen, not hidden. */
+function isPartOfEmoji(point: number, before: string, after: string): boolean {
+  if (point === 0xfe0f || point === 0xfe0e) return EMOJI.test(before);
+  return point === ZWJ && PICTOGRAPH.test(before) && PICTOGRAPH.test(after);
+}
+
+/**
+ * Outgoing text (a reply, a WhatsApp message, a campaign, any field of a write) must be what the
+ * person saw: describes each string field that carries hidden characters, or undefined if none.
+ */
+export function describeHiddenText(params: unknown): string | undefined {
+  const problems: string[] = [];
+  const visit = (value: unknown, path: string, depth: number) => {
+    if (typeof value === 'string') {
+      const hidden = hiddenCharacters(value);
+      if (hidden.length === 0) return;
+      const listed = hidden
+        .slice(0, MAX_LISTED)
+        .map(({ position, codePoint }) => `${position} (U+${codePoint.toString(16).toUpperCase().padStart(4, '0')})`)
+        .join(', ');
+      const more = hidden.length > MAX_LISTED ? ` and ${hidden.length - MAX_LISTED} more` : '';
+      problems.push(`${path} has invisible, direction-control or tag characters at position${hidden.length > 1 ? 's' : ''} ${listed}${more}`);
+    } else if (value !== null && typeof value === 'object' && depth < MAX_DEPTH && problems.length < MAX_LISTED) {
+      for (const [key, inner] of Object.entries(value)) visit(inner, `${path}.${key}`, depth + 1);
+    }
+  };
+  visit(params, 'params', 0);
+  if (problems.length === 0) return undefined;
+  return `${problems.join('; ')}: a person cannot see them, so text carrying them is not sent. Remove them and try again`;
+}
+
+// ---- Text on one line ------------------------------------------------------------------------
+
+const LINE_BREAKING = `\\n\\r\\t${HIDDEN_CLASS}\\p{Zl}\\p{Zp}`;
+const QUOTED_UNSAFE = new RegExp(`[\\\\“”${LINE_BREAKING}]`, 'gu');
+const LINE_UNSAFE = new RegExp(`[${LINE_BREAKING}]`, 'gu');
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '“': '\\“', '”': '\\”', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Text made safe to show inside “…” on one line of a statement: backslashes and curly quotes are
+ * escaped (so the text cannot close its quote), and newlines, controls and invisible characters
+ * are written as escapes (so it cannot start a line of its own or hide anything).
+ */
+export function inlineText(text: string): string {
+  return escapeMatches(text, QUOTED_UNSAFE);
+}
+
+/** A line of our own text, kept one line: only line breaks and invisible characters are escaped. */
+export function oneLine(text: string): string {
+  return escapeMatches(text, LINE_UNSAFE);
+}
+
+function escapeMatches(text: string, unsafe: RegExp): string {
+  return text.replace(unsafe, (char, offset: number) => {
+    const escape = ESCAPES[char];
+    if (escape !== undefined) return escape;
+    const point = char.codePointAt(0) as number;
+    const after = offset + char.length < text.length ? String.fromCodePoint(text.codePointAt(offset + char.length) as number) : '';
+    return isPartOfEmoji(point, characterBefore(text, offset), after) ? char : `\\u{${point.toString(16).toUpperCase()}}`;
+  });
+}
+
+function characterBefore(text: string, offset: number): string {
+  if (offset <= 0) return '';
+  const low = text.charCodeAt(offset - 1);
+  const start = low >= 0xdc00 && low <= 0xdfff && offset >= 2 ? offset - 2 : offset - 1;
+  return String.fromCodePoint(text.codePointAt(start) as number);
 }

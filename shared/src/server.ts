@@ -14,19 +14,21 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { z } from 'zod';
+import { actionAnswer, finishAnswer, readAnswer } from './answers.js';
 import type { Domain, Operation, Params } from './catalog.js';
 import { isOperationEnabled, type ConfigResult } from './config.js';
 import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type Redemption, type SpentStore } from './confirm.js';
-import { InputError, describeFailure } from './errors.js';
+import { InputError, describeFailure, type CallStage } from './errors.js';
 import { ApiClient, type CallContext as RequestContext } from './http.js';
 import { createLogger, type Logger } from './log.js';
-import { paramShape, type DomainManifest, type OperationInfo, type ToolInfo } from './manifest.js';
+import type { DomainManifest, OperationInfo, ToolInfo } from './manifest.js';
 import { buildRequest } from './paths.js';
-import { CUSTOMER_TEXT_NOTICE, fitData, shapeList } from './render.js';
-import { cleanData } from './sanitize.js';
+import { WriteJournal, composeStatement, previewAnswer, type Statement } from './preview.js';
+import { keyRedactor } from './redact.js';
+import { scrubber } from './render.js';
 import { smallValidator } from './schema-check.js';
 import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, describeTool, serverInstructions, toolArguments, type ArgumentParser, type ToolArguments } from './tools.js';
+import { validateParams } from './validate.js';
 
 export const SERVER_VERSION = '0.1.0';
 const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
@@ -78,6 +80,9 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   const keyId = config ? keyFingerprint(config.apiKey) : '';
   const confirmations = new Confirmations({ secret: options.secret ?? randomBytes(32), store: options.spent ?? new MemorySpentStore() });
   const gated = (op: { risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
+  const redact = keyRedactor(config ? [config.apiKey] : []);
+  const scrub = scrubber(redact);
+  const journal = new WriteJournal();
   let catalog: Promise<Domain> | undefined;
 
   // Which operations are offered, and why the others are not (for a clear refusal).
@@ -117,7 +122,11 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
           outputSchema: fromJsonSchema(tool.info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA, smallValidator),
           annotations: annotations(tool.info, tool.operations),
         },
-        (args: ToolArguments, ctx: ServerContext) => callTool(tool, args, { era, mcp, ctx }),
+        // Every answer passes finishAnswer: the key redacted in every form, then the size capped.
+        async (args: ToolArguments, ctx: ServerContext) => {
+          const result = await callTool(tool, args, { era, mcp, ctx });
+          return 'resultType' in result && result.resultType === 'input_required' ? result : finishAnswer(result as CallToolResult, redact);
+        },
       );
     }
     return mcp;
@@ -125,6 +134,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
 
   async function callTool(tool: OfferedTool, args: ToolArguments, exchange: Exchange): Promise<CallToolResult | InputRequiredResult> {
     let op: Operation | undefined;
+    let stage: CallStage = 'before';
     try {
       if (!config || !client) {
         const problems = configResult.ok ? [] : configResult.problems;
@@ -142,11 +152,14 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         const refusal = await confirm(op, tool.info.name, params, args.confirmationToken, exchange, requestContext);
         if (refusal) return refusal;
       }
+      stage = 'sent';
       const data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, requestContext);
-      return tool.info.kind === 'read' ? readResult(op, data, args) : actionResult(op, data);
+      stage = 'answered';
+      if (tool.info.kind === 'action') journal.record(op.id, params, data);
+      return tool.info.kind === 'read' ? readAnswer(op, data, args, scrub) : actionAnswer(op, data, scrub);
     } catch (error) {
       if (!(error instanceof InputError)) log.warn(`${args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-      return failure(describeFailure(error, op));
+      return failure(describeFailure(error, op, stage));
     }
   }
 
@@ -192,14 +205,14 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       if (canElicit) {
         const statement = await describeEffect(op, params, context);
         return inputRequired({
-          inputRequests: { [CONFIRM_INPUT]: inputRequired.elicit({ message: `${statement}\n\nRun it?`, requestedSchema: confirmSchema(op) }) },
+          inputRequests: { [CONFIRM_INPUT]: inputRequired.elicit({ message: `${statement.text}\n\nRun it?`, requestedSchema: confirmSchema(op) }) },
           requestState: confirmations.issue('state', keyId, op.id, params).value,
         });
       }
     } else if (canElicit) {
       const statement = await describeEffect(op, params, context);
       try {
-        const answer = await ctx.mcpReq.elicitInput({ message: `${statement}\n\nRun it?`, requestedSchema: confirmSchema(op) }, { signal: context.signal, timeout: ELICITATION_TIMEOUT_MS });
+        const answer = await ctx.mcpReq.elicitInput({ message: `${statement.text}\n\nRun it?`, requestedSchema: confirmSchema(op) }, { signal: context.signal, timeout: ELICITATION_TIMEOUT_MS });
         return answer.action === 'accept' && answer.content?.confirm === true ? undefined : declinedBy(op, answer.action);
       } catch (error) {
         if (context.signal?.aborted) throw error;
@@ -214,33 +227,20 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   async function preview(op: Operation, toolName: string, params: Params, context: RequestContext, reason: string): Promise<CallToolResult> {
     const statement = await describeEffect(op, params, context);
     const { value: fresh, expiresAt } = confirmations.issue('token', keyId, op.id, params);
-    const expires = new Date(expiresAt).toISOString();
-    const instruction = `To run it: show this preview to the user, and only if they agree, call ${toolName} again with the same operationId and params and confirmationToken "${fresh}". The token works once, for exactly these params, until ${expires}.`;
-    const text = [reason, `Confirmation needed: ${op.id} has NOT been run.`, statement, instruction].filter(Boolean).join('\n\n');
-    return {
-      content: [{ type: 'text', text }],
-      structuredContent: { operationId: op.id, outcome: 'preview', preview: statement, confirmationToken: fresh, expiresAt: expires },
-    };
+    return previewAnswer(op, toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
   }
 
   /** The plain statement of the effect, with whatever facts could be read. A failed look-up is left out. */
-  async function describeEffect(op: Operation, params: Params, context: RequestContext): Promise<string> {
-    const confirmation = op.confirmation!;
-    const lines = [confirmation.effect(params)];
-    if (confirmation.facts && client) {
-      const read = (path: string) =>
-        client
-          .request({ method: 'GET', path, safe: true }, context)
-          .then(cleanData)
-          .catch((error: unknown) => {
-            log.info(`preview look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-            return undefined;
-          });
-      const facts = await confirmation.facts(params, read).catch(() => []);
-      for (const fact of facts) if (fact) lines.push(`- ${fact}`);
-    }
-    if (confirmation.irreversible) lines.push(`This cannot be undone: ${confirmation.irreversible}`);
-    return lines.join('\n');
+  async function describeEffect(op: Operation, params: Params, context: RequestContext): Promise<Statement> {
+    const read = (path: string) =>
+      client!
+        .request({ method: 'GET', path, safe: true }, context)
+        .then(scrub)
+        .catch((error: unknown) => {
+          log.info(`preview look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+          return undefined;
+        });
+    return composeStatement(op, params, read, journal.written, redact);
   }
 
   return {
@@ -287,23 +287,6 @@ function argumentValidator(args: ArgumentParser) {
   };
 }
 
-/** Validates params with the operation's schema; the error names each bad field and the shape. */
-export function validateParams(op: Operation, raw: unknown): Params {
-  const result = op.params.safeParse(raw ?? {});
-  if (result.success) return result.data as Params;
-  const problems = result.error.issues.slice(0, 5).map((issue) => describeIssue(issue, raw));
-  throw new InputError(`Invalid params for ${op.id}: ${problems.join('; ')}. Expected params ${paramShape(op)}. Nothing was sent.`, op);
-}
-
-function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `params.${key} is not a field of this operation`).join('; ');
-  const path = issue.path.length > 0 ? `params.${issue.path.join('.')}` : 'params';
-  let value: unknown = raw;
-  for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
-  if (value === undefined && issue.path.length > 0) return `${path} is required`;
-  return `${path} ${issue.message.replace(/^Invalid input: /, '')}`;
-}
-
 /** Tells a host that sent a progress token about every wait (rate limit, pacing, backoff). */
 function progressReporter(ctx: ServerContext): RequestContext {
   const progressToken = ctx.mcpReq._meta?.progressToken;
@@ -317,43 +300,6 @@ function progressReporter(ctx: ServerContext): RequestContext {
             void ctx.mcpReq
               .notify({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: `${reason}: about ${Math.ceil(waitMs / 1000)} s` } })
               .catch(() => undefined),
-  };
-}
-
-function readResult(op: Operation, data: unknown, args: ToolArguments): CallToolResult {
-  const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
-  if (op.list && Array.isArray(data)) {
-    const shaped = shapeList(data, args, op.list.idField);
-    notes.push(...shaped.notes);
-    const { page } = shaped;
-    const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;
-    const filtered = page.matched !== page.total ? ` (${page.matched} match the filter)` : '';
-    const next = page.nextOffset !== undefined ? ` Next page: offset ${page.nextOffset}.` : ' No more records.';
-    const head = `${op.id}: ${range} of ${page.total}${filtered}.${next}`;
-    const text = [head, ...notes, ...shaped.items.map((item) => JSON.stringify(item))].join('\n');
-    return {
-      content: [{ type: 'text', text }],
-      structuredContent: { operationId: op.id, data: shaped.items, page, ...(notes.length ? { notes } : {}) },
-    };
-  }
-  const ignoredShaping = (['limit', 'offset', 'fields', 'search'] as const).filter((key) => args[key] !== undefined);
-  if (ignoredShaping.length > 0) notes.push(`${ignoredShaping.join(', ')} apply to list operations only and were ignored.`);
-  if (op.list) notes.push('The API returned this list as something other than an array; shown as it came.');
-  const fitted = fitData(data);
-  notes.push(...fitted.notes);
-  const text = [`${op.id}:`, ...notes, JSON.stringify(fitted.data ?? null)].join('\n');
-  return {
-    content: [{ type: 'text', text }],
-    structuredContent: { operationId: op.id, data: fitted.data ?? null, ...(notes.length ? { notes } : {}) },
-  };
-}
-
-function actionResult(op: Operation, data: unknown): CallToolResult {
-  const fitted = fitData(data);
-  const text = [`Done: ${op.id} was carried out.`, ...fitted.notes, JSON.stringify(fitted.data ?? null)].join('\n');
-  return {
-    content: [{ type: 'text', text }],
-    structuredContent: { operationId: op.id, outcome: 'done', data: fitted.data ?? null, ...(fitted.notes.length ? { notes: fitted.notes } : {}) },
   };
 }
 

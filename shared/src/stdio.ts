@@ -3,9 +3,8 @@
 // protocol reaches stdout.
 import { Transform, type TransformCallback } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
-import { config as loadDotenv } from 'dotenv';
 import type { Domain } from './catalog.js';
-import { loadConfig } from './config.js';
+import { loadConfig, loadDotenvSafely } from './config.js';
 import { createLogger } from './log.js';
 import type { DomainManifest } from './manifest.js';
 import { createServer } from './server.js';
@@ -51,12 +50,14 @@ export class LineLimit extends Transform {
 }
 
 export async function runStdioServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>): Promise<void> {
-  // A .env in the working directory fills in what the host's environment does not set.
-  loadDotenv({ quiet: true });
+  // A .env in the working directory fills in what the host's environment does not set (never the safety settings).
+  const dotenv = loadDotenvSafely(process.env, process.cwd());
+  Object.assign(process.env, dotenv.values);
   const operationIds = manifest.tools.flatMap((tool) => tool.operations.map((op) => op.id));
   const result = loadConfig(process.env, manifest.name, operationIds);
   const level = result.ok ? result.config.logLevel : result.logLevel;
   const log = createLogger(`engage-mcp-${manifest.name}`, level, result.ok ? [result.config.apiKey] : []);
+  for (const warning of dotenv.warnings) log.error(warning);
   if (!result.ok) {
     log.error(`not configured; every tool call will answer with this until it is fixed: ${result.problems.join(' ')}`);
   }

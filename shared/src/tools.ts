@@ -77,7 +77,7 @@ export function toolArguments(tool: ToolInfo, operations: readonly OperationInfo
       const problems: string[] = [];
       const operationId = raw.operationId;
       if (typeof operationId !== 'string' || !ids.includes(operationId)) {
-        const name = typeof operationId === 'string' ? operationId : JSON.stringify(operationId ?? null);
+        const name = (typeof operationId === 'string' ? operationId : JSON.stringify(operationId ?? null)).slice(0, 100);
         const why = typeof operationId === 'string' ? disabled.get(operationId) : undefined;
         problems.push(why ? `operationId ${name} is not available: ${why}` : `operationId ${name} is not an operation of ${tool.name}; use one of ${ids.join(', ')}`);
       }
@@ -89,9 +89,10 @@ export function toolArguments(tool: ToolInfo, operations: readonly OperationInfo
         const problem = raw[name] === undefined ? undefined : argument.check(raw[name]);
         if (problem) problems.push(`${name} ${problem}`);
       }
-      for (const key of Object.keys(raw)) {
-        if (!known.includes(key)) problems.push(`${key} is not an argument of ${tool.name} (it takes ${known.join(', ')}; operation fields go in params)`);
-      }
+      const unknown = Object.keys(raw).filter((key) => !known.includes(key));
+      // A few names say enough; the error must stay small however many arrive (the SDK sends it as it is).
+      const named = unknown.slice(0, 5).map((key) => JSON.stringify(key.slice(0, 100)).slice(1, -1));
+      if (named.length > 0) problems.push(`${named.join(', ')}${unknown.length > named.length ? ` and ${unknown.length - named.length} more` : ''} ${unknown.length === 1 ? 'is not an argument' : 'are not arguments'} of ${tool.name} (it takes ${known.join(', ')}; operation fields go in params)`);
       if (problems.length > 0) return { ok: false, message: `${problems.join('; ')}. Nothing was sent.` };
       return { ok: true, args: raw as unknown as ToolArguments };
     },

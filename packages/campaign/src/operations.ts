@@ -1,6 +1,6 @@
 // The campaign domain: broadcast campaigns over WhatsApp, Telegram or email.
 import { z } from 'zod';
-import { brief, defineDomain, findRecord, pathId, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
+import { brief, defineDomain, findRecord, pathId, plain, quote, requiredText, type Params, type PreviewReader, type WrittenBefore } from '@engage-mcp/shared';
 
 const CAMPAIGNS = '/api/campaign/campaigns';
 // Read for previews only. The quota's layout is not in the spec, so it is shown as it comes.
@@ -13,7 +13,18 @@ async function findCampaign(params: Params, read: PreviewReader) {
 
 function describeCampaign(campaign: Record<string, unknown> | undefined): string | undefined {
   if (!campaign) return undefined;
-  return `Campaign: ${quote(campaign.name)} on ${String(campaign.channel)}, status ${String(campaign.status)}, ${String(campaign.totalRecipients ?? '?')} recipient(s), ${String(campaign.sentCount ?? 0)} sent so far.`;
+  return `Campaign: ${quote(campaign.name)} on ${plain(campaign.channel)}, status ${plain(campaign.status)}, ${plain(campaign.totalRecipients ?? '?')} recipient(s), ${plain(campaign.sentCount ?? 0)} sent so far.`;
+}
+
+/**
+ * The text that goes out. The spec's campaign list has no message field: it is shown if the API
+ * includes one anyway, else as this server created the campaign, else the preview says it is unknown.
+ */
+function campaignMessage(campaign: Record<string, unknown> | undefined, params: Params, written: WrittenBefore): string {
+  if (typeof campaign?.message === 'string') return `Message that goes out: ${quote(campaign.message)}`;
+  const created = written('campaign.create').find((entry) => (entry.data as { _id?: unknown } | undefined)?._id === params.id);
+  if (typeof created?.params.message === 'string') return `Message that goes out (as this server created the campaign): ${quote(created.params.message)}`;
+  return "Message: the API does not show a campaign's text and this server did not create it: check the text in the tenant console before agreeing.";
 }
 
 export const campaign = defineDomain('campaign', 'Campaigns', [
@@ -76,10 +87,11 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     confirmation: {
       effect: (p) => `Send campaign ${String(p.id)} now: real messages to real customers, each one using message quota.`,
       irreversible: 'sent messages cannot be recalled; campaign.cancel only stops the rest of the queue.',
-      facts: async (p, read) => {
+      facts: async (p, read, written) => {
         const [found, recipients, quota] = await Promise.all([findCampaign(p, read), read(`${RECIPIENTS}/${encodeURIComponent(String(p.id))}`), read(QUOTA)]);
         return [
           describeCampaign(found),
+          campaignMessage(found, p, written),
           found?.totalRecipients === undefined && Array.isArray(recipients) ? `Recipients: ${recipients.length}.` : undefined,
           quota === undefined ? undefined : `Quota remaining before sending (as the API reports it): ${brief(quota)}`,
         ];

@@ -46,7 +46,8 @@ export const channel = defineDomain('channel', 'Channels', [
   },
   {
     // The spec does not show this body: msisdn plus either a text message or a template;
-    // further fields pass through unchanged so the real API's fields can still be sent.
+    // further fields pass through unchanged so the real API's fields can still be sent, and the
+    // confirmation lists every one of them (see shared/src/assumptions.md).
     id: 'channel.whatsapp.send',
     method: 'POST',
     path: '/api/channel/v1/notification/send/whatsapp',
@@ -69,12 +70,17 @@ export const channel = defineDomain('channel', 'Channels', [
       .refine((p) => p.message !== undefined || p.template !== undefined, { message: 'needs a message or a template' }),
     verifyWith: 'inbox.ticket.list (inbox server)',
     confirmation: {
+      // The whole outgoing text: the message and every template parameter, never cut.
       effect: (p) => {
         const template = p.template as { name?: string; language?: string; parameters?: string[] } | undefined;
-        const what = p.message !== undefined
-          ? `the text ${quote(p.message)}`
-          : `the template ${quote(template?.name)}${template?.language ? ` (${template.language})` : ''}${template?.parameters?.length ? ` with ${template.parameters.map(quote).join(', ')}` : ''}`;
-        return `Send one WhatsApp message to ${String(p.msisdn)} now: ${what}.`;
+        const parts: string[] = [];
+        if (p.message !== undefined) parts.push(`the text ${quote(p.message)}`);
+        if (template) {
+          const language = template.language !== undefined ? ` in language ${quote(template.language)}` : '';
+          const parameters = template.parameters?.length ? ` with the parameters ${template.parameters.map(quote).join(', ')}` : '';
+          parts.push(`the template ${quote(template.name)}${language}${parameters}`);
+        }
+        return `Send one WhatsApp message to ${String(p.msisdn)} now: ${parts.join(' and ')}.`;
       },
       irreversible: 'a delivered message cannot be recalled.',
     },

@@ -1,6 +1,6 @@
 // The inbox domain: conversation tickets with customers.
 import { z } from 'zod';
-import { defineDomain, findRecord, msisdn, pathId, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
+import { defineDomain, findRecord, msisdn, pathId, plain, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
 
 const TICKETS = '/api/ai/v1/tickets';
 
@@ -8,7 +8,7 @@ const TICKETS = '/api/ai/v1/tickets';
 async function ticketParty(params: Params, read: PreviewReader): Promise<string | undefined> {
   const ticket = findRecord(await read(TICKETS), 'ticketID', params.ticketID);
   if (!ticket) return undefined;
-  return `Ticket ${String(ticket.ticketID)}: ${quote(ticket.customerName)} (${String(ticket.msisdn ?? 'no number')}) on ${String(ticket.channel)}, status ${String(ticket.status)}.`;
+  return `Ticket ${plain(ticket.ticketID)}: ${quote(ticket.customerName)} (${ticket.msisdn === undefined ? 'no number' : plain(ticket.msisdn)}) on ${plain(ticket.channel)}, status ${plain(ticket.status)}.`;
 }
 
 const ticketID = pathId('ticketID (inbox.ticket.list)');
@@ -70,7 +70,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     }),
     verifyWith: 'inbox.ticket.list',
     confirmation: {
-      effect: (p) => `Open a ${String(p.channel)} ticket with ${String(p.msisdn)}${p.message ? ` with the message ${quote(p.message)}` : ''}.`,
+      effect: (p) => `Open a ${plain(p.channel)} ticket with ${String(p.msisdn)}${p.message ? ` with the message ${quote(p.message)}` : ''}.`,
     },
   },
   {

@@ -1,5 +1,6 @@
 // The product domain: the tenant's product catalogue. The spec shows no product fields, so the
-// create and update bodies name the plausible ones and pass any others through unchanged.
+// create and update bodies name the plausible ones and pass any others through unchanged; a
+// confirmation shows every field sent, whole. Names and descriptions may come from third parties.
 import { z } from 'zod';
 import { brief, defineDomain, pathId, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
 
@@ -10,6 +11,11 @@ async function productName(params: Params, read: PreviewReader): Promise<string 
   if (product === undefined) return undefined;
   const name = typeof product === 'object' && product !== null && 'name' in product ? quote((product as { name: unknown }).name) : brief(product, 200);
   return `Product: ${name}.`;
+}
+
+/** The named fields as the confirmation shows them, whole; other fields are listed by the core. */
+function describeFields(p: Params): string[] {
+  return (['name', 'description', 'price'] as const).filter((key) => p[key] !== undefined).map((key) => `${key} ${quote(p[key])}`);
 }
 
 const productFields = {
@@ -28,6 +34,7 @@ export const product = defineDomain('product', 'Products', [
     summary: "The tenant's products.",
     params: z.strictObject({}),
     list: {},
+    customerText: true,
   },
   {
     id: 'product.get',
@@ -37,6 +44,7 @@ export const product = defineDomain('product', 'Products', [
     risk: 'safe',
     summary: 'One product.',
     params: z.strictObject({ productID: pathId('product id (product.list)') }),
+    customerText: true,
     findIdsWith: 'product.list',
   },
   {
@@ -48,7 +56,7 @@ export const product = defineDomain('product', 'Products', [
     summary: 'Add a product.',
     params: z.looseObject(productFields),
     verifyWith: 'product.list',
-    confirmation: { effect: (p) => `Add the product ${quote(p.name)}${p.price !== undefined ? ` at ${String(p.price)}` : ''}.` },
+    confirmation: { effect: (p) => `Add a product: ${describeFields(p).join(', ')}.` },
   },
   {
     id: 'product.update',
@@ -69,8 +77,8 @@ export const product = defineDomain('product', 'Products', [
     verifyWith: 'product.get',
     confirmation: {
       effect: (p) => {
-        const changes = Object.entries(p).filter(([key]) => key !== 'productID');
-        return `Change product ${String(p.productID)}: ${changes.map(([key, value]) => `${key} → ${brief(value, 80)}`).join(', ')}.`;
+        const changes = describeFields(p);
+        return `Change product ${String(p.productID)}${changes.length > 0 ? `: set ${changes.join(', ')}` : ''}.`;
       },
       facts: async (p, read) => [await productName(p, read)],
     },

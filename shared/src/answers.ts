@@ -1,0 +1,90 @@
+// Tool results: a read's data (paged for lists), a write's outcome, and the last step every answer
+// passes, whatever it is: the key redacted in every form, then the size capped. Nothing reaches
+// the model without passing through finishAnswer.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Operation } from './catalog.js';
+import type { Redact } from './redact.js';
+import { CUSTOMER_TEXT_NOTICE, MAX_ANSWER_CHARS, fitData, fitValue, jsonLength, shapeList, type ListShape, type Scrub } from './render.js';
+
+export function readAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub): CallToolResult {
+  const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
+  if (op.list && Array.isArray(data)) {
+    const shaped = shapeList(data, args, op.list.idField, { scrub });
+    notes.push(...shaped.notes);
+    const { page } = shaped;
+    const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;
+    const filtered = page.matched !== page.total ? ` (${page.matched} match the filter)` : '';
+    const next = page.nextOffset !== undefined ? ` Next page: offset ${page.nextOffset}.` : ' No more records.';
+    const head = `${op.id}: ${range} of ${page.total}${filtered}.${next}`;
+    const text = [head, ...notes, ...shaped.items.map((item) => JSON.stringify(item))].join('\n');
+    return {
+      content: [{ type: 'text', text }],
+      structuredContent: { operationId: op.id, data: shaped.items, page, ...(notes.length ? { notes } : {}) },
+    };
+  }
+  const ignoredShaping = (['limit', 'offset', 'fields', 'search'] as const).filter((key) => args[key] !== undefined);
+  if (ignoredShaping.length > 0) notes.push(`${ignoredShaping.join(', ')} apply to list operations only and were ignored.`);
+  if (op.list) notes.push('The API returned this list as something other than an array; shown as it came.');
+  const fitted = fitData(data, { scrub });
+  notes.push(...fitted.notes);
+  const text = [`${op.id}:`, ...notes, JSON.stringify(fitted.data ?? null)].join('\n');
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: { operationId: op.id, data: fitted.data ?? null, ...(notes.length ? { notes } : {}) },
+  };
+}
+
+/**
+ * The API carried the write out (it answered with its envelope). If showing its answer fails,
+ * that is still said: the write is not reported as failed, nor as "nothing is known".
+ */
+export function actionAnswer(op: Operation, data: unknown, scrub: Scrub): CallToolResult {
+  let fitted: { data: unknown; notes: string[] };
+  try {
+    fitted = fitData(data, { scrub });
+  } catch {
+    const check = op.verifyWith ? ` See the result with ${op.verifyWith}.` : '';
+    fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${check}`] };
+  }
+  const text = [`Done: ${op.id} was carried out.`, ...fitted.notes, JSON.stringify(fitted.data ?? null)].join('\n');
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: { operationId: op.id, outcome: 'done', data: fitted.data ?? null, ...(fitted.notes.length ? { notes: fitted.notes } : {}) },
+  };
+}
+
+const CUT_MARK = '…[cut: the answer size limit]';
+
+/**
+ * The last step of every answer (results, errors, previews): the key redacted in every string,
+ * then the whole kept within MAX_ANSWER_CHARS, text and structured content together.
+ */
+export function finishAnswer(result: CallToolResult, redact: Redact): CallToolResult {
+  const content = result.content.map((part) => (part.type === 'text' ? { ...part, text: redact(part.text) } : part));
+  let structured = result.structuredContent === undefined ? undefined : (mapStrings(result.structuredContent, redact) as Record<string, unknown>);
+  const textLength = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.length : 0), 0);
+  const structuredLength = structured === undefined ? 0 : jsonLength(structured);
+  if (textLength + structuredLength <= MAX_ANSWER_CHARS) return { ...result, content, ...(structured ? { structuredContent: structured } : {}) };
+
+  // Too large (an error quoting a huge input, say): each half gets half the room.
+  const textRoom = (structured === undefined ? MAX_ANSWER_CHARS : Math.floor(MAX_ANSWER_CHARS / 2)) - CUT_MARK.length - 100;
+  if (structured !== undefined) structured = fitValue(structured, Math.floor(MAX_ANSWER_CHARS / 2)) as Record<string, unknown>;
+  let room = textRoom;
+  const cutContent = content.map((part) => {
+    if (part.type !== 'text') return part;
+    const text = part.text.length <= room ? part.text : `${part.text.slice(0, Math.max(0, room))}${CUT_MARK}`;
+    room = Math.max(0, room - part.text.length);
+    return { ...part, text };
+  });
+  return { ...result, content: cutContent, ...(structured ? { structuredContent: structured } : {}) };
+}
+
+/** A copy with `map` applied to every string and key; our own answers are shallow, and data in them was already bounded by cleaning. */
+function mapStrings(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === 'string') return map(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((inner) => mapStrings(inner, map));
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) Object.defineProperty(out, map(key), { value: mapStrings(inner, map), enumerable: true, writable: true, configurable: true });
+  return out;
+}

@@ -1,0 +1,61 @@
+// A hostile stand-in for the API, on loopback: it answers whatever a test tells it to (the key
+// echoed back, bodies nested thousands deep, absurd headers, errors inside the envelope), and
+// records what it was asked. The sandbox stays faithful; this one is not meant to be.
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const HOSTILE_KEY = `eng_live_${'5e1f0a9c3b7d2e48'.repeat(2)}a1b2c3d4e5f60718`;
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  key: string | undefined;
+  body: string;
+}
+
+export interface Reply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** A string is sent as it is; anything else as JSON. */
+  body?: unknown;
+}
+
+export type Responder = (request: SeenRequest) => Reply;
+
+export interface HostileApi {
+  baseUrl: string;
+  key: string;
+  requests: SeenRequest[];
+  /** What every request is answered with from now on (default: an empty envelope). */
+  respond(responder: Responder): void;
+  close(): Promise<void>;
+}
+
+export const envelope = (data: unknown, status = 200, errorCode = 0): Reply => ({ body: { status, errorCode, data } });
+
+export async function startHostileApi(): Promise<HostileApi> {
+  let responder: Responder = () => envelope([]);
+  const requests: SeenRequest[] = [];
+  const server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const seen = { method: req.method ?? 'GET', path: req.url ?? '/', key: req.headers['x-api-key'] as string | undefined, body: Buffer.concat(chunks).toString('utf8') };
+    requests.push(seen);
+    const reply = responder(seen);
+    const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
+    res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    key: HOSTILE_KEY,
+    requests,
+    respond: (next) => void (responder = next),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
