@@ -4,11 +4,21 @@
 // sit in chunks loaded on the first tool call. Type checking is `tsc`, run before this.
 import { build } from 'esbuild';
 import { mkdir, rm } from 'node:fs/promises';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 // Some dependencies are CommonJS and call require(); an ESM bundle needs one.
 const banner = { js: "import { createRequire as __engageCreateRequire } from 'node:module'; const require = __engageCreateRequire(import.meta.url);" };
-const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, keepNames: true, sourcemap: true, legalComments: 'external', logLevel: 'warning', banner };
+// keepNames is off: it wraps every class and function of the SDK and zod in a naming call at start-up.
+const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, keepNames: false, sourcemap: true, legalComments: 'external', logLevel: 'warning', banner };
+
+// The SDK picks its default JSON Schema validator (ajv) through this one module; ours replaces it
+// (shared/src/sdk-shims.ts), since every server passes its own small validator.
+const sdkShims = {
+  name: 'engage-sdk-shims',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: fileURLToPath(new URL('../shared/src/sdk-shims.ts', import.meta.url)) }));
+  },
+};
 
 // 1. The manifests, from the catalogs (bundled to a temporary module and imported).
 await mkdir('node_modules/.cache/engage-build', { recursive: true });
@@ -26,18 +36,30 @@ const manifestPlugin = (manifest) => ({
   },
 });
 
+// The catalog is its own bundle, with its own copy of zod: sharing zod with the SDK would put all
+// of zod's classic API (the catalog's schemas use it) into the code every start loads. Nothing
+// passes zod objects between the two: the tools' schemas are JSON Schema.
+const catalogApart = {
+  name: 'engage-catalog-apart',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/operations\.js$/ }, () => ({ path: './operations.js', external: true }));
+  },
+};
+
 // 2. The servers, each with its manifest; what the first call needs goes in chunks.
 await Promise.all(
-  DOMAINS.map((domain) =>
+  DOMAINS.flatMap((domain) => [
     build({
       ...common,
       entryPoints: { index: `packages/${domain}/src/index.ts` },
       outdir: `packages/${domain}/dist`,
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
-      plugins: [manifestPlugin(manifests[domain])],
+      plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart],
     }),
-  ),
+    // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
+    build({ ...common, entryPoints: { operations: `packages/${domain}/src/operations.ts` }, outdir: `packages/${domain}/dist`, alias: { '@engage-mcp/shared': './shared/src/catalog.ts' } }),
+  ]),
 );
 
 // 3. The sandbox's command line and the demo.

@@ -68,24 +68,34 @@ describe.each(Object.entries(DESTRUCTIVE))('%s', (operationId, { params, other }
     expect(countCarriedOut(sandbox, operationId)).toBe(1);
   });
 
-  it('with elicitation: decline, cancel, a no, and a failed request run nothing; only yes runs it, once', async () => {
-    const answers: Array<() => unknown> = [
-      () => ({ action: 'decline' }),
-      () => ({ action: 'cancel' }),
-      () => ({ action: 'accept', content: { confirm: false } }),
-      () => {
-        throw new Error('host crashed');
-      },
-    ];
+  it.each(['v1', 'v2-modern'] as const)('with elicitation (%s): decline, cancel and a no run nothing; a failed question falls back to a preview; only yes runs it, once', async (kind) => {
+    const answers: Array<() => unknown> = [() => ({ action: 'decline' }), () => ({ action: 'cancel' }), () => ({ action: 'accept', content: { confirm: false } })];
     for (const answer of answers) {
-      const server = await serve(operationId, { elicit: answer as never });
+      const server = await serve(operationId, { kind, elicit: answer as never });
       const result = await server.call(operationId, params(sandbox));
-      expect(['declined', undefined]).toContain(structuredOf(result).outcome);
-      expect(textOf(result)).toMatch(/not run|nothing was done/);
+      expect(structuredOf(result).outcome, textOf(result)).toBe('declined');
+      expect(textOf(result)).toMatch(/was not run, and nothing was changed/);
       expect(countCarriedOut(sandbox, operationId)).toBe(0);
     }
+    const failing = await serve(operationId, {
+      kind,
+      elicit: () => {
+        throw new Error('host crashed');
+      },
+    });
+    if (kind === 'v1') {
+      const fallback = await failing.call(operationId, params(sandbox));
+      expect(structuredOf(fallback).outcome, textOf(fallback)).toBe('preview');
+      expect(textOf(fallback)).toMatch(/could not be shown[\s\S]*has NOT been run/);
+    } else {
+      // A 2026 client fulfils the question itself: its failure ends the call on its side.
+      await expect(failing.call(operationId, params(sandbox))).rejects.toThrow(/host crashed/);
+    }
+    expect(countCarriedOut(sandbox, operationId)).toBe(0);
+
     const messages: string[] = [];
     const server = await serve(operationId, {
+      kind,
       elicit: (message) => {
         messages.push(message);
         return { action: 'accept', content: { confirm: true } };
@@ -94,6 +104,7 @@ describe.each(Object.entries(DESTRUCTIVE))('%s', (operationId, { params, other }
     const result = await server.call(operationId, params(sandbox));
     expect(structuredOf(result).outcome, textOf(result)).toBe('done');
     expect(countCarriedOut(sandbox, operationId)).toBe(1);
+    expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(/cannot be undone/);
   });
 });
@@ -168,8 +179,8 @@ describe('least privilege', () => {
       expect(tools.map((tool) => tool.name)).toEqual(expected);
     }
     const server = await serve('contact.delete', { env: { ENGAGE_READ_ONLY: 'true' } });
-    const result = await server.client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: { id: 'x' } } });
-    expect(result.isError).toBe(true);
+    // A tool that is not offered is a protocol error (invalid params), not a tool result.
+    await expect(server.client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: { id: 'x' } } })).rejects.toThrow(/-32602.*contact_action not found/);
     expect(sandbox.requests()).toEqual([]);
   });
 

@@ -2,7 +2,7 @@
 // rendering, cleaning and redaction.
 import { describe, expect, it } from 'vitest';
 import { loadConfig, matchesPattern, redactor } from '@engage-mcp/shared';
-import { ConfirmationStore, canonicalJson } from '../shared/src/confirm.js';
+import { Confirmations, MemorySpentStore, canonicalJson } from '../shared/src/confirm.js';
 import { Pacer, backoffDelayMs, parseRetryAfter } from '../shared/src/pacing.js';
 import { MAX_ANSWER_CHARS, fitData, shapeList } from '../shared/src/render.js';
 import { cleanData, cleanText } from '../shared/src/sanitize.js';
@@ -98,33 +98,58 @@ describe('retry policy', () => {
   });
 });
 
-describe('confirmation tokens', () => {
-  it('are single use and bound to the operation and exact params', () => {
+describe('confirmation tokens and requestStates', () => {
+  const secret = new Uint8Array(32).fill(7);
+  const make = (now: () => number = Date.now, store = new MemorySpentStore(now)) => new Confirmations({ secret, store, now });
+
+  it('are single use and bound to the operation and exact params', async () => {
     let now = 0;
-    const store = new ConfirmationStore('key', () => now);
-    const { token } = store.issue('campaign.send', { id: 'a' });
-    expect(store.redeem(token, 'campaign.send', { id: 'a' })).toBe('ok');
-    expect(store.redeem(token, 'campaign.send', { id: 'a' })).toBe('unknown');
+    const confirmations = make(() => now);
+    const { value: token } = confirmations.issue('token', 'key', 'campaign.send', { id: 'a' });
+    expect(await confirmations.redeem('token', token, 'key', 'campaign.send', { id: 'a' })).toBe('ok');
+    expect(await confirmations.redeem('token', token, 'key', 'campaign.send', { id: 'a' })).toBe('spent');
 
-    const other = store.issue('campaign.send', { id: 'a' }).token;
-    expect(store.redeem(other, 'campaign.send', { id: 'b' })).toBe('mismatch');
-    expect(store.redeem(other, 'campaign.send', { id: 'a' })).toBe('unknown'); // spent by the mismatch
+    const other = confirmations.issue('token', 'key', 'campaign.send', { id: 'a' }).value;
+    expect(await confirmations.redeem('token', other, 'key', 'campaign.send', { id: 'b' })).toBe('mismatch');
+    expect(await confirmations.redeem('token', other, 'key', 'campaign.send', { id: 'a' })).toBe('spent'); // spent by the mismatch
+    const otherOperation = confirmations.issue('token', 'key', 'campaign.send', { id: 'a' }).value;
+    expect(await confirmations.redeem('token', otherOperation, 'key', 'campaign.delete', { id: 'a' })).toBe('mismatch');
 
-    const late = store.issue('campaign.delete', { id: 'a' }).token;
-    now = 6 * 60 * 1000;
-    expect(store.redeem(late, 'campaign.delete', { id: 'a' })).toBe('expired');
-    expect(store.redeem('ct_forged', 'campaign.delete', { id: 'a' })).toBe('unknown');
+    const late = confirmations.issue('token', 'key', 'campaign.delete', { id: 'a' }).value;
+    now = 5 * 60 * 1000 + 1;
+    expect(await confirmations.redeem('token', late, 'key', 'campaign.delete', { id: 'a' })).toBe('expired');
+    expect(await confirmations.redeem('token', 'ct_forged', 'key', 'campaign.delete', { id: 'a' })).toBe('unknown');
+  });
+
+  it('refuse a tampered value, one from another key or another secret, and one of the other kind', async () => {
+    const confirmations = make();
+    const { value } = confirmations.issue('state', 'key-1', 'campaign.send', { id: 'a' });
+    const [nonce, expiry, authentic, binding] = value.split('.') as [string, string, string, string];
+    const later = (parseInt(expiry, 36) + 60 * 60 * 1000).toString(36);
+    expect(await confirmations.redeem('state', [nonce, later, authentic, binding].join('.'), 'key-1', 'campaign.send', { id: 'a' })).toBe('unknown');
+    expect(await confirmations.redeem('state', value.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), 'key-1', 'campaign.send', { id: 'a' })).not.toBe('ok');
+    expect(await confirmations.redeem('state', value, 'key-2', 'campaign.send', { id: 'a' })).toBe('unknown');
+    expect(await new Confirmations({ secret: new Uint8Array(32).fill(8), store: new MemorySpentStore() }).redeem('state', value, 'key-1', 'campaign.send', { id: 'a' })).toBe('unknown');
+    expect(await confirmations.redeem('token', value, 'key-1', 'campaign.send', { id: 'a' })).toBe('unknown');
+    // The binding was tampered with above: that spends the genuine nonce too.
+    expect(await confirmations.redeem('state', value, 'key-1', 'campaign.send', { id: 'a' })).toBe('spent');
+  });
+
+  it('are honoured once by any instance that shares the secret and the spent store', async () => {
+    const store = new MemorySpentStore();
+    const a = make(Date.now, store);
+    const b = make(Date.now, store);
+    const { value } = a.issue('token', 'key', 'contact.delete', { id: 'x' });
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? a : b).redeem('token', value, 'key', 'contact.delete', { id: 'x' })));
+    expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(1);
   });
 
   it('treat params in any key order as the same', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe(canonicalJson({ a: [{ c: 3, d: 2 }], b: 1 }));
   });
 
-  it('from another key do not match', () => {
-    const one = new ConfirmationStore('key-1');
-    const two = new ConfirmationStore('key-2');
-    const { token } = one.issue('campaign.send', { id: 'a' });
-    expect(two.redeem(token, 'campaign.send', { id: 'a' })).toBe('unknown');
+  it('need a secret of at least 32 bytes', () => {
+    expect(() => new Confirmations({ secret: new Uint8Array(16), store: new MemorySpentStore() })).toThrow(/32 bytes/);
   });
 });
 

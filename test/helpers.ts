@@ -1,9 +1,12 @@
-// Shared test harness: the catalogs, an in-process client/server pair against a sandbox, and
-// small readers for tool results.
+// Shared test harness: the catalogs, in-process client/server pairs against a sandbox (in both
+// protocol eras, with the v1 client most 2025 hosts ship and the v2 client), and small readers
+// for tool results.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger, createServer, loadConfig, manifestOf, type Domain } from '@engage-mcp/shared';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createLogger, createServer, loadConfig, manifestOf, type Domain, type ServerOptions } from '@engage-mcp/shared';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../scripts/catalogs.js';
 
@@ -19,40 +22,92 @@ export function toolOf(operationId: string): string {
   return (domain.tools.find((tool) => tool.operations.some((op) => op.id === operationId)) as { name: string }).name;
 }
 
+/**
+ * The clients a server must serve: `v1` is the 2025 SDK client most hosts shipped; the v2 client
+ * in `legacy` mode speaks 2025 too, `auto` probes with server/discover, `modern` is pinned to
+ * 2026-07-28 (no initialize; elicitation comes as input_required rounds).
+ */
+export const CLIENT_KINDS = ['v1', 'v2-legacy', 'v2-auto', 'v2-modern'] as const;
+export type ClientKind = (typeof CLIENT_KINDS)[number];
+export const MODERN_REVISION = '2026-07-28';
+
+export interface CallOptions {
+  onprogress?: (progress: { progress: number; message?: string }) => void;
+  signal?: AbortSignal;
+  timeout?: number;
+}
+
+/** The calls every test makes, whichever client is behind them (v1's call shape: request, result schema, options). */
+export interface TestClient {
+  kind: ClientKind;
+  listTools(): Promise<{ tools: Array<Record<string, any>> }>;
+  callTool(request: { name: string; arguments?: Record<string, unknown> }, resultSchema?: undefined, options?: CallOptions): Promise<CallToolResult>;
+  close(): Promise<void>;
+  connect(transport: unknown): Promise<void>;
+}
+
+export interface ClientOptions {
+  kind?: ClientKind;
+  /** Declares elicitation and answers every request with this. */
+  elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
+}
+
+/** A client of the given kind, with elicitation when asked for. */
+export function makeClient({ kind = 'v1', elicit }: ClientOptions): TestClient {
+  const capabilities = elicit ? { elicitation: {} } : {};
+  if (kind === 'v1') {
+    const client = new Client({ name: 'test-v1', version: '0' }, { capabilities });
+    if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params.message));
+    return {
+      kind,
+      listTools: () => client.listTools() as never,
+      callTool: (request, _schema, options) => client.callTool(request, undefined, options) as Promise<CallToolResult>,
+      close: () => client.close(),
+      connect: (transport) => client.connect(transport as never),
+    };
+  }
+  const mode = kind === 'v2-legacy' ? 'legacy' : kind === 'v2-auto' ? 'auto' : { pin: MODERN_REVISION };
+  const client = new ModernClient({ name: `test-${kind}`, version: '0' }, { capabilities, versionNegotiation: { mode } });
+  if (elicit) client.setRequestHandler('elicitation/create', async (request) => (await elicit((request.params as { message: string }).message)) as never);
+  return {
+    kind,
+    listTools: () => client.listTools() as never,
+    callTool: (request, _schema, options) => client.callTool(request, options as never) as Promise<CallToolResult>,
+    close: () => client.close(),
+    connect: (transport) => client.connect(transport as never),
+  };
+}
+
 export interface InProcess {
-  client: Client;
+  client: TestClient;
   logs: string[];
   call(operationId: string, params?: Record<string, unknown>, extra?: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
 }
 
-export interface InProcessOptions {
+export interface InProcessOptions extends ClientOptions {
   env?: Record<string, string | undefined>;
-  /** Declares elicitation and answers every request with this. */
-  elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
+  server?: ServerOptions;
 }
 
-/** A domain server in this process, over InMemoryTransport, against the sandbox. */
+/** A domain server in this process, served by the SDK's own era-selecting entry over an in-memory pipe, against the sandbox. */
 export async function inProcess(domain: Domain, sandbox: Pick<Sandbox, 'baseUrl' | 'keys'>, options: InProcessOptions = {}): Promise<InProcess> {
   const env = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ...options.env };
   const config = loadConfig(env, domain.name, domain.operations.map((op) => op.id));
   const logs: string[] = [];
   const log = createLogger(domain.name, 'debug', config.ok ? [config.config.apiKey] : [], (line) => logs.push(line) > 0);
-  const engage = createServer(manifestOf(domain), async () => domain, config, { log });
-  const client = new Client({ name: 'test', version: '0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
-  if (options.elicit) {
-    const answer = options.elicit;
-    client.setRequestHandler(ElicitRequestSchema, async (request) => answer(request.params.message));
-  }
+  const engage = createServer(manifestOf(domain), async () => domain, config, { log, ...options.server });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await Promise.all([engage.server.connect(serverTransport), client.connect(clientTransport)]);
+  const served = serveStdio(() => engage.createMcpServer(), { transport: serverTransport });
+  const client = makeClient(options);
+  await client.connect(clientTransport);
   return {
     client,
     logs,
-    call: (operationId, params, extra = {}) =>
-      client.callTool({ name: toolOf(operationId), arguments: { operationId, ...(params ? { params } : {}), ...extra } }) as Promise<CallToolResult>,
+    call: (operationId, params, extra = {}) => client.callTool({ name: toolOf(operationId), arguments: { operationId, ...(params ? { params } : {}), ...extra } }),
     close: async () => {
       await client.close();
+      await served.close();
       await engage.close();
     },
   };

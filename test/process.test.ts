@@ -65,8 +65,8 @@ describe('a server process', () => {
     raw.send({ jsonrpc: '2.0', id: 6, method: 'no/such/method' });
     raw.send({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
 
-    expect((await raw.response(2)).result.isError).toBe(true);
-    expect((await raw.response(3)).error ?? (await raw.response(3)).result?.isError).toBeTruthy();
+    expect((await raw.response(2)).error.code).toBe(-32602); // an unknown tool is a protocol error
+    expect((await raw.response(3)).error.code).toBe(-32602);
     expect((await raw.response(4)).result.isError).toBe(true);
     expect((await raw.response(5)).result.content[0].text).toMatch(/larger than 4 MiB; nothing was sent/);
     expect((await raw.response(6)).error.code).toBe(-32601);

@@ -1,57 +1,100 @@
-// Confirmation tokens for hosts without elicitation. A token is a random handle to a record kept
-// in this process: single use, bound to one operation, its exact (normalised) params and the key,
-// and short-lived. Nothing about it can be forged or reused.
-import { createHash, randomBytes } from 'node:crypto';
+// Confirmation of risky operations: one binding for all three paths. A confirmation token (for
+// hosts without elicitation) and an MRTR requestState (for 2026-07-28 hosts with elicitation) are
+// the same kind of value: HMAC-signed, expiring, bound to the operation, its exact normalised
+// params and the key, and single use through a store of spent nonces. Nothing is kept per token
+// until it is spent, so any replica that shares the secret and the store can honour it once.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ConfirmMode } from './config.js';
 import type { Params, Risk } from './catalog.js';
 
 export const TOKEN_TTL_MS = 5 * 60 * 1000;
-const MAX_PENDING = 1_000;
+/** An elicitation waits on a person; the state that carries it lives longer than a token. */
+export const REQUEST_STATE_TTL_MS = 10 * 60 * 1000;
 
-interface Pending {
-  operationId: string;
-  fingerprint: string;
-  expiresAt: number;
+/** What a signed value is for: a token never passes as a requestState, nor the reverse. */
+export type ConfirmationKind = 'token' | 'state';
+const PREFIX: Record<ConfirmationKind, string> = { token: 'ct_', state: 'rs_' };
+const TTL: Record<ConfirmationKind, number> = { token: TOKEN_TTL_MS, state: REQUEST_STATE_TTL_MS };
+
+export type Redemption = 'ok' | 'unknown' | 'expired' | 'mismatch' | 'spent';
+
+/** Remembers spent nonces until they expire. `consume` is true only the first time, across every replica that shares it. */
+export interface SpentStore {
+  consume(nonce: string, expiresAt: number): Promise<boolean>;
 }
 
-export type Redemption = 'ok' | 'unknown' | 'expired' | 'mismatch';
-
-export class ConfirmationStore {
-  private readonly pending = new Map<string, Pending>();
-
+/** The embedded store, for one process (stdio, or a single HTTP replica). */
+export class MemorySpentStore implements SpentStore {
+  private readonly spent = new Map<string, number>();
   constructor(
-    private readonly keyFingerprint: string,
     private readonly now: () => number = Date.now,
+    private readonly maxEntries = 100_000,
   ) {}
 
-  issue(operationId: string, params: Params): { token: string; expiresAt: number } {
+  async consume(nonce: string, expiresAt: number): Promise<boolean> {
+    if (this.spent.has(nonce)) return false;
     this.sweep();
-    const token = `ct_${randomBytes(18).toString('base64url')}`;
-    const expiresAt = this.now() + TOKEN_TTL_MS;
-    this.pending.set(token, { operationId, fingerprint: this.fingerprint(operationId, params), expiresAt });
-    return { token, expiresAt };
-  }
-
-  /** Spends the token whatever the outcome: a token shown with other params is not trusted again. */
-  redeem(token: string, operationId: string, params: Params): Redemption {
-    const entry = this.pending.get(token);
-    if (!entry) return 'unknown';
-    this.pending.delete(token);
-    if (entry.expiresAt <= this.now()) return 'expired';
-    if (entry.operationId !== operationId || entry.fingerprint !== this.fingerprint(operationId, params)) return 'mismatch';
-    return 'ok';
-  }
-
-  private fingerprint(operationId: string, params: Params): string {
-    return createHash('sha256').update(`${this.keyFingerprint}\n${operationId}\n${canonicalJson(params)}`).digest('base64url');
+    this.spent.set(nonce, expiresAt);
+    return true;
   }
 
   private sweep(): void {
     const now = this.now();
-    for (const [token, entry] of this.pending) if (entry.expiresAt <= now) this.pending.delete(token);
-    // Bounded memory: the oldest pending tokens go first.
-    while (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
+    for (const [nonce, expiresAt] of this.spent) if (expiresAt <= now) this.spent.delete(nonce);
+    // Bounded memory; an evicted nonce's value has expired or is about to, and expiry is checked first.
+    while (this.spent.size >= this.maxEntries) this.spent.delete(this.spent.keys().next().value as string);
   }
+}
+
+export interface ConfirmationOptions {
+  /** The HMAC secret: at least 32 bytes; shared by every replica that must honour the same values. */
+  secret: Uint8Array;
+  store: SpentStore;
+  now?: () => number;
+}
+
+export class Confirmations {
+  private readonly now: () => number;
+  constructor(private readonly options: ConfirmationOptions) {
+    if (options.secret.length < 32) throw new RangeError('the confirmation secret must be at least 32 bytes');
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A signed value for this operation, these params and this key. */
+  issue(kind: ConfirmationKind, keyFingerprint: string, operationId: string, params: Params): { value: string; expiresAt: number } {
+    const nonce = randomBytes(16).toString('base64url');
+    const expiresAt = this.now() + TTL[kind];
+    const head = `${PREFIX[kind]}${nonce}.${expiresAt.toString(36)}`;
+    return { value: `${head}.${this.mac(kind, head, keyFingerprint)}.${this.mac(kind, head, keyFingerprint, operationId, params)}`, expiresAt };
+  }
+
+  /**
+   * Checks a value against the call it came back with, and spends it. A genuine value shown with
+   * other params is spent too: a token is not trusted again once it was misused.
+   */
+  async redeem(kind: ConfirmationKind, value: string, keyFingerprint: string, operationId: string, params: Params): Promise<Redemption> {
+    const parts = value.split('.');
+    if (parts.length !== 4 || !value.startsWith(PREFIX[kind])) return 'unknown';
+    const [nonce, expiry, authentic, binding] = parts as [string, string, string, string];
+    const head = `${nonce}.${expiry}`;
+    if (!safeEqual(authentic, this.mac(kind, head, keyFingerprint))) return 'unknown';
+    const expiresAt = parseInt(expiry, 36);
+    if (!(expiresAt > this.now())) return 'expired';
+    const first = await this.options.store.consume(`${kind}:${nonce}`, expiresAt);
+    if (!safeEqual(binding, this.mac(kind, head, keyFingerprint, operationId, params))) return 'mismatch';
+    return first ? 'ok' : 'spent';
+  }
+
+  private mac(kind: ConfirmationKind, head: string, keyFingerprint: string, operationId?: string, params?: Params): string {
+    const bound = operationId === undefined ? '' : `\n${operationId}\n${canonicalJson(params)}`;
+    return createHmac('sha256', this.options.secret).update(`engage-mcp confirmation ${kind}\n${head}\n${keyFingerprint}${bound}`).digest().subarray(0, 16).toString('base64url');
+  }
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /** JSON with sorted keys, so {a,b} and {b,a} are the same params. */

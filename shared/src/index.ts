@@ -3,8 +3,9 @@
 export * from './catalog.js';
 export { loadConfig, matchesPattern, DOMAIN_NAMES, type Config, type ConfigResult } from './config.js';
 export { createServer, validateParams, type EngageServer, type ServerOptions } from './server.js';
+export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type SpentStore } from './confirm.js';
 export { manifestOf, paramSignature, type DomainManifest, type OperationInfo, type ToolInfo } from './manifest.js';
-export { SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
+export { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 export { createLogger, redactor, type Logger } from './log.js';
 export { InputError } from './errors.js';
 export { buildRequest } from './paths.js';

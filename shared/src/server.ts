@@ -1,50 +1,77 @@
-// The server factory: one MCP server per domain, its two tools derived from the catalog.
-// Listing tools needs only the domain's manifest; the catalog itself (zod schemas, previews) is
-// loaded on the first call. Handlers never throw: every failure becomes an isError result that
-// says what to do next.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+// The server factory: one MCP server per domain, its two tools derived from the catalog, served
+// by the official SDK (both protocol eras). Listing tools needs only the domain's manifest; the
+// catalog itself (zod schemas, previews) is loaded on the first call. Handlers never throw: every
+// failure becomes an isError result that says what to do next.
+import { randomBytes } from 'node:crypto';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  fromJsonSchema,
+  inputRequired,
+  inputResponse,
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { Domain, Operation, Params } from './catalog.js';
 import { isOperationEnabled, type ConfigResult } from './config.js';
-import { ConfirmationStore, keyFingerprint, needsConfirmation } from './confirm.js';
+import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type Redemption, type SpentStore } from './confirm.js';
 import { InputError, describeFailure } from './errors.js';
 import { ApiClient, type CallContext as RequestContext } from './http.js';
 import { createLogger, type Logger } from './log.js';
 import { paramShape, type DomainManifest, type OperationInfo, type ToolInfo } from './manifest.js';
 import { buildRequest } from './paths.js';
-import { McpSession, type CallContext } from './protocol.js';
 import { CUSTOMER_TEXT_NOTICE, fitData, shapeList } from './render.js';
 import { cleanData } from './sanitize.js';
-import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, describeTool, toolArguments, type ArgumentParser, type ToolArguments } from './tools.js';
+import { smallValidator } from './schema-check.js';
+import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, describeTool, serverInstructions, toolArguments, type ArgumentParser, type ToolArguments } from './tools.js';
 
 export const SERVER_VERSION = '0.1.0';
 const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
 /** Larger arguments are refused before anything else; no operation needs more. */
 const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
+/** The key of our one question in an MRTR round. */
+const CONFIRM_INPUT = 'confirm';
 
 export interface ServerOptions {
   log?: Logger;
+  /** Where spent confirmation tokens and requestStates are remembered; in-process by default. */
+  spent?: SpentStore;
+  /** The HMAC secret for tokens and requestStates; random per process by default (one process honours its own). */
+  secret?: Uint8Array;
 }
 
 export interface EngageServer {
-  server: McpSession;
+  /** A fresh SDK server for one connection (stdio) or one request (HTTP); every instance shares the API client and confirmations. */
+  createMcpServer(): McpServer;
   /** The tools offered, after read-only mode and the allow and deny lists. */
   tools: Array<{ info: ToolInfo; operations: OperationInfo[] }>;
+  instructions: string;
   close(): Promise<void>;
 }
 
 interface OfferedTool {
   info: ToolInfo;
   operations: OperationInfo[];
-  definition: Tool;
+  description: string;
   args: ArgumentParser;
+}
+
+/** What the handler needs of the connection it serves: the SDK server (for 2025-era capabilities) and the request's context. */
+interface Exchange {
+  mcp: McpServer;
+  ctx: ServerContext;
 }
 
 export function createServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>, configResult: ConfigResult, options: ServerOptions = {}): EngageServer {
   const config = configResult.ok ? configResult.config : undefined;
   const log = options.log ?? createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
   const client = config ? new ApiClient(config, log) : undefined;
-  const confirmations = config ? new ConfirmationStore(keyFingerprint(config.apiKey)) : undefined;
+  const keyId = config ? keyFingerprint(config.apiKey) : '';
+  const confirmations = new Confirmations({ secret: options.secret ?? randomBytes(32), store: options.spent ?? new MemorySpentStore() });
   const gated = (op: { risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
   let catalog: Promise<Domain> | undefined;
 
@@ -62,41 +89,39 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   }
   for (const { info, operations } of offered) for (const op of operations) disabled.set(op.id, `it belongs to the tool ${info.name}`);
 
-  const tools = new Map<string, OfferedTool>(
-    offered.map(({ info, operations }) => {
-      const args = toolArguments(info, operations, new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id))));
-      const definition: Tool = {
-        name: info.name,
-        title: info.title,
-        description: describeTool(info, operations, gated),
-        inputSchema: args.jsonSchema,
-        outputSchema: info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA,
-        annotations: annotations(info, operations),
-      };
-      return [info.name, { info, operations, definition, args }];
-    }),
-  );
+  const tools: OfferedTool[] = offered.map(({ info, operations }) => ({
+    info,
+    operations,
+    description: describeTool(info, operations, gated),
+    args: toolArguments(info, operations, new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id)))),
+  }));
+  const instructions = serverInstructions(manifest, offered, gated);
 
-  const session = new McpSession(
-    { name: `engage-mcp-${manifest.name}`, title: `engage-mcp: ${manifest.title}`, version: SERVER_VERSION },
-    {
-      listTools: () => [...tools.values()].map((tool) => tool.definition),
-      callTool: async (name, raw, context) => {
-        const tool = tools.get(name);
-        if (!tool) return failure(`Unknown tool ${JSON.stringify(name)}; this server has ${[...tools.keys()].join(', ')}.`);
-        if (JSON.stringify(raw).length > MAX_ARGUMENT_CHARS) return failure(`The arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.`);
-        const parsed = tool.args.parse(raw);
-        if (!parsed.ok) return failure(`Invalid arguments for ${tool.info.name}: ${parsed.message}`);
-        return callTool(tool, parsed.args, context);
-      },
-    },
-    log,
-  );
+  function createMcpServer(): McpServer {
+    const mcp = new McpServer(
+      { name: `engage-mcp-${manifest.name}`, title: `engage-mcp: ${manifest.title}`, version: SERVER_VERSION },
+      { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator: smallValidator },
+    );
+    for (const tool of tools) {
+      mcp.registerTool(
+        tool.info.name,
+        {
+          title: tool.info.title,
+          description: tool.description,
+          inputSchema: fromJsonSchema<ToolArguments>(tool.args.jsonSchema, argumentValidator(tool.args)),
+          outputSchema: fromJsonSchema(tool.info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA, smallValidator),
+          annotations: annotations(tool.info, tool.operations),
+        },
+        (args: ToolArguments, ctx: ServerContext) => callTool(tool, args, { mcp, ctx }),
+      );
+    }
+    return mcp;
+  }
 
-  async function callTool(tool: OfferedTool, args: ToolArguments, context: CallContext): Promise<CallToolResult> {
+  async function callTool(tool: OfferedTool, args: ToolArguments, exchange: Exchange): Promise<CallToolResult | InputRequiredResult> {
     let op: Operation | undefined;
     try {
-      if (!config || !client || !confirmations) {
+      if (!config || !client) {
         const problems = configResult.ok ? [] : configResult.problems;
         return failure(`The ${manifest.name} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`);
       }
@@ -106,10 +131,10 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       if (!op) throw new InputError(`operationId ${args.operationId} is not in the catalog.`);
       const params = validateParams(op, args.params);
       const request = buildRequest(op, params, operations);
-      const requestContext = progressReporter(context);
+      const requestContext = progressReporter(exchange.ctx);
 
       if (tool.info.kind === 'action' && gated(op)) {
-        const refusal = await confirm(op, tool.info.name, params, args.confirmationToken, requestContext);
+        const refusal = await confirm(op, tool.info.name, params, args.confirmationToken, exchange, requestContext);
         if (refusal) return refusal;
       }
       const data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, requestContext);
@@ -121,47 +146,63 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   }
 
   /**
-   * Asks for a person's yes. Returns the answer to give instead (a preview, a decline, a
-   * refusal), or undefined when the operation may run.
+   * Asks for a person's yes. Returns the answer to give instead (a question, a preview, a decline),
+   * or undefined when the operation may run. Three paths, one binding (operation, exact params,
+   * key, expiry, single use): a 2026-07-28 host with elicitation gets an input_required round
+   * whose requestState is signed; a 2025 host with elicitation gets elicitation/create; any other
+   * host, or one whose elicitation failed, gets a preview with a confirmationToken.
    */
-  async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, context: RequestContext): Promise<CallToolResult | undefined> {
-    if (session.getClientCapabilities()?.elicitation?.form) {
-      const statement = await describeEffect(op, params, context);
-      let answer: { action?: unknown; content?: { confirm?: unknown } };
-      try {
-        answer = (await session.request(
-          'elicitation/create',
-          {
-            message: `${statement}\n\nRun it?`,
-            requestedSchema: {
-              type: 'object',
-              properties: { confirm: { type: 'boolean', title: `Yes, run ${op.id}`, description: 'Only yes runs it.' } },
-              required: ['confirm'],
-            },
-          },
-          { signal: context.signal, timeoutMs: ELICITATION_TIMEOUT_MS },
-        )) as typeof answer;
-      } catch (error) {
-        log.warn(`confirmation request for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-        return failure(`Could not get the user's confirmation for ${op.id} (the confirmation request failed), so nothing was done. Ask the user, then try again.`);
-      }
-      if (answer?.action === 'accept' && answer.content?.confirm === true) return undefined;
-      const how = answer?.action === 'accept' ? 'did not say yes' : answer?.action === 'decline' ? 'declined' : 'cancelled';
-      return declined(op, `The user ${how}: ${op.id} was not run, and nothing was changed. Do not retry unless the user asks.`);
-    }
-
+  async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, { mcp, ctx }: Exchange, context: RequestContext): Promise<CallToolResult | InputRequiredResult | undefined> {
     let reason = '';
     if (token !== undefined) {
-      const redemption = confirmations!.redeem(token, op.id, params);
+      const redemption = await confirmations.redeem('token', token, keyId, op.id, params);
       if (redemption === 'ok') return undefined;
-      reason = {
-        unknown: 'The confirmationToken is not valid (already used, or never issued): nothing was run.',
-        expired: 'The confirmationToken has expired: nothing was run.',
-        mismatch: 'The confirmationToken was issued for other params or another operation: nothing was run, and the token is spent.',
-      }[redemption];
+      reason = TOKEN_REFUSALS[redemption];
     }
+
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const modern = typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string';
+    const capabilities = (modern ? envelope?.[CLIENT_CAPABILITIES_META_KEY] : mcp.server.getClientCapabilities()) as ClientCapabilities | undefined;
+    const canElicit = token === undefined && capabilities?.elicitation !== undefined && (capabilities.elicitation.form !== undefined || Object.keys(capabilities.elicitation).length === 0);
+
+    if (modern) {
+      // A retry of an input_required round: its requestState must be ours, for this call, unspent.
+      const state = ctx.mcpReq.requestState<unknown>();
+      if (typeof state === 'string') {
+        const redemption = await confirmations.redeem('state', state, keyId, op.id, params);
+        const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_INPUT);
+        if (redemption === 'ok') {
+          if (answer.kind === 'elicit') return answer.action === 'accept' && answer.content?.confirm === true ? undefined : declinedBy(op, answer.action);
+          // The host could not ask (its elicitation failed): the preview and token instead.
+          return preview(op, toolName, params, context, 'The confirmation question could not be shown.');
+        }
+        log.info(`requestState for ${op.id} refused (${redemption}); asking again`);
+      }
+      if (canElicit) {
+        const statement = await describeEffect(op, params, context);
+        return inputRequired({
+          inputRequests: { [CONFIRM_INPUT]: inputRequired.elicit({ message: `${statement}\n\nRun it?`, requestedSchema: confirmSchema(op) }) },
+          requestState: confirmations.issue('state', keyId, op.id, params).value,
+        });
+      }
+    } else if (canElicit) {
+      const statement = await describeEffect(op, params, context);
+      try {
+        const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: `${statement}\n\nRun it?`, requestedSchema: confirmSchema(op) }, { signal: context.signal, timeout: ELICITATION_TIMEOUT_MS });
+        return answer.action === 'accept' && answer.content?.confirm === true ? undefined : declinedBy(op, answer.action);
+      } catch (error) {
+        if (context.signal?.aborted) throw error;
+        log.warn(`confirmation request for ${op.id} failed, falling back to a preview: ${error instanceof Error ? error.message : String(error)}`);
+        return preview(op, toolName, params, context, 'The confirmation question could not be shown.');
+      }
+    }
+    return preview(op, toolName, params, context, reason);
+  }
+
+  /** A preview that runs nothing, with a fresh single-use token for the same call. */
+  async function preview(op: Operation, toolName: string, params: Params, context: RequestContext, reason: string): Promise<CallToolResult> {
     const statement = await describeEffect(op, params, context);
-    const { token: fresh, expiresAt } = confirmations!.issue(op.id, params);
+    const { value: fresh, expiresAt } = confirmations.issue('token', keyId, op.id, params);
     const expires = new Date(expiresAt).toISOString();
     const instruction = `To run it: show this preview to the user, and only if they agree, call ${toolName} again with the same operationId and params and confirmationToken "${fresh}". The token works once, for exactly these params, until ${expires}.`;
     const text = [reason, `Confirmation needed: ${op.id} has NOT been run.`, statement, instruction].filter(Boolean).join('\n\n');
@@ -192,12 +233,40 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   }
 
   return {
-    server: session,
+    createMcpServer,
     tools: offered,
+    instructions,
     async close() {
-      await session.close();
       await client?.close();
     },
+  };
+}
+
+const TOKEN_REFUSALS: Record<Exclude<Redemption, 'ok'>, string> = {
+  unknown: 'The confirmationToken is not valid (already used, or never issued): nothing was run.',
+  spent: 'The confirmationToken is not valid (already used, or never issued): nothing was run.',
+  expired: 'The confirmationToken has expired: nothing was run.',
+  mismatch: 'The confirmationToken was issued for other params or another operation: nothing was run, and the token is spent.',
+};
+
+function confirmSchema(op: Operation) {
+  return {
+    type: 'object' as const,
+    properties: { confirm: { type: 'boolean' as const, title: `Yes, run ${op.id}`, description: 'Only yes runs it.' } },
+    required: ['confirm'],
+  };
+}
+
+/** The SDK validates a call's arguments through this: our parser, with its messages. */
+function argumentValidator(args: ArgumentParser) {
+  return {
+    getValidator: <T>() =>
+      (input: unknown) => {
+        const raw = (input ?? {}) as Record<string, unknown>;
+        if (JSON.stringify(raw).length > MAX_ARGUMENT_CHARS) return { valid: false as const, data: undefined, errorMessage: `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.` };
+        const parsed = args.parse(raw);
+        return parsed.ok ? { valid: true as const, data: parsed.args as T, errorMessage: undefined } : { valid: false as const, data: undefined, errorMessage: parsed.message };
+      },
   };
 }
 
@@ -219,15 +288,18 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
 }
 
 /** Tells a host that sent a progress token about every wait (rate limit, pacing, backoff). */
-function progressReporter(context: CallContext): RequestContext {
-  const { progressToken } = context;
+function progressReporter(ctx: ServerContext): RequestContext {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
   let progress = 0;
   return {
-    signal: context.signal,
+    signal: ctx.mcpReq.signal,
     onWait:
       progressToken === undefined
         ? undefined
-        : (waitMs, reason) => context.notify('notifications/progress', { progressToken, progress: ++progress, message: `${reason}: about ${Math.ceil(waitMs / 1000)} s` }),
+        : (waitMs, reason) =>
+            void ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: `${reason}: about ${Math.ceil(waitMs / 1000)} s` } })
+              .catch(() => undefined),
   };
 }
 
@@ -268,7 +340,9 @@ function actionResult(op: Operation, data: unknown): CallToolResult {
   };
 }
 
-function declined(op: Operation, text: string): CallToolResult {
+function declinedBy(op: Operation, action: string): CallToolResult {
+  const how = action === 'accept' ? 'did not say yes' : action === 'decline' ? 'declined' : 'cancelled';
+  const text = `The user ${how}: ${op.id} was not run, and nothing was changed. Do not retry unless the user asks.`;
   return { content: [{ type: 'text', text }], structuredContent: { operationId: op.id, outcome: 'declined' } };
 }
 

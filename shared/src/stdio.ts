@@ -1,68 +1,13 @@
-// The stdio entry every domain's bin calls: read the environment, start the server, and exit
-// promptly and cleanly when the host goes away. Only JSON-RPC reaches stdout.
+// The stdio entry every domain's bin calls: read the environment, serve both protocol eras with
+// the SDK's stdio entry, and exit promptly and cleanly when the host goes away. Only the
+// protocol reaches stdout.
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { config as loadDotenv } from 'dotenv';
 import type { Domain } from './catalog.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import type { DomainManifest } from './manifest.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { MessageTransport } from './protocol.js';
 import { createServer } from './server.js';
-
-/** A line longer than this (16 MiB) is dropped unread; no request needs more. */
-const MAX_LINE_BYTES = 16 * 1024 * 1024;
-
-/** Newline-delimited JSON-RPC over this process's stdin and stdout, as MCP's stdio transport is. */
-export class StdioTransport implements MessageTransport {
-  onmessage?: (message: JSONRPCMessage) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  private buffer: Buffer = Buffer.alloc(0);
-  private discarding = false;
-
-  async start(): Promise<void> {
-    process.stdin.on('data', (chunk: Buffer) => this.receive(chunk));
-    process.stdin.on('error', (error) => this.onerror?.(error));
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    const line = `${JSON.stringify(message)}\n`;
-    if (!process.stdout.write(line)) await new Promise((resolve) => process.stdout.once('drain', resolve));
-  }
-
-  async close(): Promise<void> {
-    process.stdin.pause();
-    this.onclose?.();
-  }
-
-  private receive(chunk: Buffer): void {
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-    let newline: number;
-    while ((newline = this.buffer.indexOf(10)) >= 0) {
-      const line = this.buffer.subarray(0, newline).toString('utf8').replace(/\r$/, '');
-      this.buffer = this.buffer.subarray(newline + 1);
-      if (this.discarding) {
-        this.discarding = false;
-        continue;
-      }
-      if (line.trim() === '') continue;
-      let message: unknown;
-      try {
-        message = JSON.parse(line);
-      } catch (error) {
-        this.onerror?.(error as SyntaxError);
-        continue;
-      }
-      // Shape is checked by the session, which answers malformed messages with an error.
-      this.onmessage?.(message as JSONRPCMessage);
-    }
-    if (this.buffer.length > MAX_LINE_BYTES) {
-      this.buffer = Buffer.alloc(0);
-      this.discarding = true;
-      this.onerror?.(new Error(`a message longer than ${MAX_LINE_BYTES} bytes was dropped`));
-    }
-  }
-}
 
 export async function runStdioServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>): Promise<void> {
   // A .env in the working directory fills in what the host's environment does not set.
@@ -76,6 +21,8 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   }
 
   const engage = createServer(manifest, loadCatalog, result, { log });
+  // One SDK server per connection; the opening message picks the era (2026-07-28 or 2025).
+  const connection = serveStdio(() => engage.createMcpServer(), { onerror: (error) => log.warn(`protocol: ${error.message}`) });
   let closing = false;
   const shutdown = (why: string) => {
     if (closing) return;
@@ -83,7 +30,7 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
     log.info(`shutting down: ${why}`);
     // Whatever is in flight (a rate-limit wait, a request) must not keep the process alive.
     setTimeout(() => process.exit(0), 500).unref();
-    engage.close().finally(() => process.exit(0));
+    Promise.allSettled([connection.close(), engage.close()]).finally(() => process.exit(0));
   };
   process.stdin.on('end', () => shutdown('stdin closed'));
   process.stdin.on('close', () => shutdown('stdin closed'));
@@ -92,7 +39,5 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   // A server must outlive any one bad request.
   process.on('uncaughtException', (error) => log.error(`uncaught: ${error.stack ?? error.message}`));
   process.on('unhandledRejection', (reason) => log.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
-
-  await engage.server.connect(new StdioTransport());
   log.info(`ready: ${engage.tools.map(({ info }) => info.name).join(', ')}`);
 }
