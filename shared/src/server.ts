@@ -16,6 +16,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { registerViews, toolViewMeta, viewOf, type ViewInfo } from './apps.js';
 import type { Domain, Operation, Params } from './catalog.js';
 import { isOperationEnabled, type ConfigResult } from './config.js';
 import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type Redemption, type SpentStore } from './confirm.js';
@@ -58,6 +59,8 @@ interface OfferedTool {
   operations: OperationInfo[];
   description: string;
   args: ArgumentParser;
+  /** The MCP Apps view its results are shown in, by hosts that render them. */
+  view?: ViewInfo;
 }
 
 /** What the handler needs of the connection it serves: the SDK server (for 2025-era capabilities) and the request's context. */
@@ -94,6 +97,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
     operations,
     description: describeTool(info, operations, gated),
     args: toolArguments(info, operations, new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id)))),
+    view: viewOf(info, operations, gated),
   }));
   const instructions = serverInstructions(manifest, offered, gated);
 
@@ -111,10 +115,12 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
           inputSchema: fromJsonSchema<ToolArguments>(tool.args.jsonSchema, argumentValidator(tool.args)),
           outputSchema: fromJsonSchema(tool.info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA, smallValidator),
           annotations: annotations(tool.info, tool.operations),
+          ...toolViewMeta(tool.view),
         },
         (args: ToolArguments, ctx: ServerContext) => callTool(tool, args, { mcp, ctx }),
       );
     }
+    registerViews(mcp, tools.map((tool) => tool.view));
     return mcp;
   }
 
