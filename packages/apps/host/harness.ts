@@ -72,6 +72,43 @@ function hostPageHtml(): Promise<string> {
   return hostPage;
 }
 
+/** The calls a host makes of an MCP client (the SDK's Client has them all). */
+export interface McpClientLike {
+  listTools(): Promise<{ tools: Array<{ name: string; _meta?: Record<string, unknown>; [key: string]: unknown }> }>;
+  readResource(request: { uri: string }): Promise<{ contents: Array<Record<string, unknown>> }>;
+  callTool(request: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+}
+
+/**
+ * What an MCP Apps host does with a tool call: call the tool, read the ui:// resource its
+ * definition names, and show the result in that view. The view's own tool calls go to the same
+ * client (without the progress token the App adds: reporting progress is the host's business).
+ */
+export async function showToolCall(
+  browser: Browser,
+  client: McpClientLike,
+  toolName: string,
+  args: Record<string, unknown>,
+  options: Pick<ViewOptions, 'theme' | 'width'> = {},
+): Promise<HostedView & { result: CallToolResult }> {
+  const { tools } = await client.listTools();
+  const tool = tools.find((candidate) => candidate.name === toolName);
+  const uri = (tool?._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri;
+  if (!tool || !uri) throw new Error(`${toolName} names no ui:// view`);
+  const [content] = (await client.readResource({ uri })).contents;
+  if (typeof content?.text !== 'string') throw new Error(`${uri} has no text`);
+  const result = (await client.callTool({ name: toolName, arguments: args })) as CallToolResult;
+  const view = await hostView(browser, {
+    ...options,
+    html: content.text,
+    tool,
+    toolInput: args,
+    toolResult: result,
+    callTool: ({ name, arguments: toolArgs }) => client.callTool({ name, arguments: toolArgs }),
+  });
+  return { ...view, result };
+}
+
 /** Opens a page that hosts one view for one tool call, as an MCP Apps host would. */
 export async function hostView(browser: Browser, options: ViewOptions): Promise<HostedView> {
   const width = options.width ?? 560;

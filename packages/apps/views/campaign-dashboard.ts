@@ -84,7 +84,8 @@ function readProgress(data: Data): Progress {
   const total = pick(data, FIELDS.total);
   const sent = pick(data, FIELDS.sent);
   const given = pick(data, FIELDS.percent);
-  const percent = total !== undefined && sent !== undefined && total > 0 ? (sent / total) * 100 : (given ?? 0);
+  // The API's own percentage when it gives one, so the two numbers shown never disagree.
+  const percent = given ?? (total !== undefined && sent !== undefined && total > 0 ? (sent / total) * 100 : 0);
   return {
     status: typeof data.status === 'string' ? data.status : undefined,
     total,
@@ -251,9 +252,9 @@ function progressBar(percent: number, label: string): HTMLElement {
   return el('div', { class: 'progress small', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(percent), 'aria-valuetext': label } }, [fill]);
 }
 
-/** Every number in the record, labelled; other fields as short text. */
+/** Every number in the record, labelled; other fields as short text (the id and status are shown above). */
 function countsList(data: Data): HTMLElement {
-  const entries = Object.entries(data).filter(([key, value]) => key !== '_id' && value !== null && typeof value !== 'object');
+  const entries = Object.entries(data).filter(([key, value]) => key !== '_id' && key !== 'status' && value !== null && typeof value !== 'object');
   return el(
     'dl',
     { class: 'counts' },
