@@ -108,7 +108,7 @@ function showProgress(initial: Data, id: string | undefined): void {
   const summary = el('p', { class: 'progress-text', attrs: { id: 'progress-text' } });
   const counts = el('div');
   const chart = el('div');
-  const announce = el('p', { class: 'muted', attrs: { role: 'status', 'aria-live': 'polite' } });
+  const announce = el('p', { class: 'sr-only', attrs: { role: 'status', 'aria-live': 'polite' } });
   const updated = el('p', { class: 'muted' });
   const refresh = el('button', { text: 'Refresh', attrs: { type: 'button' } });
   let lastStatus: string | undefined;
@@ -271,7 +271,8 @@ function outcomeChart(sent: number | undefined, opened: number | undefined, fail
   ].filter((bar): bar is { label: string; value: number; kind: string } => bar.value !== undefined);
   if (bars.length === 0) return el('span');
   const max = Math.max(1, ...bars.map((bar) => bar.value));
-  const width = 360;
+  // Drawn at most at its own size (style.css), so its 12px labels match the text around it.
+  const width = 420;
   const labelWidth = 64;
   const valueWidth = 70;
   const row = 28;
