@@ -201,5 +201,10 @@ describe('the campaign dashboard', { timeout: 60_000 }, () => {
     await dashboard.view.getByRole('cell', { name: campaign.name, exact: true }).waitFor();
     expect(await injectedFlag(dashboard)).toBeUndefined();
     expect(await dashboard.frame.evaluate(() => (globalThis as unknown as { document: { documentElement: { dataset: { theme?: string } } } }).document.documentElement.dataset.theme)).toBe('dark');
+
+    // A row's button follows that campaign: a read of its progress, shown in the same view.
+    await dashboard.view.getByRole('button', { name: `Show the progress of ${campaign.name}` }).click();
+    await dashboard.view.locator('#progress-text').waitFor();
+    expect(dashboard.toolCalls.at(-1)).toMatchObject({ name: 'campaign_read', arguments: { operationId: 'campaign.progress', params: { id: campaign._id } } });
   });
 });
