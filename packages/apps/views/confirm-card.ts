@@ -169,6 +169,9 @@ function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
   ]);
   if (preview) {
     render(el('section', { attrs: { 'aria-labelledby': 'card-title' } }, [withId(heading(preview.operationId), 'card-title'), ...statementNodes(preview.statement), box]));
+    // The buttons the person used are gone: keyboard focus goes to what came of it.
+    box.tabIndex = -1;
+    box.focus();
   } else {
     render(el('section', {}, [box]));
   }
