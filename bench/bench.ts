@@ -160,6 +160,18 @@ async function main() {
   results.coldStartMs = { ...coldMedians, bareNode: median(floor) };
   results.rssMiB = rssMedians;
 
+  // ---- all seven started at once, as a host does at launch, against seven reference servers ----
+  const together: Record<'ours' | 'reference', { ms: number[]; rssMiB: number[] }> = { ours: { ms: [], rssMiB: [] }, reference: { ms: [], rssMiB: [] } };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const side of round % 2 ? (['reference', 'ours'] as const) : (['ours', 'reference'] as const)) {
+      const entries = side === 'ours' ? DOMAINS.map((domain) => [serverEntry(domain)]) : DOMAINS.map(() => [referenceEntry]);
+      const started = await Promise.all(entries.map((args) => coldStart(args, env)));
+      together[side].ms.push(Math.max(...started.map((one) => one.ms)));
+      together[side].rssMiB.push(started.reduce((sum, one) => sum + one.rssKB, 0) / 1024);
+    }
+  }
+  results.allSeven = Object.fromEntries(Object.entries(together).map(([side, { ms, rssMiB }]) => [side, { lastAnswerMs: median(ms), totalRssMiB: median(rssMiB) }]));
+
   // ---- per-call cost: through the MCP server minus the same request made directly ----
   const sandbox = await startSandboxProcess();
   const pool = new Pool(sandbox.baseUrl, { connections: CONCURRENCY });
@@ -236,6 +248,11 @@ function print(results: Record<string, any>) {
       (name) => `| ${name === 'reference' ? 'reference: server-memory' : name} | ${f(cold[name] as number)} | ${f((cold[name] as number) / reference, 2)} | ${f(rss[name] as number)} | ${f((rss[name] as number) / (rss.reference as number), 2)} |`,
     ),
     `| bare node printing a line (floor) | ${f(cold.bareNode as number)} | ${f((cold.bareNode as number) / reference, 2)} | | |`,
+    '',
+    '| seven started at once | last tools/list answered (ms) | total resident memory (MiB) |',
+    '|---|---|---|',
+    `| the seven engage-mcp servers | ${f(results.allSeven.ours.lastAnswerMs)} | ${f(results.allSeven.ours.totalRssMiB)} |`,
+    `| seven reference servers | ${f(results.allSeven.reference.lastAnswerMs)} | ${f(results.allSeven.reference.totalRssMiB)} |`,
     '',
     '| per call (billing.quota) | through MCP median / p99 (ms) | direct HTTP median / p99 (ms) | added median / p99 (ms) |',
     '|---|---|---|---|',

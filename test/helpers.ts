@@ -40,6 +40,7 @@ export interface CallOptions {
 /** The calls every test makes, whichever client is behind them (v1's call shape: request, result schema, options). */
 export interface TestClient {
   kind: ClientKind;
+  instructions(): string | undefined;
   listTools(): Promise<{ tools: Array<Record<string, any>> }>;
   callTool(request: { name: string; arguments?: Record<string, unknown> }, resultSchema?: undefined, options?: CallOptions): Promise<CallToolResult>;
   listResources(): Promise<{ resources: Array<Record<string, any>> }>;
@@ -63,6 +64,7 @@ export function makeClient({ kind = 'v1', elicit }: ClientOptions): TestClient {
     if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params.message));
     return {
       kind,
+      instructions: () => client.getInstructions(),
       listTools: () => client.listTools() as never,
       callTool: (request, _schema, options) => client.callTool(request, undefined, options) as Promise<CallToolResult>,
       listResources: () => client.listResources() as never,
@@ -77,6 +79,7 @@ export function makeClient({ kind = 'v1', elicit }: ClientOptions): TestClient {
   if (elicit) client.setRequestHandler('elicitation/create', async (request) => (await elicit((request.params as { message: string }).message)) as never);
   return {
     kind,
+    instructions: () => client.getInstructions(),
     listTools: () => client.listTools() as never,
     callTool: (request, _schema, options) => client.callTool(request, options as never) as Promise<CallToolResult>,
     listResources: () => client.listResources() as never,

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Fault, type Sandbox } from '../packages/sandbox/src/index.js';
-import { ALL_OPERATIONS, countCarriedOut, domainOf, inProcess, textOf, toolOf, type InProcess } from './helpers.js';
+import { ALL_OPERATIONS, countCarriedOut, domainOf, inProcess, textOf, toolOf, type ClientKind, type InProcess } from './helpers.js';
 
 let sandbox: Sandbox;
 const open: InProcess[] = [];
@@ -20,8 +20,8 @@ afterEach(async () => {
   await sandbox.close();
 });
 
-async function serve(operationId: string, env: Record<string, string> = {}) {
-  const server = await inProcess(domainOf(operationId), sandbox, { env: { ENGAGE_CONFIRM: 'none', ...env } });
+async function serve(operationId: string, env: Record<string, string> = {}, kind: ClientKind = 'v1') {
+  const server = await inProcess(domainOf(operationId), sandbox, { kind, env: { ENGAGE_CONFIRM: 'none', ...env } });
   open.push(server);
   return server;
 }
@@ -37,12 +37,14 @@ function inject(fault: Fault) {
   sandbox.injectFault(fault);
 }
 
+/** The 2025 client most hosts ship, and a client pinned to 2026-07-28. */
+const ERAS = ['v1', 'v2-modern'] as const;
 const sent = (operationId: string) => sandbox.requests().filter((request) => request.operationId === operationId).length;
 const draftId = () => sandbox.tenant('A').campaigns.find((campaign) => campaign.status === 'draft')!._id;
 
 describe('429 and pacing', () => {
-  it('waits Retry-After and repeats the same request; the send happens once, and progress is reported', async () => {
-    const server = await serve('campaign.send');
+  it.each(ERAS)('waits Retry-After and repeats the same request; the send happens once, and progress is reported (%s)', async (kind) => {
+    const server = await serve('campaign.send', {}, kind);
     inject({ kind: 'rate-limit', operationId: 'campaign.send', retryAfter: '1' });
     const progress: unknown[] = [];
     const result = await call(server, 'campaign.send', { id: draftId() }, { onprogress: (update) => progress.push(update) });
@@ -81,8 +83,8 @@ describe('429 and pacing', () => {
     expect(sent('contact.list')).toBe(4);
   });
 
-  it('MCP cancellation stops a rate-limit wait', async () => {
-    const server = await serve('contact.list', { ENGAGE_MAX_RETRY_WAIT_S: '60' });
+  it.each(ERAS)('MCP cancellation stops a rate-limit wait (%s)', async (kind) => {
+    const server = await serve('contact.list', { ENGAGE_MAX_RETRY_WAIT_S: '60' }, kind);
     inject({ kind: 'rate-limit', operationId: 'contact.list', retryAfter: '30' });
     const controller = new AbortController();
     const pending = call(server, 'contact.list', undefined, { signal: controller.signal });

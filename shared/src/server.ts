@@ -194,7 +194,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
     } else if (canElicit) {
       const statement = await describeEffect(op, params, context);
       try {
-        const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: `${statement}\n\nRun it?`, requestedSchema: confirmSchema(op) }, { signal: context.signal, timeout: ELICITATION_TIMEOUT_MS });
+        const answer = await ctx.mcpReq.elicitInput({ message: `${statement}\n\nRun it?`, requestedSchema: confirmSchema(op) }, { signal: context.signal, timeout: ELICITATION_TIMEOUT_MS });
         return answer.action === 'accept' && answer.content?.confirm === true ? undefined : declinedBy(op, answer.action);
       } catch (error) {
         if (context.signal?.aborted) throw error;

@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+// engage-mcp-setup: adds the engage-mcp servers to a host's config file. It asks which servers,
+// which host, the API's address and the key (read with echo off), then merges the entries in the
+// host's own shape, keeping a backup and every other entry. Flags answer the questions for
+// scripts. The key is never printed and never taken on the command line, where other users and
+// the shell's history would see it.
+import { parseArgs } from 'node:util';
+import { DOMAIN_NAMES, loadConfig } from '../../../shared/src/config.js';
+import { ConfigRefused } from './config-error.js';
+import { readConfig, replaceConfig } from './files.js';
+import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type HostId, type ServerEntry } from './hosts.js';
+import { mergeJsonConfig } from './json-config.js';
+import { ask, askHidden, Cancelled } from './prompt.js';
+import { mergeTomlConfig } from './toml-config.js';
+
+const KEY_PLACEHOLDER = '<your tenant API key>';
+const BASE_URL_PLACEHOLDER = 'https://<your API base address>';
+
+const HELP = `Usage: npx @engage-mcp/setup [flags]
+
+Adds the engage-mcp servers to an MCP host's config file, keeping a backup of it.
+Without flags it asks; in a script, give every answer:
+
+  --host NAME         ${HOST_IDS.join(', ')}
+  --servers LIST      all, or a comma list of ${DOMAIN_NAMES.join(', ')}
+  --base-url URL      the API's base address (https)
+  --key-env NAME      read the API key from the environment variable NAME
+  --key-stdin         read the API key from the first line of standard input
+  --config-path FILE  write this file instead of the host's usual one
+                      (e.g. a project's .mcp.json for Claude Code)
+  --print             print the entries (key hidden) instead of writing them
+  --yes               write without asking for confirmation
+  --help              this text
+
+The key is never taken as a flag's value: command lines are visible to other programs.
+VS Code keeps the key itself: it asks for it once, when a server first starts.`;
+
+class UsageError extends Error {}
+
+interface Options {
+  host?: string;
+  servers?: string;
+  'base-url'?: string;
+  'key-env'?: string;
+  'key-stdin'?: boolean;
+  'config-path'?: string;
+  print?: boolean;
+  yes?: boolean;
+  help?: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  try {
+    return parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: 'string' },
+        servers: { type: 'string' },
+        'base-url': { type: 'string' },
+        'key-env': { type: 'string' },
+        'key-stdin': { type: 'boolean' },
+        'config-path': { type: 'string' },
+        print: { type: 'boolean' },
+        yes: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+    }).values as Options;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+const interactive = () => process.stdin.isTTY === true;
+
+/** An answer from its flag, or from the person at the terminal, or a usage error naming the flag. */
+async function answer(flag: string, given: string | undefined, question: string): Promise<string> {
+  if (given !== undefined) return given;
+  if (!interactive()) throw new UsageError(`--${flag} is needed when no one is at a terminal to ask.`);
+  return ask(question, process.stdin, process.stderr);
+}
+
+function parseHost(value: string): Host {
+  const byNumber = HOST_IDS[Number(value) - 1];
+  const id = (/^\d+$/.test(value) ? byNumber : value) as HostId | undefined;
+  if (!id || !(id in HOSTS)) throw new UsageError(`unknown host ${JSON.stringify(value)}: one of ${HOST_IDS.join(', ')}.`);
+  return HOSTS[id];
+}
+
+function parseServers(value: string): string[] {
+  if (value.trim() === '' || value.trim() === 'all') return [...DOMAIN_NAMES];
+  const chosen = value.split(',').map((name) => name.trim().replace(/^engage-/, '')).filter((name) => name !== '');
+  const unknown = chosen.filter((name) => !DOMAIN_NAMES.includes(name));
+  if (unknown.length > 0) throw new UsageError(`unknown server ${unknown.join(', ')}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
+  return DOMAIN_NAMES.filter((name) => chosen.includes(name));
+}
+
+/** The same checks the servers make at start, so a mistake shows now rather than in the host. */
+function checkSettings(key: string | undefined, baseUrl: string | undefined): void {
+  const env = { ENGAGE_API_KEY: key ?? 'placeholder', ENGAGE_BASE_URL: baseUrl ?? 'https://placeholder.invalid' };
+  const result = loadConfig(env, DOMAIN_NAMES[0] as string, []);
+  if (!result.ok) throw new UsageError(result.problems.join(' '));
+}
+
+async function readKey(options: Options): Promise<string> {
+  if (options['key-env'] !== undefined) {
+    const value = process.env[options['key-env']];
+    if (!value) throw new UsageError(`--key-env ${options['key-env']}: that environment variable is not set.`);
+    return value.trim();
+  }
+  if (options['key-stdin'] && !interactive()) {
+    let text = '';
+    for await (const chunk of process.stdin) text += chunk;
+    const key = text.split(/\r?\n/)[0]?.trim() ?? '';
+    if (!key) throw new UsageError('--key-stdin: standard input held no key.');
+    return key;
+  }
+  if (!interactive()) throw new UsageError('the API key is needed: give it with --key-stdin or --key-env NAME.');
+  const key = (await askHidden('API key (not shown as you type or paste): ', process.stdin, process.stderr)).trim();
+  if (!key) throw new UsageError('no API key was given.');
+  return key;
+}
+
+function entriesFor(host: Host, servers: string[], key: string, baseUrl: string): Record<string, ServerEntry> {
+  const { platform } = currentEnvironment();
+  return Object.fromEntries(
+    servers.map((domain) => [`engage-${domain}`, { ...launchCommand(host, `@engage-mcp/${domain}`, platform), env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: baseUrl } }]),
+  );
+}
+
+function render(host: Host, existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string {
+  if (host.format === 'toml') return mergeTomlConfig(existing, entries, path);
+  const shaped = Object.fromEntries(Object.entries(entries).map(([name, entry]) => [name, host.shape(entry)]));
+  return mergeJsonConfig(existing, host, shaped, path);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const options = parseOptions(argv);
+  if (options.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const host = parseHost(await answer('host', options.host, `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `));
+  const servers = parseServers(await answer('servers', options.servers, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `));
+
+  if (options.print) {
+    // A snippet to paste: the key is never in it, whatever was given.
+    checkSettings(undefined, options['base-url']);
+    const snippet = render(host, undefined, entriesFor(host, servers, KEY_PLACEHOLDER, options['base-url'] ?? BASE_URL_PLACEHOLDER), '(snippet)');
+    process.stdout.write(snippet);
+    return 0;
+  }
+
+  const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ');
+  checkSettings(undefined, baseUrl);
+  // VS Code asks for the key itself and keeps it in its secret storage; the file only names it.
+  const key = host.asksForKey ? `\${input:${VSCODE_KEY_INPUT.id}}` : await readKey(options);
+  if (!host.asksForKey) checkSettings(key, baseUrl);
+
+  const path = options['config-path'] ?? host.configPath(currentEnvironment());
+  const existing = await readConfig(path);
+  const text = render(host, existing, entriesFor(host, servers, key, baseUrl), path);
+  const names = servers.map((domain) => `engage-${domain}`).join(', ');
+  if (text === existing) {
+    process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
+    return 0;
+  }
+  if (!options.yes) {
+    if (!interactive()) throw new UsageError('add --yes to write the file without being asked.');
+    const reply = await ask(`Add ${names} to ${path}${existing === undefined ? '' : ' (a backup of it is kept)'}? [Y/n] `, process.stdin, process.stderr);
+    if (/^n/i.test(reply)) {
+      process.stdout.write('Nothing was changed.\n');
+      return 1;
+    }
+  }
+  const written = await replaceConfig(path, text, existing !== undefined);
+  process.stdout.write(
+    `Added ${names} to ${written.path}.${written.backup ? ` The previous file is kept as ${written.backup}.` : ''}\n` +
+      `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n`,
+  );
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) process.stderr.write(`engage-mcp-setup: ${error.message}\nRun with --help for the flags.\n`);
+    else if (error instanceof ConfigRefused) process.stderr.write(`engage-mcp-setup: ${error.message}\n`);
+    else if (error instanceof Cancelled) process.stderr.write('engage-mcp-setup: cancelled; nothing was changed.\n');
+    else process.stderr.write(`engage-mcp-setup: ${(error as Error).message ?? String(error)}\n`);
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  },
+);

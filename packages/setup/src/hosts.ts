@@ -1,0 +1,125 @@
+// The hosts the setup command knows: where each keeps its MCP servers and in what shape. Each is
+// as that host's own documentation describes it (the README's Install section names the pages).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export type HostId = 'claude-desktop' | 'claude-code' | 'vscode' | 'cursor' | 'codex' | 'gemini';
+
+export interface Environment {
+  platform: NodeJS.Platform;
+  home: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export function currentEnvironment(): Environment {
+  return { platform: process.platform, home: homedir(), env: process.env };
+}
+
+/** One server as the host will run it. */
+export interface ServerEntry {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export interface Host {
+  id: HostId;
+  name: string;
+  format: 'json' | 'toml';
+  /** JSON: the top-level object that maps names to servers. */
+  container: 'mcpServers' | 'servers';
+  /** Whether the host keeps the key itself (asking for it once) rather than in its config file. */
+  asksForKey: boolean;
+  configPath(environment: Environment): string;
+  /** The entry in the host's own shape. */
+  shape(entry: ServerEntry): Record<string, unknown>;
+}
+
+/** The folder where a desktop app keeps its per-user settings on each system. */
+function appDataDir({ platform, home, env }: Environment, app: string): string {
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', app);
+  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), app);
+  return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), app);
+}
+
+const plain = (entry: ServerEntry) => ({ command: entry.command, args: entry.args, env: entry.env });
+const typedStdio = (entry: ServerEntry) => ({ type: 'stdio', command: entry.command, args: entry.args, env: entry.env });
+
+/** VS Code asks for an `${input:…}` once and keeps the answer in its secret storage. */
+export const VSCODE_KEY_INPUT = {
+  type: 'promptString',
+  id: 'engage-api-key',
+  description: 'Engage tenant API key (tenant console, API key settings)',
+  password: true,
+};
+
+export const HOSTS: Record<HostId, Host> = {
+  'claude-desktop': {
+    id: 'claude-desktop',
+    name: 'Claude Desktop',
+    format: 'json',
+    container: 'mcpServers',
+    asksForKey: false,
+    configPath: (environment) => join(appDataDir(environment, 'Claude'), 'claude_desktop_config.json'),
+    shape: plain,
+  },
+  'claude-code': {
+    id: 'claude-code',
+    name: 'Claude Code',
+    format: 'json',
+    container: 'mcpServers',
+    asksForKey: false,
+    // User scope: every project. A project's shared .mcp.json takes the same shape (--config-path).
+    configPath: ({ home }) => join(home, '.claude.json'),
+    shape: typedStdio,
+  },
+  vscode: {
+    id: 'vscode',
+    name: 'VS Code',
+    format: 'json',
+    container: 'servers',
+    asksForKey: true,
+    configPath: (environment) => join(appDataDir(environment, 'Code'), 'User', 'mcp.json'),
+    shape: (entry) => typedStdio({ ...entry, env: { ...entry.env, ENGAGE_API_KEY: `\${input:${VSCODE_KEY_INPUT.id}}` } }),
+  },
+  cursor: {
+    id: 'cursor',
+    name: 'Cursor',
+    format: 'json',
+    container: 'mcpServers',
+    asksForKey: false,
+    configPath: ({ home }) => join(home, '.cursor', 'mcp.json'),
+    shape: plain,
+  },
+  codex: {
+    id: 'codex',
+    name: 'Codex',
+    format: 'toml',
+    container: 'mcpServers',
+    asksForKey: false,
+    configPath: ({ home, env }) => join(env.CODEX_HOME ?? join(home, '.codex'), 'config.toml'),
+    shape: plain,
+  },
+  gemini: {
+    id: 'gemini',
+    name: 'Gemini CLI',
+    format: 'json',
+    container: 'mcpServers',
+    asksForKey: false,
+    configPath: ({ home }) => join(home, '.gemini', 'settings.json'),
+    shape: plain,
+  },
+};
+
+export const HOST_IDS = Object.keys(HOSTS) as HostId[];
+
+/**
+ * How a host starts a published server. On native Windows npx is a .cmd shim, which Claude Code
+ * spawns without a shell and so cannot start; `cmd /c` resolves it (the usual fix for its
+ * "Connection closed" there).
+ */
+export function launchCommand(host: Host, packageName: string, platform: NodeJS.Platform): Pick<ServerEntry, 'command' | 'args'> {
+  const npx = ['-y', packageName];
+  if (platform === 'win32' && host.id === 'claude-code') return { command: 'cmd', args: ['/c', 'npx', ...npx] };
+  return { command: 'npx', args: npx };
+}

@@ -1,0 +1,73 @@
+// Merging servers into a host's JSON config (Claude Desktop, Claude Code, VS Code, Cursor, Gemini
+// CLI). Everything else in the file keeps its value and order; within one of our entries, fields
+// and env variables the user added are kept too. A file that is not plain JSON (VS Code allows
+// comments, for one) is refused rather than rewritten without them.
+import { ConfigRefused } from './config-error.js';
+import { VSCODE_KEY_INPUT, type Host } from './hosts.js';
+
+type JsonObject = Record<string, unknown>;
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The new text of the file. `existing` undefined or blank: a new file. Throws ConfigRefused for a
+ * file it cannot merge into safely.
+ */
+export function mergeJsonConfig(existing: string | undefined, host: Host, entries: Record<string, JsonObject>, path: string): string {
+  const config = parse(existing, path);
+  const servers = config[host.container] ?? {};
+  if (!isObject(servers)) throw new ConfigRefused(`${path}: "${host.container}" is not an object, so the servers cannot be added to it; nothing was changed.`);
+
+  for (const [name, entry] of Object.entries(entries)) {
+    const current = servers[name];
+    if (current === undefined) {
+      servers[name] = entry;
+      continue;
+    }
+    if (!isObject(current) || (current.env !== undefined && !isObject(current.env))) {
+      throw new ConfigRefused(`${path}: the existing "${name}" entry is not a server object with an env object; fix or remove it, then run again. Nothing was changed.`);
+    }
+    servers[name] = { ...current, ...entry, env: { ...(current.env as JsonObject | undefined), ...(entry.env as JsonObject) } };
+  }
+  config[host.container] = servers;
+
+  if (host.asksForKey) {
+    const inputs = config.inputs ?? [];
+    if (!Array.isArray(inputs)) throw new ConfigRefused(`${path}: "inputs" is not a list; nothing was changed.`);
+    const at = inputs.findIndex((input) => isObject(input) && input.id === VSCODE_KEY_INPUT.id);
+    if (at < 0) inputs.push({ ...VSCODE_KEY_INPUT });
+    else inputs[at] = { ...(inputs[at] as JsonObject), ...VSCODE_KEY_INPUT };
+    config.inputs = inputs;
+  }
+
+  return serialize(config, existing);
+}
+
+function parse(existing: string | undefined, path: string): JsonObject {
+  if (existing === undefined || existing.trim() === '') return {};
+  let config: unknown;
+  try {
+    config = JSON.parse(existing);
+  } catch (error) {
+    // The parser's own message quotes the file, which may hold other servers' secrets: say where only.
+    throw new ConfigRefused(`${path} is not valid JSON${where(existing, error)} (comments and trailing commas are not JSON either), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`);
+  }
+  if (!isObject(config)) throw new ConfigRefused(`${path} does not hold a JSON object; nothing was changed.`);
+  return config;
+}
+
+function where(text: string, error: unknown): string {
+  const position = /position (\d+)/.exec(String((error as Error).message))?.[1];
+  if (position === undefined) return '';
+  const before = text.slice(0, Number(position)).split('\n');
+  return ` at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+/** In the file's own indentation and line endings, ending as it did. */
+function serialize(config: JsonObject, existing: string | undefined): string {
+  const indent = /^([ \t]+)["}\]]/m.exec(existing ?? '')?.[1] ?? '  ';
+  const finalNewline = existing === undefined || existing.trim() === '' || /\n$/.test(existing);
+  let text = JSON.stringify(config, null, indent) + (finalNewline ? '\n' : '');
+  if (existing?.includes('\r\n')) text = text.replace(/\n/g, '\r\n');
+  return text;
+}

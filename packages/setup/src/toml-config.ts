@@ -1,0 +1,328 @@
+// Merging servers into Codex's config.toml without a TOML library: the file is read as a list of
+// statements (table headers, key = value lines, blank and comment lines), which is enough to find
+// our tables and to know where every value ends, multi-line strings and arrays included. Our
+// tables, [mcp_servers.<name>] and [mcp_servers.<name>.env], get their keys set line by line;
+// every other byte of the file stays as it was. A file that cannot be read this way, or that
+// defines our servers in a form we do not edit (inline tables, dotted keys), is refused.
+import { ConfigRefused } from './config-error.js';
+import type { ServerEntry } from './hosts.js';
+
+interface Statement {
+  kind: 'header' | 'keyval' | 'trivia';
+  /** [start, end) in the text; end is past the line's newline. */
+  start: number;
+  end: number;
+  /** header: the table's path; keyval: the (dotted) key. */
+  keys: string[];
+  arrayTable?: boolean;
+}
+
+class TomlSyntax extends Error {}
+
+/** Reads the file as statements; throws TomlSyntax where it cannot tell what something is. */
+export function scanToml(text: string): Statement[] {
+  const statements: Statement[] = [];
+  let i = 0;
+  const fail = (message: string): never => {
+    throw new TomlSyntax(`line ${text.slice(0, i).split('\n').length}: ${message}`);
+  };
+  const peek = (token: string) => text.startsWith(token, i);
+  const skipSpaces = () => {
+    while (text[i] === ' ' || text[i] === '\t') i++;
+  };
+  const skipComment = () => {
+    if (text[i] === '#') while (i < text.length && text[i] !== '\n') i++;
+  };
+  /** Spaces, newlines and comments, as arrays and inline tables allow between their items. */
+  const skipBlank = () => {
+    for (;;) {
+      skipSpaces();
+      if (text[i] === '#') skipComment();
+      else if (peek('\r\n')) i += 2;
+      else if (text[i] === '\n') i++;
+      else return;
+    }
+  };
+  const endOfLine = () => {
+    skipSpaces();
+    skipComment();
+    if (peek('\r\n')) i += 2;
+    else if (text[i] === '\n') i++;
+    else if (i < text.length) fail(`unexpected ${JSON.stringify(text[i])} after a complete statement`);
+  };
+
+  const basicString = (): string => {
+    i++;
+    let value = '';
+    for (;;) {
+      const char = text[i];
+      if (char === undefined || char === '\n') fail('a string is not closed on its line');
+      if (char === '"') break;
+      if (char === '\\') {
+        value += unescape(text, i, fail);
+        i += escapeLength(text, i);
+        continue;
+      }
+      value += char;
+      i++;
+    }
+    i++;
+    return value;
+  };
+  const literalString = (): string => {
+    const close = text.indexOf("'", i + 1);
+    const newline = text.indexOf('\n', i + 1);
+    if (close < 0 || (newline >= 0 && newline < close)) fail('a string is not closed on its line');
+    const value = text.slice(i + 1, close);
+    i = close + 1;
+    return value;
+  };
+  const multiline = (quote: '"""' | "'''") => {
+    i += 3;
+    for (;;) {
+      if (i >= text.length) fail(`a ${quote} string is never closed`);
+      if (quote === '"""' && text[i] === '\\') i += 2;
+      else if (peek(quote)) {
+        i += 3;
+        // Up to two quotes right before the closing three belong to the string.
+        for (let extra = 0; extra < 2 && text[i] === quote[0]; extra++) i++;
+        return;
+      } else i++;
+    }
+  };
+
+  const key = (): string[] => {
+    const parts: string[] = [];
+    for (;;) {
+      skipSpaces();
+      if (text[i] === '"') parts.push(basicString());
+      else if (text[i] === "'") parts.push(literalString());
+      else {
+        const bare = /^[A-Za-z0-9_-]+/.exec(text.slice(i, i + 256))?.[0];
+        if (!bare) fail('expected a key');
+        parts.push(bare as string);
+        i += (bare as string).length;
+      }
+      skipSpaces();
+      if (text[i] !== '.') return parts;
+      i++;
+    }
+  };
+
+  const value = (): void => {
+    if (peek('"""')) multiline('"""');
+    else if (peek("'''")) multiline("'''");
+    else if (text[i] === '"') basicString();
+    else if (text[i] === "'") literalString();
+    else if (text[i] === '[') {
+      i++;
+      for (;;) {
+        skipBlank();
+        if (text[i] === ']') break;
+        value();
+        skipBlank();
+        if (text[i] === ',') i++;
+        else if (text[i] !== ']') fail('expected , or ] in an array');
+      }
+      i++;
+    } else if (text[i] === '{') {
+      i++;
+      for (;;) {
+        skipBlank();
+        if (text[i] === '}') break;
+        key();
+        if (text[i] !== '=') fail('expected = in an inline table');
+        i++;
+        skipSpaces();
+        value();
+        skipBlank();
+        if (text[i] === ',') i++;
+        else if (text[i] !== '}') fail('expected , or } in an inline table');
+      }
+      i++;
+    } else {
+      // Numbers, booleans, dates and times; a date and a time may be separated by one space.
+      const scalar = /^[A-Za-z0-9_:.+-]+(?: \d[0-9:.+Z-]*)?/.exec(text.slice(i, i + 256))?.[0];
+      if (!scalar) fail('expected a value');
+      i += (scalar as string).length;
+    }
+  };
+
+  while (i < text.length) {
+    const start = i;
+    skipSpaces();
+    if (text[i] === '#' || text[i] === '\n' || peek('\r\n') || i >= text.length) {
+      endOfLine();
+      statements.push({ kind: 'trivia', start, end: i, keys: [] });
+    } else if (text[i] === '[') {
+      const arrayTable = peek('[[');
+      i += arrayTable ? 2 : 1;
+      const keys = key();
+      if (!peek(arrayTable ? ']]' : ']')) fail('a table header is not closed');
+      i += arrayTable ? 2 : 1;
+      endOfLine();
+      statements.push({ kind: 'header', start, end: i, keys, arrayTable });
+    } else {
+      const keys = key();
+      if (text[i] !== '=') fail('expected = after a key');
+      i++;
+      skipSpaces();
+      value();
+      endOfLine();
+      statements.push({ kind: 'keyval', start, end: i, keys });
+    }
+  }
+  return statements;
+}
+
+const ESCAPES: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', e: '\x1b', '"': '"', '\\': '\\' };
+
+function escapeLength(text: string, at: number): number {
+  const kind = text[at + 1];
+  return kind === 'u' ? 6 : kind === 'U' ? 10 : 2;
+}
+
+function unescape(text: string, at: number, fail: (message: string) => never): string {
+  const kind = text[at + 1] as string;
+  if (kind in ESCAPES) return ESCAPES[kind] as string;
+  const hex = kind === 'u' ? text.slice(at + 2, at + 6) : kind === 'U' ? text.slice(at + 2, at + 10) : '';
+  if (hex && /^[0-9A-Fa-f]+$/.test(hex) && hex.length === (kind === 'u' ? 4 : 8)) return String.fromCodePoint(parseInt(hex, 16));
+  return fail(`an unknown escape \\${kind}`);
+}
+
+/** A TOML basic string: the characters TOML requires escaped are escaped. */
+export function tomlString(value: string): string {
+  const escaped = value.replace(/[\\"\u0000-\u001f\u007f]/g, (char) => {
+    const named = Object.entries(ESCAPES).find(([name, escape]) => escape === char && name !== 'e')?.[0];
+    return named ? `\\${named}` : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+  return `"${escaped}"`;
+}
+
+const tomlKey = (key: string) => (/^[A-Za-z0-9_-]+$/.test(key) ? key : tomlString(key));
+const tomlValue = (value: string | string[]) => (Array.isArray(value) ? `[${value.map(tomlString).join(', ')}]` : tomlString(value));
+const samePath = (a: string[], b: string[]) => a.length === b.length && a.every((part, index) => part === b[index]);
+
+interface Section {
+  header: Statement;
+  /** The key = value statements of the table, with the table-relative key. */
+  keyvals: Statement[];
+}
+
+/** The new text of config.toml with `entries` as [mcp_servers.<name>] tables. */
+export function mergeTomlConfig(existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string {
+  const text = existing ?? '';
+  let statements: Statement[];
+  try {
+    statements = scanToml(text);
+  } catch (error) {
+    if (!(error instanceof TomlSyntax)) throw error;
+    throw new ConfigRefused(`${path} could not be read safely as TOML (${error.message}), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`);
+  }
+  const names = Object.keys(entries);
+  const sections = sectionsOf(statements, names, path);
+  const newline = text.includes('\r\n') ? '\r\n' : '\n';
+  const line = (key: string, value: string | string[], indent = '') => `${indent}${tomlKey(key)} = ${tomlValue(value)}${newline}`;
+  const header = (keys: string[]) => `[${keys.map(tomlKey).join('.')}]${newline}`;
+
+  // Edits as [offset in the original text, length removed there, text inserted].
+  const edits: [number, number, string][] = [];
+  const appended: string[] = [];
+  const setKeys = (section: Section | undefined, tablePath: string[], values: Record<string, string | string[]>, after?: Section) => {
+    if (!section) {
+      const table = header(tablePath) + Object.entries(values).map(([key, value]) => line(key, value)).join('');
+      if (after) edits.push([lastContentEnd(after), 0, newline + table]);
+      else appended.push(table);
+      return;
+    }
+    const missing: string[] = [];
+    for (const [key, value] of Object.entries(values)) {
+      const current = section.keyvals.filter((statement) => samePath(statement.keys, [key]));
+      if (current.length > 1) throw new ConfigRefused(`${path}: [${tablePath.join('.')}] sets ${key} twice, which TOML does not allow; nothing was changed.`);
+      const statement = current[0];
+      if (!statement) {
+        missing.push(line(key, value));
+        continue;
+      }
+      const indent = /^[ \t]*/.exec(text.slice(statement.start))?.[0] ?? '';
+      const replacement = line(key, value, indent);
+      // A value on the file's last line may have no newline: keep it that way.
+      const ending = /\r?\n$/.test(text.slice(statement.start, statement.end)) ? replacement : replacement.replace(/\r?\n$/, '');
+      if (text.slice(statement.start, statement.end) !== ending) edits.push([statement.start, statement.end - statement.start, ending]);
+    }
+    if (missing.length > 0) edits.push([section.header.end, 0, missing.join('')]);
+  };
+
+  for (const name of names) {
+    const entry = entries[name] as ServerEntry;
+    const tablePath = ['mcp_servers', name];
+    const main = sections.get(tablePath.join('\u0000'));
+    const env = sections.get([...tablePath, 'env'].join('\u0000'));
+    const block = appended.length;
+    setKeys(main, tablePath, { command: entry.command, args: entry.args });
+    setKeys(env, [...tablePath, 'env'], entry.env, main);
+    // A server new to the file is one block: its table and its env table, a blank line between.
+    if (appended.length - block === 2) appended.splice(block, 2, `${appended[block]}${newline}${appended[block + 1]}`);
+  }
+
+  // Rebuilt from the original text in order. At one offset, insertions go before a replaced line
+  // (keys added after a header come before its first key), and insertions keep their order.
+  const ordered = edits
+    .map((edit, index) => ({ edit, index }))
+    .sort((a, b) => a.edit[0] - b.edit[0] || Number(a.edit[1] > 0) - Number(b.edit[1] > 0) || a.index - b.index);
+  let result = '';
+  let cursor = 0;
+  for (const { edit: [offset, removed, inserted] } of ordered) {
+    result += text.slice(cursor, offset) + inserted;
+    cursor = offset + removed;
+  }
+  result += text.slice(cursor);
+  if (appended.length > 0) {
+    const separator = result === '' ? '' : result.endsWith('\n') ? newline : newline + newline;
+    result += separator + appended.join(newline);
+  }
+  try {
+    scanToml(result);
+  } catch (error) {
+    throw new Error(`internal error: the merged ${path} would not be valid TOML (${(error as Error).message}); nothing was written`);
+  }
+  return result;
+}
+
+/** Our servers' tables, keyed by path; refuses forms of mcp_servers this tool does not edit. */
+function sectionsOf(statements: Statement[], names: string[], path: string): Map<string, Section> {
+  const sections = new Map<string, Section>();
+  const seen = new Set<string>();
+  let table: string[] = [];
+  let current: Section | undefined;
+  const refuse = (what: string): never => {
+    throw new ConfigRefused(
+      `${path} ${what}, a form this setup does not edit (it writes [mcp_servers.<name>] tables). Nothing was changed; edit the file by hand with the snippet from --print.`,
+    );
+  };
+  for (const statement of statements) {
+    if (statement.kind === 'header') {
+      table = statement.keys;
+      const id = table.join('\u0000');
+      if (table[0] === 'mcp_servers' && statement.arrayTable) refuse('has [[mcp_servers]] array tables');
+      if (seen.has(id) && !statement.arrayTable) refuse(`defines [${table.join('.')}] twice`);
+      seen.add(id);
+      const ours = table[0] === 'mcp_servers' && names.includes(table[1] as string) && (table.length === 2 || (table.length === 3 && table[2] === 'env'));
+      current = ours ? { header: statement, keyvals: [] } : undefined;
+      if (current) sections.set(id, current);
+    } else if (statement.kind === 'keyval') {
+      const full = [...table, ...statement.keys];
+      if (full[0] === 'mcp_servers' && table.length < 2) {
+        if (table.length === 0 || names.includes(full[1] as string)) refuse(`sets ${full.slice(0, 2).join('.')} as a value or dotted key`);
+      }
+      if (current && table.length === 2 && statement.keys[0] === 'env') refuse(`sets the env of [${table.join('.')}] inline`);
+      current?.keyvals.push(statement);
+    }
+  }
+  return sections;
+}
+
+/** Where a table's last key = value line ends (its trailing blank and comment lines stay after). */
+function lastContentEnd(section: Section): number {
+  return section.keyvals.at(-1)?.end ?? section.header.end;
+}

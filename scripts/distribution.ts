@@ -1,0 +1,162 @@
+// What the published forms of the servers say about them: the npm package (its README), the MCP
+// bundle (manifest.json) and the MCP registry entry (server.json). All of it is computed from the
+// catalogs' manifests, each package's package.json and the one list of settings below, so the
+// seven servers' descriptions cannot drift apart.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DomainManifest } from '@engage-mcp/shared';
+import { manifests } from './catalogs.js';
+
+/** The checkout's root. */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface PackageJson {
+  name: string;
+  version: string;
+  description: string;
+  license: string;
+  author: string;
+  repository: { type: string; url: string; directory?: string };
+  mcpName?: string;
+  private?: boolean;
+  bin: Record<string, string>;
+  files: string[];
+  engines: { node: string };
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  [field: string]: unknown;
+}
+
+export function readPackageJson(dir: string): PackageJson {
+  return JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as PackageJson;
+}
+
+/** The seven server packages, in catalog order, and the setup command's package. */
+export const SERVER_DOMAINS = Object.keys(manifests());
+export const PUBLISHED_PACKAGES = [...SERVER_DOMAINS.map((domain) => `packages/${domain}`), 'packages/setup'];
+
+/** The host config key each server gets: `engage-contact`, as in mcp-config.example.json. */
+export const serverKey = (domain: string) => `engage-${domain}`;
+
+/** `https://github.com/owner/repo` from package.json's `git+https://…/repo.git`. */
+export function repositoryWebUrl(pkg: PackageJson): string {
+  return pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+}
+
+/**
+ * The settings a user gives a server, as the configuration contract names them. `bundle` is the
+ * key in an MCP bundle's user_config (absent: not offered there, the default applies); `writes`
+ * marks the settings that only matter to a server with an action tool.
+ */
+export interface Setting {
+  env: string;
+  title: string;
+  description: string;
+  required?: boolean;
+  secret?: boolean;
+  /** The server's own default, said as a string (what the environment would hold). */
+  default?: string;
+  choices?: string[];
+  format?: 'string' | 'boolean' | 'number';
+  placeholder?: string;
+  bundle?: string;
+  writes?: boolean;
+}
+
+export const SETTINGS: Setting[] = [
+  {
+    env: 'ENGAGE_API_KEY',
+    title: 'API key',
+    description: 'The tenant API key (tenant console, API key settings); give it only the scopes the assistant needs.',
+    required: true,
+    secret: true,
+    bundle: 'api_key',
+  },
+  {
+    env: 'ENGAGE_BASE_URL',
+    title: 'API base address',
+    description: 'The API base address: https, or http on loopback only (the local sandbox).',
+    required: true,
+    placeholder: 'https://api.example.com',
+    bundle: 'base_url',
+  },
+  {
+    env: 'ENGAGE_CONFIRM',
+    title: 'Ask before',
+    description: 'What needs a person\'s yes: destructive (sending, replying, deleting), all (every change), or none.',
+    default: 'destructive',
+    choices: ['destructive', 'all', 'none'],
+    bundle: 'confirm',
+    writes: true,
+  },
+  {
+    env: 'ENGAGE_READ_ONLY',
+    title: 'Read only',
+    description: 'true: offer no tool that changes anything.',
+    default: 'false',
+    format: 'boolean',
+    bundle: 'read_only',
+    writes: true,
+  },
+  {
+    env: 'ENGAGE_OPERATIONS_ALLOW',
+    title: 'Allowed operations',
+    description: 'Comma list of operationIds to offer, * allowed (campaign.*, *.list); empty offers all.',
+    bundle: 'operations_allow',
+  },
+  {
+    env: 'ENGAGE_OPERATIONS_DENY',
+    title: 'Denied operations',
+    description: 'Comma list of operationIds to remove (*.delete); deny wins over allow.',
+    bundle: 'operations_deny',
+  },
+  {
+    env: 'ENGAGE_AUTH_HEADER',
+    title: 'Key header',
+    description: 'How the key is sent: x-api-key, or bearer (Authorization: Bearer).',
+    default: 'x-api-key',
+    choices: ['x-api-key', 'bearer'],
+    bundle: 'auth_header',
+  },
+  { env: 'ENGAGE_TIMEOUT_MS', title: 'Timeout (ms)', description: 'Per request, headers and body together.', default: '30000', format: 'number' },
+  {
+    env: 'ENGAGE_MAX_RETRY_WAIT_S',
+    title: 'Longest rate-limit wait (s)',
+    description: 'The longest Retry-After waited before answering "try again in N s".',
+    default: '60',
+    format: 'number',
+  },
+  {
+    env: 'ENGAGE_LOG_LEVEL',
+    title: 'Log level',
+    description: 'error, warn, info or debug; logs go to stderr.',
+    default: 'warn',
+    choices: ['error', 'warn', 'info', 'debug'],
+  },
+];
+
+export function hasActionTool(manifest: DomainManifest): boolean {
+  return manifest.tools.some((tool) => tool.kind === 'action');
+}
+
+/** The settings that mean something to this server (billing and tenant have nothing to confirm). */
+export function settingsFor(manifest: DomainManifest): Setting[] {
+  return SETTINGS.filter((setting) => !setting.writes || hasActionTool(manifest));
+}
+
+/** One line per tool for a catalog page: its title and the operations it holds, with their risk. */
+export function toolSummary(tool: DomainManifest['tools'][number]): string {
+  return `${tool.title} (${tool.operations.map((op) => (op.risk === 'safe' ? op.id : `${op.id}, ${op.risk}`)).join('; ')})`;
+}
+
+/** package.json as published: devDependencies are the workspace's build inputs, not the user's. */
+export function publishedPackageJson(pkg: PackageJson): string {
+  const { devDependencies: _buildInputs, ...published } = pkg;
+  return `${JSON.stringify(published, null, 2)}\n`;
+}
+
+/** The config entry that runs a published server: `npx -y @engage-mcp/<domain>`. */
+export function npxEntry(pkg: PackageJson) {
+  return { command: 'npx', args: ['-y', pkg.name] };
+}
