@@ -44,6 +44,9 @@ export interface TestClient {
   ping(): Promise<unknown>;
   listTools(): Promise<{ tools: Array<Record<string, any>> }>;
   callTool(request: { name: string; arguments?: Record<string, unknown> }, resultSchema?: undefined, options?: CallOptions): Promise<CallToolResult>;
+  listResources(): Promise<{ resources: Array<Record<string, any>> }>;
+  readResource(request: { uri: string }): Promise<{ contents: Array<Record<string, any>> }>;
+  getServerCapabilities(): Record<string, unknown> | undefined;
   close(): Promise<void>;
   connect(transport: unknown): Promise<void>;
 }
@@ -66,6 +69,9 @@ export function makeClient({ kind = 'v1', elicit }: ClientOptions): TestClient {
       ping: () => client.ping(),
       listTools: () => client.listTools() as never,
       callTool: (request, _schema, options) => client.callTool(request, undefined, options) as Promise<CallToolResult>,
+      listResources: () => client.listResources() as never,
+      readResource: (request) => client.readResource(request) as never,
+      getServerCapabilities: () => client.getServerCapabilities(),
       close: () => client.close(),
       connect: (transport) => client.connect(transport as never),
     };
@@ -79,6 +85,9 @@ export function makeClient({ kind = 'v1', elicit }: ClientOptions): TestClient {
     ping: () => client.ping(),
     listTools: () => client.listTools() as never,
     callTool: (request, _schema, options) => client.callTool(request, options as never) as Promise<CallToolResult>,
+    listResources: () => client.listResources() as never,
+    readResource: (request) => client.readResource(request) as never,
+    getServerCapabilities: () => client.getServerCapabilities() as Record<string, unknown> | undefined,
     close: () => client.close(),
     connect: (transport) => client.connect(transport as never),
   };

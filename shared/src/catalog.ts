@@ -54,6 +54,12 @@ export interface Operation {
   findIdsWith?: string;
   /** The read operation that shows what happened when the outcome of a write is unknown. */
   verifyWith?: string;
+  /**
+   * The MCP Apps view (packages/apps/views.json) that shows this read operation's result in hosts
+   * that render MCP Apps. A tool's operations name one view at most; action tools get the
+   * confirmation card without naming it.
+   */
+  view?: string;
   /** How a confirmation request describes this operation (confirm and destructive only). */
   confirmation?: Confirmation;
 }
@@ -120,6 +126,11 @@ function checkDomain(domain: Domain): Domain {
     }
     if (op.risk !== 'safe' && !op.confirmation) throw new Error(`catalog ${op.id}: a ${op.risk} operation needs a confirmation text`);
     if (op.risk === 'safe' && op.method !== 'GET') throw new Error(`catalog ${op.id}: only GET can be safe`);
+  }
+  for (const tool of domain.tools) {
+    const views = new Set(tool.operations.flatMap((op) => (op.view ? [op.view] : [])));
+    if (tool.kind === 'action' && views.size > 0) throw new Error(`catalog ${domain.name}: ${tool.name} shows the confirmation card; its operations name no view`);
+    if (views.size > 1) throw new Error(`catalog ${domain.name}: the operations of ${tool.name} name different views (${[...views].join(', ')}); a tool has one`);
   }
   const inTools = domain.tools.flatMap((tool) => tool.operations.map((op) => op.id));
   if (inTools.length !== domain.operations.length || new Set(inTools).size !== inTools.length) {

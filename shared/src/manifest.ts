@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { Domain, Operation, ToolKind } from './catalog.js';
 
-export interface OperationInfo extends Pick<Operation, 'id' | 'method' | 'path' | 'scope' | 'risk' | 'summary'> {
+export interface OperationInfo extends Pick<Operation, 'id' | 'method' | 'path' | 'scope' | 'risk' | 'summary' | 'view'> {
   /** `name, msisdn, email?`: the params as the tool description shows them. */
   signature: string;
   list: boolean;
@@ -33,6 +33,7 @@ export function manifestOf(domain: Domain): DomainManifest {
     summary: op.summary,
     signature: paramSignature(op),
     list: op.list !== undefined,
+    ...(op.view ? { view: op.view } : {}),
   });
   return {
     name: domain.name,

@@ -15,6 +15,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { actionAnswer, finishAnswer, readAnswer } from './answers.js';
+import { registerViews, toolViewMeta, viewOf, type ViewInfo } from './apps.js';
 import type { Domain, Operation, Params } from './catalog.js';
 import { isOperationEnabled, type ConfigResult } from './config.js';
 import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type Redemption, type SpentStore } from './confirm.js';
@@ -62,6 +63,8 @@ interface OfferedTool {
   operations: OperationInfo[];
   description: string;
   args: ArgumentParser;
+  /** The MCP Apps view its results are shown in, by hosts that render them. */
+  view?: ViewInfo;
 }
 
 /** What the handler needs of the connection it serves: its era, the SDK server (for 2025-era capabilities) and the request's context. */
@@ -104,6 +107,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
     operations,
     description: describeTool(info, operations, gated),
     args: toolArguments(info, operations, new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id)))),
+    view: viewOf(info, operations, gated),
   }));
   const instructions = serverInstructions(manifest, offered, gated);
 
@@ -121,6 +125,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
           inputSchema: fromJsonSchema<ToolArguments>(tool.args.jsonSchema, argumentValidator(tool.args)),
           outputSchema: fromJsonSchema(tool.info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA, smallValidator),
           annotations: annotations(tool.info, tool.operations),
+          ...toolViewMeta(tool.view),
         },
         // Every answer passes finishAnswer: the key redacted in every form, then the size capped.
         async (args: ToolArguments, ctx: ServerContext) => {
@@ -129,6 +134,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         },
       );
     }
+    registerViews(mcp, tools.map((tool) => tool.view));
     return mcp;
   }
 

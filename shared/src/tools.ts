@@ -136,13 +136,13 @@ export function annotations(tool: ToolInfo, operations: readonly OperationInfo[]
 /** The one text the model has about this tool: every operation, its risk, scope and params. */
 export function describeTool(tool: ToolInfo, operations: readonly OperationInfo[], gated: (op: OperationInfo) => boolean): string {
   const lines = operations.map((op) => `- ${op.id} [${op.risk}, ${op.scope}]${op.signature ? ` {${op.signature}}` : ''} ${op.summary}${op.list ? ' (list)' : ''}`);
-  // Read tools need no preamble (readOnlyHint says it); the line format speaks for itself.
-  const head = tool.kind === 'read' ? [] : ['Changes live data:'];
+  // No preamble: readOnlyHint, the risk on every line and the server's instructions ("… changes
+  // live data") say what kind of tool it is, and the budget is better spent on the lines.
   const tail: string[] = [];
   if (tool.kind === 'action' && operations.some(gated)) {
     tail.push('Gated ones return a preview and confirmationToken: show the user; repeat the call with the token only once they agree.');
   }
-  return [...head, ...lines, ...tail].join('\n');
+  return [...lines, ...tail].join('\n');
 }
 
 /**

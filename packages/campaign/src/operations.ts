@@ -36,6 +36,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     risk: 'safe',
     summary: 'Campaigns: _id, name, status, channel, totalRecipients, sentCount.',
     params: z.strictObject({}),
+    view: 'campaign-dashboard',
     list: { idField: '_id' },
   },
   {
@@ -46,6 +47,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     risk: 'safe',
     summary: 'Performance summary: sent, opened, failed.',
     params: z.strictObject({}),
+    view: 'campaign-dashboard',
   },
   {
     id: 'campaign.progress',
@@ -55,6 +57,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     risk: 'safe',
     summary: "A campaign's sending progress.",
     params: z.strictObject({ id: pathId('campaign _id') }),
+    view: 'campaign-dashboard',
     findIdsWith: 'campaign.list',
   },
   {

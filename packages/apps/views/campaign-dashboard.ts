@@ -1,0 +1,310 @@
+// The campaign dashboard, shown for campaign_read's results: campaign.progress as a progress bar
+// and counts that refresh while the campaign is sending, campaign.analytics as a chart of sent,
+// opened and failed, and campaign.list as a table. The API does not type progress or analytics,
+// so numbers are found by the field names the spec uses for campaigns (sentCount,
+// totalRecipients) and their plain forms (sent, total); anything else is listed as it came.
+// Every number is also written out as text.
+import { el, formatNumber, formatTime, hostToolName, render, resultText, startView, structured, svg, type Arguments, type CallToolResult } from './kit.js';
+
+const POLL_INTERVAL_MS = 1500;
+/** Consecutive failed refreshes after which polling stops and a Refresh button is offered. */
+const MAX_POLL_FAILURES = 3;
+const ACTIVE_STATUS = /^(sending|queued|running|processing|in[ _-]?progress|pending|scheduled)$/i;
+
+type Data = Record<string, unknown>;
+
+const FIELDS = {
+  total: ['totalRecipients', 'total', 'recipients'],
+  sent: ['sentCount', 'sent'],
+  opened: ['openedCount', 'opened'],
+  failed: ['failedCount', 'failed'],
+  percent: ['percent', 'percentage', 'progress'],
+} as const;
+
+const LABELS: Record<string, string> = {
+  totalRecipients: 'Recipients',
+  sentCount: 'Sent',
+  openedCount: 'Opened',
+  failedCount: 'Failed',
+  percent: 'Percent',
+};
+
+let callArguments: Arguments = {};
+let stopPolling: (() => void) | undefined;
+
+const app = startView('campaign dashboard', {
+  onInput(args) {
+    callArguments = args;
+  },
+  onResult(result) {
+    show(result);
+  },
+  onTeardown() {
+    stopPolling?.();
+  },
+});
+
+function toolName(): string {
+  return hostToolName(app) ?? 'campaign_read';
+}
+
+function show(result: CallToolResult): void {
+  stopPolling?.();
+  const content = structured(result);
+  if (result.isError) {
+    render(el('section', {}, [el('h1', { text: 'Campaigns' }), el('p', { class: 'notice notice-danger', text: resultText(result), attrs: { role: 'alert' } })]));
+    return;
+  }
+  const operationId = String(content.operationId ?? callArguments.operationId ?? '');
+  const data = content.data;
+  if (operationId === 'campaign.progress' && isRecord(data)) return showProgress(data, progressId(data));
+  if (operationId === 'campaign.analytics' && isRecord(data)) return showAnalytics(data);
+  if (operationId === 'campaign.list' && Array.isArray(data)) return showList(data.filter(isRecord), content.page, content.notes);
+  render(el('section', {}, [el('h1', { text: operationId || 'Campaigns' }), isRecord(data) ? countsList(data) : el('p', { class: 'statement', text: JSON.stringify(data, null, 2) })]));
+}
+
+function progressId(data: Data): string | undefined {
+  const params = callArguments.params;
+  const fromCall = isRecord(params) && typeof params.id === 'string' ? params.id : undefined;
+  return fromCall ?? (typeof data._id === 'string' ? data._id : undefined);
+}
+
+// ---- progress ----------------------------------------------------------------------------
+
+interface Progress {
+  status?: string;
+  total?: number;
+  sent?: number;
+  opened?: number;
+  failed?: number;
+  percent: number;
+}
+
+function readProgress(data: Data): Progress {
+  const total = pick(data, FIELDS.total);
+  const sent = pick(data, FIELDS.sent);
+  const given = pick(data, FIELDS.percent);
+  // The API's own percentage when it gives one, so the two numbers shown never disagree.
+  const percent = given ?? (total !== undefined && sent !== undefined && total > 0 ? (sent / total) * 100 : 0);
+  return {
+    status: typeof data.status === 'string' ? data.status : undefined,
+    total,
+    sent,
+    opened: pick(data, FIELDS.opened),
+    failed: pick(data, FIELDS.failed),
+    percent: Math.max(0, Math.min(100, Math.floor(percent))),
+  };
+}
+
+function isActive(progress: Progress): boolean {
+  return progress.status !== undefined ? ACTIVE_STATUS.test(progress.status) : progress.percent < 100;
+}
+
+/** Built once; each refresh updates the nodes in place, so focus and screen readers keep their place. */
+function showProgress(initial: Data, id: string | undefined): void {
+  const badge = el('span', { class: 'badge' });
+  const fill = el('span');
+  const bar = el('div', { class: 'progress', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-labelledby': 'progress-text' } }, [fill]);
+  const summary = el('p', { class: 'progress-text', attrs: { id: 'progress-text' } });
+  const counts = el('div');
+  const chart = el('div');
+  const announce = el('p', { class: 'sr-only', attrs: { role: 'status', 'aria-live': 'polite' } });
+  const updated = el('p', { class: 'muted' });
+  const refresh = el('button', { text: 'Refresh', attrs: { type: 'button' } });
+  let lastStatus: string | undefined;
+
+  const update = (data: Data) => {
+    const progress = readProgress(data);
+    badge.textContent = progress.status ?? 'status not given';
+    badge.className = `badge badge-${(progress.status ?? '').toLowerCase()}`;
+    fill.style.width = `${progress.percent}%`;
+    const ofTotal = progress.sent !== undefined && progress.total !== undefined ? ` · ${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} recipients` : '';
+    summary.textContent = `${progress.percent}% sent${ofTotal}`;
+    bar.setAttribute('aria-valuenow', String(progress.percent));
+    bar.setAttribute('aria-valuetext', summary.textContent);
+    counts.replaceChildren(countsList(data));
+    chart.replaceChildren(outcomeChart(progress.sent, progress.opened, progress.failed));
+    updated.textContent = `Updated ${formatTime(Date.now())}.`;
+    // Announced on a change of status only: a reading every 1.5 s would drown everything else.
+    if (progress.status !== lastStatus) announce.textContent = `Campaign ${progress.status ?? 'progress'}: ${summary.textContent}.`;
+    lastStatus = progress.status;
+    return progress;
+  };
+
+  const poll = () => {
+    if (!id) return;
+    refresh.hidden = true;
+    let failures = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    stopPolling = () => {
+      stopped = true;
+      clearTimeout(timer);
+      refresh.hidden = false;
+    };
+    const tick = async () => {
+      if (stopped) return;
+      try {
+        const result = (await app.callServerTool({ name: toolName(), arguments: { operationId: 'campaign.progress', params: { id } } })) as CallToolResult;
+        if (stopped) return;
+        const data = structured(result).data;
+        if (result.isError || !isRecord(data)) throw new Error(resultText(result) || 'the answer had no progress data');
+        failures = 0;
+        if (!isActive(update(data))) return stopPolling?.();
+      } catch (error) {
+        if (stopped) return;
+        if (++failures >= MAX_POLL_FAILURES) {
+          updated.textContent = `Stopped refreshing: ${error instanceof Error ? error.message : String(error)}`;
+          return stopPolling?.();
+        }
+      }
+      timer = setTimeout(() => void tick(), POLL_INTERVAL_MS);
+    };
+    timer = setTimeout(() => void tick(), POLL_INTERVAL_MS);
+  };
+  refresh.addEventListener('click', poll);
+
+  render(
+    el('section', { attrs: { 'aria-labelledby': 'dashboard-title' } }, [
+      el('div', { class: 'head' }, [el('h1', { text: 'Campaign progress', attrs: { id: 'dashboard-title' } }), badge]),
+      id ? el('p', { class: 'muted' }, ['Campaign ', el('span', { class: 'mono', text: id })]) : undefined,
+      bar,
+      summary,
+      counts,
+      chart,
+      announce,
+      updated,
+      el('div', { class: 'actions' }, [refresh]),
+    ]),
+  );
+  const progress = update(initial);
+  if (isActive(progress)) poll();
+  else refresh.hidden = !id;
+}
+
+// ---- analytics ---------------------------------------------------------------------------
+
+function showAnalytics(data: Data): void {
+  const sent = pick(data, FIELDS.sent);
+  const opened = pick(data, FIELDS.opened);
+  const failed = pick(data, FIELDS.failed);
+  const rate = (part: number | undefined, label: string) =>
+    part !== undefined && sent ? el('li', { text: `${label}: ${formatNumber(Math.round((part / sent) * 1000) / 10, app)}% of sent` }) : undefined;
+  render(
+    el('section', { attrs: { 'aria-labelledby': 'dashboard-title' } }, [
+      el('h1', { text: 'Campaign analytics', attrs: { id: 'dashboard-title' } }),
+      countsList(data),
+      outcomeChart(sent, opened, failed),
+      el('ul', { class: 'facts' }, [rate(opened, 'Opened'), rate(failed, 'Failed')]),
+    ]),
+  );
+}
+
+// ---- list --------------------------------------------------------------------------------
+
+function showList(campaigns: Data[], page: unknown, notes: unknown): void {
+  const pageInfo = isRecord(page) ? page : {};
+  const total = typeof pageInfo.total === 'number' ? pageInfo.total : campaigns.length;
+  const offset = typeof pageInfo.offset === 'number' ? pageInfo.offset : 0;
+  const range = campaigns.length === 0 ? 'none' : `${formatNumber(offset + 1, app)}–${formatNumber(offset + campaigns.length, app)} of ${formatNumber(total, app)}`;
+  const rows = campaigns.map((campaign) => {
+    const progress = readProgress(campaign);
+    const id = typeof campaign._id === 'string' ? campaign._id : undefined;
+    const name = campaign.name === undefined ? (id ?? '—') : String(campaign.name);
+    const counts = progress.sent !== undefined && progress.total !== undefined ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} (${progress.percent}%)` : '—';
+    const watch = el('button', { text: 'Progress', attrs: { type: 'button', 'aria-label': `Show the progress of ${name}` } });
+    watch.addEventListener('click', () => void openProgress(id));
+    return el('tr', {}, [
+      el('td', { class: 'name', text: name }),
+      el('td', { text: campaign.channel === undefined ? '—' : String(campaign.channel) }),
+      el('td', {}, [el('span', { class: `badge badge-${String(campaign.status ?? '').toLowerCase()}`, text: campaign.status === undefined ? '—' : String(campaign.status) })]),
+      el('td', { class: 'num' }, [counts, progress.total !== undefined ? progressBar(progress.percent, counts) : undefined]),
+      el('td', {}, id ? [watch] : []),
+    ]);
+  });
+  render(
+    el('section', { attrs: { 'aria-labelledby': 'dashboard-title' } }, [
+      el('div', { class: 'head' }, [el('h1', { text: 'Campaigns', attrs: { id: 'dashboard-title' } }), el('span', { class: 'muted', text: range })]),
+      ...(Array.isArray(notes) ? notes.map((note) => el('p', { class: 'muted', text: String(note) })) : []),
+      el('table', {}, [
+        el('thead', {}, [el('tr', {}, ['Name', 'Channel', 'Status', 'Sent', ''].map((title) => el('th', { text: title, attrs: { scope: 'col' } })))]),
+        el('tbody', {}, rows),
+      ]),
+    ]),
+  );
+}
+
+async function openProgress(id: string | undefined): Promise<void> {
+  if (!id) return;
+  callArguments = { operationId: 'campaign.progress', params: { id } };
+  try {
+    show((await app.callServerTool({ name: toolName(), arguments: callArguments })) as CallToolResult);
+  } catch (error) {
+    render(el('p', { class: 'notice notice-danger', text: `Could not read the progress: ${error instanceof Error ? error.message : String(error)}`, attrs: { role: 'alert' } }));
+  }
+}
+
+// ---- pieces ------------------------------------------------------------------------------
+
+function progressBar(percent: number, label: string): HTMLElement {
+  const fill = el('span');
+  fill.style.width = `${percent}%`;
+  return el('div', { class: 'progress small', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(percent), 'aria-valuetext': label } }, [fill]);
+}
+
+/** Every number in the record, labelled; other fields as short text (the id and status are shown above). */
+function countsList(data: Data): HTMLElement {
+  const entries = Object.entries(data).filter(([key, value]) => key !== '_id' && key !== 'status' && value !== null && typeof value !== 'object');
+  return el(
+    'dl',
+    { class: 'counts' },
+    entries.map(([key, value]) => el('div', {}, [el('dt', { text: labelOf(key) }), el('dd', { text: typeof value === 'number' ? formatNumber(value, app) : String(value) })])),
+  );
+}
+
+/** Sent, opened and failed as horizontal bars, each with its number written beside it. */
+function outcomeChart(sent: number | undefined, opened: number | undefined, failed: number | undefined): HTMLElement {
+  const bars = [
+    { label: 'Sent', value: sent, kind: 'sent' },
+    { label: 'Opened', value: opened, kind: 'opened' },
+    { label: 'Failed', value: failed, kind: 'failed' },
+  ].filter((bar): bar is { label: string; value: number; kind: string } => bar.value !== undefined);
+  if (bars.length === 0) return el('span');
+  const max = Math.max(1, ...bars.map((bar) => bar.value));
+  // Drawn at most at its own size (style.css), so its 12px labels match the text around it.
+  const width = 420;
+  const labelWidth = 64;
+  const valueWidth = 70;
+  const row = 28;
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${bars.length * row}`, role: 'img', 'aria-labelledby': 'chart-caption', class: 'chart' });
+  bars.forEach((bar, index) => {
+    const y = index * row;
+    const track = width - labelWidth - valueWidth;
+    chart.append(
+      svg('text', { x: 0, y: y + 18 }, bar.label),
+      svg('rect', { x: labelWidth, y: y + 6, width: track, height: 16, rx: 4, class: 'track' }),
+      svg('rect', { x: labelWidth, y: y + 6, width: Math.max(bar.value > 0 ? 2 : 0, (bar.value / max) * track), height: 16, rx: 4, class: `bar-${bar.kind}` }),
+      svg('text', { x: width - valueWidth + 8, y: y + 18 }, formatNumber(bar.value, app)),
+    );
+  });
+  const caption = bars.map((bar) => `${bar.label} ${formatNumber(bar.value, app)}`).join(', ');
+  return el('figure', { class: 'chart' }, [el('figcaption', { text: caption, attrs: { id: 'chart-caption' } }), chart]);
+}
+
+function pick(data: Data, names: readonly string[]): number | undefined {
+  for (const name of names) {
+    const value = data[name];
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+  }
+  return undefined;
+}
+
+function labelOf(key: string): string {
+  if (LABELS[key]) return LABELS[key];
+  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function isRecord(value: unknown): value is Data {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,193 @@
+// The confirmation card: shown for an action tool's result. A preview (outcome "preview", with a
+// confirmationToken) becomes a statement and two buttons. Confirm repeats the very call the model
+// made (same tool, operationId and params) with the token from this card, once; Cancel forgets
+// the token and sends nothing. Any other result (done, declined, refused, outcome unknown) is
+// shown as it is.
+import { el, hostToolName, render, resultText, startView, structured, formatTime, type Arguments, type CallToolResult } from './kit.js';
+
+/** How long a confirmed call may take (rate-limit waits included) before the card stops waiting. */
+const CONFIRM_TIMEOUT_MS = 5 * 60 * 1000;
+
+interface Preview {
+  operationId: string;
+  statement: string;
+  /** The confirmationToken while it may still be sent; removed once sent or discarded. */
+  token?: string;
+  expiresAt?: string;
+  /** Why an earlier token was refused, when this preview replaces it. */
+  reason?: string;
+}
+
+type Outcome =
+  | { kind: 'done' | 'declined' | 'refused'; text: string }
+  | { kind: 'unknown'; text: string; check?: string };
+
+let callArguments: Arguments | undefined;
+let shownPreview: Preview | undefined;
+
+const app = startView('confirmation card', {
+  onInput(args) {
+    // The call as the model made it; a token it carried is not this card's to reuse.
+    const { confirmationToken: _ignored, ...rest } = args;
+    callArguments = rest;
+    // The result came first: draw the card again, now with Confirm enabled.
+    if (shownPreview?.token) showPreview(shownPreview);
+  },
+  onResult(result) {
+    const preview = previewOf(result);
+    if (preview) showPreview(preview);
+    else showOutcome(undefined, outcomeOf(result));
+  },
+});
+
+function previewOf(result: CallToolResult): Preview | undefined {
+  const data = structured(result);
+  if (result.isError || data.outcome !== 'preview' || typeof data.confirmationToken !== 'string') return undefined;
+  const paragraphs = resultText(result).split('\n\n');
+  const reason = paragraphs[0] && !paragraphs[0].startsWith('Confirmation needed') ? paragraphs[0] : undefined;
+  return {
+    operationId: String(data.operationId ?? ''),
+    statement: typeof data.preview === 'string' ? data.preview : '',
+    token: data.confirmationToken,
+    expiresAt: typeof data.expiresAt === 'string' ? data.expiresAt : undefined,
+    reason,
+  };
+}
+
+function outcomeOf(result: CallToolResult): Outcome {
+  const text = resultText(result);
+  if (result.isError) {
+    // The server's words for a write that may have happened: "The outcome is unknown: … check with campaign.progress …".
+    if (/outcome is unknown/i.test(text)) return { kind: 'unknown', text, check: /check with ([\w.]+)/.exec(text)?.[1] };
+    return { kind: 'refused', text };
+  }
+  const outcome = structured(result).outcome;
+  return { kind: outcome === 'declined' ? 'declined' : 'done', text };
+}
+
+/** The statement as the server wrote it: effect lines, "- " facts, then what cannot be undone. */
+function statementNodes(statement: string): Node[] {
+  const effect: string[] = [];
+  const facts: string[] = [];
+  let irreversible: string | undefined;
+  for (const line of statement.split('\n')) {
+    if (line.startsWith('- ')) facts.push(line.slice(2));
+    else if (line.startsWith('This cannot be undone: ')) irreversible = line.slice('This cannot be undone: '.length);
+    else effect.push(line);
+  }
+  const nodes: Node[] = [el('p', { class: 'statement', text: effect.join('\n') })];
+  if (facts.length > 0) nodes.push(el('ul', { class: 'facts' }, facts.map((fact) => el('li', { text: fact }))));
+  if (irreversible) nodes.push(el('div', { class: 'notice notice-warning' }, [el('strong', { text: 'This cannot be undone' }), capitalize(irreversible)]));
+  return nodes;
+}
+
+function heading(operationId: string): HTMLElement {
+  return el('h1', {}, ['Confirm ', el('span', { class: 'mono', text: operationId || 'this operation' })]);
+}
+
+function showPreview(preview: Preview): void {
+  shownPreview = preview;
+  const status = el('p', { class: 'muted', attrs: { role: 'status', 'aria-live': 'polite' } });
+  const confirm = el('button', { class: 'primary', text: 'Confirm', attrs: { type: 'button' } });
+  const cancel = el('button', { text: 'Cancel', attrs: { type: 'button' } });
+  if (!callArguments) {
+    confirm.disabled = true;
+    status.textContent = 'Waiting for the details of the call…';
+  }
+
+  confirm.addEventListener('click', () => {
+    // One click, one call: whatever happens next, this token is not sent again.
+    const token = preview.token;
+    if (!token || !callArguments) return;
+    preview.token = undefined;
+    confirm.disabled = cancel.disabled = true;
+    status.textContent = 'Sending…';
+    void runConfirmed(preview, token, status);
+  });
+  cancel.addEventListener('click', () => {
+    if (!preview.token) return;
+    preview.token = undefined;
+    confirm.disabled = cancel.disabled = true;
+    status.textContent = '';
+    showOutcome(preview, { kind: 'declined', text: `Cancelled: ${preview.operationId} was not run, and nothing was sent.` });
+    tellModel(`The user pressed Cancel on the confirmation card: ${preview.operationId} was not run. Its confirmationToken must not be used.`);
+  });
+
+  render(
+    el('section', { attrs: { 'aria-labelledby': 'card-title' } }, [
+      withId(heading(preview.operationId), 'card-title'),
+      preview.reason ? el('p', { class: 'notice notice-warning', text: preview.reason }) : undefined,
+      el('p', { class: 'muted', text: 'Nothing has been done yet.' }),
+      ...statementNodes(preview.statement),
+      preview.expiresAt ? el('p', { class: 'muted', text: `You can confirm until ${formatTime(preview.expiresAt)}.` }) : undefined,
+      el('div', { class: 'actions' }, [confirm, cancel]),
+      status,
+    ]),
+  );
+}
+
+async function runConfirmed(preview: Preview, confirmationToken: string, status: HTMLElement): Promise<void> {
+  const name = hostToolName(app) ?? `${preview.operationId.split('.')[0]}_action`;
+  let result: CallToolResult;
+  try {
+    result = (await app.callServerTool({ name, arguments: { ...callArguments, confirmationToken } }, { timeout: CONFIRM_TIMEOUT_MS })) as CallToolResult;
+  } catch (error) {
+    status.textContent = '';
+    const why = error instanceof Error ? error.message : String(error);
+    showOutcome(preview, { kind: 'unknown', text: `No answer came back (${why}). ${preview.operationId} may or may not have been carried out; check before trying again.` });
+    return;
+  }
+  status.textContent = '';
+  const fresh = previewOf(result);
+  if (fresh) {
+    // The token was refused (expired, spent); nothing ran. A new yes is needed for the new token.
+    showPreview(fresh);
+    return;
+  }
+  const outcome = outcomeOf(result);
+  showOutcome(preview, outcome);
+  tellModel(`The user confirmed ${preview.operationId} on the confirmation card, and it was called with the card's token. The answer: ${outcome.text}`);
+}
+
+const OUTCOME_LOOK = {
+  done: { title: 'Done', style: 'notice-success' },
+  declined: { title: 'Not run', style: 'notice-warning' },
+  refused: { title: 'Refused: nothing was done', style: 'notice-danger' },
+  unknown: { title: 'Outcome unknown', style: 'notice-warning' },
+} as const;
+
+/** The outcome, below the statement it belongs to (when there is one). */
+function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
+  const look = OUTCOME_LOOK[outcome.kind];
+  // A done answer is "Done: … was carried out." and then the API's data, which is folded away.
+  const [first = '', ...rest] = outcome.kind === 'done' ? outcome.text.split('\n') : [outcome.text];
+  const box = el('div', { class: `notice ${look.style}`, attrs: { role: outcome.kind === 'done' ? 'status' : 'alert' } }, [
+    el('strong', { text: look.title }),
+    outcome.kind === 'unknown' && outcome.check ? el('span', { text: `Check with ${outcome.check} before trying again.\n` }) : undefined,
+    first,
+    rest.length > 0 ? el('details', {}, [el('summary', { text: 'What the API answered' }), el('p', { class: 'statement mono', text: rest.join('\n') })]) : undefined,
+  ]);
+  if (preview) {
+    render(el('section', { attrs: { 'aria-labelledby': 'card-title' } }, [withId(heading(preview.operationId), 'card-title'), ...statementNodes(preview.statement), box]));
+    // The buttons the person used are gone: keyboard focus goes to what came of it.
+    box.tabIndex = -1;
+    box.focus();
+  } else {
+    render(el('section', {}, [box]));
+  }
+}
+
+/** Lets the model know what the person decided, when the host takes context updates. */
+function tellModel(text: string): void {
+  if (!app.getHostCapabilities()?.updateModelContext) return;
+  app.updateModelContext({ content: [{ type: 'text', text }] }).catch(() => undefined);
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function withId<T extends HTMLElement>(node: T, id: string): T {
+  node.id = id;
+  return node;
+}

@@ -1,0 +1,106 @@
+// What both views share: the connection to the host (the ext-apps App), the theme, and building
+// DOM nodes. Everything shown is set with textContent or attributes, never parsed as HTML: names
+// and messages in the data are written by customers.
+import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+
+export type CallToolResult = Awaited<ReturnType<App['callServerTool']>>;
+export type Arguments = Record<string, unknown>;
+
+export interface ViewHandlers {
+  /** The arguments of the tool call this view shows (ui/notifications/tool-input). */
+  onInput(args: Arguments): void;
+  /** The result of that call (ui/notifications/tool-result). */
+  onResult(result: CallToolResult): void;
+  /** The host is about to remove the view: stop timers. */
+  onTeardown?(): void;
+}
+
+/** Connects to the host, follows its theme, and hands the tool's input and result to the view. */
+export function startView(name: string, handlers: ViewHandlers): App {
+  const app = new App({ name: `engage-mcp ${name}`, version: '0.1.0' });
+  app.ontoolinput = ({ arguments: args }) => handlers.onInput(args ?? {});
+  app.ontoolresult = (result) => handlers.onResult(result as CallToolResult);
+  app.onhostcontextchanged = (context) => followHost(context);
+  app.onteardown = async () => {
+    handlers.onTeardown?.();
+    return {};
+  };
+  app
+    .connect()
+    .then(() => followHost(app.getHostContext()))
+    .catch((error: unknown) => showFatal(`Could not connect to the host: ${error instanceof Error ? error.message : String(error)}`));
+  return app;
+}
+
+/**
+ * The host's theme and colour variables, when it gives them; otherwise the stylesheet follows
+ * prefers-color-scheme. Host fonts are not applied: they may come from the network.
+ */
+function followHost(context: Partial<McpUiHostContext> | undefined): void {
+  if (!context) return;
+  if (context.theme === 'light' || context.theme === 'dark') applyDocumentTheme(context.theme);
+  if (context.styles?.variables) applyHostStyleVariables(context.styles.variables);
+}
+
+/** The name of the tool this view was opened for, when the host says (hostContext.toolInfo). */
+export function hostToolName(app: App): string | undefined {
+  const name = app.getHostContext()?.toolInfo?.tool?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+export function resultText(result: CallToolResult): string {
+  return result.content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+export function structured(result: CallToolResult): Record<string, unknown> {
+  const value = result.structuredContent;
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}
+
+type Child = Node | string | undefined | false;
+
+/** An element with text and attributes; strings become text nodes, never markup. */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { class?: string; text?: string; attrs?: Record<string, string> } = {}, children: Child[] = []): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (props.class) node.className = props.class;
+  if (props.text !== undefined) node.textContent = props.text;
+  for (const [key, value] of Object.entries(props.attrs ?? {})) node.setAttribute(key, value);
+  for (const child of children) if (child !== undefined && child !== false) node.append(child);
+  return node;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+export function svg(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Replaces the view's content. */
+export function render(...nodes: Node[]): void {
+  root().replaceChildren(...nodes);
+}
+
+export function root(): HTMLElement {
+  return document.getElementById('view') as HTMLElement;
+}
+
+function showFatal(message: string): void {
+  render(el('p', { class: 'notice notice-danger', text: message, attrs: { role: 'alert' } }));
+}
+
+let formatter: Intl.NumberFormat | undefined;
+/** A number as the person reads it (the host's locale when it gives one). */
+export function formatNumber(value: number, app?: App): string {
+  formatter ??= new Intl.NumberFormat(app?.getHostContext()?.locale ?? undefined);
+  return formatter.format(value);
+}
+
+export function formatTime(iso: string | number): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
