@@ -10,6 +10,7 @@ import {
   MAX_RATE_LIMIT_RETRIES,
   MAX_SAFE_RETRIES,
   Pacer,
+  type PaceKeeper,
   backoffDelayMs,
   isRetryableStatus,
   parseIntegerHeader,
@@ -55,7 +56,7 @@ export class ApiClient {
   constructor(
     private readonly config: Pick<Config, 'apiKey' | 'baseUrl' | 'authHeader' | 'timeoutMs' | 'maxRetryWaitSeconds'>,
     private readonly log: Logger,
-    private readonly pacer: Pacer = new Pacer(),
+    private readonly pacer: PaceKeeper = new Pacer(),
   ) {
     this.basePath = config.baseUrl.pathname.replace(/\/+$/, '');
     this.authHeaders =
@@ -81,7 +82,7 @@ export class ApiClient {
         }
         throw failure;
       }
-      this.pacer.observe(
+      await this.pacer.observe(
         parseIntegerHeader(header(response, 'ratelimit-limit')),
         parseIntegerHeader(header(response, 'ratelimit-remaining')),
         parseIntegerHeader(header(response, 'ratelimit-reset')),
@@ -89,7 +90,7 @@ export class ApiClient {
       if (response.status === 429) {
         // A 429 was not carried out, so repeating it is safe for every operation.
         const seconds = parseRetryAfter(header(response, 'retry-after'));
-        this.pacer.hold(seconds * 1000, this.config.maxRetryWaitSeconds * 1000);
+        await this.pacer.hold(seconds * 1000, this.config.maxRetryWaitSeconds * 1000);
         if (rateLimited >= MAX_RATE_LIMIT_RETRIES || seconds > this.config.maxRetryWaitSeconds) {
           throw new UpstreamError('rate-limited', 'rate limit exhausted', { status: 429, retryAfterSeconds: Math.max(1, seconds) });
         }
@@ -111,9 +112,9 @@ export class ApiClient {
   }
 
   private async pace(ctx: CallContext): Promise<void> {
-    const waitMs = this.pacer.reserve(this.config.maxRetryWaitSeconds * 1000);
+    const waitMs = await this.pacer.reserve(this.config.maxRetryWaitSeconds * 1000);
     if (waitMs === undefined) {
-      const seconds = Math.max(1, Math.ceil(this.pacer.waitEstimateMs() / 1000));
+      const seconds = Math.max(1, Math.ceil((await this.pacer.waitEstimateMs()) / 1000));
       throw new UpstreamError('rate-limited', 'rate limit exhausted', { retryAfterSeconds: seconds });
     }
     if (waitMs > 0) {

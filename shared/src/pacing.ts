@@ -40,11 +40,23 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
+ * What the request helper needs of a pace: the in-process Pacer below, or one shared by every
+ * replica of a remote service (through Redis). Methods may answer synchronously or not.
+ */
+export interface PaceKeeper {
+  /** How long to wait before sending (0: go now), or undefined if that is longer than maxWaitMs. */
+  reserve(maxWaitMs: number): number | undefined | Promise<number | undefined>;
+  observe(limit: number | undefined, remaining: number | undefined, resetSeconds: number | undefined): void | Promise<void>;
+  hold(waitMs: number, capMs: number): void | Promise<void>;
+  waitEstimateMs(): number | Promise<number>;
+}
+
+/**
  * One pace shared by every call of a process. The RateLimit headers tell how many tokens the
  * bucket holds; while it is empty, requests start one refill interval apart instead of all at
  * once, so a burst of concurrent calls does not stampede into 429s.
  */
-export class Pacer {
+export class Pacer implements PaceKeeper {
   private remaining = Number.POSITIVE_INFINITY;
   private intervalMs = 1_000;
   private nextSlotAt = 0;
