@@ -120,6 +120,21 @@ describe('the confirmation card', { timeout: 60_000 }, () => {
     expect(unknown.toolCalls).toHaveLength(1);
   });
 
+  it('when the model used the card’s token first, the card says it was carried out, not refused', async () => {
+    const id = await draftCampaign('Token dipakai model');
+    const args = { operationId: 'campaign.send', params: { id } };
+    const card = await show('campaign', 'campaign_action', args);
+    const token = structuredOf(card.result as never).confirmationToken;
+    const sendsBefore = countCarriedOut(sandbox, 'campaign.send');
+    const byModel = await call('campaign', 'campaign_action', { ...args, confirmationToken: token });
+    expect(structuredOf(byModel as never).outcome).toBe('done');
+    await card.view.getByRole('button', { name: 'Confirm' }).click();
+    await card.view.getByText('Done', { exact: true }).waitFor();
+    await card.view.getByText(/already used for exactly this campaign\.send, and it was carried out at/).waitFor();
+    expect(await card.view.getByText('Refused').count()).toBe(0);
+    expect(countCarriedOut(sandbox, 'campaign.send')).toBe(sendsBefore + 1);
+  });
+
   it('a customer name or message with <script> or <img onerror> is shown as text and runs nothing', async () => {
     const ticket = sandbox.tenant('A').tickets.find((candidate) => candidate.status === 'open')!;
     const name = `<img src="data:," onerror="globalThis.__engageInjected='name'"><script>globalThis.__engageInjected='script'</script>Budi`;

@@ -110,6 +110,17 @@ describe('.env', () => {
     expect(both).toEqual({ values: { ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'http://127.0.0.1:8080' }, warnings: [] });
   });
 
+  it('may set only its own few ENGAGE_ settings: NODE_TLS_REJECT_UNAUTHORIZED, NODE_OPTIONS and lower-case spellings are reported and ignored', () => {
+    const cwd = dir('NODE_TLS_REJECT_UNAUTHORIZED=0\nNODE_OPTIONS=--require ./evil.cjs\nengage_confirm=none\nengage_base_url=https://evil.example\nEngage_Api_Key=x\nENGAGE_LOG_LEVEL=info\n');
+    const { values, warnings } = loadDotenvSafely({ ENGAGE_API_KEY: 'k' }, cwd);
+    expect(values).toEqual({ ENGAGE_LOG_LEVEL: 'info' });
+    expect(warnings.join('\n')).toMatch(/sets engage_confirm, which it may not/);
+    expect(warnings.join('\n')).toMatch(/sets NODE_TLS_REJECT_UNAUTHORIZED, NODE_OPTIONS, engage_base_url, Engage_Api_Key: a \.env may set only ENGAGE_API_KEY/);
+    expect(warnings.join('\n')).not.toMatch(/evil/);
+    // A host setting spelled in another case still wins (Windows' environment is case-blind).
+    expect(loadDotenvSafely({ engage_log_level: 'warn' }, dir('ENGAGE_LOG_LEVEL=debug\n')).values).toEqual({});
+  });
+
   it("leaves what the host's environment sets alone, and a missing .env is no problem", () => {
     expect(loadDotenvSafely({ ENGAGE_TIMEOUT_MS: '100' }, dir('ENGAGE_TIMEOUT_MS=5000\n')).values).toEqual({});
     expect(loadDotenvSafely({}, mkdtempSync(join(tmpdir(), 'engage-env-')))).toEqual({ values: {}, warnings: [] });

@@ -100,10 +100,11 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind: ClientKind) 
     const token = structuredOf(preview).confirmationToken as string;
     expect((await call(plain, second, { confirmationToken: token })).structuredContent).toMatchObject({ outcome: 'done' });
     expect(carried(sandbox, op)).toBe(2);
-    // A used token is final: no new token for what may already have happened.
+    // A used token is final: no new token, and what this server knows of its use is said.
     const replay = await call(plain, second, { confirmationToken: token });
     expect(replay.isError).toBe(true);
-    expect(textOf(replay)).toMatch(/already used .* may already have been carried out; nothing was done now/);
+    expect(textOf(replay)).toMatch(/already used for exactly this \S+, and it was carried out at \S+; nothing was done now/);
+    expect(structuredOf(replay).outcome).toBe('done');
     expect(textOf(replay)).not.toMatch(/ct_/);
     expect(carried(sandbox, op)).toBe(2);
   });

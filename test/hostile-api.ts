@@ -20,7 +20,7 @@ export interface Reply {
   body?: unknown;
 }
 
-export type Responder = (request: SeenRequest) => Reply;
+export type Responder = (request: SeenRequest) => Reply | Promise<Reply>;
 
 export interface HostileApi {
   baseUrl: string;
@@ -41,7 +41,7 @@ export async function startHostileApi(): Promise<HostileApi> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const seen = { method: req.method ?? 'GET', path: req.url ?? '/', key: req.headers['x-api-key'] as string | undefined, body: Buffer.concat(chunks).toString('utf8') };
     requests.push(seen);
-    const reply = responder(seen);
+    const reply = await responder(seen);
     const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
     res.end(body);

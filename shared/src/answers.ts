@@ -65,6 +65,11 @@ export function finishAnswer(result: CallToolResult, redact: Redact): CallToolRe
   const textLength = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.length : 0), 0);
   const structuredLength = structured === undefined ? 0 : jsonLength(structured);
   if (textLength + structuredLength <= MAX_ANSWER_CHARS) return { ...result, content, ...(structured ? { structuredContent: structured } : {}) };
+  if (structured?.outcome === 'preview') {
+    // A confirmation is never shown cut (a person would say yes to less than is sent): no token then.
+    const text = `The confirmation for ${String(structured.operationId)} is too large to show whole, so it is not offered and nothing was sent. Send shorter text or fewer fields.`;
+    return { content: [{ type: 'text', text }], isError: true, structuredContent: { operationId: structured.operationId, outcome: 'refused' } };
+  }
 
   // Too large (an error quoting a huge input, say): each half gets half the room.
   const textRoom = (structured === undefined ? MAX_ANSWER_CHARS : Math.floor(MAX_ANSWER_CHARS / 2)) - CUT_MARK.length - 100;

@@ -29,6 +29,13 @@ const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'info', 'debug'];
 
 /** Settings that decide what runs without a person's yes: only the host's own environment sets them. */
 export const HOST_ONLY_SETTINGS = ['ENGAGE_CONFIRM', 'ENGAGE_READ_ONLY', 'ENGAGE_OPERATIONS_ALLOW', 'ENGAGE_OPERATIONS_DENY'];
+/**
+ * The only names a .env may set (an allow list, not a deny list): anything else, NODE_OPTIONS or
+ * NODE_TLS_REJECT_UNAUTHORIZED say, would let a file in the working directory change how the
+ * process runs or where the key goes. Names are compared exactly: on Windows the environment is
+ * case-blind, so `engage_confirm` must not slip past as another name.
+ */
+export const DOTENV_SETTINGS = ['ENGAGE_API_KEY', 'ENGAGE_BASE_URL', 'ENGAGE_AUTH_HEADER', 'ENGAGE_TIMEOUT_MS', 'ENGAGE_MAX_RETRY_WAIT_S', 'ENGAGE_LOG_LEVEL'];
 
 export interface DotenvSettings {
   /** What the .env may add to the environment (names the environment does not set). */
@@ -56,21 +63,34 @@ export function loadDotenvSafely(env: NodeJS.ProcessEnv, cwd: string): DotenvSet
   }
   const values: Record<string, string> = {};
   const refused: string[] = [];
+  const unknown: string[] = [];
   let refusedBaseUrl = false;
+  const hostNames = new Set(Object.keys(env).map((name) => name.toUpperCase()));
   for (const [name, value] of Object.entries(parseDotenv(text))) {
-    if (env[name] !== undefined) continue; // the host's environment wins, as dotenv does it
-    if (HOST_ONLY_SETTINGS.includes(name)) refused.push(name);
+    const upper = name.toUpperCase();
+    if (HOST_ONLY_SETTINGS.includes(upper)) refused.push(name);
+    else if (!DOTENV_SETTINGS.includes(name)) unknown.push(name);
+    else if (hostNames.has(upper)) continue; // the host's environment wins, as dotenv does it
     else if (name === 'ENGAGE_BASE_URL' && env.ENGAGE_API_KEY !== undefined) refusedBaseUrl = true;
     else values[name] = value;
   }
   const warnings: string[] = [];
   if (refused.length > 0) {
-    warnings.push(`${path} sets ${refused.join(', ')}, which it may not: whether operations run without a person's yes (${HOST_ONLY_SETTINGS.join(', ')}) is read only from the host's environment (the env block of the MCP configuration). Ignored.`);
+    warnings.push(`${path} sets ${refused.map(printableName).join(', ')}, which it may not: whether operations run without a person's yes (${HOST_ONLY_SETTINGS.join(', ')}) is read only from the host's environment (the env block of the MCP configuration). Ignored.`);
+  }
+  if (unknown.length > 0) {
+    warnings.push(`${path} sets ${unknown.slice(0, 10).map(printableName).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}: a .env may set only ${DOTENV_SETTINGS.join(', ')}. Ignored.`);
   }
   if (refusedBaseUrl) {
     warnings.push(`${path} sets ENGAGE_BASE_URL while the key comes from the host's environment: a .env may not choose where that key is sent. Ignored; set ENGAGE_BASE_URL in the host's environment.`);
   }
   return { values, warnings };
+}
+
+/** A name from a file, safe for a log line: printable ASCII, cut short. */
+function printableName(name: string): string {
+  const safe = name.replace(/[^\x21-\x7e]/g, '?');
+  return safe.length > 64 ? `${safe.slice(0, 64)}…` : safe;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds: readonly string[]): ConfigResult {

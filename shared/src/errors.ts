@@ -21,6 +21,7 @@ export type UpstreamKind =
   | 'rate-limited' // 429 beyond what we wait for
   | 'server' // 5xx
   | 'unreachable' // the request never left: nothing was sent
+  | 'certificate' // the TLS handshake failed on the API's certificate: nothing, not even the key, was sent
   | 'network' // reset, closed socket: the request may have been received
   | 'timeout'
   | 'bad-response' // not JSON, not the envelope, truncated
@@ -82,6 +83,8 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
       return `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. Try again in ${retryAfterSeconds ?? 60} seconds.`;
     case 'unreachable':
       return `${error.message}. Nothing was sent; check ENGAGE_BASE_URL and the network, then try again.`;
+    case 'certificate':
+      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; check ENGAGE_BASE_URL (retrying will not help).`;
     case 'cancelled':
       return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
     case 'bad-response':

@@ -26,6 +26,11 @@ export interface ApiRequest {
   body?: unknown;
   /** Safe (read-only) requests may be repeated after a network error; others never are. */
   safe: boolean;
+  /**
+   * A preview's look-up: one short attempt (LOOKUP_TIMEOUT_MS), no retries, no rate-limit waits,
+   * so a slow API leaves a fact out of the preview instead of holding the question back.
+   */
+  lookup?: boolean;
 }
 
 export interface CallContext {
@@ -35,11 +40,14 @@ export interface CallContext {
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const LOOKUP_TIMEOUT_MS = 4_000;
 /** The API's own explanation of a failure is quoted up to this length. */
 const MAX_API_MESSAGE = 300;
 const USER_AGENT = 'engage-mcp/0.1.0';
 // Codes for failures before the request could leave this machine: nothing was sent.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** A TLS handshake that failed on the certificate: nothing (not even the key) was sent, and repeating will not help. */
+const CERTIFICATE_CODE = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|ERR_TLS_CERT|HOSTNAME_MISMATCH|ERR_SSL_)/;
 
 interface RawResponse {
   status: number;
@@ -69,14 +77,14 @@ export class ApiClient {
     let failures = 0;
     let rateLimited = 0;
     for (;;) {
-      await this.pace(ctx);
+      await this.pace(ctx, req.lookup ? 0 : this.config.maxRetryWaitSeconds * 1000);
       let response: RawResponse;
       try {
         response = await this.once(req, ctx.signal);
       } catch (error) {
         const failure = error as UpstreamError;
         const repeatable = failure.kind === 'unreachable' || (req.safe && (failure.kind === 'network' || failure.kind === 'timeout'));
-        if (repeatable && failures < MAX_SAFE_RETRIES) {
+        if (repeatable && !req.lookup && failures < MAX_SAFE_RETRIES) {
           await this.backoff(failures++, failure.message, ctx);
           continue;
         }
@@ -91,13 +99,13 @@ export class ApiClient {
         // A 429 was not carried out, so repeating it is safe for every operation.
         const seconds = parseRetryAfter(header(response, 'retry-after'));
         await this.pacer.hold(seconds * 1000, this.config.maxRetryWaitSeconds * 1000);
-        if (rateLimited >= MAX_RATE_LIMIT_RETRIES || seconds > this.config.maxRetryWaitSeconds) {
+        if (req.lookup || rateLimited >= MAX_RATE_LIMIT_RETRIES || seconds > this.config.maxRetryWaitSeconds) {
           throw new UpstreamError('rate-limited', 'rate limit exhausted', { status: 429, retryAfterSeconds: Math.max(1, seconds) });
         }
         rateLimited++;
         continue; // pace() waits for the held slot
       }
-      if (req.safe && isRetryableStatus(response.status) && failures < MAX_SAFE_RETRIES) {
+      if (req.safe && !req.lookup && isRetryableStatus(response.status) && failures < MAX_SAFE_RETRIES) {
         await this.backoff(failures++, `HTTP ${response.status}`, ctx);
         continue;
       }
@@ -111,8 +119,8 @@ export class ApiClient {
     if (dispatcher) await (await dispatcher).destroy().catch(() => undefined);
   }
 
-  private async pace(ctx: CallContext): Promise<void> {
-    const waitMs = await this.pacer.reserve(this.config.maxRetryWaitSeconds * 1000);
+  private async pace(ctx: CallContext, maxWaitMs: number): Promise<void> {
+    const waitMs = await this.pacer.reserve(maxWaitMs);
     if (waitMs === undefined) {
       const seconds = Math.max(1, Math.ceil((await this.pacer.waitEstimateMs()) / 1000));
       throw new UpstreamError('rate-limited', 'rate limit exhausted', { retryAfterSeconds: seconds });
@@ -136,6 +144,8 @@ export class ApiClient {
       // undici is CommonJS: in a split bundle its exports may sit under `default`.
       const { Pool } = (undici as unknown as { default?: typeof undici }).default ?? undici;
       return new Pool(this.config.baseUrl.origin, {
+        // Always verify the API's certificate: no environment variable (NODE_TLS_REJECT_UNAUTHORIZED) can switch it off.
+        connect: { rejectUnauthorized: true },
         connections: 16,
         pipelining: 1,
         connectTimeout: Math.min(this.config.timeoutMs, 10_000),
@@ -148,8 +158,12 @@ export class ApiClient {
   private async once(req: ApiRequest, callerSignal: AbortSignal | undefined): Promise<RawResponse> {
     if (callerSignal?.aborted) throw new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false });
     const dispatcher = await this.getDispatcher();
-    const deadline = AbortSignal.timeout(this.config.timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
+    const timeoutMs = req.lookup ? Math.min(this.config.timeoutMs, LOOKUP_TIMEOUT_MS) : this.config.timeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    // A write, once it leaves, is not abandoned when the host cancels: it runs to its answer within
+    // its deadline, so the server learns (and remembers) whether it was carried out. A host that
+    // times out and asks again is then told about the first attempt instead of sending twice.
+    const signal = callerSignal && req.safe ? AbortSignal.any([callerSignal, deadline]) : deadline;
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     let sent = false;
     try {
@@ -165,8 +179,8 @@ export class ApiClient {
         },
         body,
         signal,
-        headersTimeout: this.config.timeoutMs,
-        bodyTimeout: this.config.timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       sent = true;
       const text = await readBody(response.body, signal);
@@ -183,6 +197,9 @@ export class ApiClient {
     this.log.debug(`${req.method} ${req.path} failed: ${code ?? ''} ${error instanceof Error ? error.message : String(error)}`);
     if (callerSignal?.aborted) {
       return new UpstreamError('cancelled', 'cancelled', { mayHaveHappened });
+    }
+    if (code !== undefined && CERTIFICATE_CODE.test(code)) {
+      return new UpstreamError('certificate', `The API at ${this.config.baseUrl.origin} presented a TLS certificate that is not valid (${code})`, { logDetail: code });
     }
     if (code !== undefined && NOT_SENT_CODES.has(code)) {
       return new UpstreamError('unreachable', `Could not connect to the API at ${this.config.baseUrl.origin} (${code})`, { logDetail: code });

@@ -3,9 +3,11 @@
 // name) is quoted on one line so it cannot forge lines of the statement, and a preview that
 // carries it says so. Outgoing text is shown whole, never cut: a statement too long to show whole
 // is refused instead, and nothing is sent.
+import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { Operation, Params, PreviewReader, WrittenBefore } from './catalog.js';
+import { canonicalJson } from './confirm.js';
 import { InputError } from './errors.js';
 import type { Redact } from './redact.js';
 import { MAX_ANSWER_CHARS, jsonLength } from './render.js';
@@ -37,9 +39,11 @@ export async function composeStatement(op: Operation, params: Params, read: Prev
   }
   if (confirmation.irreversible) lines.push(`This cannot be undone: ${confirmation.irreversible}`);
   const text = redact(lines.join('\n'));
-  if (text.length > MAX_STATEMENT_CHARS) {
+  // Measured as JSON, escapes included: the structured copy (which the MCP Apps card shows) must fit whole too.
+  const size = jsonLength(text);
+  if (size > MAX_STATEMENT_CHARS) {
     throw new InputError(
-      `The confirmation for ${op.id} would be ${text.length} characters, more than can be shown whole (${MAX_STATEMENT_CHARS}), and a person must see everything that is sent. Nothing was sent: send shorter text or fewer fields.`,
+      `The confirmation for ${op.id} would be ${size} characters, more than can be shown whole (${MAX_STATEMENT_CHARS}), and a person must see everything that is sent. Nothing was sent: send shorter text or fewer fields.`,
       op,
     );
   }
@@ -78,10 +82,41 @@ export function unlistedFields(schema: z.ZodType, value: unknown, path: string):
 
 const JOURNAL_ENTRIES = 50;
 const JOURNAL_ENTRY_CHARS = 64 * 1024;
+/** How long a write's attempt is remembered, and how many: enough to catch a host's retry after a timeout. */
+const ATTEMPT_MEMORY_MS = 30 * 60 * 1000;
+const ATTEMPTS_KEPT = 500;
+
+/** How a write this server sent ended: still running, carried out, unknown (may have been), or refused before anything was done. */
+export type AttemptOutcome = 'in-flight' | 'done' | 'unknown' | 'not-done';
+export interface Attempt {
+  at: number;
+  outcome: AttemptOutcome;
+}
 
 /** What this server carried out lately (a bounded list, newest first), for facts the API cannot show. */
 export class WriteJournal {
   private readonly entries: Array<{ operationId: string; params: Params; data: unknown }> = [];
+  /** The last attempt of each exact write (operation and normalised params, hashed), oldest first. */
+  private readonly attempts = new Map<string, Attempt>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Notes a write's attempt; `in-flight` when it is sent, then how it ended. */
+  attempt(operationId: string, params: Params, outcome: AttemptOutcome): void {
+    const key = attemptKey(operationId, params);
+    this.attempts.delete(key); // re-inserted: the map stays in order of last use
+    this.attempts.set(key, { at: outcome === 'in-flight' ? this.now() : (this.attempts.get(key)?.at ?? this.now()), outcome });
+    for (const [old, { at }] of this.attempts) {
+      if (this.attempts.size <= ATTEMPTS_KEPT && at > this.now() - ATTEMPT_MEMORY_MS) break;
+      this.attempts.delete(old);
+    }
+  }
+
+  /** The last attempt of exactly this write within the last half hour, if any. */
+  lastAttempt(operationId: string, params: Params): Attempt | undefined {
+    const found = this.attempts.get(attemptKey(operationId, params));
+    return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? found : undefined;
+  }
 
   /** Keeps the params and the answer's top-level plain fields (its id): the answer may be anything. */
   record(operationId: string, params: Params, data: unknown): void {
@@ -94,4 +129,8 @@ export class WriteJournal {
 
   readonly written: WrittenBefore = (operationId) =>
     this.entries.filter((entry) => entry.operationId === operationId).map(({ params, data }) => ({ params, data }));
+}
+
+function attemptKey(operationId: string, params: Params): string {
+  return createHash('sha256').update(`${operationId}\n${canonicalJson(params)}`).digest('base64url');
 }

@@ -130,7 +130,11 @@ export function describeHiddenText(params: unknown): string | undefined {
 // ---- Text on one line ------------------------------------------------------------------------
 
 const LINE_BREAKING = `\\n\\r\\t${HIDDEN_CLASS}\\p{Zl}\\p{Zp}`;
-const QUOTED_UNSAFE = new RegExp(`[\\\\“”${LINE_BREAKING}]`, 'gu');
+// Every character that looks like a closing quote (curly, primes, modifier letters, full-width,
+// CJK) is escaped too, or a name could seem to close its quote and go on as our own words.
+const QUOTE_LIKE = '\\p{Pi}\\p{Pf}\\u02BA\\u02DD\\u02EE\\u2033\\u2036\\u3003\\u301D-\\u301F\\uFF02';
+const QUOTED_UNSAFE = new RegExp(`[\\\\${QUOTE_LIKE}${LINE_BREAKING}]`, 'gu');
+const QUOTE_LIKE_CHAR = new RegExp(`^[${QUOTE_LIKE}]$`, 'u');
 const LINE_UNSAFE = new RegExp(`[${LINE_BREAKING}]`, 'gu');
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '“': '\\“', '”': '\\”', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -152,6 +156,7 @@ function escapeMatches(text: string, unsafe: RegExp): string {
   return text.replace(unsafe, (char, offset: number) => {
     const escape = ESCAPES[char];
     if (escape !== undefined) return escape;
+    if (QUOTE_LIKE_CHAR.test(char)) return `\\${char}`;
     const point = char.codePointAt(0) as number;
     const after = offset + char.length < text.length ? String.fromCodePoint(text.codePointAt(offset + char.length) as number) : '';
     return isPartOfEmoji(point, characterBefore(text, offset), after) ? char : `\\u{${point.toString(16).toUpperCase()}}`;

@@ -19,12 +19,12 @@ import { registerViews, toolViewMeta, viewOf, type ViewInfo } from './apps.js';
 import type { Domain, Operation, Params } from './catalog.js';
 import { isOperationEnabled, type ConfigResult } from './config.js';
 import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type Redemption, type SpentStore } from './confirm.js';
-import { InputError, describeFailure, type CallStage } from './errors.js';
+import { InputError, UpstreamError, describeFailure, type CallStage } from './errors.js';
 import { ApiClient, type CallContext as RequestContext } from './http.js';
 import { createLogger, type Logger } from './log.js';
 import type { DomainManifest, OperationInfo, ToolInfo } from './manifest.js';
 import { buildRequest } from './paths.js';
-import { WriteJournal, composeStatement, previewAnswer, type Statement } from './preview.js';
+import { WriteJournal, composeStatement, previewAnswer, type Attempt, type Statement } from './preview.js';
 import { keyRedactor } from './redact.js';
 import { scrubber } from './render.js';
 import { smallValidator } from './schema-check.js';
@@ -35,6 +35,8 @@ export const SERVER_VERSION = '0.1.0';
 const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
 /** Larger arguments are refused before anything else; no operation needs more. */
 const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
+/** All of a preview's look-ups together; what is late is left out of the statement. */
+const LOOKUP_BUDGET_MS = 6_000;
 /** The key of our one question in an MRTR round. */
 const CONFIRM_INPUT = 'confirm';
 
@@ -150,7 +152,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       const { operations } = await catalog;
       op = operations.find((candidate) => candidate.id === args.operationId);
       if (!op) throw new InputError(`operationId ${args.operationId} is not in the catalog.`);
-      const params = validateParams(op, args.params);
+      const params = validateParams(op, args.params, (text) => redact(text) !== text);
       const request = buildRequest(op, params, operations);
       const requestContext = progressReporter(exchange.ctx);
 
@@ -159,13 +161,25 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         if (refusal) return refusal;
       }
       stage = 'sent';
-      const data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, requestContext);
+      const write = tool.info.kind === 'action';
+      if (write) journal.attempt(op.id, params, 'in-flight');
+      let data: unknown;
+      try {
+        data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, requestContext);
+      } catch (error) {
+        if (write) journal.attempt(op.id, params, error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'not-done' : 'unknown');
+        throw error;
+      }
       stage = 'answered';
-      if (tool.info.kind === 'action') journal.record(op.id, params, data);
+      if (write) {
+        journal.attempt(op.id, params, 'done');
+        journal.record(op.id, params, data);
+      }
       return tool.info.kind === 'read' ? readAnswer(op, data, args, scrub) : actionAnswer(op, data, scrub);
     } catch (error) {
       if (!(error instanceof InputError)) log.warn(`${args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-      return failure(describeFailure(error, op, stage));
+      const text = describeFailure(error, op, stage);
+      return op && tool.info.kind === 'action' ? { ...failure(text), structuredContent: { operationId: op.id, outcome: failedWrite(error, stage) } } : failure(text);
     }
   }
 
@@ -178,12 +192,15 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
    */
   async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, { mcp, ctx, era }: Exchange, context: RequestContext): Promise<CallToolResult | InputRequiredResult | undefined> {
     let reason = '';
+    // The same write still on its way (a host that timed out and asked again): nothing new runs.
+    const earlier = journal.lastAttempt(op.id, params);
+    if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
     if (token !== undefined) {
       const redemption = await confirmations.redeem('token', token, keyId, op.id, params);
       if (redemption === 'ok') return undefined;
       // A genuine token for this very call, used before: the yes was given and spent. A retry must
       // not be handed a new way to say yes to what may already have happened.
-      if (redemption === 'spent') return alreadyUsed(op, 'confirmationToken');
+      if (redemption === 'spent') return alreadyUsed(op, 'confirmationToken', earlier);
       reason = TOKEN_REFUSALS[redemption];
     }
 
@@ -199,7 +216,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       const state = ctx.mcpReq.requestState<unknown>();
       if (typeof state === 'string') {
         const redemption = await confirmations.redeem('state', state, keyId, op.id, params);
-        if (redemption === 'spent') return alreadyUsed(op, 'requestState');
+        if (redemption === 'spent') return alreadyUsed(op, 'requestState', earlier);
         if (redemption === 'ok') {
           const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_INPUT);
           if (answer.kind === 'elicit') return answer.action === 'accept' && answer.content?.confirm === true ? undefined : declinedBy(op, answer.action);
@@ -236,17 +253,31 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
     return previewAnswer(op, toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
   }
 
-  /** The plain statement of the effect, with whatever facts could be read. A failed look-up is left out. */
+  /**
+   * The plain statement of the effect, with whatever facts could be read. A failed or late look-up
+   * is left out: each gets one short attempt, and all of them LOOKUP_BUDGET_MS together. An
+   * identical write this server sent lately is named first, so nobody says yes twice unknowingly.
+   */
   async function describeEffect(op: Operation, params: Params, context: RequestContext): Promise<Statement> {
+    const budget = AbortSignal.timeout(LOOKUP_BUDGET_MS);
+    const lookupContext = { ...context, signal: context.signal ? AbortSignal.any([context.signal, budget]) : budget };
     const read = (path: string) =>
       client!
-        .request({ method: 'GET', path, safe: true }, context)
+        .request({ method: 'GET', path, safe: true, lookup: true }, lookupContext)
         .then(scrub)
         .catch((error: unknown) => {
+          if (context.signal?.aborted) throw error;
           log.info(`preview look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
           return undefined;
         });
-    return composeStatement(op, params, read, journal.written, redact);
+    const statement = await composeStatement(op, params, read, journal.written, redact);
+    const earlier = journal.lastAttempt(op.id, params);
+    if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') {
+      const how = earlier.outcome === 'done' ? 'it was carried out' : 'its outcome is unknown (it may have been carried out)';
+      const check = op.verifyWith ? ` Check with ${op.verifyWith} first:` : '';
+      statement.text = `Warning: this server already sent exactly this ${op.id} at ${new Date(earlier.at).toISOString()}, and ${how}.${check} saying yes now does it again.\n${statement.text}`;
+    }
+    return statement;
   }
 
   return {
@@ -265,11 +296,28 @@ const TOKEN_REFUSALS: Record<Exclude<Redemption, 'ok' | 'spent'>, string> = {
   mismatch: 'The confirmationToken was issued for other params or another operation: nothing was run, and the token is spent.',
 };
 
-/** A genuine confirmation presented again: final, with no new token and no new question. */
-function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestState'): CallToolResult {
+/**
+ * A genuine confirmation presented again: final, with no new token and no new question. What this
+ * server knows of the attempt it was spent on is said: carried out, refused, or unknown.
+ */
+function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestState', earlier: Attempt | undefined): CallToolResult {
   const check = op.verifyWith ? ` Check with ${op.verifyWith}` : ' Check the current state';
-  const text = `This ${what} was already used for exactly this ${op.id}, so it may already have been carried out; nothing was done now.${check} before asking the user again.`;
-  return { content: [{ type: 'text', text }], isError: true };
+  let text: string;
+  if (earlier?.outcome === 'not-done') {
+    text = `This ${what} was already used for exactly this ${op.id}, and that attempt was not carried out (the API refused it or it was never sent); nothing was done now. To try again, call without it: the user is asked again.`;
+  } else if (earlier?.outcome === 'done') {
+    text = `This ${what} was already used for exactly this ${op.id}, and it was carried out at ${new Date(earlier.at).toISOString()}; nothing was done now. Do not repeat it unless the user asks for it again.`;
+  } else {
+    text = `This ${what} was already used for exactly this ${op.id}, so it may already have been carried out; nothing was done now.${check} before asking the user again.`;
+  }
+  return { content: [{ type: 'text', text }], isError: true, structuredContent: { operationId: op.id, outcome: earlier?.outcome === 'not-done' ? 'refused' : earlier?.outcome === 'done' ? 'done' : 'unknown' } };
+}
+
+/** The identical write is still on its way: nothing new is sent. */
+function stillRunning(op: Operation, earlier: Attempt): CallToolResult {
+  const check = op.verifyWith ? `, then check with ${op.verifyWith}` : ', then check the current state';
+  const text = `Exactly this ${op.id} is still being sent by this server (since ${new Date(earlier.at).toISOString()}), so nothing new was done. Wait for it to finish${check}.`;
+  return { content: [{ type: 'text', text }], isError: true, structuredContent: { operationId: op.id, outcome: 'unknown' } };
 }
 
 function confirmSchema(op: Operation) {
@@ -286,7 +334,14 @@ function argumentValidator(args: ArgumentParser) {
     getValidator: <T>() =>
       (input: unknown) => {
         const raw = (input ?? {}) as Record<string, unknown>;
-        if (JSON.stringify(raw).length > MAX_ARGUMENT_CHARS) return { valid: false as const, data: undefined, errorMessage: `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.` };
+        let size: number;
+        try {
+          size = JSON.stringify(raw).length;
+        } catch {
+          // A stack overflow on arguments nested a million deep: refused, with the reason.
+          return { valid: false as const, data: undefined, errorMessage: 'the arguments are nested too deeply to read; no operation takes more than a few levels. Nothing was sent.' };
+        }
+        if (size > MAX_ARGUMENT_CHARS) return { valid: false as const, data: undefined, errorMessage: `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.` };
         const parsed = args.parse(raw);
         return parsed.ok ? { valid: true as const, data: parsed.args as T, errorMessage: undefined } : { valid: false as const, data: undefined, errorMessage: parsed.message };
       },
@@ -313,6 +368,13 @@ function declinedBy(op: Operation, action: string): CallToolResult {
   const how = action === 'accept' ? 'did not say yes' : action === 'decline' ? 'declined' : 'cancelled';
   const text = `The user ${how}: ${op.id} was not run, and nothing was changed. Do not retry unless the user asks.`;
   return { content: [{ type: 'text', text }], structuredContent: { operationId: op.id, outcome: 'declined' } };
+}
+
+/** What is known of a write that ended in an error, for the structured answer (the MCP Apps card reads it). */
+function failedWrite(error: unknown, stage: CallStage): 'done' | 'unknown' | 'refused' {
+  if (stage === 'answered') return 'done';
+  if (stage === 'before' || error instanceof InputError) return 'refused';
+  return error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'refused' : 'unknown';
 }
 
 function failure(text: string): CallToolResult {

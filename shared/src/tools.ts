@@ -113,7 +113,7 @@ export const ACTION_OUTPUT_SCHEMA: JsonSchemaType = {
   type: 'object',
   properties: {
     operationId: { type: 'string' },
-    outcome: { enum: ['done', 'preview', 'declined'] },
+    outcome: { enum: ['done', 'preview', 'declined', 'refused', 'unknown'] },
     data: {},
     preview: { type: 'string' },
     confirmationToken: { type: 'string' },
@@ -153,7 +153,7 @@ export function serverInstructions(manifest: DomainManifest, offered: ReadonlyAr
   const readers = offered.filter(({ info }) => info.kind === 'read').map(({ info }) => info.name);
   const actions = offered.filter(({ info }) => info.kind === 'action');
   const gatedIds = actions.flatMap(({ operations }) => operations.filter(gated).map((op) => op.id));
-  const lines = [`${manifest.title} of one tenant (Tenant Messaging and Engagement API).`];
+  const lines = [`${manifest.title} of one tenant, through its engagement API.`];
   if (readers.length > 0) lines.push(`${readers.join(' and ')} only read${actions.length > 0 ? ';' : '.'}`);
   for (const { info } of actions) lines.push(`${info.name} changes live data.`);
   if (gatedIds.length > 0) lines.push(`${gatedIds.join(', ')} need the user's yes: the host asks, or you get a preview to show them and a confirmationToken for the same call once they agree.`);

@@ -8,9 +8,22 @@ import { describeHiddenText } from './sanitize.js';
 
 const MAX_ISSUES = 5;
 const MAX_KEYS_LISTED = 10;
+/** No operation's params nest deeper than a few levels; deeper input is refused before anything looks at it. */
+export const MAX_PARAM_DEPTH = 16;
+/**
+ * What a field name may be. Operations that pass unknown fields through show every name in the
+ * person's question, so a name must not carry line breaks, quotes or characters nobody can see.
+ */
+const FIELD_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** Validates params with the operation's schema; the error names each bad field and the shape. */
-export function validateParams(op: Operation, raw: unknown): Params {
+/**
+ * Validates params with the operation's schema; the error names each bad field and the shape.
+ * `hasKey` tells whether a text holds the API key in any form: outgoing text never may (the
+ * question would show it redacted while the customer received it whole).
+ */
+export function validateParams(op: Operation, raw: unknown, hasKey: (text: string) => boolean = () => false): Params {
+  const shape = checkShape(raw ?? {}, hasKey);
+  if (shape) throw new InputError(`Invalid params for ${op.id}: ${shape}. Nothing was sent.`, op);
   const result = op.params.safeParse(raw ?? {});
   if (!result.success) {
     const problems = result.error.issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue, raw));
@@ -31,4 +44,26 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
   for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   if (value === undefined && issue.path.length > 0) return `${path} is required`;
   return `${path} ${issue.message.replace(/^Invalid input: /, '')}`;
+}
+
+/** Depth, field names and the key, checked without recursion (the input may be hostile). */
+function checkShape(raw: unknown, hasKey: (text: string) => boolean): string | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: raw, path: 'params', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (hasKey(value)) return `${path} contains the API key (or part of it, or an encoding of it), which is never sent to anyone`;
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_PARAM_DEPTH) return `${path} nests deeper than ${MAX_PARAM_DEPTH} levels, which no operation takes`;
+    for (const [key, inner] of Object.entries(value)) {
+      if (!Array.isArray(value) && !FIELD_NAME.test(key)) {
+        return `${path} has a field named "${key.slice(0, 40).replace(/[^\x20-\x7e]|"/g, '?')}"${key.length > 40 ? '…' : ''}; field names may hold only letters, digits, _ . and -, up to 64 of them`;
+      }
+      if (!Array.isArray(value) && hasKey(key)) return `${path} has a field name that contains the API key`;
+      stack.push({ value: inner, path: `${path}.${key}`, depth: depth + 1 });
+    }
+  }
+  return undefined;
 }

@@ -56,12 +56,15 @@ function previewOf(result: CallToolResult): Preview | undefined {
 
 function outcomeOf(result: CallToolResult): Outcome {
   const text = resultText(result);
+  const outcome = structured(result).outcome;
   if (result.isError) {
-    // The server's words for a write that may have happened: "The outcome is unknown: … check with campaign.progress …".
-    if (/outcome is unknown/i.test(text)) return { kind: 'unknown', text, check: /check with ([\w.]+)/.exec(text)?.[1] };
+    // The server says what it knows in structuredContent.outcome: carried out (its answer failed),
+    // unknown (it may have been), or refused. Only an error without it is read from the words.
+    const check = /check with ([\w.]+)/i.exec(text)?.[1];
+    if (outcome === 'done') return { kind: 'done', text };
+    if (outcome === 'unknown' || (outcome === undefined && /outcome is unknown|may already have been carried out/i.test(text))) return { kind: 'unknown', text, check };
     return { kind: 'refused', text };
   }
-  const outcome = structured(result).outcome;
   return { kind: outcome === 'declined' ? 'declined' : 'done', text };
 }
 
