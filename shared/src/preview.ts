@@ -93,17 +93,21 @@ export interface Attempt {
   outcome: AttemptOutcome;
 }
 
-/** What this server carried out lately (a bounded list, newest first), for facts the API cannot show. */
+/**
+ * What this server carried out lately (a bounded list, newest first), for facts the API cannot
+ * show, and how each exact write's last attempt ended. Everything is kept per key fingerprint: a
+ * server that serves many tenants never shows one tenant's writes to another.
+ */
 export class WriteJournal {
-  private readonly entries: Array<{ operationId: string; params: Params; data: unknown }> = [];
+  private readonly entries: Array<{ keyId: string; operationId: string; params: Params; data: unknown }> = [];
   /** The last attempt of each exact write (operation and normalised params, hashed), oldest first. */
   private readonly attempts = new Map<string, Attempt>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /** Notes a write's attempt; `in-flight` when it is sent, then how it ended. */
-  attempt(operationId: string, params: Params, outcome: AttemptOutcome): void {
-    const key = attemptKey(operationId, params);
+  attempt(keyId: string, operationId: string, params: Params, outcome: AttemptOutcome): void {
+    const key = attemptKey(keyId, operationId, params);
     this.attempts.delete(key); // re-inserted: the map stays in order of last use
     this.attempts.set(key, { at: outcome === 'in-flight' ? this.now() : (this.attempts.get(key)?.at ?? this.now()), outcome });
     for (const [old, { at }] of this.attempts) {
@@ -113,24 +117,26 @@ export class WriteJournal {
   }
 
   /** The last attempt of exactly this write within the last half hour, if any. */
-  lastAttempt(operationId: string, params: Params): Attempt | undefined {
-    const found = this.attempts.get(attemptKey(operationId, params));
+  lastAttempt(keyId: string, operationId: string, params: Params): Attempt | undefined {
+    const found = this.attempts.get(attemptKey(keyId, operationId, params));
     return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? found : undefined;
   }
 
   /** Keeps the params and the answer's top-level plain fields (its id): the answer may be anything. */
-  record(operationId: string, params: Params, data: unknown): void {
+  record(keyId: string, operationId: string, params: Params, data: unknown): void {
     const fields = typeof data === 'object' && data !== null && !Array.isArray(data) ? Object.entries(data).filter(([, value]) => value === null || typeof value !== 'object') : [];
     const kept = Object.fromEntries(fields);
     if (jsonLength(params) + jsonLength(kept) > JOURNAL_ENTRY_CHARS) return;
-    this.entries.unshift({ operationId, params, data: kept });
+    this.entries.unshift({ keyId, operationId, params, data: kept });
     if (this.entries.length > JOURNAL_ENTRIES) this.entries.length = JOURNAL_ENTRIES;
   }
 
-  readonly written: WrittenBefore = (operationId) =>
-    this.entries.filter((entry) => entry.operationId === operationId).map(({ params, data }) => ({ params, data }));
+  /** What was written with this key, for a preview's facts. */
+  writtenWith(keyId: string): WrittenBefore {
+    return (operationId) => this.entries.filter((entry) => entry.keyId === keyId && entry.operationId === operationId).map(({ params, data }) => ({ params, data }));
+  }
 }
 
-function attemptKey(operationId: string, params: Params): string {
-  return createHash('sha256').update(`${operationId}\n${canonicalJson(params)}`).digest('base64url');
+function attemptKey(keyId: string, operationId: string, params: Params): string {
+  return createHash('sha256').update(`${keyId}\n${operationId}\n${canonicalJson(params)}`).digest('base64url');
 }

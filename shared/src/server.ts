@@ -162,18 +162,18 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       }
       stage = 'sent';
       const write = tool.info.kind === 'action';
-      if (write) journal.attempt(op.id, params, 'in-flight');
+      if (write) journal.attempt(keyId, op.id, params, 'in-flight');
       let data: unknown;
       try {
         data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, requestContext);
       } catch (error) {
-        if (write) journal.attempt(op.id, params, error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'not-done' : 'unknown');
+        if (write) journal.attempt(keyId, op.id, params, error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'not-done' : 'unknown');
         throw error;
       }
       stage = 'answered';
       if (write) {
-        journal.attempt(op.id, params, 'done');
-        journal.record(op.id, params, data);
+        journal.attempt(keyId, op.id, params, 'done');
+        journal.record(keyId, op.id, params, data);
       }
       return tool.info.kind === 'read' ? readAnswer(op, data, args, scrub) : actionAnswer(op, data, scrub);
     } catch (error) {
@@ -193,7 +193,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, { mcp, ctx, era }: Exchange, context: RequestContext): Promise<CallToolResult | InputRequiredResult | undefined> {
     let reason = '';
     // The same write still on its way (a host that timed out and asked again): nothing new runs.
-    const earlier = journal.lastAttempt(op.id, params);
+    const earlier = journal.lastAttempt(keyId, op.id, params);
     if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
     if (token !== undefined) {
       const redemption = await confirmations.redeem('token', token, keyId, op.id, params);
@@ -270,8 +270,8 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
           log.info(`preview look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
           return undefined;
         });
-    const statement = await composeStatement(op, params, read, journal.written, redact);
-    const earlier = journal.lastAttempt(op.id, params);
+    const statement = await composeStatement(op, params, read, journal.writtenWith(keyId), redact);
+    const earlier = journal.lastAttempt(keyId, op.id, params);
     if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') {
       const how = earlier.outcome === 'done' ? 'it was carried out' : 'its outcome is unknown (it may have been carried out)';
       const check = op.verifyWith ? ` Check with ${op.verifyWith} first:` : '';
