@@ -73,7 +73,11 @@ export function loadDotenvSafely(env: NodeJS.ProcessEnv, cwd: string): DotenvSet
   return { values, warnings };
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds: readonly string[]): ConfigResult {
+/**
+ * `keyPerRequest` (remote mode): no key is configured, each request brings its own; ENGAGE_API_KEY
+ * is then neither needed nor used, and `apiKey` is empty.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds: readonly string[], { keyPerRequest = false }: { keyPerRequest?: boolean } = {}): ConfigResult {
   const problems: string[] = [];
   const read = (name: string) => {
     const value = env[name]?.trim();
@@ -82,8 +86,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds:
 
   const logLevel = oneOf(read('ENGAGE_LOG_LEVEL'), LOG_LEVELS, 'warn', 'ENGAGE_LOG_LEVEL', problems);
 
-  const apiKey = read('ENGAGE_API_KEY');
-  if (!apiKey) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
+  const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
+  if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
   else if (/[\s\p{Cc}]/u.test(apiKey)) problems.push('ENGAGE_API_KEY contains spaces or control characters: paste the key exactly as the console showed it.');
 
   const baseUrl = parseBaseUrl(read('ENGAGE_BASE_URL'), problems);
@@ -100,7 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds:
   const allow = allowRaw === undefined ? undefined : patterns(allowRaw, 'ENGAGE_OPERATIONS_ALLOW', domain, operationIds, problems);
   const deny = patterns(read('ENGAGE_OPERATIONS_DENY') ?? '', 'ENGAGE_OPERATIONS_DENY', domain, operationIds, problems);
 
-  if (problems.length > 0 || !apiKey || !baseUrl) return { ok: false, problems, logLevel };
+  if (problems.length > 0 || apiKey === undefined || !baseUrl) return { ok: false, problems, logLevel };
   return {
     ok: true,
     config: { apiKey, baseUrl, authHeader, timeoutMs, maxRetryWaitSeconds, readOnly, allow, deny, confirm, logLevel },
