@@ -91,6 +91,7 @@ const LEVELS = { error: 0, warn: 1, info: 2, debug: 3 } as const;
 /** How many keys' paces are remembered (by fingerprint); the oldest is forgotten first. */
 const MAX_PACES = 10_000;
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
+const MODERN_REVISION = '2026-07-28';
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -193,7 +194,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   async function serveMcp(request: Request, requestOptions?: { authInfo?: AuthInfo }): Promise<Response> {
     const authInfo = requestOptions?.authInfo as AuthInfo;
     const target = endpoints.get(new URL(request.url).pathname.replace(/\/+$/, '') || '/') as Endpoint;
-    if (!(await isLegacyRequest(request, undefined, { maxRequestBodySize: settings.maxBodyBytes }))) return target.modern.fetch(request, { authInfo });
+    // A request that names the 2026-07-28 revision in its header is never legacy (the SDK's own rule):
+    // it goes straight to the modern entry, without reading its body twice.
+    const modern = request.headers.get('mcp-protocol-version') === MODERN_REVISION || !(await isLegacyRequest(request, undefined, { maxRequestBodySize: settings.maxBodyBytes }));
+    if (modern) return target.modern.fetch(request, { authInfo });
 
     const keyId = authInfo.clientId;
     const sessionId = request.headers.get('mcp-session-id');
