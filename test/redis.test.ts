@@ -135,6 +135,44 @@ describe('with a real redis-server', () => {
     await expect(connectRedis('http://127.0.0.1:1')).rejects.toThrow(/redis:\/\//);
   });
 
+  it('AUTH with the password and SELECT the db of the URL; a wrong password is refused without being shown', async () => {
+    const guarded = await startRedis();
+    try {
+      const admin = await connectRedis(guarded.url);
+      const password = `pw-${randomBytes(6).toString('hex')}`;
+      await admin.command(['CONFIG', 'SET', 'requirepass', password]);
+      await admin.close();
+      const inDb3 = await connectRedis(`redis://:${encodeURIComponent(password)}@127.0.0.1:${guarded.port}/3`);
+      expect(await inDb3.command(['CLIENT', 'INFO'])).toMatch(/ db=3 /);
+      await inDb3.close();
+      const wrong = await connectRedis(`redis://:not-${password}@127.0.0.1:${guarded.port}`).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      expect(wrong?.message).toMatch(/refused the connection \(WRONGPASS\)/);
+      expect(wrong?.message).not.toContain(password);
+      await expect(connectRedis(guarded.url).then((made) => made.command(['GET', 'x']))).rejects.toThrow(/NOAUTH/);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it('bounds the commands waiting for a reply: beyond, a command is refused at once, not queued', async () => {
+    const bounded = await connectRedis(server.url, () => {}, { maxPending: 2 });
+    const blocked = bounded.command(['BLPOP', `bounded:${randomBytes(4).toString('hex')}`, 0]).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    const queued = bounded.command(['PING']).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    await expect(bounded.command(['PING'])).rejects.toThrow(/too many Redis commands waiting \(2\); PING was not sent/);
+    await bounded.close();
+    expect(await blocked).toBeInstanceOf(RedisUnavailableError);
+    expect(await queued).toBeInstanceOf(RedisUnavailableError);
+  });
+
   it('consume is true only the first time, across two separate connections', async () => {
     const one = new RedisSpentStore(await client());
     const two = new RedisSpentStore(await client());

@@ -303,6 +303,7 @@ class Connection implements RedisClient {
       this.open().then(
         () => this.log(`redis: reconnected to ${this.target.label}`),
         (error: Error) => {
+          if (this.closed) return;
           if (this.attempts === 1 || this.attempts % 10 === 0) this.log(`redis: ${error.message}; retrying`);
           // The socket's close already scheduled the next try, unless it never opened.
           if (!this.socket) this.scheduleReconnect();
@@ -397,7 +398,7 @@ export async function connectRedis(url: string, log: (line: string) => void = ()
 // ---------------------------------------------------------------------------------------------
 // Spent confirmation nonces
 
-export const SPENT_STORE_UNAVAILABLE = 'The confirmation could not be checked (the shared store of used confirmations is unreachable), so nothing was run. Try again shortly with the same confirmation.';
+export const SPENT_STORE_UNAVAILABLE = 'The confirmation could not be checked (the shared store of used confirmations is unreachable), so nothing was run. Try again shortly.';
 
 /** Single use across replicas: `SET NX PXAT`, the nonce's key expiring when the value itself does. Fails closed. */
 export class RedisSpentStore implements SpentStore {
