@@ -363,11 +363,12 @@ describe('when Redis goes away', () => {
     expect(logs.some((line) => /reconnected/.test(line))).toBe(true);
   });
 
-  it('the pace falls back to a local Pacer while Redis is down (logged once), and uses Redis again after', async () => {
+  it('the pace falls back to a local Pacer while Redis is down (logged once per outage, not per key), and uses Redis again after', async () => {
     const paceLogs: string[] = [];
     const fingerprint = `down-${randomBytes(4).toString('hex')}`;
     let now = 1_700_000_000_000;
-    const keeper = new RedisPaceKeeper(redis, fingerprint, 'test:pace:', { now: () => now, log: (line) => paceLogs.push(line) });
+    // No log of its own: it logs where the client does.
+    const keeper = new RedisPaceKeeper(redis, fingerprint, 'test:pace:', { now: () => now });
     await keeper.observe(60, 0, undefined);
     expect(keeper.usingFallback).toBe(false);
     await server.stop();
@@ -379,13 +380,18 @@ describe('when Redis goes away', () => {
     expect(await keeper.reserve(10_000)).toBe(0);
     await keeper.hold(1000, 2000);
     expect(await keeper.waitEstimateMs()).toBe(1000);
-    expect(paceLogs.filter((line) => /unavailable/.test(line))).toHaveLength(1);
+    // Another key on the same client: its own local pace, and no second line for the same outage.
+    const another = new RedisPaceKeeper(redis, `${fingerprint}-2`, 'test:pace:', { now: () => now, log: (line) => paceLogs.push(line) });
+    expect(await another.reserve(10_000)).toBe(0);
+    expect(another.usingFallback).toBe(true);
+    expect(logs.filter((line) => /shared pace is unavailable/.test(line))).toHaveLength(1);
+    expect(paceLogs).toEqual([]);
     await server.restart();
     await eventually(() => redis.command(['PING']));
     // Redis lost its data with the restart: an unknown pace lets the call go.
     expect(await keeper.reserve(10_000)).toBe(0);
     expect(keeper.usingFallback).toBe(false);
-    expect(paceLogs.filter((line) => /pace is back/.test(line))).toHaveLength(1);
+    expect(logs.filter((line) => /shared pace is back/.test(line))).toHaveLength(1);
   });
 
   it('a command Redis does not answer in time rejects, and the connection is replaced', async () => {

@@ -192,6 +192,8 @@ interface Pending {
 }
 
 class Connection implements RedisClient {
+  /** Where this connection logs; the pace keepers on it log there too unless given their own. */
+  readonly logLine: (line: string) => void;
   private socket: Socket | undefined;
   private ready = false;
   private closed = false;
@@ -210,6 +212,7 @@ class Connection implements RedisClient {
     private readonly log: (line: string) => void,
     options: RedisClientOptions,
   ) {
+    this.logLine = log;
     this.commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
     this.maxPending = options.maxPending ?? 10_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
@@ -510,11 +513,15 @@ interface Script {
 const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
 const SCRIPTS = { reserve: script(RESERVE), observe: script(OBSERVE), hold: script(HOLD), estimate: script(ESTIMATE) };
 
+/** Whether the shared pace is failing, per Redis client: an outage is logged once, not once per key. */
+const outages = new WeakMap<RedisClient, { down: boolean }>();
+
 export interface RedisPaceOptions {
   /** The clock passed to Redis (ms). Default: none, the scripts use Redis TIME, one clock for every replica. */
   now?: () => number;
   /** The pace used while Redis fails (default: a Pacer on `now` or Date.now). */
   fallback?: Pacer;
+  /** Default: the log given to connectRedis. */
   log?: (line: string) => void;
   ttlMs?: number;
 }
@@ -522,7 +529,8 @@ export interface RedisPaceOptions {
 /**
  * The Pacer's semantics (see shared/src/pacing.ts), with the state of one API key in one Redis hash
  * shared by every replica, changed atomically by Lua scripts. Pacing is advisory: while Redis
- * fails, this replica keeps its own pace (logged once per outage).
+ * fails, this replica keeps its own pace (logged once per outage and Redis client, whatever the
+ * number of keys).
  */
 export class RedisPaceKeeper implements PaceKeeper {
   private readonly key: string;
@@ -531,6 +539,7 @@ export class RedisPaceKeeper implements PaceKeeper {
   private readonly now: (() => number) | undefined;
   private readonly ttlMs: number;
   private degraded = false;
+  private readonly outage: { down: boolean };
 
   constructor(
     private readonly redis: RedisClient,
@@ -541,7 +550,9 @@ export class RedisPaceKeeper implements PaceKeeper {
     this.key = `${prefix}${keyFingerprint}`;
     this.now = options.now;
     this.fallback = options.fallback ?? new Pacer(options.now ?? Date.now);
-    this.log = options.log ?? (() => {});
+    this.log = options.log ?? (redis as Partial<Connection>).logLine ?? (() => {});
+    if (!outages.has(redis)) outages.set(redis, { down: false });
+    this.outage = outages.get(redis) as { down: boolean };
     this.ttlMs = options.ttlMs ?? PACE_TTL_MS;
   }
 
@@ -584,15 +595,17 @@ export class RedisPaceKeeper implements PaceKeeper {
         reply = await this.redis.command(['EVAL', code.source, ...args]);
       }
       if (typeof reply !== 'number') throw new Error('an unexpected reply to a pacing script');
-      if (this.degraded) {
-        this.degraded = false;
+      this.degraded = false;
+      if (this.outage.down) {
+        this.outage.down = false;
         this.log('redis: the shared pace is back');
       }
       return reply;
     } catch (error) {
-      if (!this.degraded) {
-        this.degraded = true;
-        this.log(`redis: the shared pace is unavailable (${(error as Error).message}); this replica paces on its own until it is back`);
+      this.degraded = true;
+      if (!this.outage.down) {
+        this.outage.down = true;
+        this.log(`redis: the shared pace is unavailable (${(error as Error).message}); this replica paces each key on its own until it is back`);
       }
       return undefined;
     }
