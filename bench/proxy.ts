@@ -11,6 +11,8 @@ export interface Upstream {
   url: URL;
   /** /readyz answered 200 at the last check (or was never checked). */
   up: boolean;
+  /** Taken out of rotation by the operator (as a load balancer's drain), whatever its health. */
+  excluded: boolean;
   forwarded: number;
 }
 
@@ -31,6 +33,8 @@ export interface Proxy {
   port: number;
   upstreams: Upstream[];
   stats: ProxyStats;
+  /** Takes one upstream out of rotation (true) or puts it back (false): no new requests, those in flight finish. */
+  exclude(index: number, excluded: boolean): void;
   /** Replaces the address of one upstream (a replica restarted elsewhere). */
   setTarget(index: number, target: string): void;
   close(): Promise<void>;
@@ -54,7 +58,7 @@ function forwardable(headers: IncomingMessage['headers']): OutgoingHttpHeaders {
 const NEVER_REACHED = new Set(['ECONNREFUSED']);
 
 export async function startProxy(targets: string[], options: ProxyOptions = {}): Promise<Proxy> {
-  const upstreams: Upstream[] = targets.map((target) => ({ url: new URL(target), up: true, forwarded: 0 }));
+  const upstreams: Upstream[] = targets.map((target) => ({ url: new URL(target), up: true, excluded: false, forwarded: 0 }));
   const stats: ProxyStats = { requests: 0, retriedRefused: 0, badGateway: 0, failedAfterReach: 0, failedAfterReachCodes: {}, clientAborts: 0 };
   // Keep-alive to the replicas; an idle socket is dropped before the service's own 5 s keep-alive ends it.
   const agent = new Agent({ keepAlive: true, timeout: 4_000, scheduling: 'lifo' });
@@ -62,7 +66,7 @@ export async function startProxy(targets: string[], options: ProxyOptions = {}):
 
   /** The next upstream in turn among those up (any, if none is), skipping `except`. */
   function pick(except: Set<number>): number | undefined {
-    const candidates = upstreams.map((_, index) => index).filter((index) => !except.has(index));
+    const candidates = upstreams.map((_, index) => index).filter((index) => !except.has(index) && !upstreams[index]!.excluded);
     if (candidates.length === 0) return undefined;
     const healthy = candidates.filter((index) => upstreams[index]!.up);
     const pool = healthy.length > 0 ? healthy : candidates;
@@ -190,6 +194,10 @@ export async function startProxy(targets: string[], options: ProxyOptions = {}):
     port,
     upstreams,
     stats,
+    exclude(index, excluded) {
+      const upstream = upstreams[index];
+      if (upstream) upstream.excluded = excluded;
+    },
     setTarget(index, target) {
       const upstream = upstreams[index];
       if (upstream) upstream.url = new URL(target);

@@ -5,7 +5,11 @@
 // one replica is restarted (SIGTERM, then started again) midway. Prints a table; exits 1 if a call
 // was lost, a write was carried out twice, a replayed token ran, or a "done" was not carried out.
 //
-//   npm run soak -- [--minutes 5] [--clients 64] [--think-ms 50] [--write-share 0.25] [--keys N] [--rate-limit N]
+//   npm run soak -- [--minutes 5] [--clients 64] [--think-ms 50] [--write-share 0.25] [--keys N] [--rate-limit N] [--lb-drain-ms N]
+//
+// By default the replica gets SIGTERM while the proxy still routes to it, as when a load balancer
+// learns of it only from /readyz; --lb-drain-ms N takes it out of rotation N ms before, as an
+// orchestrated rollout does.
 //
 // The sandbox runs in this process (startSandbox), not as `packages/sandbox/dist/cli.js`: its record
 // of what it carried out (the write log) is only available in process; the replicas reach it over
@@ -33,11 +37,12 @@ const { values } = parseArgs({
     'replay-share': { type: 'string', default: '0.1' },
     keys: { type: 'string' },
     'rate-limit': { type: 'string', default: '60000' },
+    'lb-drain-ms': { type: 'string', default: '0' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  process.stdout.write('Usage: npm run soak -- [--minutes 5] [--clients 64] [--think-ms 50] [--write-share 0.25] [--replay-share 0.1] [--keys N] [--rate-limit per-key-per-minute]\n');
+  process.stdout.write('Usage: npm run soak -- [--minutes 5] [--clients 64] [--think-ms 50] [--write-share 0.25] [--replay-share 0.1] [--keys N] [--rate-limit per-key-per-minute] [--lb-drain-ms N]\n');
   process.exit(0);
 }
 const positive = (name: string, value: string | undefined, integer = false): number => {
@@ -55,6 +60,8 @@ const WRITE_SHARE = Math.min(1, positive('write-share', values['write-share']));
 const REPLAY_SHARE = Math.min(1, positive('replay-share', values['replay-share']));
 const KEYS = Math.max(1, values.keys === undefined ? Math.ceil(CLIENTS / 8) : positive('keys', values.keys, true));
 const RATE_LIMIT = Math.max(1, positive('rate-limit', values['rate-limit'], true));
+/** 0: the replica gets SIGTERM while the proxy still sends to it (it learns from /readyz). N: the proxy stops sending N ms before, as an orchestrated rollout does. */
+const LB_DRAIN_MS = positive('lb-drain-ms', values['lb-drain-ms'], true);
 const DURATION_MS = Math.round(MINUTES * 60_000);
 /** A call not answered within this counts as lost (no result, no error answer). */
 const CALL_TIMEOUT_MS = 60_000;
@@ -398,6 +405,11 @@ try {
     await sleep(DURATION_MS / 2);
     const target = replicas[1] as Replica;
     restart = { at: elapsed() };
+    if (LB_DRAIN_MS > 0) {
+      note(`${target.name} out of the proxy's rotation; SIGTERM in ${LB_DRAIN_MS} ms`);
+      proxy?.exclude(1, true);
+      await sleep(LB_DRAIN_MS);
+    }
     note(`SIGTERM to ${target.name} (pid ${target.pid}) with ${inFlight} calls in flight`);
     await target.stop();
     restart.drainMs = target.lastExit?.drainMs;
@@ -412,6 +424,7 @@ try {
       proxy?.setTarget(1, target.url);
       restart.samePort = false;
     }
+    proxy?.exclude(1, false);
     restart.back = elapsed();
     note(`${target.name} back (pid ${target.pid}) after ${(restart.back - restart.at).toFixed(1)} s; it drained in ${restart.drainMs} ms, exit ${restart.exitCode}`);
   })();
@@ -465,7 +478,7 @@ try {
     ['MCP connections (failed)', `${stats.connects} (${stats.connectFailures})`],
     ['proxy: requests / connect-refused retried / 502', `${proxy.stats.requests} / ${proxy.stats.retriedRefused} / ${proxy.stats.badGateway} (${proxy.stats.failedAfterReach} after reaching a replica: ${JSON.stringify(proxy.stats.failedAfterReachCodes)})`],
     ['proxy: forwarded to A / B', `${proxy.upstreams[0]?.forwarded} / ${proxy.upstreams[1]?.forwarded}`],
-    ['restart of B: SIGTERM at / drain / exit / back at', restart ? `${restart.at.toFixed(0)} s / ${restart.drainMs} ms / ${restart.exitCode} / ${restart.back?.toFixed(0)} s${restart.samePort ? ' (same port)' : ' (new port)'}` : 'not done'],
+    [`restart of B${LB_DRAIN_MS > 0 ? ` (out of rotation ${LB_DRAIN_MS} ms first)` : ' (SIGTERM while in rotation)'}: at / drain / exit / back at`, restart ? `${restart.at.toFixed(0)} s / ${restart.drainMs} ms / ${restart.exitCode} / ${restart.back?.toFixed(0)} s${restart.samePort ? ' (same port)' : ' (new port)'}` : 'not done'],
     ['Redis keys at the end / memory', `${String(dbsize)} / ${redisMemory}`],
   ];
   const width = Math.max(...figures.map(([name]) => name.length));
