@@ -18,6 +18,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const LEVELS = (process.env.BENCH_HTTP_LEVELS ?? '1,16,128').split(',').map(Number);
 const CALLS_PER_CLIENT = Number(process.env.BENCH_HTTP_CALLS ?? 150);
 const MIN_CALLS = 2_000;
+/** BENCH_HTTP_SIDES: which series to run (default all three), e.g. "direct,modern" while profiling one. */
+const SIDES = (process.env.BENCH_HTTP_SIDES ?? 'direct,modern,legacy').split(',') as Array<'direct' | 'modern' | 'legacy'>;
 
 export interface HttpSeries {
   clients: number;
@@ -123,10 +125,10 @@ export async function benchHttp(): Promise<HttpResults> {
       };
       // Warm up each side, then alternate them so drift hits all alike.
       const pidOf = (side: keyof HttpResults) => (side === 'direct' ? sandbox.pid : service.pid) as number;
-      for (const side of ['direct', 'modern', 'legacy'] as const) await drive(series[side](), Math.min(total, 500), pidOf(side));
+      for (const side of SIDES) await drive(series[side](), Math.min(total, 500), pidOf(side));
       const runs: Record<keyof HttpResults, Array<{ times: number[]; seconds: number; cpuMs: number }>> = { direct: [], modern: [], legacy: [] };
-      for (let round = 0; round < 2; round++) for (const side of ['direct', 'modern', 'legacy'] as const) runs[side].push(await drive(series[side](), total / 2, pidOf(side)));
-      for (const side of ['direct', 'modern', 'legacy'] as const) {
+      for (let round = 0; round < 2; round++) for (const side of SIDES) runs[side].push(await drive(series[side](), total / 2, pidOf(side)));
+      for (const side of SIDES) {
         const merged = { times: runs[side].flatMap((run) => run.times), seconds: runs[side].reduce((sum, run) => sum + run.seconds, 0), cpuMs: runs[side].reduce((sum, run) => sum + run.cpuMs, 0) };
         results[side].push(summary(level, merged));
       }
@@ -153,7 +155,8 @@ export function printHttp(results: HttpResults, log: (text: string) => void = (t
   results.direct.forEach((direct, index) => {
     lines.push(`| direct to the sandbox | ${direct.clients} | ${f(direct.callsPerSecond, 0)} | ${f(direct.p50Ms)} | ${f(direct.p99Ms)} | 100% | | ${f(direct.cpuMsPerCall)} (sandbox) |`);
     for (const [side, label] of [['modern', 'MCP 2026-07-28 (stateless)'], ['legacy', 'MCP 2025 (session, v1 client)']] as const) {
-      const mcp = results[side][index] as HttpSeries;
+      const mcp = results[side][index];
+      if (!mcp) continue;
       lines.push(`| ${label} | ${mcp.clients} | ${f(mcp.callsPerSecond, 0)} | ${f(mcp.p50Ms)} | ${f(mcp.p99Ms)} | ${f((mcp.callsPerSecond / direct.callsPerSecond) * 100, 0)}% | ${f(mcp.p50Ms - direct.p50Ms)} | ${f(mcp.cpuMsPerCall)} (service) |`);
     }
   });
