@@ -1,7 +1,8 @@
 // `npm run bench -- --only http` (or `tsx bench/http.ts`): remote mode's throughput and latency.
 // The built service (packages/http/dist/cli.js) and the sandbox run as their own processes; this
 // process drives N concurrent clients calling billing.quota through MCP over HTTP (the v2 SDK
-// client, pinned to 2026-07-28, so stateless; and the v1 client over a 2025 session), and the
+// client, pinned to 2026-07-28, so stateless; the v1 client over a 2025 session; and, for the
+// server's own cost, the v2 client's captured request replayed by a bare HTTP client), and the
 // same request straight to the sandbox, at 1, 16 and 128 clients, in one run.
 // Measures only; nothing here passes or fails. BENCH_HTTP_CALLS sets the calls per client (default 150).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,7 +20,7 @@ const LEVELS = (process.env.BENCH_HTTP_LEVELS ?? '1,16,128').split(',').map(Numb
 const CALLS_PER_CLIENT = Number(process.env.BENCH_HTTP_CALLS ?? 150);
 const MIN_CALLS = 2_000;
 /** BENCH_HTTP_SIDES: which series to run (default all three), e.g. "direct,modern" while profiling one. */
-const SIDES = (process.env.BENCH_HTTP_SIDES ?? 'direct,modern,legacy').split(',') as Array<'direct' | 'modern' | 'legacy'>;
+const SIDES = (process.env.BENCH_HTTP_SIDES ?? 'direct,modern,legacy,replay').split(',') as Array<keyof HttpResults>;
 
 export interface HttpSeries {
   clients: number;
@@ -30,7 +31,7 @@ export interface HttpSeries {
   /** CPU time the service process (for direct: the sandbox) spent per call: a figure other load on the machine does not move much. */
   cpuMsPerCall: number;
 }
-export type HttpResults = Record<'direct' | 'modern' | 'legacy', HttpSeries[]>;
+export type HttpResults = Record<'direct' | 'modern' | 'legacy' | 'replay', HttpSeries[]>;
 
 function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -85,7 +86,26 @@ export async function benchHttp(): Promise<HttpResults> {
   const { url } = JSON.parse(await firstLine(service)) as { url: string };
   const endpoint = new URL('/mcp/billing', url);
   const headers = { authorization: `Bearer ${key}` };
-  const results: HttpResults = { direct: [], modern: [], legacy: [] };
+  const results: HttpResults = { direct: [], modern: [], legacy: [], replay: [] };
+  // The server's own cost, as the stdio section measures it with a bare client: the exact HTTP
+  // request the v2 client sends for this call (captured once, not written here), replayed over a
+  // keep-alive pool. A 2026-07-28 request stands alone, so the same bytes can be sent again.
+  let captured: { headers: Record<string, string>; body: string } | undefined;
+  const capturing = new ModernClient({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await capturing.connect(
+    new V2HttpTransport(endpoint, {
+      requestInit: { headers },
+      fetch: async (input, init) => {
+        const body = typeof init?.body === 'string' ? init.body : undefined;
+        if (body?.includes('"tools/call"')) captured = { headers: Object.fromEntries(new Headers(init?.headers).entries()), body };
+        return fetch(input, init);
+      },
+    }),
+  );
+  await capturing.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } });
+  await capturing.close();
+  if (!captured) throw new Error('the tools/call request was not captured');
+  const request = captured;
   const summary = (clients: number, { times, seconds, cpuMs: cpu }: { times: number[]; seconds: number; cpuMs: number }): HttpSeries => ({
     clients,
     calls: times.length,
@@ -118,15 +138,22 @@ export async function benchHttp(): Promise<HttpResults> {
           return client;
         }),
       );
+      const mcpPool = new Pool(url, { connections: level });
+      const replay = async () => {
+        const response = await mcpPool.request({ path: endpoint.pathname, method: 'POST', headers: request.headers, body: request.body });
+        const text = await response.body.text();
+        if (response.statusCode !== 200 || !text.includes('"result"')) throw new Error(`replay answered ${response.statusCode}: ${text.slice(0, 200)}`);
+      };
       const series = {
         direct: () => Array.from({ length: level }, () => direct),
+        replay: () => Array.from({ length: level }, () => replay),
         modern: () => modern.map((client) => () => client.callTool(args)),
         legacy: () => legacy.map((client) => () => client.callTool(args)),
       };
       // Warm up each side, then alternate them so drift hits all alike.
       const pidOf = (side: keyof HttpResults) => (side === 'direct' ? sandbox.pid : service.pid) as number;
       for (const side of SIDES) await drive(series[side](), Math.min(total, 500), pidOf(side));
-      const runs: Record<keyof HttpResults, Array<{ times: number[]; seconds: number; cpuMs: number }>> = { direct: [], modern: [], legacy: [] };
+      const runs: Record<keyof HttpResults, Array<{ times: number[]; seconds: number; cpuMs: number }>> = { direct: [], modern: [], legacy: [], replay: [] };
       for (let round = 0; round < 2; round++) for (const side of SIDES) runs[side].push(await drive(series[side](), total / 2, pidOf(side)));
       for (const side of SIDES) {
         const merged = { times: runs[side].flatMap((run) => run.times), seconds: runs[side].reduce((sum, run) => sum + run.seconds, 0), cpuMs: runs[side].reduce((sum, run) => sum + run.cpuMs, 0) };
@@ -134,6 +161,7 @@ export async function benchHttp(): Promise<HttpResults> {
       }
       await Promise.all([...modern, ...legacy].map((client) => client.close().catch(() => undefined)));
       await pool.close();
+      await mcpPool.close();
       process.stderr.write(`bench http: ${level} client(s) done\n`);
     }
   } finally {
@@ -154,7 +182,7 @@ export function printHttp(results: HttpResults, log: (text: string) => void = (t
   ];
   results.direct.forEach((direct, index) => {
     lines.push(`| direct to the sandbox | ${direct.clients} | ${f(direct.callsPerSecond, 0)} | ${f(direct.p50Ms)} | ${f(direct.p99Ms)} | 100% | | ${f(direct.cpuMsPerCall)} (sandbox) |`);
-    for (const [side, label] of [['modern', 'MCP 2026-07-28 (stateless)'], ['legacy', 'MCP 2025 (session, v1 client)']] as const) {
+    for (const [side, label] of [['replay', 'MCP 2026-07-28, bare client (server cost)'], ['modern', 'MCP 2026-07-28, v2 SDK client'], ['legacy', 'MCP 2025 session, v1 SDK client']] as const) {
       const mcp = results[side][index];
       if (!mcp) continue;
       lines.push(`| ${label} | ${mcp.clients} | ${f(mcp.callsPerSecond, 0)} | ${f(mcp.p50Ms)} | ${f(mcp.p99Ms)} | ${f((mcp.callsPerSecond / direct.callsPerSecond) * 100, 0)}% | ${f(mcp.p50Ms - direct.p50Ms)} | ${f(mcp.cpuMsPerCall)} (service) |`);
