@@ -274,17 +274,22 @@ describe('the built CLI', () => {
       expect(stderr.join('')).toMatch(/must not be replicated|Run ONE replica/);
 
       sandbox.injectFault({ kind: 'delay', operationId: 'tenant.list', delayMs: 1000 });
+      // A 2025 session keeps a notification stream (GET) open: the drain must not wait for it.
+      const session = makeClient({ kind: 'v1' });
+      await session.connect(new V1HttpTransport(new URL('/mcp/tenant', url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
       const client = makeClient({ kind: 'v2-modern' });
       await client.connect(new V2HttpTransport(new URL('/mcp/tenant', url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
       const inFlight = client.callTool({ name: 'tenant_list', arguments: { operationId: 'tenant.list' } });
-      // SIGTERM once the call is in flight in the service (its own gauge), never on a clock.
-      while (!/engage_http_inflight 1\b/.test(await (await fetch(new URL('/metrics', url))).text())) await new Promise((resolve) => setTimeout(resolve, 10));
+      // SIGTERM once the call and the stream are both open in the service (its own gauge), never on a clock.
+      while (!/engage_http_inflight 2\b/.test(await (await fetch(new URL('/metrics', url))).text())) await new Promise((resolve) => setTimeout(resolve, 10));
       child.kill('SIGTERM');
       const result = await inFlight;
       expect(result.isError, textOf(result)).toBeFalsy();
       expect(structuredOf(result).operationId).toBe('tenant.list');
       expect(await exited).toBe(0);
-      await client.close().catch(() => undefined);
+      // It waited for the one call, not for the session's stream.
+      expect(stderr.join('')).toMatch(/draining: 1 call\(s\) in flight/);
+      await Promise.all([client.close().catch(() => undefined), session.close().catch(() => undefined)]);
     } finally {
       sandbox.clearFaults();
       child.kill('SIGKILL');

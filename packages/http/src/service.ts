@@ -81,7 +81,8 @@ export const DEFAULTS = {
   port: 8787,
   maxBodyBytes: 4 * 1024 * 1024 + 64 * 1024,
   maxConcurrentPerKey: 16,
-  requestTimeoutMs: 5 * 60 * 1000,
+  // Longer than a 2025 elicitation may wait for a person (10 minutes).
+  requestTimeoutMs: 12 * 60 * 1000,
   drainTimeoutMs: 30_000,
   sessionIdleMs: 30 * 60 * 1000,
   maxSessions: 10_000,
@@ -302,15 +303,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       }
       perKey.set(keyId, current + 1);
     }
+    // Calls (POSTs) are what a drain waits for; a 2025 session's notification stream (GET) is closed with its session.
     inflight++;
-    active++;
+    if (limited) active++;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       inflight--;
-      active--;
       if (limited) {
+        active--;
         const left = (perKey.get(keyId) ?? 1) - 1;
         if (left > 0) perKey.set(keyId, left);
         else perKey.delete(keyId);

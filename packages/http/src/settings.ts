@@ -48,7 +48,7 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     allowedOrigins: list('ENGAGE_ALLOWED_ORIGINS'),
     maxBodyBytes: integer('ENGAGE_HTTP_MAX_BODY_BYTES', 4 * 1024 * 1024 + 64 * 1024, 1_024, 64 * 1024 * 1024),
     maxConcurrentPerKey: integer('ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY', 16, 1, 10_000),
-    requestTimeoutMs: integer('ENGAGE_HTTP_REQUEST_TIMEOUT_MS', 5 * 60 * 1000, 1_000, 60 * 60 * 1000),
+    requestTimeoutMs: integer('ENGAGE_HTTP_REQUEST_TIMEOUT_MS', 12 * 60 * 1000, 1_000, 60 * 60 * 1000),
     drainTimeoutMs: integer('ENGAGE_HTTP_DRAIN_TIMEOUT_MS', 30_000, 0, 10 * 60 * 1000),
     redisUrl,
     secret,
