@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { DOMAINS, startSandbox, type DomainName, type Sandbox } from '../packages/sandbox/src/index.js';
+import { ALL_SCOPES, DOMAINS, startSandbox, type DomainName, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
 import { MODERN_REVISION, makeClient, structuredOf, textOf, type ClientKind, type TestClient } from './helpers.js';
@@ -162,6 +162,28 @@ describe('tenants and keys', () => {
       expect(ids.filter((id) => other.has(id))).toEqual([]);
       expect(ids.some((id) => own.has(id))).toBe(true);
     });
+  });
+
+  it('each key has its own pace: a key at its rate limit is held without holding up another', async () => {
+    const paced = await serve({ env: { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_MAX_RETRY_WAIT_S: '0' } });
+    try {
+      const slow = sandbox.createKey(ALL_SCOPES, { tenant: 'A', label: 'one-a-minute', rateLimit: 1, burst: 1 });
+      const a = await connect('v2-modern', '/mcp/billing', slow, { on: paced });
+      const b = await connect('v1', '/mcp/billing', sandbox.keys.otherTenant, { on: paced });
+      const quota = (client: TestClient) => client.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } });
+      const first = await quota(a);
+      expect(first.isError, textOf(first)).toBeFalsy();
+      const seen = sandbox.requests().length;
+      const held = await quota(a);
+      expect(held.isError).toBe(true);
+      expect(textOf(held)).toMatch(/rate limit/i);
+      // Held by the key's own pace: nothing was sent.
+      expect(sandbox.requests().slice(seen)).toEqual([]);
+      const other = await quota(b);
+      expect(other.isError, textOf(other)).toBeFalsy();
+    } finally {
+      await paced.close();
+    }
   });
 
   it('a 2025 session opened with key A is refused with key B, and still serves A', async () => {
