@@ -27,8 +27,6 @@ async function main(): Promise<void> {
       line('error', `not started: Redis at ENGAGE_REDIS_URL is not reachable (${error instanceof Error ? error.message : String(error)})`);
       process.exit(2);
     }
-  } else {
-    line('warn', 'ENGAGE_REDIS_URL is not set: spent confirmation tokens and the API pace are kept in this process. Run ONE replica only; to run several behind a load balancer, set ENGAGE_REDIS_URL and ENGAGE_STATE_SECRET on every replica.');
   }
   if (settings.host !== '127.0.0.1' && settings.host !== 'localhost' && settings.host !== '::1' && settings.allowedHosts === undefined) {
     line('warn', `listening on ${settings.host} but ENGAGE_ALLOWED_HOSTS is not set: only requests whose Host is localhost are accepted. Set it to the public hostname(s) the proxy forwards.`);
@@ -55,6 +53,9 @@ async function main(): Promise<void> {
     line('error', `not started: ${error instanceof StartupError || error instanceof Error ? error.message : String(error)}`);
     await redis?.close().catch(() => undefined);
     process.exit(2);
+  }
+  if (!redis) {
+    line('warn', 'ENGAGE_REDIS_URL is not set: spent confirmation tokens and the API pace are kept in this process. This service must not be replicated: run ONE replica only; to run several behind a load balancer, set ENGAGE_REDIS_URL and ENGAGE_STATE_SECRET on every replica.');
   }
   process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
   line('info', `listening on ${service.url}: /mcp (all tools) and /mcp/<domain>; /healthz, /readyz, /metrics`);
