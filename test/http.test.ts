@@ -1,4 +1,4 @@
-// Remote mode over real HTTP on loopback: the v1 SDK client and the v2 client (legacy and pinned
+// Remote mode over real HTTP on loopback: the v1 SDK client and the v2 client (legacy, auto and pinned
 // 2026-07-28), every domain and /mcp, the three confirmation paths counted on the sandbox's log
 // of what it carried out, tenants side by side, and the service's refusals. The shutdown test
 // starts the built CLI as a child process.
@@ -23,7 +23,7 @@ const READ: Record<DomainName, { tool: string; op: string }> = {
   billing: { tool: 'billing_get', op: 'billing.quota' },
   tenant: { tool: 'tenant_list', op: 'tenant.list' },
 };
-const HTTP_KINDS = ['v1', 'v2-legacy', 'v2-modern'] as const satisfies readonly ClientKind[];
+const HTTP_KINDS = ['v1', 'v2-legacy', 'v2-auto', 'v2-modern'] as const satisfies readonly ClientKind[];
 const carried = (sandbox: Sandbox, op: string) => sandbox.carriedOut().filter((entry) => entry.operationId === op).length;
 
 let sandbox: Sandbox;
