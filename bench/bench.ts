@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { DOMAINS, serverEntry } from '../packages/sandbox/src/launch.js';
+import { benchHttp, printHttp } from './http.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
@@ -134,6 +135,11 @@ async function concurrently(total: number, workers: number, fn: () => Promise<un
 }
 
 async function main() {
+  // `npm run bench -- --only http`: remote mode's section alone (bench/http.ts).
+  if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'http') {
+    printHttp(await benchHttp());
+    return;
+  }
   const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), rounds: ROUNDS, calls: CALLS };
   process.stderr.write(`bench: ${ROUNDS} cold-start rounds, ${CALLS} calls per per-call series\n`);
 
@@ -226,7 +232,12 @@ async function main() {
     sandbox.child.kill();
   }
 
+  // ---- remote mode: MCP over HTTP against the same calls made directly (bench/http.ts) ----
+  const http = await benchHttp();
+  results.http = http;
+
   print(results);
+  printHttp(http);
   const file = join(root, 'bench/results/latest.json');
   const previous = existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as typeof results) : undefined;
   if (previous) compare(previous, results);

@@ -78,3 +78,8 @@ await Promise.all(DOMAINS.map((domain) => writeFile(`packages/${domain}/dist/ind
 await Promise.all(
   ['cli', 'demo'].map((name) => build({ ...common, entryPoints: [`packages/sandbox/src/${name}.ts`], outfile: `packages/sandbox/dist/${name}.js` })),
 );
+
+// 4. Remote mode (packages/http): one bundle serving the seven domains over Streamable HTTP. A
+// long-running service loads everything at start, so no splitting.
+await rm('packages/http/dist', { recursive: true, force: true });
+await build({ ...common, entryPoints: { cli: 'packages/http/src/cli.ts' }, outdir: 'packages/http/dist', plugins: [sdkShims] });

@@ -93,7 +93,11 @@ function printableName(name: string): string {
   return safe.length > 64 ? `${safe.slice(0, 64)}…` : safe;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds: readonly string[]): ConfigResult {
+/**
+ * `keyPerRequest` (remote mode): no key is configured, each request brings its own; ENGAGE_API_KEY
+ * is then neither needed nor used, and `apiKey` is empty.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds: readonly string[], { keyPerRequest = false }: { keyPerRequest?: boolean } = {}): ConfigResult {
   const problems: string[] = [];
   const read = (name: string) => {
     const value = env[name]?.trim();
@@ -102,8 +106,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds:
 
   const logLevel = oneOf(read('ENGAGE_LOG_LEVEL'), LOG_LEVELS, 'warn', 'ENGAGE_LOG_LEVEL', problems);
 
-  const apiKey = read('ENGAGE_API_KEY');
-  if (!apiKey) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
+  const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
+  if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
   else if (/[\s\p{Cc}]/u.test(apiKey)) problems.push('ENGAGE_API_KEY contains spaces or control characters: paste the key exactly as the console showed it.');
 
   const baseUrl = parseBaseUrl(read('ENGAGE_BASE_URL'), problems);
@@ -120,7 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds:
   const allow = allowRaw === undefined ? undefined : patterns(allowRaw, 'ENGAGE_OPERATIONS_ALLOW', domain, operationIds, problems);
   const deny = patterns(read('ENGAGE_OPERATIONS_DENY') ?? '', 'ENGAGE_OPERATIONS_DENY', domain, operationIds, problems);
 
-  if (problems.length > 0 || !apiKey || !baseUrl) return { ok: false, problems, logLevel };
+  if (problems.length > 0 || apiKey === undefined || !baseUrl) return { ok: false, problems, logLevel };
   return {
     ok: true,
     config: { apiKey, baseUrl, authHeader, timeoutMs, maxRetryWaitSeconds, readOnly, allow, deny, confirm, logLevel },

@@ -37,6 +37,11 @@ export interface CallContext {
   signal?: AbortSignal;
   /** Told before every wait (rate limit, pacing, backoff), so the host can show progress. */
   onWait?: (waitMs: number, reason: string) => void;
+  /**
+   * Remote mode: the caller's own key, for this call only (never kept), and the pace of that key.
+   * Without it, the configured key and the client's pace.
+   */
+  credentials?: { apiKey: string; pace?: PaceKeeper };
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -58,7 +63,6 @@ interface RawResponse {
 export class ApiClient {
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly basePath: string;
-  private readonly authHeaders: Record<string, string>;
   private readonly redact: Redact;
 
   constructor(
@@ -67,20 +71,25 @@ export class ApiClient {
     private readonly pacer: PaceKeeper = new Pacer(),
   ) {
     this.basePath = config.baseUrl.pathname.replace(/\/+$/, '');
-    this.authHeaders =
-      config.authHeader === 'bearer' ? { authorization: `Bearer ${config.apiKey}` } : { 'x-api-key': config.apiKey };
     this.redact = keyRedactor([config.apiKey]);
+  }
+
+  /** The header that carries the key: the call's own (remote mode), else the configured one. */
+  private authHeaders(ctx: CallContext): Record<string, string> {
+    const key = ctx.credentials?.apiKey ?? this.config.apiKey;
+    return this.config.authHeader === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
   }
 
   /** Sends the request and returns the envelope's `data`, or throws UpstreamError. */
   async request(req: ApiRequest, ctx: CallContext = {}): Promise<unknown> {
+    const pacer = ctx.credentials?.pace ?? this.pacer;
     let failures = 0;
     let rateLimited = 0;
     for (;;) {
-      await this.pace(ctx, req.lookup ? 0 : this.config.maxRetryWaitSeconds * 1000);
+      await this.pace(ctx, pacer, req.lookup ? 0 : this.config.maxRetryWaitSeconds * 1000);
       let response: RawResponse;
       try {
-        response = await this.once(req, ctx.signal);
+        response = await this.once(req, ctx);
       } catch (error) {
         const failure = error as UpstreamError;
         const repeatable = failure.kind === 'unreachable' || (req.safe && (failure.kind === 'network' || failure.kind === 'timeout'));
@@ -90,7 +99,7 @@ export class ApiClient {
         }
         throw failure;
       }
-      await this.pacer.observe(
+      await pacer.observe(
         parseIntegerHeader(header(response, 'ratelimit-limit')),
         parseIntegerHeader(header(response, 'ratelimit-remaining')),
         parseIntegerHeader(header(response, 'ratelimit-reset')),
@@ -98,7 +107,7 @@ export class ApiClient {
       if (response.status === 429) {
         // A 429 was not carried out, so repeating it is safe for every operation.
         const seconds = parseRetryAfter(header(response, 'retry-after'));
-        await this.pacer.hold(seconds * 1000, this.config.maxRetryWaitSeconds * 1000);
+        await pacer.hold(seconds * 1000, this.config.maxRetryWaitSeconds * 1000);
         if (req.lookup || rateLimited >= MAX_RATE_LIMIT_RETRIES || seconds > this.config.maxRetryWaitSeconds) {
           throw new UpstreamError('rate-limited', 'rate limit exhausted', { status: 429, retryAfterSeconds: Math.max(1, seconds) });
         }
@@ -109,7 +118,7 @@ export class ApiClient {
         await this.backoff(failures++, `HTTP ${response.status}`, ctx);
         continue;
       }
-      return this.interpret(req, response);
+      return this.interpret(req, response, ctx);
     }
   }
 
@@ -119,10 +128,10 @@ export class ApiClient {
     if (dispatcher) await (await dispatcher).destroy().catch(() => undefined);
   }
 
-  private async pace(ctx: CallContext, maxWaitMs: number): Promise<void> {
-    const waitMs = await this.pacer.reserve(maxWaitMs);
+  private async pace(ctx: CallContext, pacer: PaceKeeper, maxWaitMs: number): Promise<void> {
+    const waitMs = await pacer.reserve(maxWaitMs);
     if (waitMs === undefined) {
-      const seconds = Math.max(1, Math.ceil((await this.pacer.waitEstimateMs()) / 1000));
+      const seconds = Math.max(1, Math.ceil((await pacer.waitEstimateMs()) / 1000));
       throw new UpstreamError('rate-limited', 'rate limit exhausted', { retryAfterSeconds: seconds });
     }
     if (waitMs > 0) {
@@ -155,7 +164,8 @@ export class ApiClient {
     return this.dispatcher;
   }
 
-  private async once(req: ApiRequest, callerSignal: AbortSignal | undefined): Promise<RawResponse> {
+  private async once(req: ApiRequest, ctx: CallContext): Promise<RawResponse> {
+    const callerSignal = ctx.signal;
     if (callerSignal?.aborted) throw new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false });
     const dispatcher = await this.getDispatcher();
     const timeoutMs = req.lookup ? Math.min(this.config.timeoutMs, LOOKUP_TIMEOUT_MS) : this.config.timeoutMs;
@@ -175,7 +185,7 @@ export class ApiClient {
           accept: 'application/json',
           'user-agent': USER_AGENT,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...this.authHeaders,
+          ...this.authHeaders(ctx),
         },
         body,
         signal,
@@ -220,14 +230,16 @@ export class ApiClient {
     );
   }
 
-  private interpret(req: ApiRequest, response: RawResponse): unknown {
+  private interpret(req: ApiRequest, response: RawResponse, ctx: CallContext): unknown {
+    // The call's own key is redacted too (remote mode); the configured one always is.
+    const redact = ctx.credentials ? keyRedactor([ctx.credentials.apiKey, this.config.apiKey]) : this.redact;
     const { status } = response;
     const reason = `HTTP ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
     const parsed = parseJson(response.text);
     if (status >= 200 && status < 300) {
       if (parsed === undefined) {
         // The logger cleans, redacts, escapes and cuts the body, in that order.
-        this.log.warn(`${req.method} ${req.path}: ${reason} with a body that is not JSON: ${response.text}`);
+        this.log.warn(`${req.method} ${req.path}: ${reason} with a body that is not JSON: ${ctx.credentials ? redact(response.text) : response.text}`);
         throw new UpstreamError('bad-response', `The API answered ${reason} but its body was ${describeBody(response)}`, {
           status,
           mayHaveHappened: !req.safe,
@@ -240,7 +252,7 @@ export class ApiClient {
         });
       }
       if (parsed.errorCode === 0 && parsed.status >= 200 && parsed.status < 300) return parsed.data;
-      throw this.envelopeFailure(req, reason, parsed);
+      throw this.envelopeFailure(req, reason, parsed, redact);
     }
     if (status >= 300 && status < 400) {
       throw new UpstreamError('redirect', `The API answered with a redirect (${reason}), which is not followed so the key stays with ENGAGE_BASE_URL`, {
@@ -248,9 +260,9 @@ export class ApiClient {
         mayHaveHappened: !req.safe,
       });
     }
-    if (status >= 400 && status < 500) throw clientFailure(status, reason, this.messageOf(parsed));
+    if (status >= 400 && status < 500) throw clientFailure(status, reason, this.messageOf(parsed, redact));
     // 5xx: the body goes to the log (made safe there), never to the model.
-    this.log.warn(`${req.method} ${req.path}: ${reason}: ${response.text}`);
+    this.log.warn(`${req.method} ${req.path}: ${reason}: ${ctx.credentials ? redact(response.text) : response.text}`);
     throw new UpstreamError('server', `The API failed with ${reason}`, { status, mayHaveHappened: !req.safe });
   }
 
@@ -259,8 +271,8 @@ export class ApiClient {
    * error: a 4xx status there is a refusal like an HTTP 4xx; anything else is a failure whose
    * outcome, for a write, is unknown.
    */
-  private envelopeFailure(req: ApiRequest, reason: string, envelope: { status: number; errorCode: number }): UpstreamError {
-    const apiMessage = this.messageOf(envelope);
+  private envelopeFailure(req: ApiRequest, reason: string, envelope: { status: number; errorCode: number }, redact: Redact): UpstreamError {
+    const apiMessage = this.messageOf(envelope, redact);
     if (envelope.status >= 400 && envelope.status < 500) return clientFailure(envelope.status, `${reason}, status ${envelope.status} in its envelope`, apiMessage);
     this.log.warn(`${req.method} ${req.path}: ${reason} with an error in its envelope: status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${apiMessage}` : ''}`);
     return new UpstreamError(
@@ -271,7 +283,7 @@ export class ApiClient {
   }
 
   /** The API's own explanation of a failure, if its body has one: cleaned, then redacted, then cut. */
-  private messageOf(parsed: unknown): string | undefined {
+  private messageOf(parsed: unknown, redact: Redact): string | undefined {
     if (typeof parsed !== 'object' || parsed === null) return undefined;
     const record = parsed as Record<string, unknown>;
     for (const key of ['message', 'error', 'errorMessage', 'detail']) {
@@ -279,7 +291,7 @@ export class ApiClient {
       if (typeof value !== 'string' || value.trim() === '') continue;
       // A huge message is cut well past what is shown first (redaction is told, see redact.ts).
       const long = value.length > MAX_API_MESSAGE * 8;
-      const clean = this.redact(cleanText(long ? value.slice(0, MAX_API_MESSAGE * 8) : value), { cutAtEnd: long }).replace(/\s+/g, ' ').trim();
+      const clean = redact(cleanText(long ? value.slice(0, MAX_API_MESSAGE * 8) : value), { cutAtEnd: long }).replace(/\s+/g, ' ').trim();
       return clean.length > MAX_API_MESSAGE || long ? `${clean.slice(0, MAX_API_MESSAGE)}…` : clean;
     }
     return undefined;

@@ -11,3 +11,9 @@ export { createLogger, redactor, type Logger } from './log.js';
 export { InputError } from './errors.js';
 export { buildRequest } from './paths.js';
 export { describeTool } from './tools.js';
+// Remote mode (packages/http) builds on these.
+export { ApiClient } from './http.js';
+export { Pacer, type PaceKeeper } from './pacing.js';
+export { registerViews } from './apps.js';
+export { SERVER_VERSION } from './server.js';
+export { logSafe } from './log.js';

@@ -61,14 +61,22 @@ function buildRedactor(secrets: readonly string[]): Redact {
   const index = new WindowIndex(forms, window);
   // Most text holds no long run of the characters a form is made of: a table finds the runs that
   // could hold one (with %XX and invisible characters inside), and only those are scanned.
-  const candidate = Uint8Array.from(hiddenBmpTable());
-  for (const char of [...forms.flatMap((form) => [...String.fromCharCode(...form)]), '%', ...'0123456789abcdef']) {
-    candidate[char.charCodeAt(0)] = 1;
-    candidate[char.toUpperCase().charCodeAt(0)] = 1;
+  // The shared table of invisible characters, plus the characters of the forms (a small set, kept
+  // apart so that building a redactor, once per call in remote mode, copies no 64K table).
+  const hidden = hiddenBmpTable();
+  const formChars = new Set<number>();
+  for (const form of forms) for (const code of form) formChars.add(code);
+  for (const code of [...formChars, ...Array.from('%0123456789abcdef', (char) => char.charCodeAt(0))]) {
+    const char = String.fromCharCode(code);
+    formChars.add(code);
+    formChars.add(char.toUpperCase().charCodeAt(0));
   }
+  const ascii = new Uint8Array(128);
+  for (const code of formChars) if (code < 128) ascii[code] = 1;
   const isCandidate = (text: string, at: number) => {
     const code = text.charCodeAt(at);
-    if (code < 0xd800 || code > 0xdfff) return candidate[code] === 1;
+    if (code < 128) return ascii[code] === 1 || hidden[code] === 1;
+    if (code < 0xd800 || code > 0xdfff) return hidden[code] === 1 || formChars.has(code);
     return isHiddenCodePoint(text.codePointAt(at) as number) || (code >= 0xdc00 && at > 0 && isHiddenCodePoint(text.codePointAt(at - 1) as number));
   };
   const minimum = Math.min(window, MIN_PREFIX_AT_CUT);

@@ -20,13 +20,14 @@ import type { Domain, Operation, Params } from './catalog.js';
 import { isOperationEnabled, type ConfigResult } from './config.js';
 import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type Redemption, type SpentStore } from './confirm.js';
 import { InputError, UpstreamError, describeFailure, type CallStage } from './errors.js';
-import { ApiClient, type CallContext as RequestContext } from './http.js';
+import { ApiClient, type CallContext } from './http.js';
 import { createLogger, type Logger } from './log.js';
 import type { DomainManifest, OperationInfo, ToolInfo } from './manifest.js';
 import { buildRequest } from './paths.js';
 import { WriteJournal, composeStatement, previewAnswer, type Attempt, type Statement } from './preview.js';
-import { keyRedactor } from './redact.js';
-import { scrubber } from './render.js';
+import type { PaceKeeper } from './pacing.js';
+import { keyRedactor, type Redact } from './redact.js';
+import { scrubber, type Scrub } from './render.js';
 import { smallValidator } from './schema-check.js';
 import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, describeTool, serverInstructions, toolArguments, type ArgumentParser, type ToolArguments } from './tools.js';
 import { validateParams } from './validate.js';
@@ -46,6 +47,15 @@ export interface ServerOptions {
   spent?: SpentStore;
   /** The HMAC secret for tokens and requestStates; random per process by default (one process honours its own). */
   secret?: Uint8Array;
+  /**
+   * Remote mode: no key is configured; each call uses the key its HTTP request brought (the SDK's
+   * authInfo.token), for that call only, with that key's pace. Confirmations are bound to it.
+   */
+  remote?: { pace?: (keyFingerprint: string) => PaceKeeper };
+  /** The API client to use (remote mode shares one keep-alive pool across domains); one of its own by default. */
+  client?: ApiClient;
+  /** Told after every tool call (remote mode's metrics): never the key, the params or the answer. */
+  onCall?: (call: { domain: string; tool: string; ok: boolean; ms: number }) => void;
 }
 
 export interface EngageServer {
@@ -54,6 +64,8 @@ export interface EngageServer {
    * serving entry chose; every instance shares the API client and confirmations.
    */
   createMcpServer(context?: { era: ProtocolEra }): McpServer;
+  /** Registers this domain's tools on an SDK server built elsewhere (remote mode's all-tools endpoint); returns the views they use, to register once. */
+  registerTools(mcp: McpServer, era: ProtocolEra): Array<ViewInfo | undefined>;
   /** The tools offered, after read-only mode and the allow and deny lists. */
   tools: Array<{ info: ToolInfo; operations: OperationInfo[] }>;
   instructions: string;
@@ -78,16 +90,28 @@ interface Exchange {
 
 export type ProtocolEra = 'legacy' | 'modern';
 
+/** A call's context: its signal and progress, and whose key it runs with (the configured one, or in remote mode the request's). */
+interface RequestContext extends CallContext {
+  keyId: string;
+  redact: Redact;
+  scrub: Scrub;
+  journal: WriteJournal;
+}
+
+/** Remote mode keeps a journal of recent writes per key (by fingerprint), for previews; at most this many keys. */
+const MAX_JOURNALS = 1_000;
+
 export function createServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>, configResult: ConfigResult, options: ServerOptions = {}): EngageServer {
   const config = configResult.ok ? configResult.config : undefined;
   const log = options.log ?? createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
-  const client = config ? new ApiClient(config, log) : undefined;
+  const client = config ? (options.client ?? new ApiClient(config, log)) : undefined;
   const keyId = config ? keyFingerprint(config.apiKey) : '';
   const confirmations = new Confirmations({ secret: options.secret ?? randomBytes(32), store: options.spent ?? new MemorySpentStore() });
   const gated = (op: { risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
   const redact = keyRedactor(config ? [config.apiKey] : []);
   const scrub = scrubber(redact);
   const journal = new WriteJournal();
+  const journals = new Map<string, WriteJournal>();
   let catalog: Promise<Domain> | undefined;
 
   // Which operations are offered, and why the others are not (for a clear refusal).
@@ -118,6 +142,25 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       { name: `engage-mcp-${manifest.name}`, title: `engage-mcp: ${manifest.title}`, version: SERVER_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator: smallValidator },
     );
+    registerViews(mcp, registerTools(mcp, era));
+    return mcp;
+  }
+
+  /** Whose key a call runs with: the configured one, or in remote mode the one its request brought (undefined: none). */
+  function callerOf(ctx: ServerContext): Omit<RequestContext, keyof CallContext> & Pick<CallContext, 'credentials'> | undefined {
+    if (!options.remote) return { keyId, redact, scrub, journal };
+    const apiKey = ctx.http?.authInfo?.token;
+    if (!apiKey) return undefined;
+    const id = keyFingerprint(apiKey);
+    const own = keyRedactor([apiKey]);
+    let kept = journals.get(id);
+    if (kept) journals.delete(id);
+    else if (journals.size >= MAX_JOURNALS) journals.delete(journals.keys().next().value as string);
+    journals.set(id, (kept ??= new WriteJournal()));
+    return { keyId: id, redact: own, scrub: scrubber(own), journal: kept, credentials: { apiKey, ...(options.remote.pace ? { pace: options.remote.pace(id) } : {}) } };
+  }
+
+  function registerTools(mcp: McpServer, era: ProtocolEra): Array<ViewInfo | undefined> {
     for (const tool of tools) {
       mcp.registerTool(
         tool.info.name,
@@ -131,16 +174,20 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         },
         // Every answer passes finishAnswer: the key redacted in every form, then the size capped.
         async (args: ToolArguments, ctx: ServerContext) => {
-          const result = await callTool(tool, args, { era, mcp, ctx });
-          return 'resultType' in result && result.resultType === 'input_required' ? result : finishAnswer(result as CallToolResult, redact);
+          const started = performance.now();
+          const caller = callerOf(ctx);
+          const result = caller
+            ? await callTool(tool, args, { era, mcp, ctx }, caller)
+            : failure('No API key came with this request, so nothing was sent: send the tenant key as Authorization: Bearer <key> or X-API-Key.');
+          options.onCall?.({ domain: manifest.name, tool: tool.info.name, ok: !('isError' in result && result.isError), ms: performance.now() - started });
+          return 'resultType' in result && result.resultType === 'input_required' ? result : finishAnswer(result as CallToolResult, caller?.redact ?? redact);
         },
       );
     }
-    registerViews(mcp, tools.map((tool) => tool.view));
-    return mcp;
+    return tools.map((tool) => tool.view);
   }
 
-  async function callTool(tool: OfferedTool, args: ToolArguments, exchange: Exchange): Promise<CallToolResult | InputRequiredResult> {
+  async function callTool(tool: OfferedTool, args: ToolArguments, exchange: Exchange, caller: NonNullable<ReturnType<typeof callerOf>>): Promise<CallToolResult | InputRequiredResult> {
     let op: Operation | undefined;
     let stage: CallStage = 'before';
     try {
@@ -152,9 +199,9 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       const { operations } = await catalog;
       op = operations.find((candidate) => candidate.id === args.operationId);
       if (!op) throw new InputError(`operationId ${args.operationId} is not in the catalog.`);
-      const params = validateParams(op, args.params, (text) => redact(text) !== text);
+      const params = validateParams(op, args.params, (text) => caller.redact(text) !== text);
       const request = buildRequest(op, params, operations);
-      const requestContext = progressReporter(exchange.ctx);
+      const requestContext: RequestContext = { ...progressReporter(exchange.ctx), ...caller };
 
       if (tool.info.kind === 'action' && gated(op)) {
         const refusal = await confirm(op, tool.info.name, params, args.confirmationToken, exchange, requestContext);
@@ -162,20 +209,20 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       }
       stage = 'sent';
       const write = tool.info.kind === 'action';
-      if (write) journal.attempt(keyId, op.id, params, 'in-flight');
+      if (write) caller.journal.attempt(caller.keyId, op.id, params, 'in-flight');
       let data: unknown;
       try {
         data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, requestContext);
       } catch (error) {
-        if (write) journal.attempt(keyId, op.id, params, error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'not-done' : 'unknown');
+        if (write) caller.journal.attempt(caller.keyId, op.id, params, error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'not-done' : 'unknown');
         throw error;
       }
       stage = 'answered';
       if (write) {
-        journal.attempt(keyId, op.id, params, 'done');
-        journal.record(keyId, op.id, params, data);
+        caller.journal.attempt(caller.keyId, op.id, params, 'done');
+        caller.journal.record(caller.keyId, op.id, params, data);
       }
-      return tool.info.kind === 'read' ? readAnswer(op, data, args, scrub) : actionAnswer(op, data, scrub);
+      return tool.info.kind === 'read' ? readAnswer(op, data, args, caller.scrub) : actionAnswer(op, data, caller.scrub);
     } catch (error) {
       if (!(error instanceof InputError)) log.warn(`${args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
       const text = describeFailure(error, op, stage);
@@ -193,10 +240,10 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, { mcp, ctx, era }: Exchange, context: RequestContext): Promise<CallToolResult | InputRequiredResult | undefined> {
     let reason = '';
     // The same write still on its way (a host that timed out and asked again): nothing new runs.
-    const earlier = journal.lastAttempt(keyId, op.id, params);
+    const earlier = context.journal.lastAttempt(context.keyId, op.id, params);
     if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
     if (token !== undefined) {
-      const redemption = await confirmations.redeem('token', token, keyId, op.id, params);
+      const redemption = await confirmations.redeem('token', token, context.keyId, op.id, params);
       if (redemption === 'ok') return undefined;
       // A genuine token for this very call, used before: the yes was given and spent. A retry must
       // not be handed a new way to say yes to what may already have happened.
@@ -215,7 +262,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       // A retry of an input_required round: its requestState must be ours, for this call, unspent.
       const state = ctx.mcpReq.requestState<unknown>();
       if (typeof state === 'string') {
-        const redemption = await confirmations.redeem('state', state, keyId, op.id, params);
+        const redemption = await confirmations.redeem('state', state, context.keyId, op.id, params);
         if (redemption === 'spent') return alreadyUsed(op, 'requestState', earlier);
         if (redemption === 'ok') {
           const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_INPUT);
@@ -229,7 +276,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         const statement = await describeEffect(op, params, context);
         return inputRequired({
           inputRequests: { [CONFIRM_INPUT]: inputRequired.elicit({ message: `${statement.text}\n\nRun it?`, requestedSchema: confirmSchema(op) }) },
-          requestState: confirmations.issue('state', keyId, op.id, params).value,
+          requestState: confirmations.issue('state', context.keyId, op.id, params).value,
         });
       }
     } else if (canElicit) {
@@ -249,7 +296,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   /** A preview that runs nothing, with a fresh single-use token for the same call. */
   async function preview(op: Operation, toolName: string, params: Params, context: RequestContext, reason: string): Promise<CallToolResult> {
     const statement = await describeEffect(op, params, context);
-    const { value: fresh, expiresAt } = confirmations.issue('token', keyId, op.id, params);
+    const { value: fresh, expiresAt } = confirmations.issue('token', context.keyId, op.id, params);
     return previewAnswer(op, toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
   }
 
@@ -264,14 +311,14 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
     const read = (path: string) =>
       client!
         .request({ method: 'GET', path, safe: true, lookup: true }, lookupContext)
-        .then(scrub)
+        .then(context.scrub)
         .catch((error: unknown) => {
           if (context.signal?.aborted) throw error;
           log.info(`preview look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
           return undefined;
         });
-    const statement = await composeStatement(op, params, read, journal.writtenWith(keyId), redact);
-    const earlier = journal.lastAttempt(keyId, op.id, params);
+    const statement = await composeStatement(op, params, read, context.journal.writtenWith(context.keyId), context.redact);
+    const earlier = context.journal.lastAttempt(context.keyId, op.id, params);
     if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') {
       const how = earlier.outcome === 'done' ? 'it was carried out' : 'its outcome is unknown (it may have been carried out)';
       const check = op.verifyWith ? ` Check with ${op.verifyWith} first:` : '';
@@ -282,6 +329,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
 
   return {
     createMcpServer,
+    registerTools,
     tools: offered,
     instructions,
     async close() {
@@ -349,7 +397,7 @@ function argumentValidator(args: ArgumentParser) {
 }
 
 /** Tells a host that sent a progress token about every wait (rate limit, pacing, backoff). */
-function progressReporter(ctx: ServerContext): RequestContext {
+function progressReporter(ctx: ServerContext): CallContext {
   const progressToken = ctx.mcpReq._meta?.progressToken;
   let progress = 0;
   return {

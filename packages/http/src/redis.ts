@@ -1,0 +1,617 @@
+// Redis for the remote service: what replicas share. Spent confirmation nonces (single use across
+// every replica, failing closed) and the pace of each API key (advisory, failing open to this
+// replica's own pace). No dependency: a small RESP2 client over one pipelined TCP connection.
+import { createHash } from 'node:crypto';
+import { connect as connectTcp, type Socket } from 'node:net';
+import type { SpentStore } from '../../../shared/src/confirm.js';
+import { InputError } from '../../../shared/src/errors.js';
+import { Pacer, type PaceKeeper } from '../../../shared/src/pacing.js';
+
+export interface RedisClient {
+  /** Sends one command; resolves with its reply (string, number, null, array), rejects on an error reply, a timeout or a lost connection. */
+  command(args: Array<string | number>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** An error reply from Redis (`-ERR ...`). Inside an array it is a value; as a command's reply it rejects. */
+export class RedisReplyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisReplyError';
+  }
+}
+
+/** Redis could not be reached or did not answer: the command may not have run (or its answer is unknown). */
+export class RedisUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RESP2
+
+export function encodeCommand(args: ReadonlyArray<string | number>): Buffer {
+  let out = `*${args.length}\r\n`;
+  for (const arg of args) {
+    const text = typeof arg === 'number' ? String(arg) : arg;
+    out += `$${Buffer.byteLength(text)}\r\n${text}\r\n`;
+  }
+  return Buffer.from(out, 'utf8');
+}
+
+const INCOMPLETE = Symbol('incomplete');
+type Parsed = { value: unknown; end: number } | typeof INCOMPLETE;
+
+/** The largest reply accepted (a bulk string or array longer than this is a protocol error). */
+const MAX_BULK_BYTES = 64 * 1024 * 1024;
+const MAX_ARRAY_ITEMS = 1_000_000;
+
+/**
+ * An incremental RESP2 reply parser: feed it the bytes as they come, in any chunks; it calls
+ * `onReply` once per complete reply, in order. A malformed stream throws from `feed`.
+ */
+export class RespParser {
+  private buffer: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly onReply: (reply: unknown) => void) {}
+
+  feed(chunk: Buffer): void {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    let offset = 0;
+    while (offset < this.buffer.length) {
+      const parsed = this.parse(offset);
+      if (parsed === INCOMPLETE) break;
+      offset = parsed.end;
+      this.onReply(parsed.value);
+    }
+    this.buffer = offset === 0 ? this.buffer : this.buffer.subarray(offset);
+    if (this.buffer.length === 0) this.buffer = Buffer.alloc(0);
+  }
+
+  /** Bytes held for a reply not yet complete. */
+  get pendingBytes(): number {
+    return this.buffer.length;
+  }
+
+  reset(): void {
+    this.buffer = Buffer.alloc(0);
+  }
+
+  private line(offset: number): { text: string; end: number } | typeof INCOMPLETE {
+    const at = this.buffer.indexOf('\r\n', offset, 'latin1');
+    if (at < 0) {
+      if (this.buffer.length - offset > 64 * 1024) throw new Error('Redis protocol error: a line longer than 64 KiB');
+      return INCOMPLETE;
+    }
+    return { text: this.buffer.toString('utf8', offset, at), end: at + 2 };
+  }
+
+  private integer(text: string): number {
+    if (!/^-?\d+$/.test(text)) throw new Error('Redis protocol error: not an integer');
+    return Number(text);
+  }
+
+  private parse(offset: number): Parsed {
+    if (offset >= this.buffer.length) return INCOMPLETE;
+    const type = String.fromCharCode(this.buffer[offset] as number);
+    const head = this.line(offset + 1);
+    if (head === INCOMPLETE) return INCOMPLETE;
+    switch (type) {
+      case '+':
+        return { value: head.text, end: head.end };
+      case '-':
+        return { value: new RedisReplyError(head.text), end: head.end };
+      case ':':
+        return { value: this.integer(head.text), end: head.end };
+      case '$': {
+        const length = this.integer(head.text);
+        if (length === -1) return { value: null, end: head.end };
+        if (length < 0 || length > MAX_BULK_BYTES) throw new Error('Redis protocol error: bad bulk length');
+        if (this.buffer.length < head.end + length + 2) return INCOMPLETE;
+        if (this.buffer[head.end + length] !== 13 || this.buffer[head.end + length + 1] !== 10) throw new Error('Redis protocol error: bulk string not terminated');
+        return { value: this.buffer.toString('utf8', head.end, head.end + length), end: head.end + length + 2 };
+      }
+      case '*': {
+        const count = this.integer(head.text);
+        if (count === -1) return { value: null, end: head.end };
+        if (count < 0 || count > MAX_ARRAY_ITEMS) throw new Error('Redis protocol error: bad array length');
+        const items: unknown[] = [];
+        let end = head.end;
+        for (let index = 0; index < count; index++) {
+          const item = this.parse(end);
+          if (item === INCOMPLETE) return INCOMPLETE;
+          items.push(item.value);
+          end = item.end;
+        }
+        return { value: items, end };
+      }
+      default:
+        throw new Error('Redis protocol error: unknown reply type');
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client
+
+export interface RedisClientOptions {
+  /** How long one command may wait for its reply (default 2 s); then it rejects and the connection is dropped. */
+  commandTimeoutMs?: number;
+  /** Commands waiting for a reply at most (default 10,000); beyond, a command rejects at once. */
+  maxPending?: number;
+  /** How long the first connection (and each reconnection) may take (default 2 s). */
+  connectTimeoutMs?: number;
+  /** Reconnection backoff: from this (default 100 ms), doubling, up to maxBackoffMs (default 5 s). */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+interface Target {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  db?: number;
+  /** host:port, for messages: never the password. */
+  label: string;
+}
+
+function parseRedisUrl(url: string): Target {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error('ENGAGE_REDIS_URL is not a URL: expected redis://[:password@]host:port[/db]');
+  }
+  if (parsed.protocol !== 'redis:') throw new Error(`ENGAGE_REDIS_URL must start with redis:// (got ${parsed.protocol}//); TLS (rediss://) is not supported`);
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
+  const port = parsed.port === '' ? 6379 : Number(parsed.port);
+  const path = parsed.pathname.replace(/^\//, '');
+  if (path !== '' && !/^\d+$/.test(path)) throw new Error('ENGAGE_REDIS_URL: the path must be a database number, as in redis://host:6379/0');
+  const password = parsed.password === '' ? undefined : decodeURIComponent(parsed.password);
+  const username = parsed.username === '' ? undefined : decodeURIComponent(parsed.username);
+  return {
+    host,
+    port,
+    ...(password !== undefined ? { password } : {}),
+    ...(username !== undefined && password !== undefined ? { username } : {}),
+    ...(path !== '' ? { db: Number(path) } : {}),
+    label: `${host.includes(':') ? `[${host}]` : host}:${port}`,
+  };
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+  /** Settled already (timed out): its reply, when it comes, is dropped. */
+  done: boolean;
+  name: string;
+}
+
+class Connection implements RedisClient {
+  /** Where this connection logs; the pace keepers on it log there too unless given their own. */
+  readonly logLine: (line: string) => void;
+  private socket: Socket | undefined;
+  private ready = false;
+  private closed = false;
+  private readonly pending: Pending[] = [];
+  private readonly parser = new RespParser((reply) => this.reply(reply));
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private attempts = 0;
+  private readonly commandTimeoutMs: number;
+  private readonly maxPending: number;
+  private readonly connectTimeoutMs: number;
+  private readonly minBackoffMs: number;
+  private readonly maxBackoffMs: number;
+
+  constructor(
+    private readonly target: Target,
+    private readonly log: (line: string) => void,
+    options: RedisClientOptions,
+  ) {
+    this.logLine = log;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
+    this.maxPending = options.maxPending ?? 10_000;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
+    this.minBackoffMs = options.minBackoffMs ?? 100;
+    this.maxBackoffMs = options.maxBackoffMs ?? 5_000;
+  }
+
+  /** Opens the connection and sends AUTH and SELECT; resolves once it is usable. */
+  open(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const socket = connectTcp({ host: this.target.host, port: this.target.port });
+      this.socket = socket;
+      this.parser.reset();
+      socket.setNoDelay(true);
+      socket.setKeepAlive(true, 30_000);
+      let settled = false;
+      const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        socket.destroy();
+        reject(error);
+      };
+      const timer = setTimeout(() => fail(new RedisUnavailableError(`Redis at ${this.target.label} did not accept a connection within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
+      socket.on('data', (chunk: Buffer) => {
+        try {
+          this.parser.feed(chunk);
+        } catch (error) {
+          this.log(`redis: ${(error as Error).message} from ${this.target.label}; dropping the connection`);
+          socket.destroy();
+        }
+      });
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        if (!settled) fail(new RedisUnavailableError(`Redis at ${this.target.label} is unreachable (${error.code ?? 'error'})`));
+        else this.lastError = error.code ?? 'error';
+      });
+      socket.on('close', () => {
+        if (this.socket === socket) this.dropped();
+        if (!settled) fail(new RedisUnavailableError(`Redis at ${this.target.label} closed the connection`));
+      });
+      socket.once('connect', () => {
+        const handshake: Array<Promise<unknown>> = [];
+        if (this.target.password !== undefined) {
+          handshake.push(this.send(this.target.username !== undefined ? ['AUTH', this.target.username, this.target.password] : ['AUTH', this.target.password], true));
+        }
+        if (this.target.db !== undefined) handshake.push(this.send(['SELECT', this.target.db], true));
+        handshake.push(this.send(['PING'], true));
+        Promise.all(handshake).then(
+          () => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            this.ready = true;
+            this.attempts = 0;
+            resolve();
+          },
+          (error: Error) => {
+            // WRONGPASS, NOAUTH, a bad db: Redis's own words carry no password.
+            const reason = error instanceof RedisReplyError ? error.message.split(' ')[0] ?? 'error' : error.message;
+            fail(new RedisUnavailableError(`Redis at ${this.target.label} refused the connection (${reason})`));
+          },
+        );
+      });
+    });
+  }
+
+  private lastError = '';
+
+  private dropped(): void {
+    const wasReady = this.ready;
+    this.ready = false;
+    this.socket = undefined;
+    this.parser.reset();
+    // Commands in flight are never sent again: their effect (a SET NX) may have happened.
+    const lost = this.pending.splice(0);
+    for (const entry of lost) this.settle(entry, new RedisUnavailableError(`the connection to Redis at ${this.target.label} was lost before ${entry.name} was answered`));
+    if (this.closed) return;
+    if (wasReady) this.log(`redis: connection to ${this.target.label} lost${this.lastError ? ` (${this.lastError})` : ''}; reconnecting`);
+    this.lastError = '';
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer) return;
+    const ceiling = Math.min(this.maxBackoffMs, this.minBackoffMs * 2 ** this.attempts);
+    const delay = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+    this.attempts += 1;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.closed) return;
+      this.open().then(
+        () => this.log(`redis: reconnected to ${this.target.label}`),
+        (error: Error) => {
+          if (this.closed) return;
+          if (this.attempts === 1 || this.attempts % 10 === 0) this.log(`redis: ${error.message}; retrying`);
+          // The socket's close already scheduled the next try, unless it never opened.
+          if (!this.socket) this.scheduleReconnect();
+        },
+      );
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  private reply(reply: unknown): void {
+    const entry = this.pending.shift();
+    if (!entry) {
+      this.log(`redis: an unexpected reply from ${this.target.label}; dropping the connection`);
+      this.socket?.destroy();
+      return;
+    }
+    if (entry.done) return;
+    entry.done = true;
+    clearTimeout(entry.timer);
+    if (reply instanceof RedisReplyError) entry.reject(reply);
+    else entry.resolve(reply);
+  }
+
+  private settle(entry: Pending, error: Error): void {
+    if (entry.done) return;
+    entry.done = true;
+    clearTimeout(entry.timer);
+    entry.reject(error);
+  }
+
+  command(args: Array<string | number>): Promise<unknown> {
+    if (this.closed) return Promise.reject(new RedisUnavailableError('the Redis client is closed'));
+    if (!this.ready) return Promise.reject(new RedisUnavailableError(`Redis at ${this.target.label} is not connected (reconnecting)`));
+    return this.send(args, false);
+  }
+
+  private send(args: Array<string | number>, handshake: boolean): Promise<unknown> {
+    const socket = this.socket;
+    if (!socket || (!handshake && !this.ready)) return Promise.reject(new RedisUnavailableError(`Redis at ${this.target.label} is not connected`));
+    const name = String(args[0] ?? '').toUpperCase();
+    if (this.pending.length >= this.maxPending) return Promise.reject(new RedisUnavailableError(`too many Redis commands waiting (${this.maxPending}); ${name} was not sent`));
+    return new Promise<unknown>((resolve, reject) => {
+      const entry: Pending = {
+        resolve,
+        reject,
+        done: false,
+        name,
+        timer: setTimeout(() => {
+          this.settle(entry, new RedisUnavailableError(`Redis at ${this.target.label} did not answer ${name} within ${this.commandTimeoutMs} ms`));
+          // A connection that stopped answering is dropped: the replies still owed would be misread.
+          if (this.socket === socket) {
+            this.log(`redis: ${this.target.label} did not answer ${name} within ${this.commandTimeoutMs} ms; dropping the connection`);
+            socket.destroy();
+          }
+        }, this.commandTimeoutMs),
+      };
+      this.pending.push(entry);
+      socket.write(encodeCommand(args));
+    });
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const socket = this.socket;
+    if (!socket) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      socket.once('close', () => resolve());
+      // Replies still owed are given a moment; then the socket goes regardless.
+      socket.end();
+      setTimeout(() => socket.destroy(), 500).unref();
+    });
+  }
+}
+
+/**
+ * Connects to redis://[:password@]host:port[/db] (or redis://user:password@...). Rejects if Redis
+ * cannot be reached, or refuses AUTH or SELECT, at start; later drops reconnect with backoff.
+ */
+export async function connectRedis(url: string, log: (line: string) => void = () => {}, options: RedisClientOptions = {}): Promise<RedisClient> {
+  const connection = new Connection(parseRedisUrl(url), log, options);
+  try {
+    await connection.open();
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  return connection;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spent confirmation nonces
+
+export const SPENT_STORE_UNAVAILABLE = 'The confirmation could not be checked (the shared store of used confirmations is unreachable), so nothing was run. Try again shortly.';
+
+/** Single use across replicas: `SET NX PXAT`, the nonce's key expiring when the value itself does. Fails closed. */
+export class RedisSpentStore implements SpentStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix = 'engage:spent:',
+  ) {}
+
+  async consume(nonce: string, expiresAt: number): Promise<boolean> {
+    let reply: unknown;
+    try {
+      // PXAT must be a positive whole number of ms; an expired value never reaches here (redeem checks first).
+      reply = await this.redis.command(['SET', `${this.prefix}${nonce}`, '1', 'NX', 'PXAT', Math.max(1, Math.ceil(expiresAt))]);
+    } catch {
+      throw new InputError(SPENT_STORE_UNAVAILABLE);
+    }
+    if (reply === 'OK') return true;
+    if (reply === null) return false;
+    // Anything else is not an answer we understand: never read as a first use.
+    throw new InputError(SPENT_STORE_UNAVAILABLE);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pace of a key, shared by replicas
+
+/** How long an idle key's pace is kept after its last change (beyond any slot still ahead). */
+export const PACE_TTL_MS = 5 * 60 * 1000;
+
+// Each script reads the clock from ARGV[1] (the caller's, in ms) or, when it is empty, from Redis
+// TIME, so every replica uses one clock. The hash: remaining (absent: unknown, i.e. unlimited),
+// intervalMs (absent: 1000), nextSlotAt (absent: 0). Numbers are written with %d (whole ms).
+const CLOCK = `
+local now = tonumber(ARGV[1])
+if now == nil then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local state = redis.call('HMGET', KEYS[1], 'remaining', 'intervalMs', 'nextSlotAt')
+local remaining = tonumber(state[1])
+local interval = tonumber(state[2]) or 1000
+local nextSlot = tonumber(state[3]) or 0
+local ttl = tonumber(ARGV[2])
+local function keep()
+  local ahead = nextSlot - now
+  if ahead < 0 then ahead = 0 end
+  redis.call('PEXPIRE', KEYS[1], string.format('%d', ttl + ahead))
+end
+`;
+
+/** ARGV: now, ttl, maxWaitMs. Returns the wait (0: go now), or -1 if longer than maxWaitMs. */
+const RESERVE = `${CLOCK}
+local maxWait = tonumber(ARGV[3])
+if (remaining == nil or remaining > 0) and now >= nextSlot then
+  if remaining ~= nil then
+    redis.call('HSET', KEYS[1], 'remaining', string.format('%d', remaining - 1))
+    keep()
+  end
+  return 0
+end
+local slot = math.max(now, nextSlot)
+if slot - now > maxWait then return -1 end
+nextSlot = slot + interval
+redis.call('HSET', KEYS[1], 'nextSlotAt', string.format('%d', nextSlot))
+keep()
+return slot - now
+`;
+
+/** ARGV: now, ttl, limit, remaining, resetSeconds ('' for absent). */
+const OBSERVE = `${CLOCK}
+local limit = tonumber(ARGV[3])
+local seen = tonumber(ARGV[4])
+local reset = tonumber(ARGV[5])
+if limit ~= nil and limit > 0 then
+  interval = math.ceil(60000 / limit)
+  redis.call('HSET', KEYS[1], 'intervalMs', string.format('%d', interval))
+end
+if seen ~= nil then
+  redis.call('HSET', KEYS[1], 'remaining', string.format('%d', seen))
+  if seen == 0 then
+    local refill = interval
+    if reset ~= nil and reset > 0 then refill = math.min(reset * 1000, interval) end
+    nextSlot = math.max(nextSlot, now + refill)
+    redis.call('HSET', KEYS[1], 'nextSlotAt', string.format('%d', nextSlot))
+  end
+end
+if (limit ~= nil and limit > 0) or seen ~= nil then keep() end
+return 0
+`;
+
+/** ARGV: now, ttl, waitMs, capMs. */
+const HOLD = `${CLOCK}
+local wait = math.min(math.max(0, tonumber(ARGV[3])), tonumber(ARGV[4]))
+nextSlot = math.max(nextSlot, now + wait)
+redis.call('HSET', KEYS[1], 'remaining', '0', 'nextSlotAt', string.format('%d', nextSlot))
+keep()
+return 0
+`;
+
+/** ARGV: now, ttl. */
+const ESTIMATE = `${CLOCK}
+return math.max(0, nextSlot - now)
+`;
+
+interface Script {
+  source: string;
+  sha: string;
+}
+const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+const SCRIPTS = { reserve: script(RESERVE), observe: script(OBSERVE), hold: script(HOLD), estimate: script(ESTIMATE) };
+
+/** Whether the shared pace is failing, per Redis client: an outage is logged once, not once per key. */
+const outages = new WeakMap<RedisClient, { down: boolean }>();
+
+export interface RedisPaceOptions {
+  /** The clock passed to Redis (ms). Default: none, the scripts use Redis TIME, one clock for every replica. */
+  now?: () => number;
+  /** The pace used while Redis fails (default: a Pacer on `now` or Date.now). */
+  fallback?: Pacer;
+  /** Default: the log given to connectRedis. */
+  log?: (line: string) => void;
+  ttlMs?: number;
+}
+
+/**
+ * The Pacer's semantics (see shared/src/pacing.ts), with the state of one API key in one Redis hash
+ * shared by every replica, changed atomically by Lua scripts. Pacing is advisory: while Redis
+ * fails, this replica keeps its own pace (logged once per outage and Redis client, whatever the
+ * number of keys).
+ */
+export class RedisPaceKeeper implements PaceKeeper {
+  private readonly key: string;
+  private readonly fallback: Pacer;
+  private readonly log: (line: string) => void;
+  private readonly now: (() => number) | undefined;
+  private readonly ttlMs: number;
+  private degraded = false;
+  private readonly outage: { down: boolean };
+
+  constructor(
+    private readonly redis: RedisClient,
+    keyFingerprint: string,
+    prefix = 'engage:pace:',
+    options: RedisPaceOptions = {},
+  ) {
+    this.key = `${prefix}${keyFingerprint}`;
+    this.now = options.now;
+    this.fallback = options.fallback ?? new Pacer(options.now ?? Date.now);
+    this.log = options.log ?? (redis as Partial<Connection>).logLine ?? (() => {});
+    if (!outages.has(redis)) outages.set(redis, { down: false });
+    this.outage = outages.get(redis) as { down: boolean };
+    this.ttlMs = options.ttlMs ?? PACE_TTL_MS;
+  }
+
+  /** True while the last Redis call failed and the local pace is used. */
+  get usingFallback(): boolean {
+    return this.degraded;
+  }
+
+  async reserve(maxWaitMs: number): Promise<number | undefined> {
+    const wait = await this.run(SCRIPTS.reserve, [Math.max(0, Math.floor(maxWaitMs))]);
+    if (wait === undefined) return this.fallback.reserve(maxWaitMs);
+    return wait < 0 ? undefined : wait;
+  }
+
+  async observe(limit: number | undefined, remaining: number | undefined, resetSeconds: number | undefined): Promise<void> {
+    // The local pace learns too, so a fallback starts from what was last known.
+    this.fallback.observe(limit, remaining, resetSeconds);
+    await this.run(SCRIPTS.observe, [whole(limit), whole(remaining), whole(resetSeconds)]);
+  }
+
+  async hold(waitMs: number, capMs: number): Promise<void> {
+    this.fallback.hold(waitMs, capMs);
+    await this.run(SCRIPTS.hold, [Math.floor(waitMs), Math.floor(capMs)]);
+  }
+
+  async waitEstimateMs(): Promise<number> {
+    const estimate = await this.run(SCRIPTS.estimate, []);
+    return estimate === undefined ? this.fallback.waitEstimateMs() : estimate;
+  }
+
+  /** Runs a script; undefined when Redis failed (the caller falls back). */
+  private async run(code: Script, extra: Array<string | number>): Promise<number | undefined> {
+    const args = [1, this.key, this.now ? Math.floor(this.now()) : '', this.ttlMs, ...extra];
+    try {
+      let reply: unknown;
+      try {
+        reply = await this.redis.command(['EVALSHA', code.sha, ...args]);
+      } catch (error) {
+        if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw error;
+        reply = await this.redis.command(['EVAL', code.source, ...args]);
+      }
+      if (typeof reply !== 'number') throw new Error('an unexpected reply to a pacing script');
+      this.degraded = false;
+      if (this.outage.down) {
+        this.outage.down = false;
+        this.log('redis: the shared pace is back');
+      }
+      return reply;
+    } catch (error) {
+      this.degraded = true;
+      if (!this.outage.down) {
+        this.outage.down = true;
+        this.log(`redis: the shared pace is unavailable (${(error as Error).message}); this replica paces each key on its own until it is back`);
+      }
+      return undefined;
+    }
+  }
+}
+
+function whole(value: number | undefined): string | number {
+  return value === undefined || !Number.isFinite(value) ? '' : Math.floor(value);
+}

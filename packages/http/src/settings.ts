@@ -1,0 +1,59 @@
+// Remote mode's own settings, from the environment. A bad one refuses the start: a service that
+// many people reach must not come up half-configured.
+export interface HttpSettings {
+  host: string;
+  port: number;
+  allowedHosts: string[] | undefined;
+  allowedOrigins: string[] | undefined;
+  maxBodyBytes: number;
+  maxConcurrentPerKey: number;
+  requestTimeoutMs: number;
+  drainTimeoutMs: number;
+  redisUrl: string | undefined;
+  /** ENGAGE_STATE_SECRET's bytes (UTF-8), when set. */
+  secret: Uint8Array | undefined;
+  logLevel: 'error' | 'warn' | 'info' | 'debug';
+}
+
+export const MIN_SECRET_BYTES = 32;
+
+export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: HttpSettings } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  const read = (name: string) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number) => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) problems.push(`${name} must be a whole number from ${min} to ${max}.`);
+    return Number.isFinite(value) ? value : fallback;
+  };
+  const list = (name: string) => read(name)?.split(',').map((item) => item.trim()).filter((item) => item !== '');
+
+  const redisUrl = read('ENGAGE_REDIS_URL');
+  // No TLS to Redis yet: keep it on a private network (or a local stunnel) and say so at start.
+  if (redisUrl !== undefined && !/^redis:\/\//.test(redisUrl)) problems.push('ENGAGE_REDIS_URL must be a redis:// address (rediss://, Redis over TLS, is not supported yet: reach Redis over a private network or a local TLS tunnel).');
+  const rawSecret = env.ENGAGE_STATE_SECRET;
+  const secret = rawSecret === undefined || rawSecret === '' ? undefined : new TextEncoder().encode(rawSecret);
+  if (secret && secret.length < MIN_SECRET_BYTES) problems.push(`ENGAGE_STATE_SECRET is shorter than ${MIN_SECRET_BYTES} bytes: use a random value of at least ${MIN_SECRET_BYTES} bytes (e.g. openssl rand -base64 48).`);
+  if (redisUrl !== undefined && !secret) problems.push(`ENGAGE_STATE_SECRET is required with ENGAGE_REDIS_URL: every replica must verify the confirmation tokens the others issue (at least ${MIN_SECRET_BYTES} bytes, the same on every replica).`);
+  const level = read('ENGAGE_LOG_LEVEL') ?? 'info';
+  if (!['error', 'warn', 'info', 'debug'].includes(level)) problems.push('ENGAGE_LOG_LEVEL must be one of error, warn, info, debug.');
+
+  const settings: HttpSettings = {
+    host: read('ENGAGE_HTTP_HOST') ?? '127.0.0.1',
+    port: integer('ENGAGE_HTTP_PORT', 8787, 0, 65_535),
+    allowedHosts: list('ENGAGE_ALLOWED_HOSTS'),
+    allowedOrigins: list('ENGAGE_ALLOWED_ORIGINS'),
+    maxBodyBytes: integer('ENGAGE_HTTP_MAX_BODY_BYTES', 4 * 1024 * 1024 + 64 * 1024, 1_024, 64 * 1024 * 1024),
+    maxConcurrentPerKey: integer('ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY', 16, 1, 10_000),
+    requestTimeoutMs: integer('ENGAGE_HTTP_REQUEST_TIMEOUT_MS', 12 * 60 * 1000, 1_000, 60 * 60 * 1000),
+    drainTimeoutMs: integer('ENGAGE_HTTP_DRAIN_TIMEOUT_MS', 30_000, 0, 10 * 60 * 1000),
+    redisUrl,
+    secret,
+    logLevel: level as HttpSettings['logLevel'],
+  };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, settings };
+}

@@ -1,0 +1,132 @@
+// A real redis-server for tests and the soak: on a free loopback port, nothing saved to disk, and
+// only this child is ever stopped.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect, createServer, type AddressInfo } from 'node:net';
+
+export const REDIS_SERVER = process.env.ENGAGE_TEST_REDIS_SERVER ?? '/usr/bin/redis-server';
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  /** The running child's pid (undefined while stopped). */
+  readonly pid: number | undefined;
+  stop(): Promise<void>;
+  /** Starts it again on the same port (after stop, or stopping it first); its data is gone. */
+  restart(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** True once the server answers PING with +PONG. */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let answer = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('latin1');
+      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Spawns redis-server on `port`; resolves when it answers PING, rejects if it exits first (a port clash). */
+async function spawnOn(port: number): Promise<ChildProcess> {
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (exited) throw new Error(`redis-server exited at start on port ${port}: ${output.trim().split('\n').slice(-3).join(' | ')}`);
+    if (await ping(port)) return child;
+    await sleep(25);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`redis-server did not answer PING on port ${port} within 5 s`);
+}
+
+function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  if (!existsSync(REDIS_SERVER)) {
+    throw new Error(`${REDIS_SERVER} is missing: these tests need a real Redis. Install it with \`apt-get install redis-server\` (CI installs it).`);
+  }
+  let child: ChildProcess | undefined;
+  let port = 0;
+  for (let attempt = 0; ; attempt++) {
+    port = await freePort();
+    try {
+      child = await spawnOn(port);
+      break;
+    } catch (error) {
+      // Another process took the port between our probe and the spawn: try another.
+      if (attempt >= 4) throw error;
+    }
+  }
+  const stopOnExit = () => child?.kill('SIGKILL');
+  process.once('exit', stopOnExit);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
+    async stop() {
+      await stopChild(child);
+      child = undefined;
+      process.removeListener('exit', stopOnExit);
+    },
+    async restart() {
+      await stopChild(child);
+      // The port was ours a moment ago; a clash here is retried briefly, then reported.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          child = await spawnOn(port);
+          break;
+        } catch (error) {
+          if (attempt >= 10) throw error;
+          await sleep(100);
+        }
+      }
+      process.removeListener('exit', stopOnExit);
+      process.once('exit', stopOnExit);
+    },
+  };
+}

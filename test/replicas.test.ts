@@ -1,0 +1,141 @@
+// Two replicas of the built service (two processes) sharing a real redis-server: a confirmation
+// issued on one is honoured once on the other and never again on either, even when fifty
+// redemptions of it race across both. Counted on the sandbox's log of what it carried out; the
+// operation is a WhatsApp send, which the sandbox carries out (and logs) every time it is asked.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { MODERN_REVISION, structuredOf, textOf } from './helpers.js';
+import { startRedis, type RedisServer } from './redis-server.js';
+
+const SECRET = 'a-shared-state-secret-of-more-than-32-bytes';
+const RACERS = 50;
+
+interface Replica {
+  url: string;
+  child: ChildProcess;
+  stderr: string[];
+}
+
+let sandbox: Sandbox;
+let redis: RedisServer;
+const replicas: Replica[] = [];
+const clients: ModernClient[] = [];
+
+function launch(env: Record<string, string>): { child: ChildProcess; stderr: string[]; exit: Promise<number | null>; url: Promise<string> } {
+  const child = spawn(process.execPath, ['packages/http/dist/cli.js'], { env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
+    void exit.then((code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
+  });
+  return { child, stderr, exit, url };
+}
+
+async function replica(): Promise<Replica> {
+  const started = launch({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: SECRET, ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY: String(RACERS * 2) });
+  const one = { url: await started.url, child: started.child, stderr: started.stderr };
+  replicas.push(one);
+  return one;
+}
+
+/** A 2026-07-28 client of one replica; with elicitation declared but answered by the test itself (no auto-fulfil). */
+async function client(on: Replica, elicitation = false): Promise<ModernClient> {
+  const made = new ModernClient(
+    { name: 'replicas', version: '0' },
+    { capabilities: elicitation ? { elicitation: {} } : {}, versionNegotiation: { mode: { pin: MODERN_REVISION } }, ...(elicitation ? { inputRequired: { autoFulfill: false } } : {}) } as never,
+  );
+  await made.connect(new V2HttpTransport(new URL('/mcp/channel', on.url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
+  clients.push(made);
+  return made;
+}
+
+const carried = () => sandbox.carriedOut().filter((entry) => entry.operationId === 'channel.whatsapp.send').length;
+const call = (on: ModernClient, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  on.callTool({ name: 'channel_action', arguments: { operationId: 'channel.whatsapp.send', ...args }, ...extra } as never, { allowInputRequired: true } as never) as Promise<Record<string, any>>;
+const targets = ['Halo', 'Promo', 'Salam', 'Terima kasih'].map((message) => ({ msisdn: '081234567890', message }));
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  redis = await startRedis();
+  await Promise.all([replica(), replica()]);
+}, 30_000);
+afterAll(async () => {
+  await Promise.allSettled(clients.map((each) => each.close()));
+  await Promise.all(
+    replicas.map(async ({ child }) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }),
+  );
+  await redis?.stop();
+  await sandbox?.close();
+});
+
+describe('two replicas on one Redis', () => {
+  it('a token issued on replica A runs once on replica B, and is refused on A afterwards', async () => {
+    const [a, b] = [await client(replicas[0]!), await client(replicas[1]!)];
+    const params = targets[0];
+    const before = carried();
+    const preview = await call(a, { params });
+    expect(structuredOf(preview as never).outcome).toBe('preview');
+    const token = structuredOf(preview as never).confirmationToken as string;
+    const run = await call(b, { params, confirmationToken: token });
+    expect(run.isError, textOf(run as never)).toBeFalsy();
+    expect(carried()).toBe(before + 1);
+    const again = await call(a, { params, confirmationToken: token });
+    expect(again.isError).toBe(true);
+    expect(textOf(again as never)).toMatch(/already used/);
+    expect(carried()).toBe(before + 1);
+  });
+
+  it(`${RACERS} concurrent redemptions of one token across both replicas run exactly one write`, async () => {
+    const pool = await Promise.all(Array.from({ length: 10 }, (_, index) => client(replicas[index % 2]!)));
+    const params = targets[1];
+    const before = carried();
+    const token = structuredOf((await call(pool[0]!, { params })) as never).confirmationToken as string;
+    const results = await Promise.all(Array.from({ length: RACERS }, (_, index) => call(pool[index % pool.length]!, { params, confirmationToken: token })));
+    expect(results.filter((result) => !result.isError)).toHaveLength(1);
+    // The others are refused: the token is spent, or (on the winner's replica, while its send is
+    // out) the same write is still being sent.
+    expect(results.filter((result) => result.isError && /already used|is still being sent/.test(textOf(result as never)))).toHaveLength(RACERS - 1);
+    expect(carried()).toBe(before + 1);
+  });
+
+  it(`a requestState issued on A runs once on B; ${RACERS} racing redemptions of another run one write`, async () => {
+    const [a, b] = [await client(replicas[0]!, true), await client(replicas[1]!, true)];
+    const yes = { confirm: { action: 'accept', content: { confirm: true } } };
+    const params = targets[2];
+    const before = carried();
+    const asked = await call(a, { params });
+    expect(asked.resultType, JSON.stringify(asked)).toBe('input_required');
+    const state = asked.requestState as string;
+    const run = await call(b, { params }, { inputResponses: yes, requestState: state });
+    expect(run.isError, textOf(run as never)).toBeFalsy();
+    expect(carried()).toBe(before + 1);
+    const replay = await call(a, { params }, { inputResponses: yes, requestState: state });
+    expect(replay.isError).toBe(true);
+    expect(textOf(replay as never)).toMatch(/requestState was already used/);
+    expect(carried()).toBe(before + 1);
+
+    const raced = targets[3];
+    const fresh = (await call(b, { params: raced })).requestState as string;
+    const results = await Promise.all(Array.from({ length: RACERS }, (_, index) => call(index % 2 ? a : b, { params: raced }, { inputResponses: yes, requestState: fresh })));
+    expect(results.filter((result) => !result.isError && result.resultType !== 'input_required')).toHaveLength(1);
+    expect(carried()).toBe(before + 2);
+  });
+
+  it('refuses to start with Redis but without ENGAGE_STATE_SECRET, or with one shorter than 32 bytes', async () => {
+    for (const secret of [undefined, 'short-secret-31-bytes-long-xxxx']) {
+      const started = launch({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ...(secret ? { ENGAGE_STATE_SECRET: secret } : {}) });
+      expect(await started.exit).toBe(2);
+      expect(started.stderr.join('')).toMatch(/ENGAGE_STATE_SECRET/);
+      await started.url.catch(() => undefined);
+    }
+  });
+});
