@@ -28,6 +28,7 @@ import { WriteJournal, composeStatement, previewAnswer, type Statement } from '.
 import { keyRedactor } from './redact.js';
 import { scrubber } from './render.js';
 import { smallValidator } from './schema-check.js';
+import { listBodyReader } from './stream-list.js';
 import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, describeTool, serverInstructions, toolArguments, type ArgumentParser, type ToolArguments } from './tools.js';
 import { validateParams } from './validate.js';
 
@@ -159,7 +160,9 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         if (refusal) return refusal;
       }
       stage = 'sent';
-      const data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, requestContext);
+      // A read of a list reads its body as it arrives once it is large (stream-list.ts).
+      const readBody = tool.info.kind === 'read' && op.list ? listBodyReader(args, op.list.idField) : undefined;
+      const data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe', ...(readBody ? { readBody } : {}) }, requestContext);
       stage = 'answered';
       if (tool.info.kind === 'action') journal.record(op.id, params, data);
       return tool.info.kind === 'read' ? readAnswer(op, data, args, scrub) : actionAnswer(op, data, scrub);

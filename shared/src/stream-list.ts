@@ -1,0 +1,156 @@
+// Large list bodies, read as they arrive. The API has no paging, so a list call downloads the whole
+// list; past STREAM_THRESHOLD_BYTES its records are parsed one at a time (see stream-json.ts) and
+// `search`, `fields`, `offset` and `limit` applied on the fly, so only the page and the counts are
+// kept: a tenant of 200,000 contacts costs about what one of 20,000 does. The answer is exactly
+// the simple path's (parse the whole body, then shapeList): the same page, counts and notes, and
+// the same failures for a body that is not JSON or not the envelope (http.ts decides on those,
+// from the skeleton this gives it).
+import { StringDecoder } from 'node:string_decoder';
+import type { BodySink } from './http.js';
+import { hasField, pageBounds, parseSearch, searchWords, shapePage, type ListShape, type ShapeOptions, type ShapedList } from './render.js';
+import { EnvelopeScanner } from './stream-json.js';
+
+/** Smaller bodies are read whole and parsed at once, as before (measured: as fast, and simpler). */
+export const STREAM_THRESHOLD_BYTES = 1024 * 1024;
+/**
+ * Of a streamed body that turns out not to be JSON, this much text is kept for the log line and
+ * the description of the body (the logger keeps 32,000 characters of a message).
+ */
+const HEAD_CHARS = 64 * 1024;
+
+/**
+ * A list's page and counts, filled one record at a time; shaped() gives exactly what shapeList
+ * gives over the whole list. add() throws when a record is not valid JSON.
+ */
+export class StreamedList {
+  total = 0;
+  matched = 0;
+  private readonly page: unknown[] = [];
+  private readonly terms: ReturnType<typeof parseSearch>;
+  /** Per search word: the lower-case text a record's JSON must contain to possibly match, or undefined. */
+  private readonly rawNeedles: string[];
+  private readonly offset: number;
+  private readonly end: number;
+  private unknownFields: string[];
+
+  constructor(
+    private readonly shape: ListShape,
+    private readonly idField: string | undefined,
+  ) {
+    const { limit, offset } = pageBounds(shape);
+    this.offset = offset;
+    this.end = offset + limit;
+    this.terms = parseSearch(shape.search ?? '');
+    this.rawNeedles = searchWords(shape.search ?? '')
+      .map((word) => ('field' in word ? word.expected.toLowerCase() : word.needle))
+      .filter(canPrefilter);
+    this.unknownFields = shape.fields ? [...shape.fields] : [];
+  }
+
+  add(text: string): void {
+    const item: unknown = JSON.parse(text); // every record is parsed: that is what checks the body is JSON
+    this.total++;
+    if (this.terms.length > 0) {
+      if (this.rawNeedles.length > 0 && cannotMatch(text, this.rawNeedles)) return;
+      for (const term of this.terms) if (!term(item)) return;
+    }
+    const position = this.matched++;
+    if (this.unknownFields.length > 0) this.unknownFields = this.unknownFields.filter((field) => !hasField(item, field));
+    if (position >= this.offset && position < this.end) this.page.push(item);
+  }
+
+  shaped(options: ShapeOptions = {}): ShapedList {
+    const unknownFields = this.shape.fields ? this.shape.fields.filter((field) => this.unknownFields.includes(field)) : [];
+    return shapePage(this.page, { total: this.total, matched: this.matched, unknownFields }, this.shape, this.idField, options);
+  }
+}
+
+/**
+ * Whether a search word can be looked for in a record's raw JSON first: only text that no number
+ * (its String form: digits, `.`, `e`, `+`, `-`, `Infinity`) and no object (`[object Object]`)
+ * could show, and ASCII, so lower-casing the whole record's JSON finds it wherever lower-casing a
+ * string of it would.
+ */
+function canPrefilter(needle: string): boolean {
+  if (needle === '' || !/^[\x20-\x7e]+$/.test(needle)) return false;
+  if (/^[0-9.e+-]+$/.test(needle)) return false;
+  return !'-infinity'.includes(needle) && !'[object object]'.includes(needle);
+}
+
+/** True when the record's JSON (without escapes, so its strings stand there as they are) lacks a needle. */
+function cannotMatch(text: string, needles: string[]): boolean {
+  if (text.indexOf('\\') >= 0) return false;
+  const lower = text.toLowerCase();
+  for (const needle of needles) if (!lower.includes(needle)) return true;
+  return false;
+}
+
+/**
+ * The body reader for a list operation: reads small bodies whole, and past `threshold` bytes
+ * switches to streaming its `data` records into a StreamedList. What it ends with is either the
+ * text (read whole) or the envelope parsed with its data streamed (`parsed`, undefined when the
+ * body is not JSON; `text` then has its beginning, for the log and the description).
+ */
+export function listBodyReader(shape: ListShape, idField: string | undefined, threshold = STREAM_THRESHOLD_BYTES): () => BodySink {
+  return () => new ListSink(shape, idField, threshold);
+}
+
+class ListSink implements BodySink {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private stream: { decoder: StringDecoder; scanner: EnvelopeScanner; list: StreamedList } | undefined;
+  private head = '';
+  private headHasText = false;
+
+  constructor(
+    private readonly shape: ListShape,
+    private readonly idField: string | undefined,
+    private readonly threshold: number,
+  ) {}
+
+  write(chunk: Buffer): void {
+    if (this.stream) {
+      this.feed(this.stream.decoder.write(chunk));
+      return;
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size <= this.threshold) return;
+    const list = new StreamedList(this.shape, this.idField);
+    this.stream = { decoder: new StringDecoder('utf8'), scanner: new EnvelopeScanner((text) => list.add(text)), list };
+    const buffered = this.chunks;
+    this.chunks = [];
+    for (const piece of buffered) this.feed(this.stream.decoder.write(piece));
+  }
+
+  end(): { text: string } | { text: string; parsed: unknown } {
+    if (!this.stream) return { text: Buffer.concat(this.chunks).toString('utf8') };
+    const { decoder, scanner, list } = this.stream;
+    this.feed(decoder.end());
+    const scan = scanner.end();
+    let parsed = scan.broken ? undefined : parseJson(scan.skeleton);
+    if (parsed !== undefined && scan.streamed && !scan.dataRepeated && typeof parsed === 'object' && parsed !== null) {
+      parsed = Object.assign(parsed, { data: list });
+    }
+    return { text: this.head, parsed };
+  }
+
+  private feed(text: string): void {
+    if (text === '') return;
+    if (this.head.length < HEAD_CHARS || !this.headHasText) {
+      this.head += text;
+      this.headHasText ||= /\S/.test(text);
+    }
+    this.stream?.scanner.write(text);
+  }
+}
+
+/** As http.ts reads a body: blank is not JSON. */
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
