@@ -195,7 +195,7 @@ async function viaClient(shape: ListShape, stream: boolean): Promise<{ result?: 
     return { result: readAnswer(op, data, shape, scrubber()), logs };
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
-    return { error: { kind: error.kind, message: error.message, ...error }, logs };
+    return { error: { ...error, kind: error.kind, message: error.message }, logs };
   } finally {
     await client.close();
   }

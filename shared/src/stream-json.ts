@@ -94,6 +94,16 @@ export class EnvelopeScanner {
     }
   }
 
+  /** Runs `flush` (which takes the records handed over so far), a failure of it marking the body broken. */
+  deliver(flush: () => void): void {
+    if (this.broken) return;
+    try {
+      flush();
+    } catch {
+      this.broken = true;
+    }
+  }
+
   end(): ScanResult {
     if (this.mode === Mode.Records) this.broken = true; // an array never closed: truncated
     return { skeleton: this.skeleton, streamed: this.streamed, dataRepeated: this.dataRepeated, broken: this.broken };
@@ -271,6 +281,10 @@ export class EnvelopeScanner {
   }
 
   private emit(text: string): void {
+    if (isBlank(text)) {
+      this.broken = true; // `[1,,2]`, `[1,]`, `[,1]`
+      return;
+    }
     try {
       this.onRecord(text);
     } catch {

@@ -19,8 +19,10 @@ export const STREAM_THRESHOLD_BYTES = 1024 * 1024;
 const HEAD_CHARS = 64 * 1024;
 
 /**
- * A list's page and counts, filled one record at a time; shaped() gives exactly what shapeList
- * gives over the whole list. add() throws when a record is not valid JSON.
+ * A list's page and counts, filled with the records' texts as they come (add), parsed a piece at a
+ * time (flush: one JSON.parse of the records a piece of the body completed, measured faster than
+ * one per record); shaped() gives exactly what shapeList gives over the whole list. flush() throws
+ * when a record is not valid JSON: records joined by commas in an array parse exactly when each does.
  */
 export class StreamedList {
   total = 0;
@@ -32,6 +34,7 @@ export class StreamedList {
   private readonly offset: number;
   private readonly end: number;
   private unknownFields: string[];
+  private pending: string[] = [];
 
   constructor(
     private readonly shape: ListShape,
@@ -48,15 +51,29 @@ export class StreamedList {
   }
 
   add(text: string): void {
-    const item: unknown = JSON.parse(text); // every record is parsed: that is what checks the body is JSON
-    this.total++;
-    if (this.terms.length > 0) {
-      if (this.rawNeedles.length > 0 && cannotMatch(text, this.rawNeedles)) return;
-      for (const term of this.terms) if (!term(item)) return;
+    this.pending.push(text);
+  }
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const texts = this.pending;
+    this.pending = [];
+    // Every record is parsed, shown or not: that is what checks the body is JSON.
+    const items = JSON.parse(texts.length === 1 ? `[${texts[0]}]` : `[${texts.join(',')}]`) as unknown[];
+    if (items.length !== texts.length) throw new Error('a record was not one JSON value');
+    const searching = this.terms.length > 0;
+    const prefilter = this.rawNeedles.length > 0;
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index];
+      this.total++;
+      if (searching) {
+        if (prefilter && cannotMatch(texts[index] as string, this.rawNeedles)) continue;
+        if (!this.terms.every((term) => term(item))) continue;
+      }
+      const position = this.matched++;
+      if (this.unknownFields.length > 0) this.unknownFields = this.unknownFields.filter((field) => !hasField(item, field));
+      if (position >= this.offset && position < this.end) this.page.push(item);
     }
-    const position = this.matched++;
-    if (this.unknownFields.length > 0) this.unknownFields = this.unknownFields.filter((field) => !hasField(item, field));
-    if (position >= this.offset && position < this.end) this.page.push(item);
   }
 
   shaped(options: ShapeOptions = {}): ShapedList {
@@ -136,12 +153,13 @@ class ListSink implements BodySink {
   }
 
   private feed(text: string): void {
-    if (text === '') return;
+    if (text === '' || !this.stream) return;
     if (this.head.length < HEAD_CHARS || !this.headHasText) {
       this.head += text;
       this.headHasText ||= /\S/.test(text);
     }
-    this.stream?.scanner.write(text);
+    this.stream.scanner.write(text);
+    this.stream.scanner.deliver(() => this.stream!.list.flush());
   }
 }
 
