@@ -20,6 +20,8 @@ const records = [
   { _id: 'a3', name: 'Dewi ☕ Kopi 𝒜 é ü 漢字', emoji: '😀👍🏽', status: 'closed', nested: { deep: { deeper: [1, [2, [3, { x: ']' }]]] } } },
   { _id: 'a4', name: 'Agus', count: 12345678901234567890, ratio: 1.5e-7, flag: true, none: null, empty: {}, list: [] },
   { _id: 'a5', name: 'budi kecil', status: 'OPEN', text: 'line\nbreak\ttab \u2028 sep', escaped: '\u005d\u007b' },
+  { _id: 'a6', name: 'İbrahim SITI', city: 'KELVIN \u212A', status: 'open' },
+  { _id: 'a7', name: 'Siti Budi', status: 'open', n: 1e21, big: 1e400 === Infinity ? 'inf' : '' },
 ];
 
 /** Bodies written by hand (escapes kept as written), and from the records above. */
@@ -27,7 +29,8 @@ const envelope = (data: string, before = '"status":200,"errorCode":0,', after = 
 const BODIES: Record<string, string> = {
   plain: JSON.stringify({ status: 200, errorCode: 0, data: records }),
   pretty: JSON.stringify({ status: 200, errorCode: 0, data: records }, null, 2).replace(/\n/g, '\r\n\t'),
-  escapesAsWritten: envelope('[{"_id":"e1","s":"\\u005d\\u007d\\"\\\\"},{"_id":"e2","s":"\\ud83d\\ude00 \\/ \\b\\f"},"\\\\",["\\"]"]]'),
+  escapesAsWritten: envelope('[{"_id":"e1","s":"\\u005d\\u007d\\"\\\\"},{"_id":"e2","s":"\\ud83d\\ude00 \\/ \\b\\f"},"\\\\",["\\"]"],{"_id":"e3","name":"Bu\\u0064i \\u0053iti","status":"\\u006fpen"},{"_id":"e4","name":"budi"}]'),
+  numbers: envelope('[{"_id":"n1","v":1e400,"w":12345678901234567890},{"_id":"n2","v":-1E+2,"w":[[{"x":1}]]}]'),
   dataNotFirst: '{"message":"ok [data]","data" : [1, "two", {"three":[3]}, null, true, false, -0.5e3] ,"status":200,"errorCode":0}',
   keysAfterData: envelope('[{"a":1},{"b":[2]}]', undefined, ',"meta":{"data":[9,9]},"extra":"]\\"}","more":[{"data":1}]'),
   emptyData: envelope('[]'),
@@ -73,6 +76,14 @@ const SHAPES: ListShape[] = [
   { search: ']' },
   { search: '1' },
   { fields: ['toString', 'x'] },
+  { search: 'siti budi' },
+  { search: 'BUDI status:open', limit: 1 },
+  { search: 'k' },
+  { search: 'infinity' },
+  { search: 'nfin 000' },
+  { search: 'x:1' },
+  { search: 'w:[object' },
+  { search: 'santoso-nowhere' },
 ];
 
 type Outcome = { kind: 'not-json' } | { kind: 'not-envelope' } | { kind: 'error'; status: unknown; errorCode: unknown } | { kind: 'list'; shaped: unknown } | { kind: 'other'; data: unknown };
@@ -113,7 +124,7 @@ describe('streamed list bodies equal the simple path', () => {
   it('has bodies of every kind: a list, an error, not JSON', () => {
     const kinds = new Set(Object.values(BODIES).map((body) => simple(body, {}).kind));
     expect([...kinds].sort()).toEqual(['error', 'list', 'not-envelope', 'not-json', 'other']);
-    expect(simple(BODIES.plain as string, {})).toMatchObject({ kind: 'list', shaped: { page: { total: 5 } } });
+    expect(simple(BODIES.plain as string, {})).toMatchObject({ kind: 'list', shaped: { page: { total: 7 } } });
   });
 
   for (const [name, body] of Object.entries(BODIES)) {
