@@ -70,12 +70,30 @@ export class EnvelopeScanner {
   /** Records: how many separators (commas) were seen; `[ ]` is empty, `[ , ]` is broken. */
   private commas = 0;
 
-  constructor(private readonly onRecord: (text: string) => void) {}
+  /**
+   * `onBatch`, when given, may take many records at once: the text from a record's start to the
+   * last `},{` of what has arrived, handed over only if it parses as the records of an array (it
+   * returns false otherwise, and is then not to have kept anything). When it does parse, it ends at
+   * a record boundary: an end inside a string or inside a record does not parse. Otherwise the
+   * text is scanned record by record as usual. This spares the scan for the common compact list
+   * of objects, when the caller needs no record's own text.
+   */
+  constructor(
+    private readonly onRecord: (text: string) => void,
+    private readonly onBatch?: (text: string) => boolean,
+  ) {}
 
-  write(piece: string): void {
+  write(text: string): void {
     if (this.broken) return;
+    let piece = text;
     let index = 0;
     while (index < piece.length && !this.broken) {
+      if (this.mode === Mode.Records && this.onBatch && this.nesting === 0 && !this.inString) {
+        // Between tokens at the array's level: what was carried starts a record.
+        piece = this.carried + (index === 0 ? piece : piece.slice(index));
+        this.carried = '';
+        index = this.batch(piece);
+      }
       switch (this.mode) {
         case Mode.Start:
           index = this.start(piece, index);
@@ -107,6 +125,21 @@ export class EnvelopeScanner {
   end(): ScanResult {
     if (this.mode === Mode.Records) this.broken = true; // an array never closed: truncated
     return { skeleton: this.skeleton, streamed: this.streamed, dataRepeated: this.dataRepeated, broken: this.broken };
+  }
+
+  /** The index after the comma that ends the batch taken, or 0 when none was. */
+  private batch(piece: string): number {
+    const last = piece.lastIndexOf('},{');
+    if (last < 0) return 0;
+    let taken: boolean;
+    try {
+      taken = (this.onBatch as (text: string) => boolean)(piece.slice(0, last + 1));
+    } catch {
+      taken = false;
+    }
+    if (!taken) return 0;
+    this.commas++;
+    return last + 2;
   }
 
   private start(piece: string, index: number): number {

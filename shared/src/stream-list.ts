@@ -54,6 +54,23 @@ export class StreamedList {
     this.pending.push(text);
   }
 
+  /** Whether many records may be handed over at once, without each one's text (no raw search prefilter needs it). */
+  get takesBatches(): boolean {
+    return this.rawNeedles.length === 0;
+  }
+
+  /** Records joined by commas: taken (true) if they parse, else left for the scan (false). */
+  addBatch(text: string): boolean {
+    let items: unknown[];
+    try {
+      items = JSON.parse(`[${text}]`) as unknown[];
+    } catch {
+      return false;
+    }
+    this.take(items, undefined);
+    return true;
+  }
+
   flush(): void {
     if (this.pending.length === 0) return;
     const texts = this.pending;
@@ -62,8 +79,12 @@ export class StreamedList {
     const joined = texts.length === 1 ? (texts[0] as string) : texts.join(',');
     const items = JSON.parse(`[${joined}]`) as unknown[];
     if (items.length !== texts.length) throw new Error('a record was not one JSON value');
+    this.take(items, this.terms.length > 0 && this.rawNeedles.length > 0 ? mayMatch(joined, texts, this.rawNeedles) : undefined);
+  }
+
+  /** Counts, filters and pages parsed records; `candidates` marks those the raw prefilter let through. */
+  private take(items: unknown[], candidates: Uint8Array | undefined): void {
     const searching = this.terms.length > 0;
-    const candidates = searching && this.rawNeedles.length > 0 ? mayMatch(joined, texts, this.rawNeedles) : undefined;
     for (let index = 0; index < items.length; index++) {
       const item = items[index];
       this.total++;
@@ -175,7 +196,8 @@ class ListSink implements BodySink {
     this.size += chunk.length;
     if (this.size <= this.threshold) return;
     const list = new StreamedList(this.shape, this.idField);
-    this.stream = { decoder: new StringDecoder('utf8'), scanner: new EnvelopeScanner((text) => list.add(text)), list };
+    const scanner = new EnvelopeScanner((text) => list.add(text), list.takesBatches ? (text) => list.addBatch(text) : undefined);
+    this.stream = { decoder: new StringDecoder('utf8'), scanner, list };
     const buffered = this.chunks;
     this.chunks = [];
     for (const piece of buffered) this.feed(this.stream.decoder.write(piece));
