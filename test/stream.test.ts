@@ -43,6 +43,9 @@ const BODIES: Record<string, string> = {
   dataFirstNotArray: '{"status":200,"errorCode":0,"data":{"items":[1,2]}}',
   dataNull: '{"status":200,"errorCode":0,"data":null}',
   arrayRecords: envelope('[[1,[2,[3]]],[],{},"]",0]'),
+  // A `},{` inside a string, where a batch is told apart record by record (with and without blanks between records).
+  fakeBoundary: envelope('[{"_id":"f1","s":"x},{y budi"},{"_id":"f2","name":"siti"},{"_id":"f3"}]'),
+  fakeBoundarySpaced: envelope('[{"_id":"s1","s":"a},{b budi"}, {"_id":"s2","name":"x"},{"_id":"s3","name":"budi"}]'),
   leadingSpace: ` \n ${envelope('[{"x":"y"}]')} \n `,
   // Refusals and failures
   errorEnvelope: '{"status":400,"errorCode":40001,"message":"msisdn is invalid","data":[{"a":1}]}',

@@ -29,6 +29,10 @@ const enum Mode {
   Rest,
 }
 
+const MAX_BATCH_FAILURES = 4;
+/** A record longer than this (characters) is scanned, not searched again for `},{` with every piece. */
+const MAX_BATCH_CARRIED = 256 * 1024;
+
 const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 export interface ScanResult {
@@ -69,6 +73,8 @@ export class EnvelopeScanner {
   private carried = '';
   /** Records: how many separators (commas) were seen; `[ ]` is empty, `[ , ]` is broken. */
   private commas = 0;
+  /** Batches that did not parse (a `},{` inside a string, say): past a few, every record is scanned. */
+  private batchFailures = 0;
 
   /**
    * `onBatch`, when given, may take many records at once: the text from a record's start to the
@@ -88,11 +94,20 @@ export class EnvelopeScanner {
     let piece = text;
     let index = 0;
     while (index < piece.length && !this.broken) {
-      if (this.mode === Mode.Records && this.onBatch && this.nesting === 0 && !this.inString) {
-        // Between tokens at the array's level: what was carried starts a record.
+      if (this.mode === Mode.Records && this.onBatch && this.batchFailures < MAX_BATCH_FAILURES && this.carried.length < MAX_BATCH_CARRIED) {
+        // What was carried is the current record's start; the scan left off at its end.
+        const resume = this.carried.length;
         piece = this.carried + (index === 0 ? piece : piece.slice(index));
         this.carried = '';
-        index = this.batch(piece);
+        const after = this.batch(piece);
+        if (after > 0) {
+          // Right after the comma that ends the batch: between records, at the array's level.
+          this.nesting = 0;
+          this.inString = false;
+          this.oddBackslashes = false;
+          index = this.records(piece, after, after);
+        } else index = this.records(piece, resume, 0);
+        continue;
       }
       switch (this.mode) {
         case Mode.Start:
@@ -137,7 +152,10 @@ export class EnvelopeScanner {
     } catch {
       taken = false;
     }
-    if (!taken) return 0;
+    if (!taken) {
+      this.batchFailures++;
+      return 0;
+    }
     this.commas++;
     return last + 2;
   }
@@ -253,8 +271,8 @@ export class EnvelopeScanner {
     return length;
   }
 
-  private records(piece: string, index: number): number {
-    let start = index; // where the current record's text in this piece begins
+  /** Scans from `index`; the current record's text in this piece begins at `start`. */
+  private records(piece: string, index: number, start = index): number {
     let at = index;
     const length = piece.length;
     let nesting = this.nesting;

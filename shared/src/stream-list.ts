@@ -54,11 +54,6 @@ export class StreamedList {
     this.pending.push(text);
   }
 
-  /** Whether many records may be handed over at once, without each one's text (no raw search prefilter needs it). */
-  get takesBatches(): boolean {
-    return this.rawNeedles.length === 0;
-  }
-
   /** Records joined by commas: taken (true) if they parse, else left for the scan (false). */
   addBatch(text: string): boolean {
     let items: unknown[];
@@ -67,7 +62,12 @@ export class StreamedList {
     } catch {
       return false;
     }
-    this.take(items, undefined);
+    let candidates: Uint8Array | undefined;
+    if (this.terms.length > 0 && this.rawNeedles.length > 0) {
+      const texts = objectTexts(text, items);
+      if (texts) candidates = mayMatch(text, texts, this.rawNeedles);
+    }
+    this.take(items, candidates);
     return true;
   }
 
@@ -114,6 +114,29 @@ function canPrefilter(needle: string): boolean {
   if (needle === '' || !/^[\x20-\x7e]+$/.test(needle)) return false;
   if (/^[0-9.e+-]+$/.test(needle)) return false;
   return !'-infinity'.includes(needle) && !'[object object]'.includes(needle);
+}
+
+/**
+ * Each record's own text in a batch, when it can be told without a scan: when every record is an
+ * object, no `}` and `{` are separated by a comma and blanks, and the batch has exactly one `},{`
+ * per boundary. Every boundary between objects is then such a `},{` (none has blanks), and there
+ * are as many as boundaries, so none is inside a string. Otherwise undefined (no prefilter).
+ */
+function objectTexts(batch: string, items: unknown[]): string[] | undefined {
+  for (const item of items) if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
+  const cuts: number[] = [];
+  for (let at = batch.indexOf('},{'); at >= 0; at = batch.indexOf('},{', at + 3)) cuts.push(at);
+  if (cuts.length !== items.length - 1) return undefined;
+  const spaced = batch.match(/\}[ \t\n\r]*,[ \t\n\r]*\{/g);
+  if ((spaced?.length ?? 0) !== cuts.length) return undefined;
+  const texts: string[] = [];
+  let start = 0;
+  for (const cut of cuts) {
+    texts.push(batch.slice(start, cut + 1));
+    start = cut + 2;
+  }
+  texts.push(batch.slice(start));
+  return texts;
 }
 
 /**
@@ -196,7 +219,7 @@ class ListSink implements BodySink {
     this.size += chunk.length;
     if (this.size <= this.threshold) return;
     const list = new StreamedList(this.shape, this.idField);
-    const scanner = new EnvelopeScanner((text) => list.add(text), list.takesBatches ? (text) => list.addBatch(text) : undefined);
+    const scanner = new EnvelopeScanner((text) => list.add(text), (text) => list.addBatch(text));
     this.stream = { decoder: new StringDecoder('utf8'), scanner, list };
     const buffered = this.chunks;
     this.chunks = [];
