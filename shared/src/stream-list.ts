@@ -64,8 +64,8 @@ export class StreamedList {
     }
     let candidates: Uint8Array | undefined;
     if (this.terms.length > 0 && this.rawNeedles.length > 0) {
-      const texts = objectTexts(text, items);
-      if (texts) candidates = mayMatch(text, texts, this.rawNeedles);
+      const starts = objectStarts(text, items);
+      if (starts) candidates = mayMatch(text, starts, this.rawNeedles);
     }
     this.take(items, candidates);
     return true;
@@ -79,7 +79,7 @@ export class StreamedList {
     const joined = texts.length === 1 ? (texts[0] as string) : texts.join(',');
     const items = JSON.parse(`[${joined}]`) as unknown[];
     if (items.length !== texts.length) throw new Error('a record was not one JSON value');
-    this.take(items, this.terms.length > 0 && this.rawNeedles.length > 0 ? mayMatch(joined, texts, this.rawNeedles) : undefined);
+    this.take(items, this.terms.length > 0 && this.rawNeedles.length > 0 ? mayMatch(joined, startsOf(texts), this.rawNeedles) : undefined);
   }
 
   /** Counts, filters and pages parsed records; `candidates` marks those the raw prefilter let through. */
@@ -117,26 +117,36 @@ function canPrefilter(needle: string): boolean {
 }
 
 /**
- * Each record's own text in a batch, when it can be told without a scan: when every record is an
- * object, no `}` and `{` are separated by a comma and blanks, and the batch has exactly one `},{`
- * per boundary. Every boundary between objects is then such a `},{` (none has blanks), and there
- * are as many as boundaries, so none is inside a string. Otherwise undefined (no prefilter).
+ * Where each record of a batch begins (and, last, the batch's length + 1), when that can be told
+ * without a scan: when every record is an object, no `}` is followed by a blank and no `},` by a
+ * blank (so no boundary has blanks in it), and the batch has exactly one `},{` per boundary. Every
+ * boundary between objects is then such a `},{`, and there are as many as boundaries, so none is
+ * inside a string. Otherwise undefined (no prefilter).
  */
-function objectTexts(batch: string, items: unknown[]): string[] | undefined {
+function objectStarts(batch: string, items: unknown[]): Int32Array | undefined {
   for (const item of items) if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
-  const cuts: number[] = [];
-  for (let at = batch.indexOf('},{'); at >= 0; at = batch.indexOf('},{', at + 3)) cuts.push(at);
-  if (cuts.length !== items.length - 1) return undefined;
-  const spaced = batch.match(/\}[ \t\n\r]*,[ \t\n\r]*\{/g);
-  if ((spaced?.length ?? 0) !== cuts.length) return undefined;
-  const texts: string[] = [];
-  let start = 0;
-  for (const cut of cuts) {
-    texts.push(batch.slice(start, cut + 1));
-    start = cut + 2;
+  for (const blank of SPACED) if (batch.includes(blank)) return undefined;
+  const starts = new Int32Array(items.length + 1);
+  let count = 1;
+  for (let at = batch.indexOf('},{'); at >= 0; at = batch.indexOf('},{', at + 3)) {
+    if (count === items.length) return undefined;
+    starts[count++] = at + 2;
   }
-  texts.push(batch.slice(start));
-  return texts;
+  if (count !== items.length) return undefined;
+  starts[count] = batch.length + 1;
+  return starts;
+}
+const SPACED = ['} ', '}\n', '}\r', '}\t', '}, ', '},\n', '},\r', '},\t'];
+
+/** Where each of `texts` begins when they are joined by commas (and, last, the joined length + 1). */
+function startsOf(texts: string[]): Int32Array {
+  const starts = new Int32Array(texts.length + 1);
+  for (let index = 0, at = 0; index < texts.length; index++) {
+    starts[index] = at;
+    at += (texts[index] as string).length + 1;
+  }
+  starts[texts.length] = starts[texts.length - 1]! + (texts[texts.length - 1] as string).length + 1;
+  return starts;
 }
 
 /**
@@ -145,25 +155,18 @@ function objectTexts(batch: string, items: unknown[]): string[] | undefined {
  * over the records joined (one toLowerCase and a few indexOf for the lot); when lower-casing
  * changes the length (a few non-ASCII letters do), record by record.
  */
-function mayMatch(joined: string, texts: string[], needles: string[]): Uint8Array {
-  const count = texts.length;
+function mayMatch(joined: string, starts: Int32Array, needles: string[]): Uint8Array {
+  const count = starts.length - 1;
   const lower = joined.toLowerCase();
   const result = new Uint8Array(count);
   if (lower.length !== joined.length) {
     for (let index = 0; index < count; index++) {
-      const text = texts[index] as string;
+      const text = joined.slice(starts[index], (starts[index + 1] as number) - 1);
       const lowerText = text.toLowerCase();
       result[index] = text.includes('\\') || needles.every((needle) => lowerText.includes(needle)) ? 1 : 0;
     }
     return result;
   }
-  // Where each record begins in `joined` (records are joined by one comma).
-  const starts = new Int32Array(count + 1);
-  for (let index = 0, at = 0; index < count; index++) {
-    starts[index] = at;
-    at += (texts[index] as string).length + 1;
-  }
-  starts[count] = joined.length + 1;
   const recordAt = (position: number, from: number) => {
     let record = from;
     while ((starts[record + 1] as number) <= position) record++;
