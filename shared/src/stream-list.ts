@@ -125,18 +125,28 @@ function canPrefilter(needle: string): boolean {
  */
 function objectStarts(batch: string, items: unknown[]): Int32Array | undefined {
   for (const item of items) if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
-  for (const blank of SPACED) if (batch.includes(blank)) return undefined;
   const starts = new Int32Array(items.length + 1);
   let count = 1;
-  for (let at = batch.indexOf('},{'); at >= 0; at = batch.indexOf('},{', at + 3)) {
-    if (count === items.length) return undefined;
-    starts[count++] = at + 2;
+  // Every `}`: followed by a blank, or by a comma and a blank, there may be a boundary with blanks.
+  for (let at = batch.indexOf('}'); at >= 0; at = batch.indexOf('}', at + 1)) {
+    const next = batch.charCodeAt(at + 1);
+    if (next !== COMMA) {
+      if (isBlank(next)) return undefined;
+      continue;
+    }
+    const after = batch.charCodeAt(at + 2);
+    if (after === OPEN_BRACE) {
+      if (count === items.length) return undefined;
+      starts[count++] = at + 2;
+    } else if (isBlank(after)) return undefined;
   }
   if (count !== items.length) return undefined;
   starts[count] = batch.length + 1;
   return starts;
 }
-const SPACED = ['} ', '}\n', '}\r', '}\t', '}, ', '},\n', '},\r', '},\t'];
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const isBlank = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 /** Where each of `texts` begins when they are joined by commas (and, last, the joined length + 1). */
 function startsOf(texts: string[]): Int32Array {
