@@ -1,6 +1,7 @@
 // Large list bodies, read as they arrive. The API has no paging, so a list call downloads the whole
-// list; past STREAM_THRESHOLD_BYTES its records are parsed one at a time (see stream-json.ts) and
-// `search`, `fields`, `offset` and `limit` applied on the fly, so only the page and the counts are
+// list; past STREAM_THRESHOLD_BYTES its records are parsed a piece of the body at a time as it
+// arrives (see stream-json.ts) and `search`, `fields`, `offset` and `limit` applied on the fly,
+// so only the page and the counts are
 // kept: a tenant of 200,000 contacts costs about what one of 20,000 does. The answer is exactly
 // the simple path's (parse the whole body, then shapeList): the same page, counts and notes, and
 // the same failures for a body that is not JSON or not the envelope (http.ts decides on those,
@@ -10,7 +11,11 @@ import type { BodySink } from './http.js';
 import { hasField, pageBounds, parseSearch, searchWords, shapePage, type ListShape, type ShapeOptions, type ShapedList } from './render.js';
 import { EnvelopeScanner } from './stream-json.js';
 
-/** Smaller bodies are read whole and parsed at once, as before (measured: as fast, and simpler). */
+/**
+ * Smaller bodies are read whole and parsed at once, as before: the simple path, with no state
+ * carried between pieces. Past this the stream was measured at least as fast as reading whole
+ * (20,040 contacts, 3.4 MB: about the same; 200,040: about half the time), at a flat peak.
+ */
 export const STREAM_THRESHOLD_BYTES = 1024 * 1024;
 /**
  * Of a streamed body that turns out not to be JSON, this much text is kept for the log line and
