@@ -169,6 +169,17 @@ describe('streamed list bodies equal the simple path', () => {
     }
   });
 
+  it('a record far larger than a piece (scanned, not batched, while it lasts), among small ones', () => {
+    const huge = { _id: 'huge', text: `budi ${'},{"x":"\\\\"'.repeat(60_000)} end`, nested: Array.from({ length: 2_000 }, (_, index) => ({ index })) };
+    const data = [...records, huge, ...records.map((record) => ({ ...record, _id: `${record._id}-after` }))];
+    const body = Buffer.from(JSON.stringify({ status: 200, errorCode: 0, data }), 'utf8');
+    expect(body.length).toBeGreaterThan(1_000_000);
+    for (const shape of [{}, { search: 'budi' }, { search: 'end', fields: ['_id'] }, { offset: 8, limit: 3 }]) {
+      const expected = simple(body.toString('utf8'), shape);
+      for (const size of [65_536, 16_384, 100_003]) expect(streamed(body, size, shape)).toEqual(expected);
+    }
+  });
+
   it('generated records with every kind of escape, in random chunks, match', () => {
     let seed = 7;
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
