@@ -2,6 +2,8 @@
 // the official reference server (@modelcontextprotocol/server-memory) and bare node, in one run.
 // Prints a table and writes bench/results/latest.json (the previous run is compared against).
 // Measures only; nothing here passes or fails. BENCH_ROUNDS sets the cold-start rounds (default 7).
+// `--only large-lists` runs only the large-list section (BENCH_LARGE_ROUNDS rounds, default 5),
+// and writes bench/results/large-lists.json.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -9,6 +11,8 @@ import { createRequire } from 'node:module';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client as McpClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Pool } from 'undici';
 import { DOMAINS, serverEntry } from '../packages/sandbox/src/launch.js';
 import { benchHttp, printHttp } from './http.js';
@@ -16,6 +20,8 @@ import { benchHttp, printHttp } from './http.js';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const CONCURRENCY = 16;
+const LARGE_ROUNDS = Number(process.env.BENCH_LARGE_ROUNDS ?? 5);
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 const referenceEntry = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
@@ -67,8 +73,8 @@ function bareNode(floorScript: string): Promise<number> {
   });
 }
 
-async function startSandboxProcess(): Promise<{ child: ChildProcess; baseUrl: string; key: string }> {
-  const child = spawn(process.execPath, [join(root, 'packages/sandbox/dist/cli.js'), '--port', '0', '--rate-limit', '1000000', '--extra-contacts', '20000'], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startSandboxProcess(extraContacts = 20_000): Promise<{ child: ChildProcess; baseUrl: string; key: string }> {
+  const child = spawn(process.execPath, [join(root, 'packages/sandbox/dist/cli.js'), '--port', '0', '--rate-limit', '1000000', '--extra-contacts', String(extraContacts)], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await new Promise<string>((resolve) => {
     let buffer = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -134,12 +140,146 @@ async function concurrently(total: number, workers: number, fn: () => Promise<un
   return times;
 }
 
+// ---- large lists: one contact.list over a big tenant, a fresh server per measurement ----
+
+/**
+ * One measurement: a fresh built contact server over stdio with the SDK client, warmed by a small
+ * list read (a campaign's 12 recipients: the catalog, the HTTP client, the answer's shaping and the
+ * client's output validation are then ready, and a connection is open), then one contact.list
+ * timed from the client; the server's peak resident memory (VmHWM) is read after it. Then WARM_CALLS
+ * more of the same list in that server, timed (the first call also pays for compiling the code
+ * that reads it).
+ */
+const WARM_CALLS = 3;
+async function largeListViaMcp(baseUrl: string, key: string, campaignID: string, args: Record<string, unknown>): Promise<{ ms: number; warmMs: number[]; peakMiB: number; page: unknown }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [serverEntry('contact')], env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: baseUrl, ENGAGE_API_KEY: key }, stderr: 'ignore' });
+  const client = new McpClient({ name: 'bench', version: '0' });
+  await client.connect(transport);
+  try {
+    await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.byCampaign', params: { campaignID } } });
+    const started = performance.now();
+    const result = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', ...args } });
+    const ms = performance.now() - started;
+    const peakMiB = statusKB(transport.pid as number, 'VmHWM') / 1024;
+    const warmMs: number[] = [];
+    for (let call = 0; call < WARM_CALLS; call++) warmMs.push(await timed(() => client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', ...args } })));
+    return { ms, warmMs, peakMiB, page: (result.structuredContent as { page?: unknown } | undefined)?.page };
+  } finally {
+    await client.close();
+  }
+}
+
+/** The same list read directly by a fresh node process (download, then JSON.parse), warmed the same way: its time and peak memory, then WARM_CALLS more timed. */
+async function largeListDirect(script: string, baseUrl: string, key: string, campaignID: string): Promise<{ ms: number; warmMs: number[]; peakMiB: number }> {
+  const child = spawn(process.execPath, [script, baseUrl, key, campaignID, String(WARM_CALLS)], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  await new Promise((resolve) => child.once('exit', resolve));
+  return JSON.parse(output) as { ms: number; warmMs: number[]; peakMiB: number };
+}
+
+const DIRECT_SCRIPT = `import { readFileSync } from 'node:fs';
+import { Pool } from 'undici';
+const [baseUrl, key, campaignID, warmCalls] = process.argv.slice(2);
+const pool = new Pool(baseUrl, { connections: 1 });
+const get = async (path) => { const response = await pool.request({ path, method: 'GET', headers: { 'x-api-key': key } }); return JSON.parse(await response.body.text()); };
+await get('/api/user/users/campaign/' + campaignID);
+let started = performance.now();
+const list = await get('/api/user/users');
+const ms = performance.now() - started;
+const peakMiB = Number(/VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) / 1024;
+const warmMs = [];
+for (let call = 0; call < Number(warmCalls); call++) {
+  started = performance.now();
+  await get('/api/user/users');
+  warmMs.push(performance.now() - started);
+}
+process.stdout.write(JSON.stringify({ ms, warmMs, peakMiB, records: list.data.length }));
+await pool.close();
+`;
+
+async function largeLists(): Promise<Record<string, unknown>> {
+  const script = join(root, 'bench/results/.direct-list.mjs');
+  await mkdir(join(root, 'bench/results'), { recursive: true });
+  // Next to the project, so that undici resolves from its node_modules.
+  await writeFile(script, DIRECT_SCRIPT);
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['limit 50', { limit: 50 }],
+    ['limit 50, search "budi"', { limit: 50, search: 'budi' }],
+  ];
+  const out: Record<string, unknown> = {};
+  for (const extra of [20_000, 200_000]) {
+    const sandbox = await startSandboxProcess(extra);
+    try {
+      const campaigns = await (await fetch(`${sandbox.baseUrl}/api/campaign/campaigns`, { headers: { 'x-api-key': sandbox.key } })).json() as { data: Array<{ _id: string; totalRecipients: number }> };
+      const campaignID = campaigns.data.find((campaign) => campaign.totalRecipients === 12)?._id as string;
+      for (const [label, args] of cases) {
+        const mcp: Array<{ ms: number; warmMs: number[]; peakMiB: number }> = [];
+        const direct: Array<{ ms: number; warmMs: number[]; peakMiB: number }> = [];
+        let page: unknown;
+        for (let round = 0; round < LARGE_ROUNDS; round++) {
+          // Alternating which goes first, so neither always meets a warmer sandbox.
+          const viaMcp = async () => {
+            const one = await largeListViaMcp(sandbox.baseUrl, sandbox.key, campaignID, args);
+            page = one.page;
+            mcp.push(one);
+          };
+          const viaHttp = async () => void direct.push(await largeListDirect(script, sandbox.baseUrl, sandbox.key, campaignID));
+          for (const step of round % 2 ? [viaHttp, viaMcp] : [viaMcp, viaHttp]) await step();
+        }
+        const summary = {
+          records: extra + 40,
+          mcpMedianMs: median(mcp.map((one) => one.ms)),
+          directMedianMs: median(direct.map((one) => one.ms)),
+          mcpWarmMedianMs: median(mcp.flatMap((one) => one.warmMs)),
+          directWarmMedianMs: median(direct.flatMap((one) => one.warmMs)),
+          mcpPeakMiB: median(mcp.map((one) => one.peakMiB)),
+          directPeakMiB: median(direct.map((one) => one.peakMiB)),
+          page,
+        };
+        out[`${extra + 40} ${label}`] = { ...summary, timeVsDirect: summary.mcpMedianMs / summary.directMedianMs, warmTimeVsDirect: summary.mcpWarmMedianMs / summary.directWarmMedianMs };
+        process.stderr.write(`bench: large list ${extra + 40} ${label}: first ${summary.mcpMedianMs.toFixed(1)} ms (direct ${summary.directMedianMs.toFixed(1)} ms), warm ${summary.mcpWarmMedianMs.toFixed(1)} ms (direct ${summary.directWarmMedianMs.toFixed(1)} ms), peak ${summary.mcpPeakMiB.toFixed(1)} MiB\n`);
+      }
+    } finally {
+      sandbox.child.kill();
+    }
+  }
+  return out;
+}
+
+function printLargeLists(large: Record<string, any>, rounds: number): string[] {
+  const f = (value: number, digits = 1) => value.toFixed(digits);
+  const rows = Object.entries(large).map(
+    ([name, r]) =>
+      `| ${name} | ${f(r.mcpMedianMs)} / ${f(r.mcpWarmMedianMs)} | ${f(r.directMedianMs)} / ${f(r.directWarmMedianMs)} | ${f(r.timeVsDirect, 2)} / ${f(r.warmTimeVsDirect, 2)} | ${f(r.mcpPeakMiB)} | ${f(r.directPeakMiB)} |`,
+  );
+  const peak = (key: string) => (large[key] as { mcpPeakMiB: number } | undefined)?.mcpPeakMiB ?? Number.NaN;
+  return [
+    `Large lists (medians of ${rounds} fresh processes; first call / the ${WARM_CALLS} calls after it in the same process):`,
+    '',
+    '| contact.list over | through MCP, first / warm (ms) | direct: download + JSON.parse, first / warm (ms) | × direct, first / warm | server peak RSS after the first call (MiB) | direct peak RSS (MiB) |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `Peak over 200,040 ÷ peak over 20,040: ${f(peak('200040 limit 50') / peak('20040 limit 50'), 2)} (limit 50), ${f(peak('200040 limit 50, search "budi"') / peak('20040 limit 50, search "budi"'), 2)} (with a search).`,
+  ];
+}
+
 async function main() {
   // `npm run bench -- --only http`: remote mode's section alone (bench/http.ts).
-  if (process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'http') {
+  if (only === 'http') {
     printHttp(await benchHttp());
     return;
   }
+  if (only === 'large-lists') {
+    process.stderr.write(`bench: large lists only, ${LARGE_ROUNDS} rounds\n`);
+    const large = await largeLists();
+    process.stdout.write(`Machine: ${cpus()[0]?.model}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}.\n\n${printLargeLists(large, LARGE_ROUNDS).join('\n')}\n`);
+    await writeFile(join(root, 'bench/results/large-lists.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds: LARGE_ROUNDS, largeLists: large }, null, 2)}\n`);
+    process.stdout.write('\nFigures written to bench/results/large-lists.json\n');
+    return;
+  }
+  if (only !== undefined) throw new Error(`--only takes http or large-lists, not ${only}`);
   const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), rounds: ROUNDS, calls: CALLS };
   process.stderr.write(`bench: ${ROUNDS} cold-start rounds, ${CALLS} calls per per-call series\n`);
 
@@ -231,6 +371,7 @@ async function main() {
     await pool.close();
     sandbox.child.kill();
   }
+  results.largeLists = await largeLists();
 
   // ---- remote mode: MCP over HTTP against the same calls made directly (bench/http.ts) ----
   const http = await benchHttp();
@@ -273,6 +414,8 @@ function print(results: Record<string, any>) {
     }),
     '',
     `20,040-record contact.list (limit 50): ${f(results.list20k.mcpMedianMs)} ms through MCP, ${f(results.list20k.httpMedianMs)} ms direct, so ${f(results.list20k.serverMedianMs)} ms in the server; peak RSS ${f(results.list20k.peakRssMiB)} MiB.`,
+    '',
+    ...printLargeLists(results.largeLists, LARGE_ROUNDS),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -4,12 +4,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Operation } from './catalog.js';
 import type { Redact } from './redact.js';
+import { StreamedList } from './stream-list.js';
 import { CUSTOMER_TEXT_NOTICE, MAX_ANSWER_CHARS, fitData, fitValue, jsonLength, shapeList, type ListShape, type Scrub } from './render.js';
 
 export function readAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub): CallToolResult {
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
-  if (op.list && Array.isArray(data)) {
-    const shaped = shapeList(data, args, op.list.idField, { scrub });
+  if (op.list && (Array.isArray(data) || data instanceof StreamedList)) {
+    const shaped = data instanceof StreamedList ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub });
     notes.push(...shaped.notes);
     const { page } = shaped;
     const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;

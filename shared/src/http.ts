@@ -31,6 +31,17 @@ export interface ApiRequest {
    * so a slow API leaves a fact out of the preview instead of holding the question back.
    */
   lookup?: boolean;
+  /** Reads a 2xx body its own way (a large list, streamed: stream-list.ts); others are read whole. */
+  readBody?: () => BodySink;
+}
+
+/**
+ * Takes a body's chunks (within the size limit) and ends with its text, or with its text's
+ * beginning and the body already parsed (`parsed`: undefined when it is not JSON).
+ */
+export interface BodySink {
+  write(chunk: Buffer): void;
+  end(): { text: string } | { text: string; parsed: unknown };
 }
 
 export interface CallContext {
@@ -58,6 +69,8 @@ interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** Set when a BodySink parsed the body itself. */
+  parsed?: unknown;
 }
 
 export class ApiClient {
@@ -193,8 +206,9 @@ export class ApiClient {
         bodyTimeout: timeoutMs,
       });
       sent = true;
-      const text = await readBody(response.body, signal);
-      return { status: response.statusCode, headers: response.headers, text };
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      const read = await readBody(response.body, signal, ok ? req.readBody?.() : undefined);
+      return { status: response.statusCode, headers: response.headers, ...read };
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
       throw this.classify(error, req, callerSignal, deadline, sent);
@@ -235,7 +249,7 @@ export class ApiClient {
     const redact = ctx.credentials ? keyRedactor([ctx.credentials.apiKey, this.config.apiKey]) : this.redact;
     const { status } = response;
     const reason = `HTTP ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
-    const parsed = parseJson(response.text);
+    const parsed = 'parsed' in response ? response.parsed : parseJson(response.text);
     if (status >= 200 && status < 300) {
       if (parsed === undefined) {
         // The logger cleans, redacts, escapes and cuts the body, in that order.
@@ -323,8 +337,7 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-async function readBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<string> {
-  const chunks: Buffer[] = [];
+async function readBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal, sink: BodySink = wholeBody()): Promise<ReturnType<BodySink['end']>> {
   let size = 0;
   for await (const chunk of body) {
     const buffer = chunk as Buffer;
@@ -333,10 +346,15 @@ async function readBody(body: Dispatcher.ResponseData['body'], signal: AbortSign
       body.destroy();
       throw Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' });
     }
-    chunks.push(buffer);
+    sink.write(buffer);
     if (signal.aborted) throw signal.reason;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return sink.end();
+}
+
+function wholeBody(): BodySink {
+  const chunks: Buffer[] = [];
+  return { write: (chunk) => void chunks.push(chunk), end: () => ({ text: Buffer.concat(chunks).toString('utf8') }) };
 }
 
 function parseJson(text: string): unknown {

@@ -58,23 +58,44 @@ export interface ShapedList {
  * with its id, so paging always moves on.
  */
 export function shapeList(data: unknown[], shape: ListShape, idField: string | undefined, options: ShapeOptions = {}): ShapedList {
-  const { scrub = scrubber(), budget = DATA_BUDGET_CHARS } = options;
-  const notes: string[] = [];
-  const limit = Math.min(shape.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-  const offset = shape.offset ?? 0;
-
+  const { limit, offset } = pageBounds(shape);
   const terms = parseSearch(shape.search ?? '');
   const matched = terms.length === 0 ? data : data.filter((item) => terms.every((term) => term(item)));
-  if (shape.fields) {
-    const unknown = shape.fields.filter((field) => !matched.some((item) => isRecord(item) && field in item));
-    if (unknown.length > 0 && matched.length > 0) notes.push(`No record has the field(s) ${unknown.join(', ')}.`);
-  }
+  const unknownFields = shape.fields ? shape.fields.filter((field) => !matched.some((item) => hasField(item, field))) : [];
+  return shapePage(matched.slice(offset, offset + limit), { total: data.length, matched: matched.length, unknownFields }, shape, idField, options);
+}
+
+/** The page a list shape asks for: `limit` records from `offset`. */
+export function pageBounds(shape: ListShape): { limit: number; offset: number } {
+  return { limit: Math.min(shape.limit ?? DEFAULT_LIMIT, MAX_LIMIT), offset: shape.offset ?? 0 };
+}
+
+/** What `fields` checks of a record: whether it is an object with that field. */
+export function hasField(item: unknown, field: string): boolean {
+  return isRecord(item) && field in item;
+}
+
+/**
+ * The second half of shapeList, for a page already chosen (records `offset` to `offset + limit`
+ * of the matching ones) and the counts of the whole list: also what a streamed list ends with.
+ */
+export function shapePage(
+  pageItems: readonly unknown[],
+  counts: { total: number; matched: number; unknownFields: readonly string[] },
+  shape: ListShape,
+  idField: string | undefined,
+  options: ShapeOptions = {},
+): ShapedList {
+  const { scrub = scrubber(), budget = DATA_BUDGET_CHARS } = options;
+  const notes: string[] = [];
+  const { limit, offset } = pageBounds(shape);
+  if (counts.unknownFields.length > 0 && counts.matched > 0) notes.push(`No record has the field(s) ${counts.unknownFields.join(', ')}.`);
 
   // Cut at a record boundary so the answer stays within the size budget.
   const items: unknown[] = [];
   const stubbed: number[] = [];
   let used = 2;
-  for (const [index, raw] of matched.slice(offset, offset + limit).entries()) {
+  for (const [index, raw] of pageItems.entries()) {
     let item = scrub(shape.fields ? project(raw, shape.fields, idField) : raw);
     let size = jsonLength(item) + 1;
     if (size + 2 > budget) {
@@ -89,14 +110,14 @@ export function shapeList(data: unknown[], shape: ListShape, idField: string | u
   if (stubbed.length > 0) {
     notes.push(`Record(s) at offset ${stubbed.join(', ')} are larger than a whole answer and are shown as a stub (_omitted): ask for some of their fields (fields), or read one with the single-record operation.`);
   }
-  if (items.length < Math.min(limit, Math.max(0, matched.length - offset))) {
+  if (items.length < Math.min(limit, Math.max(0, counts.matched - offset))) {
     notes.push(`Cut to ${items.length} records to stay under the answer size limit: ask for fewer fields (fields) or a smaller limit.`);
   }
 
-  const nextOffset = offset + items.length < matched.length ? offset + items.length : undefined;
+  const nextOffset = offset + items.length < counts.matched ? offset + items.length : undefined;
   return {
     items,
-    page: { total: data.length, matched: matched.length, offset, returned: items.length, ...(nextOffset !== undefined ? { nextOffset } : {}) },
+    page: { total: counts.total, matched: counts.matched, offset, returned: items.length, ...(nextOffset !== undefined ? { nextOffset } : {}) },
     notes,
   };
 }
@@ -228,21 +249,30 @@ export function project(item: unknown, fields: readonly string[], idField: strin
 
 type Term = (item: unknown) => boolean;
 
-/** `budi status:open` → a record containing "budi" whose status equals "open". */
-export function parseSearch(search: string): Term[] {
+/** One word of a search: `field:value` (equals) or text found anywhere (`needle`, lower case). */
+export type SearchWord = { field: string; expected: string } | { needle: string };
+
+export function searchWords(search: string): SearchWord[] {
   return search
     .trim()
     .split(/\s+/)
     .filter((word) => word !== '')
-    .map((word): Term => {
+    .map((word): SearchWord => {
       const equals = /^([\w.-]+):(.+)$/.exec(word);
       if (equals) {
         const [, field, expected] = equals as unknown as [string, string, string];
-        return (item) => isRecord(item) && equalsLoosely(item[field], expected);
+        return { field, expected };
       }
-      const needle = word.toLowerCase();
-      return (item) => containsText(item, needle);
+      return { needle: word.toLowerCase() };
     });
+}
+
+/** `budi status:open` → a record containing "budi" whose status equals "open". */
+export function parseSearch(search: string): Term[] {
+  return searchWords(search).map((word): Term => {
+    if ('field' in word) return (item) => isRecord(item) && equalsLoosely(item[word.field], word.expected);
+    return (item) => containsText(item, word.needle);
+  });
 }
 
 function containsText(value: unknown, needle: string, depth = 0): boolean {

@@ -29,6 +29,7 @@ import type { PaceKeeper } from './pacing.js';
 import { keyRedactor, type Redact } from './redact.js';
 import { scrubber, type Scrub } from './render.js';
 import { smallValidator } from './schema-check.js';
+import { listBodyReader } from './stream-list.js';
 import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, describeTool, serverInstructions, toolArguments, type ArgumentParser, type ToolArguments } from './tools.js';
 import { validateParams } from './validate.js';
 
@@ -210,9 +211,11 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       stage = 'sent';
       const write = tool.info.kind === 'action';
       if (write) caller.journal.attempt(caller.keyId, op.id, params, 'in-flight');
+      // A read of a list reads its body as it arrives once it is large (stream-list.ts).
+      const readBody = tool.info.kind === 'read' && op.list ? listBodyReader(args, op.list.idField) : undefined;
       let data: unknown;
       try {
-        data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe' }, requestContext);
+        data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe', ...(readBody ? { readBody } : {}) }, requestContext);
       } catch (error) {
         if (write) caller.journal.attempt(caller.keyId, op.id, params, error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'not-done' : 'unknown');
         throw error;

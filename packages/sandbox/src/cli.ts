@@ -19,11 +19,12 @@ const { values } = parseArgs({
     port: { type: 'string' },
     'rate-limit': { type: 'string' },
     'extra-contacts': { type: 'string' },
+    'extra-tickets': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  process.stdout.write('Usage: engage-sandbox [--port N (0: any free port)] [--rate-limit requests-per-minute-per-key] [--extra-contacts N]\n');
+  process.stdout.write('Usage: engage-sandbox [--port N (0: any free port)] [--rate-limit requests-per-minute-per-key] [--extra-contacts N] [--extra-tickets N]\n');
   process.exit(0);
 }
 
@@ -31,6 +32,7 @@ const sandbox = await startSandbox({
   port: number(values.port, 'port', 0) ?? 0,
   rateLimit: number(values['rate-limit'], 'rate-limit', 1),
   extraContacts: number(values['extra-contacts'], 'extra-contacts', 0),
+  extraTickets: number(values['extra-tickets'], 'extra-tickets', 0),
 });
 process.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, keys: sandbox.keys })}\n`);
 process.stdout.write(

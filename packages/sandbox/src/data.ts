@@ -112,8 +112,8 @@ export function objectId(rand: () => number): string {
 const BASE_TIME = Date.parse('2026-09-01T08:00:00Z');
 const day = (n: number) => new Date(BASE_TIME + n * 86_400_000).toISOString();
 
-export function makeContacts(count: number, rand: () => number, startIndex = 0): Contact[] {
-  const contacts: Contact[] = [];
+/** `count` generated contacts, appended to `contacts` (a loop, not a spread: 200,000 arguments overflow the stack). */
+export function makeContacts(count: number, rand: () => number, startIndex = 0, contacts: Contact[] = []): Contact[] {
   for (let index = 0; index < count; index++) {
     const first = FIRST[Math.floor(rand() * FIRST.length)] as string;
     const last = LAST[Math.floor(rand() * LAST.length)] as string;
@@ -130,11 +130,11 @@ export function makeContacts(count: number, rand: () => number, startIndex = 0):
   return contacts;
 }
 
-export function seedTenant(kind: 'A' | 'B', extraContacts = 0): TenantState {
+export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0): TenantState {
   const rand = random(kind === 'A' ? 20260901 : 20260902);
   const name = kind === 'A' ? 'Toko Batik Sekar' : 'Kopi Nusantara';
   const contacts = makeContacts(kind === 'A' ? 40 : 15, rand);
-  if (extraContacts > 0) contacts.push(...makeContacts(extraContacts, rand, contacts.length));
+  if (extraContacts > 0) makeContacts(extraContacts, rand, contacts.length, contacts);
   const withEmail = contacts.filter((contact) => contact.email);
   const campaign = (title: string, message: string, channel: Campaign['channel'], status: Campaign['status'], recipients: Contact[], offset: number): Campaign => {
     const sent = status === 'draft' ? 0 : status === 'cancelled' ? Math.floor(recipients.length / 2) : recipients.length;
@@ -193,6 +193,7 @@ export function seedTenant(kind: 'A' | 'B', extraContacts = 0): TenantState {
     ticket(3, 'closed', 'email', [['customer', 'Terima kasih, barang sudah diterima.'], ['agent', 'Sama-sama, ditunggu pesanan berikutnya!']]),
     ticket(4, 'open', 'whatsapp', [['customer', 'Apakah ada diskon untuk pembelian grosir 50 potong?']]),
   ];
+  if (extraTickets > 0) makeTickets(extraTickets, kind, contacts, tickets);
 
   const products: Product[] = (
     kind === 'A'
@@ -250,4 +251,48 @@ export function seedTenant(kind: 'A' | 'B', extraContacts = 0): TenantState {
       workingHours: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].map((weekday) => ({ day: weekday, open: '09:00', close: weekday === 'Sat' ? '14:00' : '17:00' })),
     },
   };
+}
+
+const TICKET_TEXTS: Array<[Message['from'], string]> = [
+  ['customer', 'Halo, apakah barang ini masih tersedia?'],
+  ['customer', 'Berapa ongkos kirim ke Surabaya?'],
+  ['agent', 'Masih tersedia kak, silakan diorder.'],
+  ['customer', 'Pesanan saya sudah dikirim belum?'],
+  ['agent', 'Sudah kami kirim hari ini, resi menyusul.'],
+  ['customer', 'Terima kasih!'],
+];
+const TICKET_STATUSES: Ticket['status'][] = ['open', 'pending', 'closed'];
+const TICKET_CHANNELS = ['whatsapp', 'telegram', 'email'];
+
+/**
+ * `count` generated tickets appended to `tickets`, for size tests: their own generator, so the
+ * rest of the seed stays as it is, and a loop, so any count seeds quickly.
+ */
+export function makeTickets(count: number, kind: 'A' | 'B', contacts: Contact[], tickets: Ticket[] = []): Ticket[] {
+  const rand = random(kind === 'A' ? 20261001 : 20261002);
+  const base = kind === 'A' ? 100_001 : 200_001;
+  for (let index = 0; index < count; index++) {
+    const contact = contacts[Math.floor(rand() * contacts.length)] as Contact;
+    const status = TICKET_STATUSES[Math.floor(rand() * TICKET_STATUSES.length)] as Ticket['status'];
+    const first = Math.floor(rand() * TICKET_TEXTS.length);
+    const length = 1 + Math.floor(rand() * 3);
+    const start = -Math.floor(rand() * 60);
+    const messages: Message[] = [];
+    for (let position = 0; position < length; position++) {
+      const [from, text] = TICKET_TEXTS[(first + position) % TICKET_TEXTS.length] as [Message['from'], string];
+      messages.push({ from, text, at: day(start + position) });
+    }
+    tickets.push({
+      _id: objectId(rand),
+      ticketID: `TCK-${base + index}`,
+      status,
+      channel: TICKET_CHANNELS[Math.floor(rand() * TICKET_CHANNELS.length)] as string,
+      customerName: contact.name,
+      msisdn: contact.msisdn,
+      lastMessageAt: (messages[messages.length - 1] as Message).at,
+      unread: status === 'closed' ? 0 : messages.filter((message) => message.from === 'customer').length,
+      messages,
+    });
+  }
+  return tickets;
 }

@@ -23,6 +23,8 @@ export interface SandboxOptions {
   rateLimit?: number;
   /** More generated contacts for tenant A, for paging and size tests. */
   extraContacts?: number;
+  /** More generated tickets for tenant A, for size tests. */
+  extraTickets?: number;
   /** Time between a sending campaign's batches (default 400 ms; it completes in 4 batches). */
   sendStepMs?: number;
 }
@@ -199,7 +201,7 @@ function listTicket(ticket: Ticket) {
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const tenants = { A: seedTenant('A', options.extraContacts ?? 0), B: seedTenant('B') };
+  const tenants = { A: seedTenant('A', options.extraContacts ?? 0, options.extraTickets ?? 0), B: seedTenant('B') };
   const rateLimit = options.rateLimit ?? 6000;
   const sendStepMs = options.sendStepMs ?? 400;
   const keys = new Map<string, KeyRecord>();
