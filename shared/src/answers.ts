@@ -4,13 +4,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Operation } from './catalog.js';
 import type { Redact } from './redact.js';
-import { StreamedList } from './stream-list.js';
+import type { StreamedList } from './stream-list.js';
 import { CUSTOMER_TEXT_NOTICE, MAX_ANSWER_CHARS, fitData, fitValue, jsonLength, shapeList, type ListShape, type Scrub } from './render.js';
 
 export function readAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub): CallToolResult {
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
-  if (op.list && (Array.isArray(data) || data instanceof StreamedList)) {
-    const shaped = data instanceof StreamedList ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub });
+  if (op.list && (Array.isArray(data) || isStreamedList(data))) {
+    const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub });
     notes.push(...shaped.notes);
     const { page } = shaped;
     const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;
@@ -93,4 +93,9 @@ function mapStrings(value: unknown, map: (text: string) => string): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) Object.defineProperty(out, map(key), { value: mapStrings(inner, map), enumerable: true, writable: true, configurable: true });
   return out;
+}
+
+/** A list read as a stream (stream-list.ts, loaded on the first list read): parsed JSON never holds a function. */
+function isStreamedList(data: unknown): data is StreamedList {
+  return typeof data === 'object' && data !== null && typeof (data as { shaped?: unknown }).shaped === 'function';
 }

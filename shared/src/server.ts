@@ -29,7 +29,6 @@ import type { PaceKeeper } from './pacing.js';
 import { keyRedactor, type Redact } from './redact.js';
 import { scrubber, type Scrub } from './render.js';
 import { smallValidator } from './schema-check.js';
-import { listBodyReader } from './stream-list.js';
 import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, describeTool, serverInstructions, toolArguments, type ArgumentParser, type ToolArguments } from './tools.js';
 import { validateParams } from './validate.js';
 
@@ -212,7 +211,8 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       const write = tool.info.kind === 'action';
       if (write) caller.journal.attempt(caller.keyId, op.id, params, 'in-flight');
       // A read of a list reads its body as it arrives once it is large (stream-list.ts).
-      const readBody = tool.info.kind === 'read' && op.list ? listBodyReader(args, op.list.idField) : undefined;
+      // Loaded on the first list read, so a server's start does not pay for it.
+      const readBody = tool.info.kind === 'read' && op.list ? (await import('./stream-list.js')).listBodyReader(args, op.list.idField) : undefined;
       let data: unknown;
       try {
         data = await client.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe', ...(readBody ? { readBody } : {}) }, requestContext);
