@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAnswer } from '../shared/src/answers.js';
 import type { Operation } from '../shared/src/catalog.js';
 import { UpstreamError } from '../shared/src/errors.js';
-import { ApiClient } from '../shared/src/http.js';
+import { ApiClient, parseJson } from '../shared/src/http.js';
 import { createLogger } from '../shared/src/log.js';
 import { scrubber, shapeList, type ListShape } from '../shared/src/render.js';
 import { EnvelopeScanner } from '../shared/src/stream-json.js';
@@ -93,14 +93,6 @@ const SHAPES: ListShape[] = [
 
 type Outcome = { kind: 'not-json' } | { kind: 'not-envelope' } | { kind: 'error'; status: unknown; errorCode: unknown } | { kind: 'list'; shaped: unknown } | { kind: 'other'; data: unknown };
 
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** What the request helper and readAnswer make of a parsed body (mirrors http.ts's interpret). */
 function outcome(parsed: unknown, shape: ListShape): Outcome {

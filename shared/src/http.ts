@@ -357,7 +357,8 @@ function wholeBody(): BodySink {
   return { write: (chunk) => void chunks.push(chunk), end: () => ({ text: Buffer.concat(chunks).toString('utf8') }) };
 }
 
-function parseJson(text: string): unknown {
+/** A body's JSON, or undefined when it is blank or not JSON (the streamed list reader uses the same rule). */
+export function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);

@@ -7,7 +7,7 @@
 // the same failures for a body that is not JSON or not the envelope (http.ts decides on those,
 // from the skeleton this gives it).
 import { StringDecoder } from 'node:string_decoder';
-import type { BodySink } from './http.js';
+import { parseJson, type BodySink } from './http.js';
 import { hasField, pageBounds, parseSearch, searchWords, shapePage, type ListShape, type ShapeOptions, type ShapedList } from './render.js';
 import { EnvelopeScanner } from './stream-json.js';
 
@@ -267,12 +267,3 @@ class ListSink implements BodySink {
   }
 }
 
-/** As http.ts reads a body: blank is not JSON. */
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
