@@ -83,6 +83,25 @@ describe('a host that gives up during a send and asks again', () => {
     expect(posts()).toHaveLength(1);
   });
 
+  it('two yeses for the same write racing each other (two tokens) send it once', async () => {
+    const server = await serve('campaign');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    api.respond(async (request) => {
+      if (request.method === 'GET') return campaign;
+      await held;
+      return envelope({ _id: 'c1', status: 'sending' });
+    });
+    const tokens = await Promise.all([1, 2].map(async () => structuredOf(await call(server, 'campaign.send', { id: 'c1' })).confirmationToken as string));
+    const racing = Promise.all(tokens.map((token) => call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: token })));
+    await vi.waitFor(() => expect(posts()).toHaveLength(1));
+    release();
+    const results = await racing;
+    expect(results.map((result) => structuredOf(result).outcome).sort()).toEqual(['done', 'unknown']);
+    expect(results.map(textOf).join('\n')).toMatch(/Exactly this campaign\.send is still being sent/);
+    expect(posts()).toHaveLength(1);
+  });
+
   it('a token spent on an attempt the API refused says so, not "may have been carried out"', async () => {
     const server = await serve('campaign', { ENGAGE_MAX_RETRY_WAIT_S: '0' });
     api.respond((request) => (request.method === 'GET' ? campaign : { status: 429, headers: { 'retry-after': '5' }, body: { status: 429, errorCode: 42900, message: 'slow down' } }));

@@ -207,8 +207,14 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         const refusal = await confirm(op, tool.info.name, params, args.confirmationToken, exchange, requestContext);
         if (refusal) return refusal;
       }
-      stage = 'sent';
       const write = tool.info.kind === 'action';
+      if (write && gated(op)) {
+        // Checked again with nothing awaited before it is marked: two yeses for the same write
+        // racing each other (two tokens, two questions) send it once.
+        const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
+        if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
+      }
+      stage = 'sent';
       if (write) caller.journal.attempt(caller.keyId, op.id, params, 'in-flight');
       // A read of a list reads its body as it arrives once it is large (stream-list.ts).
       // Loaded on the first list read, so a server's start does not pay for it.
