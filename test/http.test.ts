@@ -280,6 +280,28 @@ describe('the service refuses what it must', () => {
 });
 
 describe('the built CLI', () => {
+  it('with ENGAGE_HTTP_DRAIN_DELAY_MS, after SIGTERM it says not ready at once but still serves calls, then exits 0', async () => {
+    const child = spawn(process.execPath, ['packages/http/dist/cli.js'], {
+      env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_HTTP_PORT: '0', ENGAGE_HTTP_DRAIN_DELAY_MS: '3000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const { url } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))) as { url: string };
+      const client = makeClient({ kind: 'v2-modern' });
+      await client.connect(new V2HttpTransport(new URL('/mcp/tenant', url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
+      child.kill('SIGTERM');
+      // Not ready as soon as the signal is handled; a balancer polling /readyz stops sending here.
+      while ((await fetch(new URL('/readyz', url))).status !== 503) await new Promise((resolve) => setTimeout(resolve, 10));
+      const result = await client.callTool({ name: 'tenant_list', arguments: { operationId: 'tenant.list' } });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(await exited).toBe(0);
+      await client.close().catch(() => undefined);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('prints its URL, is ready, and on SIGTERM finishes the call in flight, then exits 0', async () => {
     const child = spawn(process.execPath, ['packages/http/dist/cli.js'], {
       env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_HTTP_PORT: '0' },

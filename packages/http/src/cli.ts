@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       maxConcurrentPerKey: settings.maxConcurrentPerKey,
       requestTimeoutMs: settings.requestTimeoutMs,
       drainTimeoutMs: settings.drainTimeoutMs,
+      drainDelayMs: settings.drainDelayMs,
       secret: settings.secret,
       logLevel: settings.logLevel,
       ...(redis ? { spent: new RedisSpentStore(redis), pace: (keyId: string) => new RedisPaceKeeper(redis as RedisClient, keyId) } : {}),

@@ -56,6 +56,11 @@ export interface ServiceOptions {
   requestTimeoutMs?: number;
   /** How long SIGTERM waits for in-flight calls. */
   drainTimeoutMs?: number;
+  /**
+   * How long, after SIGTERM, the service goes on serving while /readyz already says 503, so a
+   * balancer takes it out of rotation before it refuses anything (0: drain at once).
+   */
+  drainDelayMs?: number;
   sessionIdleMs?: number;
   maxSessions?: number;
   /** Spent confirmation nonces: in-process by default (one replica), Redis for several. */
@@ -84,6 +89,7 @@ export const DEFAULTS = {
   // Longer than a 2025 elicitation may wait for a person (10 minutes).
   requestTimeoutMs: 12 * 60 * 1000,
   drainTimeoutMs: 30_000,
+  drainDelayMs: 0,
   sessionIdleMs: 30 * 60 * 1000,
   maxSessions: 10_000,
 };
@@ -248,6 +254,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const allowedOrigins = settings.allowedOrigins ?? localhostAllowedOrigins();
   const perKey = new Map<string, number>();
   let draining = false;
+  /** SIGTERM came: /readyz says 503 while calls are still served, for drainDelayMs. */
+  let leaving = false;
   let ready = false;
   let active = 0;
   let drained: (() => void) | undefined;
@@ -263,7 +271,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     if (path === '/healthz' || path === '/readyz' || path === '/metrics') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method not allowed.\n');
       if (path === '/healthz') return plain(res, 200, 'ok\n');
-      if (path === '/readyz') return ready && !draining ? plain(res, 200, 'ready\n') : plain(res, 503, draining ? 'draining\n' : 'starting\n');
+      if (path === '/readyz') return ready && !leaving && !draining ? plain(res, 200, 'ready\n') : plain(res, 503, leaving || draining ? 'draining\n' : 'starting\n');
       return plain(res, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
     }
     if (!endpoints.has(path)) return send(res, 404, { error: 'not_found', message: `No such endpoint. MCP is served at /mcp and /mcp/<domain> (${options.catalogs.map((d) => d.name).join(', ')}).` });
@@ -374,6 +382,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     metrics,
     close: () =>
       (closing ??= (async () => {
+        leaving = true;
+        if (settings.drainDelayMs > 0) {
+          log.info(`not ready; serving ${settings.drainDelayMs} ms more before draining`);
+          await new Promise((resolve) => setTimeout(resolve, settings.drainDelayMs));
+        }
         draining = true;
         log.info(`draining: ${active} call(s) in flight`);
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

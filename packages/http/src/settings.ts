@@ -9,6 +9,7 @@ export interface HttpSettings {
   maxConcurrentPerKey: number;
   requestTimeoutMs: number;
   drainTimeoutMs: number;
+  drainDelayMs: number;
   redisUrl: string | undefined;
   /** ENGAGE_STATE_SECRET's bytes (UTF-8), when set. */
   secret: Uint8Array | undefined;
@@ -51,6 +52,7 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     maxConcurrentPerKey: integer('ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY', 16, 1, 10_000),
     requestTimeoutMs: integer('ENGAGE_HTTP_REQUEST_TIMEOUT_MS', 12 * 60 * 1000, 1_000, 60 * 60 * 1000),
     drainTimeoutMs: integer('ENGAGE_HTTP_DRAIN_TIMEOUT_MS', 30_000, 0, 10 * 60 * 1000),
+    drainDelayMs: integer('ENGAGE_HTTP_DRAIN_DELAY_MS', 0, 0, 60 * 1000),
     redisUrl,
     secret,
     logLevel: level as HttpSettings['logLevel'],
