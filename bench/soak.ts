@@ -358,6 +358,8 @@ const env = {
   ENGAGE_REDIS_URL: redisServer.url,
   ENGAGE_STATE_SECRET: randomBytes(48).toString('base64'),
   ENGAGE_LOG_LEVEL: 'warn',
+  // The replicas' drain delay, if the soak is run with one (ENGAGE_HTTP_DRAIN_DELAY_MS=1000 npm run soak).
+  ...(process.env.ENGAGE_HTTP_DRAIN_DELAY_MS ? { ENGAGE_HTTP_DRAIN_DELAY_MS: process.env.ENGAGE_HTTP_DRAIN_DELAY_MS } : {}),
 };
 const replicas = [new Replica('replica A', env), new Replica('replica B', env)];
 let proxyUrl = '';

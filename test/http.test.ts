@@ -221,6 +221,19 @@ describe('the service refuses what it must', () => {
     });
     expect(status).toBe(403);
     expect((await post({ origin: 'https://evil.example' })).status).toBe(403);
+    // The metrics too: a rebinding page must not read them; the probes answer any Host.
+    const raw = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(new URL(path, service.url), { headers: { host: 'evil.example:80' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await raw('/metrics')).toBe(403);
+    expect(await raw('/healthz')).toBe(200);
+    expect((await fetch(new URL('/metrics', service.url))).status).toBe(200);
     const allowed = await connect('v2-legacy', '/mcp/contact', sandbox.keys.full);
     expect((await allowed.listTools()).tools.length).toBeGreaterThan(0);
     expect((await post({ origin: 'http://localhost:3000' })).status).not.toBe(403);

@@ -102,6 +102,27 @@ describe('a host that gives up during a send and asks again', () => {
     expect(posts()).toHaveLength(1);
   });
 
+  it('a token given before the same write went out sends nothing; one given after the warning does', async () => {
+    const server = await serve('campaign');
+    api.respond((request) => (request.method === 'GET' ? campaign : envelope({ _id: 'c1', status: 'sending' })));
+    const [first, second] = await Promise.all([1, 2].map(async () => structuredOf(await call(server, 'campaign.send', { id: 'c1' })).confirmationToken as string));
+    expect(structuredOf(await call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: first })).outcome).toBe('done');
+    const stale = await call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: second });
+    expect(stale.isError).toBe(true);
+    expect(textOf(stale)).toMatch(/Exactly this campaign\.send was sent by this server at \S+, after this confirmation was given, and it was carried out; nothing was done now\. Check with campaign\.progress\. To send it again, call without the confirmation/);
+    expect(structuredOf(stale).outcome).toBe('refused');
+    expect(posts()).toHaveLength(1);
+
+    // Asked again, the person is told about the first send; a yes to that runs it. (A preview made
+    // in the very millisecond of a send counts as made before it, so the clock is let tick first.)
+    const tick = Date.now();
+    while (Date.now() <= tick) await new Promise((resolve) => setTimeout(resolve, 1));
+    const warned = await call(server, 'campaign.send', { id: 'c1' });
+    expect(String(structuredOf(warned).preview)).toMatch(/^Warning: this server already sent exactly this campaign\.send/);
+    expect(structuredOf(await call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: structuredOf(warned).confirmationToken })).outcome).toBe('done');
+    expect(posts()).toHaveLength(2);
+  });
+
   it('a token spent on an attempt the API refused says so, not "may have been carried out"', async () => {
     const server = await serve('campaign', { ENGAGE_MAX_RETRY_WAIT_S: '0' });
     api.respond((request) => (request.method === 'GET' ? campaign : { status: 429, headers: { 'retry-after': '5' }, body: { status: 429, errorCode: 42900, message: 'slow down' } }));

@@ -84,6 +84,11 @@ export class Confirmations {
     return first ? 'ok' : 'spent';
   }
 
+  /** When a value that redeemed `ok` was issued: what its yes was given to had been shown by then. */
+  issuedAt(kind: ConfirmationKind, value: string): number {
+    return parseInt(value.split('.')[1] ?? '', 36) - TTL[kind];
+  }
+
   private mac(kind: ConfirmationKind, head: string, keyFingerprint: string, operationId?: string, params?: Params): string {
     const bound = operationId === undefined ? '' : `\n${operationId}\n${canonicalJson(params)}`;
     return createHmac('sha256', this.options.secret).update(`engage-mcp confirmation ${kind}\n${head}\n${keyFingerprint}${bound}`).digest().subarray(0, 16).toString('base64url');

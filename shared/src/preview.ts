@@ -80,11 +80,11 @@ export function unlistedFields(schema: z.ZodType, value: unknown, path: string):
   });
 }
 
-const JOURNAL_ENTRIES = 50;
+const JOURNAL_ENTRIES = 200;
 const JOURNAL_ENTRY_CHARS = 64 * 1024;
 /** How long a write's attempt is remembered, and how many: enough to catch a host's retry after a timeout. */
 const ATTEMPT_MEMORY_MS = 30 * 60 * 1000;
-const ATTEMPTS_KEPT = 500;
+const ATTEMPTS_KEPT = 20_000;
 
 /** How a write this server sent ended: still running, carried out, unknown (may have been), or refused before anything was done. */
 export type AttemptOutcome = 'in-flight' | 'done' | 'unknown' | 'not-done';
@@ -100,26 +100,40 @@ export interface Attempt {
  */
 export class WriteJournal {
   private readonly entries: Array<{ keyId: string; operationId: string; params: Params; data: unknown }> = [];
-  /** The last attempt of each exact write (operation and normalised params, hashed), oldest first. */
-  private readonly attempts = new Map<string, Attempt>();
+  /**
+   * The last attempt of each exact write (key, operation and normalised params, hashed), oldest
+   * first: writes that went out (in flight, done, unknown) apart from those the API refused, so
+   * that a flood of refused attempts (made-up keys, in remote mode) never pushes out the memory
+   * of a write that was sent.
+   */
+  private readonly sent = new Map<string, Attempt>();
+  private readonly refused = new Map<string, Attempt>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /** Notes a write's attempt; `in-flight` when it is sent, then how it ended. */
   attempt(keyId: string, operationId: string, params: Params, outcome: AttemptOutcome): void {
     const key = attemptKey(keyId, operationId, params);
-    this.attempts.delete(key); // re-inserted: the map stays in order of last use
-    this.attempts.set(key, { at: outcome === 'in-flight' ? this.now() : (this.attempts.get(key)?.at ?? this.now()), outcome });
-    for (const [old, { at }] of this.attempts) {
-      if (this.attempts.size <= ATTEMPTS_KEPT && at > this.now() - ATTEMPT_MEMORY_MS) break;
-      this.attempts.delete(old);
-    }
+    const before = this.sent.get(key) ?? this.refused.get(key);
+    this.sent.delete(key); // re-inserted: each map stays in order of last use
+    this.refused.delete(key);
+    const into = outcome === 'not-done' ? this.refused : this.sent;
+    into.set(key, { at: outcome === 'in-flight' ? this.now() : (before?.at ?? this.now()), outcome });
+    this.trim(into);
   }
 
   /** The last attempt of exactly this write within the last half hour, if any. */
   lastAttempt(keyId: string, operationId: string, params: Params): Attempt | undefined {
-    const found = this.attempts.get(attemptKey(keyId, operationId, params));
+    const key = attemptKey(keyId, operationId, params);
+    const found = this.sent.get(key) ?? this.refused.get(key);
     return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? found : undefined;
+  }
+
+  private trim(attempts: Map<string, Attempt>): void {
+    for (const [old, { at }] of attempts) {
+      if (attempts.size <= ATTEMPTS_KEPT && at > this.now() - ATTEMPT_MEMORY_MS) break;
+      attempts.delete(old);
+    }
   }
 
   /** Keeps the params and the answer's top-level plain fields (its id): the answer may be anything. */

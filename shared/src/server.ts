@@ -98,8 +98,6 @@ interface RequestContext extends CallContext {
   journal: WriteJournal;
 }
 
-/** Remote mode keeps a journal of recent writes per key (by fingerprint), for previews; at most this many keys. */
-const MAX_JOURNALS = 1_000;
 
 export function createServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>, configResult: ConfigResult, options: ServerOptions = {}): EngageServer {
   const config = configResult.ok ? configResult.config : undefined;
@@ -111,7 +109,6 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
   const redact = keyRedactor(config ? [config.apiKey] : []);
   const scrub = scrubber(redact);
   const journal = new WriteJournal();
-  const journals = new Map<string, WriteJournal>();
   let catalog: Promise<Domain> | undefined;
 
   // Which operations are offered, and why the others are not (for a clear refusal).
@@ -153,11 +150,8 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
     if (!apiKey) return undefined;
     const id = keyFingerprint(apiKey);
     const own = keyRedactor([apiKey]);
-    let kept = journals.get(id);
-    if (kept) journals.delete(id);
-    else if (journals.size >= MAX_JOURNALS) journals.delete(journals.keys().next().value as string);
-    journals.set(id, (kept ??= new WriteJournal()));
-    return { keyId: id, redact: own, scrub: scrubber(own), journal: kept, credentials: { apiKey, ...(options.remote.pace ? { pace: options.remote.pace(id) } : {}) } };
+    // One journal for every key: it keeps each key's writes apart, and refused attempts (made-up keys) never push out sent ones.
+    return { keyId: id, redact: own, scrub: scrubber(own), journal, credentials: { apiKey, ...(options.remote.pace ? { pace: options.remote.pace(id) } : {}) } };
   }
 
   function registerTools(mcp: McpServer, era: ProtocolEra): Array<ViewInfo | undefined> {
@@ -203,16 +197,17 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
       const request = buildRequest(op, params, operations);
       const requestContext: RequestContext = { ...progressReporter(exchange.ctx), ...caller };
 
-      if (tool.info.kind === 'action' && gated(op)) {
-        const refusal = await confirm(op, tool.info.name, params, args.confirmationToken, exchange, requestContext);
-        if (refusal) return refusal;
-      }
       const write = tool.info.kind === 'action';
       if (write && gated(op)) {
-        // Checked again with nothing awaited before it is marked: two yeses for the same write
-        // racing each other (two tokens, two questions) send it once.
+        const answer = await confirm(op, tool.info.name, params, args.confirmationToken, exchange, requestContext);
+        if (!isApproval(answer)) return answer;
+        // Checked again with nothing awaited before the write is marked: two yeses for the same
+        // write racing each other (two tokens, two questions) send it once; and a yes given before
+        // the same write went out (an older token, a spent store that Redis lost) sends nothing;
+        // in the same millisecond counts as before, so a doubt means asking again.
         const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
         if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
+        if ((earlier?.outcome === 'done' || earlier?.outcome === 'unknown') && earlier.at >= answer.approvedAt) return sentSince(op, earlier);
       }
       stage = 'sent';
       if (write) caller.journal.attempt(caller.keyId, op.id, params, 'in-flight');
@@ -246,14 +241,14 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
    * whose requestState is signed; a 2025 host with elicitation gets elicitation/create; any other
    * host, or one whose elicitation failed, gets a preview with a confirmationToken.
    */
-  async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, { mcp, ctx, era }: Exchange, context: RequestContext): Promise<CallToolResult | InputRequiredResult | undefined> {
+  async function confirm(op: Operation, toolName: string, params: Params, token: string | undefined, { mcp, ctx, era }: Exchange, context: RequestContext): Promise<CallToolResult | InputRequiredResult | Approval> {
     let reason = '';
     // The same write still on its way (a host that timed out and asked again): nothing new runs.
     const earlier = context.journal.lastAttempt(context.keyId, op.id, params);
     if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
     if (token !== undefined) {
       const redemption = await confirmations.redeem('token', token, context.keyId, op.id, params);
-      if (redemption === 'ok') return undefined;
+      if (redemption === 'ok') return { approvedAt: confirmations.issuedAt('token', token) };
       // A genuine token for this very call, used before: the yes was given and spent. A retry must
       // not be handed a new way to say yes to what may already have happened.
       if (redemption === 'spent') return alreadyUsed(op, 'confirmationToken', earlier);
@@ -275,7 +270,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         if (redemption === 'spent') return alreadyUsed(op, 'requestState', earlier);
         if (redemption === 'ok') {
           const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_INPUT);
-          if (answer.kind === 'elicit') return answer.action === 'accept' && answer.content?.confirm === true ? undefined : declinedBy(op, answer.action);
+          if (answer.kind === 'elicit') return answer.action === 'accept' && answer.content?.confirm === true ? { approvedAt: confirmations.issuedAt('state', state) } : declinedBy(op, answer.action);
           // The host could not ask (its elicitation failed): the preview and token instead.
           return preview(op, toolName, params, context, 'The confirmation question could not be shown.');
         }
@@ -289,10 +284,11 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
         });
       }
     } else if (canElicit) {
+      const askedAt = Date.now();
       const statement = await describeEffect(op, params, context);
       try {
         const answer = await ctx.mcpReq.elicitInput({ message: `${statement.text}\n\nRun it?`, requestedSchema: confirmSchema(op) }, { signal: context.signal, timeout: ELICITATION_TIMEOUT_MS });
-        return answer.action === 'accept' && answer.content?.confirm === true ? undefined : declinedBy(op, answer.action);
+        return answer.action === 'accept' && answer.content?.confirm === true ? { approvedAt: askedAt } : declinedBy(op, answer.action);
       } catch (error) {
         if (context.signal?.aborted) throw error;
         log.warn(`confirmation request for ${op.id} failed, falling back to a preview: ${error instanceof Error ? error.message : String(error)}`);
@@ -368,6 +364,23 @@ function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestState', 
     text = `This ${what} was already used for exactly this ${op.id}, so it may already have been carried out; nothing was done now.${check} before asking the user again.`;
   }
   return { content: [{ type: 'text', text }], isError: true, structuredContent: { operationId: op.id, outcome: earlier?.outcome === 'not-done' ? 'refused' : earlier?.outcome === 'done' ? 'done' : 'unknown' } };
+}
+
+/** A person's yes, and when what they said yes to was shown. */
+interface Approval {
+  approvedAt: number;
+}
+
+function isApproval(answer: CallToolResult | InputRequiredResult | Approval): answer is Approval {
+  return typeof (answer as Partial<Approval>).approvedAt === 'number';
+}
+
+/** The same write went out after this yes was given (by another confirmation): nothing is sent again. */
+function sentSince(op: Operation, earlier: Attempt): CallToolResult {
+  const how = earlier.outcome === 'done' ? 'it was carried out' : 'its outcome is unknown (it may have been carried out)';
+  const check = op.verifyWith ? ` Check with ${op.verifyWith}.` : '';
+  const text = `Exactly this ${op.id} was sent by this server at ${new Date(earlier.at).toISOString()}, after this confirmation was given, and ${how}; nothing was done now.${check} To send it again, call without the confirmation: the user is asked again and told about the earlier send.`;
+  return { content: [{ type: 'text', text }], isError: true, structuredContent: { operationId: op.id, outcome: 'refused' } };
 }
 
 /** The identical write is still on its way: nothing new is sent. */

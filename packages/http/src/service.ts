@@ -268,19 +268,23 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       requests.inc({ endpoint: name, status: String(res.statusCode) });
       latency.observe({ endpoint: name }, (performance.now() - started) / 1000);
     });
-    if (path === '/healthz' || path === '/readyz' || path === '/metrics') {
+    // Probes answer whatever the Host (a balancer may use an address): they say only up or not.
+    if (path === '/healthz' || path === '/readyz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method not allowed.\n');
       if (path === '/healthz') return plain(res, 200, 'ok\n');
-      if (path === '/readyz') return ready && !leaving && !draining ? plain(res, 200, 'ready\n') : plain(res, 503, leaving || draining ? 'draining\n' : 'starting\n');
-      return plain(res, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
+      return ready && !leaving && !draining ? plain(res, 200, 'ready\n') : plain(res, 503, leaving || draining ? 'draining\n' : 'starting\n');
     }
-    if (!endpoints.has(path)) return send(res, 404, { error: 'not_found', message: `No such endpoint. MCP is served at /mcp and /mcp/<domain> (${options.catalogs.map((d) => d.name).join(', ')}).` });
+    if (!endpoints.has(path) && path !== '/metrics') return send(res, 404, { error: 'not_found', message: `No such endpoint. MCP is served at /mcp and /mcp/<domain> (${options.catalogs.map((d) => d.name).join(', ')}).` });
 
-    // DNS rebinding: the Host must be one of ours, and a browser's Origin one we allow.
+    // DNS rebinding: the Host must be one of ours, and a browser's Origin one we allow (metrics too).
     const host = validateHostHeader(req.headers.host, allowedHosts);
     if (!host.ok) return refuse(res, 'host', 403, 'forbidden_host', `${host.message}. Allowed hosts are set with ENGAGE_ALLOWED_HOSTS.`);
     const origin = validateOriginHeader(req.headers.origin, allowedOrigins);
     if (!origin.ok) return refuse(res, 'origin', 403, 'forbidden_origin', `${origin.message}. Allowed origins are set with ENGAGE_ALLOWED_ORIGINS.`);
+    if (path === '/metrics') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method not allowed.\n');
+      return plain(res, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
+    }
 
     const key = keyOf(req);
     if (key === undefined) {
