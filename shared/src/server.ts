@@ -236,7 +236,7 @@ export function createServer(manifest: DomainManifest, loadCatalog: () => Promis
 
   /**
    * Asks for a person's yes. Returns the answer to give instead (a question, a preview, a decline),
-   * or undefined when the operation may run. Three paths, one binding (operation, exact params,
+   * or the approval (with when its statement was shown) when the operation may run. Three paths, one binding (operation, exact params,
    * key, expiry, single use): a 2026-07-28 host with elicitation gets an input_required round
    * whose requestState is signed; a 2025 host with elicitation gets elicitation/create; any other
    * host, or one whose elicitation failed, gets a preview with a confirmationToken.
