@@ -56,7 +56,7 @@ export interface CallContext {
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
-export const LOOKUP_TIMEOUT_MS = 4_000;
+const LOOKUP_TIMEOUT_MS = 4_000;
 /** The API's own explanation of a failure is quoted up to this length. */
 const MAX_API_MESSAGE = 300;
 const USER_AGENT = 'engage-mcp/0.1.0';

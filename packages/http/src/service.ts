@@ -210,17 +210,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const session = sessions.get(sessionId);
-      if (!session || session.endpoint !== target.name) return jsonError(404, -32001, 'Session not found: start a new session (initialize).');
+      if (!session || session.endpoint !== target.name) return refusal(404, 'session_not_found', 'Session not found: start a new session (initialize).');
       if (session.keyId !== keyId) {
         refused.inc({ reason: 'session-key' });
         log.warn('a request came on a session with another key than the one that opened it; refused');
-        return jsonError(403, -32003, 'This session was opened with another API key: a session serves only the key that opened it. Start a new session with this key.');
+        return refusal(403, 'session_key', 'This session was opened with another API key: a session serves only the key that opened it. Start a new session with this key.');
       }
       session.lastSeen = Date.now();
       return session.transport.handleRequest(request, { authInfo });
     }
-    if (request.method !== 'POST') return jsonError(400, -32000, 'Bad Request: no session; a 2025-era client starts with initialize.');
-    if (sessions.size >= settings.maxSessions) return jsonError(503, -32000, 'Too many open sessions; try again later.', { 'retry-after': '30' });
+    if (request.method !== 'POST') return refusal(400, 'no_session', 'Bad Request: no session; a 2025-era client starts with initialize.');
+    if (sessions.size >= settings.maxSessions) return refusal(503, 'too_many_sessions', 'Too many open sessions; try again later.', { 'retry-after': '30' });
     const mcp = target.factory('legacy');
     let opened: string | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -433,6 +433,10 @@ function plain(res: ServerResponse, status: number, text: string, type = 'text/p
   res.end(text);
 }
 
-function jsonError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+/**
+ * A refusal at the HTTP layer, before any MCP message is read (session routing), in the same
+ * {error, message} shape as the service's other refusals: the protocol's own errors are the SDK's.
+ */
+function refusal(status: number, error: string, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ error, message }, { status, headers: { 'cache-control': 'no-store', ...headers } });
 }
