@@ -3,7 +3,8 @@
 // Prints a table and writes bench/results/latest.json (the previous run is compared against).
 // Measures only; nothing here passes or fails. BENCH_ROUNDS sets the cold-start rounds (default 7).
 // `--only large-lists` runs only the large-list section (BENCH_LARGE_ROUNDS rounds, default 5),
-// and writes bench/results/large-lists.json.
+// and writes bench/results/large-lists.json. `--against DIR` compares this checkout's servers with
+// another built checkout's, side by side (bench/against.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import { Client as McpClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Pool } from 'undici';
 import { DOMAINS, serverEntry } from '../packages/sandbox/src/launch.js';
+import { benchAgainst } from './against.js';
 import { benchHttp, printHttp } from './http.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -22,6 +24,7 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const CONCURRENCY = 16;
 const LARGE_ROUNDS = Number(process.env.BENCH_LARGE_ROUNDS ?? 5);
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const against = process.argv.includes('--against') ? process.argv[process.argv.indexOf('--against') + 1] : undefined;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 const referenceEntry = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
@@ -266,6 +269,17 @@ function printLargeLists(large: Record<string, any>, rounds: number): string[] {
 }
 
 async function main() {
+  if (against !== undefined) {
+    const small = await startSandboxProcess(0);
+    const large = await startSandboxProcess(460);
+    try {
+      process.stdout.write(`${await benchAgainst(root, against, { small, large })}\n`);
+    } finally {
+      small.child.kill();
+      large.child.kill();
+    }
+    return;
+  }
   // `npm run bench -- --only http`: remote mode's section alone (bench/http.ts).
   if (only === 'http') {
     printHttp(await benchHttp());

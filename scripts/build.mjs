@@ -12,11 +12,11 @@ const banner = { js: "import { createRequire as __engageCreateRequire } from 'no
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, keepNames: false, sourcemap: true, legalComments: 'external', logLevel: 'warning', banner };
 
 // The SDK picks its default JSON Schema validator (ajv) through this one module; ours replaces it
-// (shared/src/sdk-shims.ts), since every server passes its own small validator.
+// (shared/src/mcp/sdk-shims.ts) with the SDK's own cf-worker validator, which every server passes too.
 const sdkShims = {
   name: 'engage-sdk-shims',
   setup(plugin) {
-    plugin.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: fileURLToPath(new URL('../shared/src/sdk-shims.ts', import.meta.url)) }));
+    plugin.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: fileURLToPath(new URL('../shared/src/mcp/sdk-shims.ts', import.meta.url)) }));
   },
 };
 
@@ -58,7 +58,7 @@ await Promise.all(
       plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart],
     }),
     // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
-    build({ ...common, entryPoints: { operations: `packages/${domain}/src/operations.ts` }, outdir: `packages/${domain}/dist`, alias: { '@engage-mcp/shared': './shared/src/catalog.ts' } }),
+    build({ ...common, entryPoints: { operations: `packages/${domain}/src/operations.ts` }, outdir: `packages/${domain}/dist`, alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' } }),
   ]),
 );
 

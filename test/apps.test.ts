@@ -6,7 +6,7 @@ import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { VIEWS } from '@engage-mcp/apps/views';
 import { defineDomain, manifestOf, pathId } from '@engage-mcp/shared';
 import { z } from 'zod';
-import { CONFIRMATION_VIEW, viewOf } from '../shared/src/apps.js';
+import { CONFIRMATION_VIEW, viewOf } from '../shared/src/mcp/apps.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CLIENT_KINDS, DOMAINS, inProcess, structuredOf, type InProcess, type InProcessOptions } from './helpers.js';
 

@@ -1,6 +1,8 @@
 // Confirmation and least privilege, counted on the sandbox's record of what it carried out,
 // never on what the server says.
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { MemorySpentStore } from '@engage-mcp/shared';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { ALL_OPERATIONS, DOMAINS, countCarriedOut, structuredOf, textOf } from './helpers.js';
 import { sandboxPerTest } from './sandboxed.js';
@@ -95,6 +97,49 @@ describe.each(Object.entries(DESTRUCTIVE))('%s', (operationId, { params, other }
     expect(countCarriedOut(sandbox, operationId)).toBe(1);
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(/cannot be undone/);
+  });
+});
+
+describe('a host that can ask is asked: a token does not replace the question there', () => {
+  it.each(['v1', 'v2-modern'] as const)('%s: a token from a preview, brought to a host with elicitation, still asks; only the yes runs it, once', async (kind) => {
+    // One secret and spent store, as one server would have: the token is genuine for the asking host too.
+    const server = { secret: randomBytes(32), spent: new MemorySpentStore() };
+    const target = { id: sandbox.tenant('A').contacts[0]!._id };
+    const previewing = await serve('contact.delete', { server });
+    const token = structuredOf(await previewing.call('contact.delete', target)).confirmationToken as string;
+    expect(token).toMatch(/^ct_/);
+
+    const questions: string[] = [];
+    const declining = await serve('contact.delete', { kind, server, elicit: (message) => (questions.push(message), { action: 'decline' }) });
+    const declined = await declining.call('contact.delete', target, { confirmationToken: token });
+    expect(structuredOf(declined).outcome, textOf(declined)).toBe('declined');
+    expect(questions).toHaveLength(1);
+    expect(countCarriedOut(sandbox, 'contact.delete')).toBe(0);
+
+    const agreeing = await serve('contact.delete', { kind, server, elicit: (message) => (questions.push(message), { action: 'accept', content: { confirm: true } }) });
+    const done = await agreeing.call('contact.delete', target, { confirmationToken: token });
+    expect(structuredOf(done).outcome, textOf(done)).toBe('done');
+    expect(questions).toHaveLength(2);
+    expect(countCarriedOut(sandbox, 'contact.delete')).toBe(1);
+  });
+
+  it('v1: where the question cannot be shown, the token from the preview given for that is the yes (no loop of questions)', async () => {
+    const server = { secret: randomBytes(32), spent: new MemorySpentStore() };
+    const target = { id: sandbox.tenant('A').contacts[0]!._id };
+    const broken = await serve('contact.delete', {
+      server,
+      elicit: () => {
+        throw new Error('the host cannot show forms');
+      },
+    });
+    const preview = await broken.call('contact.delete', target);
+    expect(textOf(preview)).toMatch(/could not be shown[\s\S]*has NOT been run/);
+    const done = await broken.call('contact.delete', target, { confirmationToken: structuredOf(preview).confirmationToken });
+    expect(structuredOf(done).outcome, textOf(done)).toBe('done');
+    expect(countCarriedOut(sandbox, 'contact.delete')).toBe(1);
+    const replay = await broken.call('contact.delete', target, { confirmationToken: structuredOf(preview).confirmationToken });
+    expect(textOf(replay)).toMatch(/already used/);
+    expect(countCarriedOut(sandbox, 'contact.delete')).toBe(1);
   });
 });
 

@@ -5,15 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, matchesPattern, redactor } from '@engage-mcp/shared';
-import { loadDotenvSafely } from '../shared/src/config.js';
-import { Confirmations, MemorySpentStore, canonicalJson } from '../shared/src/confirm.js';
-import { createLogger } from '../shared/src/log.js';
-import { checkSchema, smallValidator } from '../shared/src/schema-check.js';
-import { LineLimit } from '../shared/src/stdio.js';
-import { Pacer, backoffDelayMs, parseRetryAfter } from '../shared/src/pacing.js';
-import { keyRedactor } from '../shared/src/redact.js';
-import { MAX_ANSWER_CHARS, fitData, fitValue, scrubber, shapeList } from '../shared/src/render.js';
-import { cleanData, cleanText } from '../shared/src/sanitize.js';
+import { loadDotenvSafely } from '../shared/src/model/config.js';
+import { Confirmations, MemorySpentStore, canonicalJson } from '../shared/src/call/confirmations.js';
+import { createLogger } from '../shared/src/safe/log.js';
+import { jsonSchemaValidator } from '../shared/src/mcp/register.js';
+import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA } from '../shared/src/mcp/tools.js';
+import { LineLimit } from '../shared/src/mcp/stdio.js';
+import { Pacer, backoffDelayMs, parseRetryAfter } from '../shared/src/upstream/pacing.js';
+import { keyRedactor } from '../shared/src/safe/redact.js';
+import { MAX_ANSWER_CHARS, fitData, fitValue, scrubber, shapeList } from '../shared/src/safe/render.js';
+import { cleanData, cleanText } from '../shared/src/safe/sanitize.js';
 import { keyScanner, keyVariants } from './leaks.js';
 
 const BASE = { ENGAGE_API_KEY: 'eng_live_secret', ENGAGE_BASE_URL: 'https://api.example.com' };
@@ -397,14 +398,16 @@ describe('the spent store and the small schema checker', () => {
     expect(await store.consume('a', 200)).toBe(true);
   });
 
-  it('checks own properties only, and refuses schema forms it does not check', () => {
-    const schema = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm', 'toString'], additionalProperties: false } as const;
-    expect(checkSchema(schema, { confirm: true })).toEqual(['toString is required']);
-    expect(checkSchema(schema, JSON.parse('{"confirm": true, "toString": 1, "__proto__": {}}'))).toEqual(['toString is not allowed', '__proto__ is not allowed']);
-    expect(checkSchema({ type: 'object', properties: { confirm: { type: 'boolean' } } }, { confirm: 'true' })).toEqual(['confirm must be boolean, not string']);
-    expect(() => smallValidator.getValidator({ type: ['string', 'null'] } as never)).toThrow(/not one string/);
-    expect(() => smallValidator.getValidator({ type: 'object', additionalProperties: { type: 'string' } } as never)).toThrow(/additionalProperties as a schema/);
-    expect(() => smallValidator.getValidator({ type: 'object', properties: { x: { pattern: '^a' } } } as never)).toThrow(/keyword pattern at \.x/);
+  it('validates our output schemas and the question with the SDK\'s cf-worker validator (no ajv)', () => {
+    const question = jsonSchemaValidator.getValidator({ type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'], additionalProperties: false } as never);
+    expect(question({ confirm: true }).valid).toBe(true);
+    expect(question({}).valid).toBe(false);
+    expect(question({ confirm: 'true' }).errorMessage).toMatch(/Expected "boolean"/);
+    expect(question(JSON.parse('{"confirm": true, "toString": 1, "__proto__": {}}')).errorMessage).toMatch(/"toString" does not match.*"__proto__" does not match/);
+    const action = jsonSchemaValidator.getValidator(ACTION_OUTPUT_SCHEMA);
+    expect(action({ operationId: 'contact.create', outcome: 'done', data: { id: 'c1' } }).valid).toBe(true);
+    expect(action({ operationId: 'contact.create', outcome: 'sent' }).valid).toBe(false);
+    expect(jsonSchemaValidator.getValidator(READ_OUTPUT_SCHEMA)({ operationId: 'contact.list' }).valid).toBe(false);
   });
 });
 

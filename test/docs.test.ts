@@ -23,7 +23,8 @@ describe('docs and budgets', () => {
   it('server code never writes to stdout but through the transport', async () => {
     const roots = ['shared/src', ...DOMAIN_NAMES.map((domain) => `packages/${domain}/src`)];
     for (const root of roots) {
-      for (const file of await readdir(root)) {
+      for (const file of await readdir(root, { recursive: true })) {
+        if (!file.endsWith('.ts')) continue;
         const source = await readFile(join(root, file), 'utf8');
         expect(source, `${root}/${file}`).not.toMatch(/console\.(log|info)\(/);
         // The SDK's stdio transport is the only writer to stdout.

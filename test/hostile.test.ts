@@ -4,8 +4,8 @@
 // reached the model and the log, and what the API was asked.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiClient } from '../shared/src/http.js';
-import { WriteJournal } from '../shared/src/preview.js';
+import { ApiClient } from '../shared/src/upstream/api-client.js';
+import { WriteJournal } from '../shared/src/call/journal.js';
 import { DOMAINS, inProcess, structuredOf, textOf, type InProcess, type InProcessOptions } from './helpers.js';
 import { HOSTILE_KEY, envelope, startHostileApi, type HostileApi } from './hostile-api.js';
 import { keyScanner, keyVariants } from './leaks.js';

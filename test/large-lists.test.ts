@@ -6,10 +6,10 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { finishAnswer, readAnswer } from '../shared/src/answers.js';
-import { keyRedactor } from '../shared/src/redact.js';
-import { scrubber, type ListShape } from '../shared/src/render.js';
-import { STREAM_THRESHOLD_BYTES } from '../shared/src/stream-list.js';
+import { finishAnswer, readAnswer } from '../shared/src/call/answers.js';
+import { keyRedactor } from '../shared/src/safe/redact.js';
+import { scrubber, type ListShape } from '../shared/src/safe/render.js';
+import { STREAM_THRESHOLD_BYTES } from '../shared/src/upstream/stream-list.js';
 import { DOMAINS, textOf } from './helpers.js';
 
 let sandbox: Sandbox;

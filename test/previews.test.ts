@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { validateParams, type Operation } from '@engage-mcp/shared';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
-import { PREVIEW_TEXT_NOTICE, composeStatement } from '../shared/src/preview.js';
-import { CUSTOMER_TEXT_NOTICE } from '../shared/src/render.js';
+import { PREVIEW_TEXT_NOTICE, composeStatement } from '../shared/src/call/statement.js';
+import { CUSTOMER_TEXT_NOTICE } from '../shared/src/safe/render.js';
 import { ALL_OPERATIONS, countCarriedOut, structuredOf, textOf, type InProcess } from './helpers.js';
 import { sandboxPerTest } from './sandboxed.js';
 

@@ -2,9 +2,9 @@
 // replicas (failing closed), the shared pace (failing open), and the RESP client itself.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Confirmations, type SpentStore } from '../shared/src/confirm.js';
-import { InputError } from '../shared/src/errors.js';
-import { Pacer } from '../shared/src/pacing.js';
+import { Confirmations, type SpentStore } from '../shared/src/call/confirmations.js';
+import { InputError } from '../shared/src/model/errors.js';
+import { Pacer } from '../shared/src/upstream/pacing.js';
 import { connectRedis, encodeCommand, RedisPaceKeeper, RedisReplyError, RedisSpentStore, RedisUnavailableError, RespParser, SPENT_STORE_UNAVAILABLE, type RedisClient } from '../packages/http/src/redis.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 

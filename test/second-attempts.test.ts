@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { inlineText } from '../shared/src/sanitize.js';
+import { inlineText } from '../shared/src/safe/sanitize.js';
 import { DOMAINS, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
 import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
 import { keyScanner } from './leaks.js';

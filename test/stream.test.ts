@@ -5,14 +5,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readAnswer } from '../shared/src/answers.js';
-import type { Operation } from '../shared/src/catalog.js';
-import { UpstreamError } from '../shared/src/errors.js';
-import { ApiClient, parseJson } from '../shared/src/http.js';
-import { createLogger } from '../shared/src/log.js';
-import { scrubber, shapeList, type ListShape } from '../shared/src/render.js';
-import { EnvelopeScanner } from '../shared/src/stream-json.js';
-import { StreamedList, listBodyReader } from '../shared/src/stream-list.js';
+import { readAnswer } from '../shared/src/call/answers.js';
+import type { Operation } from '../shared/src/model/catalog.js';
+import { UpstreamError } from '../shared/src/model/errors.js';
+import { ApiClient, parseJson } from '../shared/src/upstream/api-client.js';
+import { createLogger } from '../shared/src/safe/log.js';
+import { scrubber, shapeList, type ListShape } from '../shared/src/safe/render.js';
+import { EnvelopeScanner } from '../shared/src/upstream/stream-json.js';
+import { StreamedList, listBodyReader } from '../shared/src/upstream/stream-list.js';
 
 const records = [
   { _id: 'a1', name: 'Budi [Santoso]', note: 'braces { } and ] brackets [ , commas', tags: ['vip', 'jakarta'] },

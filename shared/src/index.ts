@@ -1,19 +1,17 @@
 // @engage-mcp/shared: everything a domain package needs to declare its catalog, and what tests,
-// docs and the build use. A domain's stdio entry imports './runtime' instead, which stays lean.
-export * from './catalog.js';
-export { loadConfig, matchesPattern, DOMAIN_NAMES, type Config, type ConfigResult } from './config.js';
-export { createServer, type EngageServer, type ServerOptions } from './server.js';
-export { validateParams } from './validate.js';
-export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type SpentStore } from './confirm.js';
-export { manifestOf, paramSignature, type DomainManifest, type OperationInfo, type ToolInfo } from './manifest.js';
+// docs, the build and remote mode use. A domain's stdio entry imports './runtime' instead, which
+// stays lean. The rooms, bottom up: safe/ → model/ → upstream/ → call/ → mcp/ (docs/architecture.md).
+export * from './model/catalog.js';
+export { loadConfig, matchesPattern, DOMAIN_NAMES, type Config, type ConfigResult } from './model/config.js';
+export { InputError } from './model/errors.js';
+export { buildRequest } from './model/paths.js';
+export { manifestOf, paramSignature, type DomainManifest, type OperationInfo, type ToolInfo } from './model/manifest.js';
+export { createLogger, logSafe, redactor, type Logger } from './safe/log.js';
+export { ApiClient } from './upstream/api-client.js';
+export { Pacer, type PaceKeeper } from './upstream/pacing.js';
+export { validateParams } from './call/validate.js';
+export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type SpentStore } from './call/confirmations.js';
+export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';
+export { describeTool } from './mcp/tools.js';
+export { registerViews } from './mcp/apps.js';
 export { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-export { createLogger, redactor, type Logger } from './log.js';
-export { InputError } from './errors.js';
-export { buildRequest } from './paths.js';
-export { describeTool } from './tools.js';
-// Remote mode (packages/http) builds on these.
-export { ApiClient } from './http.js';
-export { Pacer, type PaceKeeper } from './pacing.js';
-export { registerViews } from './apps.js';
-export { SERVER_VERSION } from './server.js';
-export { logSafe } from './log.js';

@@ -5,7 +5,7 @@
 // scripts. The key is never printed and never taken on the command line, where other users and
 // the shell's history would see it.
 import { parseArgs } from 'node:util';
-import { DOMAIN_NAMES, loadConfig } from '../../../shared/src/config.js';
+import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
 import { readConfig, replaceConfig } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type HostId, type ServerEntry } from './hosts.js';

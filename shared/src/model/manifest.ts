@@ -2,7 +2,7 @@
 // server can answer tools/list without loading zod or the catalog (they load on the first call).
 // Only zod instances are inspected here; nothing imports zod's runtime.
 import type { z } from 'zod';
-import type { Domain, Operation, ToolKind } from './catalog.js';
+import type { Domain, Operation, ToolKind } from './types.js';
 
 export interface OperationInfo extends Pick<Operation, 'id' | 'method' | 'path' | 'scope' | 'risk' | 'summary' | 'view'> {
   /** `name, msisdn, email?`: the params as the tool description shows them. */

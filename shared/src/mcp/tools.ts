@@ -2,18 +2,12 @@
 // table), annotations, output schemas, and the one description the model reads. Kept short: all
 // fourteen definitions share a ~4,000 token budget. No zod here: listing must stay cheap.
 import type { JsonSchemaType } from '@modelcontextprotocol/server';
-import type { DomainManifest, OperationInfo, ToolInfo } from './manifest.js';
-import { MAX_LIMIT } from './render.js';
+import type { ToolArguments } from '../call/context.js';
+import { OUTCOMES } from '../call/outcomes.js';
+import type { DomainManifest, OperationInfo, ToolInfo } from '../model/manifest.js';
+import { MAX_LIMIT } from '../safe/render.js';
 
-export interface ToolArguments {
-  operationId: string;
-  params?: Record<string, unknown>;
-  limit?: number;
-  offset?: number;
-  fields?: string[];
-  search?: string;
-  confirmationToken?: string;
-}
+export type { ToolArguments };
 
 interface Argument {
   schema: Record<string, unknown>;
@@ -113,7 +107,7 @@ export const ACTION_OUTPUT_SCHEMA: JsonSchemaType = {
   type: 'object',
   properties: {
     operationId: { type: 'string' },
-    outcome: { enum: ['done', 'preview', 'declined', 'refused', 'unknown'] },
+    outcome: { enum: [...OUTCOMES] },
     data: {},
     preview: { type: 'string' },
     confirmationToken: { type: 'string' },

@@ -2,83 +2,11 @@
 // building, annotations, confirmation previews and the README's tool reference all derive
 // from these entries; domain packages contain nothing else.
 import { z } from 'zod';
+import { inlineText } from '../safe/sanitize.js';
 import { pathParamNames } from './paths.js';
-import { inlineText } from './sanitize.js';
+import type { Domain, Operation, ToolSpec } from './types.js';
 
-export type Risk = 'safe' | 'confirm' | 'destructive';
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-export type Params = Record<string, unknown>;
-
-/** Reads a path of the API for a confirmation preview: the envelope's data (cleaned), or undefined on any failure. */
-export type PreviewReader = (path: string) => Promise<unknown>;
-
-/**
- * What this server carried out earlier for an operation, newest first: its params and the API's
- * answer. For facts the API cannot show (the text of a campaign created here).
- */
-export type WrittenBefore = (operationId: string) => Array<{ params: Params; data: unknown }>;
-
-export interface Confirmation {
-  /** One plain sentence of what will happen, built from the validated params. */
-  effect: (params: Params) => string;
-  /** What cannot be undone, if anything. */
-  irreversible?: string;
-  /**
-   * Facts the preview looks up (a record's name, recipients, quota). A failed look-up is left out.
-   * Values read from the API go through quote() or plain(): they may be written by customers.
-   */
-  facts?: (params: Params, read: PreviewReader, written: WrittenBefore) => Promise<Array<string | undefined>>;
-}
-
-export interface Operation {
-  /** operationId, as the spec and design brief name it. */
-  id: string;
-  method: HttpMethod;
-  /** Path template relative to the base URL, with `{param}` placeholders. */
-  path: string;
-  /** The key permission this operation needs. */
-  scope: string;
-  risk: Risk;
-  /** One line for the model: what the operation does. */
-  summary: string;
-  /** Path parameters and body fields, validated before anything is sent. */
-  params: z.ZodObject;
-  /**
-   * The response data is an array of records: it is paged, filtered and projected. idField (kept
-   * in every projection) only for the record types the spec shows; other layouts are not known.
-   */
-  list?: { idField?: string };
-  /** Text in the response may be written by end customers (names, messages). */
-  customerText?: boolean;
-  /** The list operation that shows valid ids, named in a 404 answer. */
-  findIdsWith?: string;
-  /** The read operation that shows what happened when the outcome of a write is unknown. */
-  verifyWith?: string;
-  /**
-   * The MCP Apps view (packages/apps/views.json) that shows this read operation's result in hosts
-   * that render MCP Apps. A tool's operations name one view at most; action tools get the
-   * confirmation card without naming it.
-   */
-  view?: string;
-  /** How a confirmation request describes this operation (confirm and destructive only). */
-  confirmation?: Confirmation;
-}
-
-export type ToolKind = 'read' | 'action';
-
-export interface ToolSpec {
-  name: string;
-  title: string;
-  kind: ToolKind;
-  operations: Operation[];
-}
-
-export interface Domain {
-  name: string;
-  title: string;
-  operations: Operation[];
-  tools: ToolSpec[];
-}
+export type * from './types.js';
 
 /**
  * The usual split: `<domain>_read` holds every safe operation, `<domain>_action` every confirm and

@@ -3,9 +3,9 @@
 // and every failure raised as a typed UpstreamError.
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { Config } from './config.js';
-import { UpstreamError } from './errors.js';
-import type { Logger } from './log.js';
+import type { Config } from '../model/config.js';
+import { UpstreamError } from '../model/errors.js';
+import type { Logger } from '../safe/log.js';
 import {
   MAX_RATE_LIMIT_RETRIES,
   MAX_SAFE_RETRIES,
@@ -16,8 +16,8 @@ import {
   parseIntegerHeader,
   parseRetryAfter,
 } from './pacing.js';
-import { keyRedactor, type Redact } from './redact.js';
-import { cleanText } from './sanitize.js';
+import { keyRedactor, type Redact } from '../safe/redact.js';
+import { cleanText } from '../safe/sanitize.js';
 
 export interface ApiRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -3,9 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import type { LogLevel } from '../safe/log.js';
+
+export type { LogLevel };
 
 export type ConfirmMode = 'destructive' | 'all' | 'none';
-export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 export interface Config {
   apiKey: string;

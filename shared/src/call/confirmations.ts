@@ -4,9 +4,9 @@
 // params and the key, and single use through a store of spent nonces. Nothing is kept per token
 // until it is spent, so any replica that shares the secret and the store can honour it once.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ConfirmMode } from './config.js';
-import type { Params, Risk } from './catalog.js';
-import { InputError } from './errors.js';
+import type { ConfirmMode } from '../model/config.js';
+import type { Params, Risk } from '../model/types.js';
+import { InputError } from '../model/errors.js';
 
 export const TOKEN_TTL_MS = 5 * 60 * 1000;
 /** An elicitation waits on a person; the state that carries it lives longer than a token. */

@@ -2,9 +2,10 @@
 // written: invisible characters removed, then the key redacted in every form, then newlines and
 // tabs escaped (so text from the API cannot forge log lines or drive the terminal), and only
 // then cut, so a cut can never leave part of the key behind.
-import type { LogLevel } from './config.js';
 import { logRedactor } from './redact.js';
 import { cleanText } from './sanitize.js';
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 /** The longest message a log line carries. */

@@ -1,11 +1,12 @@
-// Tool results: a read's data (paged for lists), a write's outcome, and the last step every answer
+// Tool results: a read's data (paged for lists), and the last step every answer
 // passes, whatever it is: the key redacted in every form, then the size capped. Nothing reaches
 // the model without passing through finishAnswer.
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { Operation } from './catalog.js';
-import type { Redact } from './redact.js';
-import type { StreamedList } from './stream-list.js';
-import { CUSTOMER_TEXT_NOTICE, MAX_ANSWER_CHARS, fitData, fitValue, jsonLength, shapeList, type ListShape, type Scrub } from './render.js';
+import type { Operation } from '../model/types.js';
+import type { Redact } from '../safe/redact.js';
+import type { StreamedList } from '../upstream/stream-list.js';
+import { CUSTOMER_TEXT_NOTICE, MAX_ANSWER_CHARS, fitData, fitValue, jsonLength, shapeList, type ListShape, type Scrub } from '../safe/render.js';
+import { previewTooLarge } from './outcomes.js';
 
 export function readAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub): CallToolResult {
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
@@ -35,25 +36,6 @@ export function readAnswer(op: Operation, data: unknown, args: ListShape, scrub:
   };
 }
 
-/**
- * The API carried the write out (it answered with its envelope). If showing its answer fails,
- * that is still said: the write is not reported as failed, nor as "nothing is known".
- */
-export function actionAnswer(op: Operation, data: unknown, scrub: Scrub): CallToolResult {
-  let fitted: { data: unknown; notes: string[] };
-  try {
-    fitted = fitData(data, { scrub });
-  } catch {
-    const check = op.verifyWith ? ` See the result with ${op.verifyWith}.` : '';
-    fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${check}`] };
-  }
-  const text = [`Done: ${op.id} was carried out.`, ...fitted.notes, JSON.stringify(fitted.data ?? null)].join('\n');
-  return {
-    content: [{ type: 'text', text }],
-    structuredContent: { operationId: op.id, outcome: 'done', data: fitted.data ?? null, ...(fitted.notes.length ? { notes: fitted.notes } : {}) },
-  };
-}
-
 const CUT_MARK = '…[cut: the answer size limit]';
 
 /**
@@ -66,11 +48,7 @@ export function finishAnswer(result: CallToolResult, redact: Redact): CallToolRe
   const textLength = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.length : 0), 0);
   const structuredLength = structured === undefined ? 0 : jsonLength(structured);
   if (textLength + structuredLength <= MAX_ANSWER_CHARS) return { ...result, content, ...(structured ? { structuredContent: structured } : {}) };
-  if (structured?.outcome === 'preview') {
-    // A confirmation is never shown cut (a person would say yes to less than is sent): no token then.
-    const text = `The confirmation for ${String(structured.operationId)} is too large to show whole, so it is not offered and nothing was sent. Send shorter text or fewer fields.`;
-    return { content: [{ type: 'text', text }], isError: true, structuredContent: { operationId: structured.operationId, outcome: 'refused' } };
-  }
+  if (structured?.outcome === 'preview') return previewTooLarge(structured.operationId);
 
   // Too large (an error quoting a huge input, say): each half gets half the room.
   const textRoom = (structured === undefined ? MAX_ANSWER_CHARS : Math.floor(MAX_ANSWER_CHARS / 2)) - CUT_MARK.length - 100;

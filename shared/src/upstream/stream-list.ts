@@ -7,8 +7,8 @@
 // the same failures for a body that is not JSON or not the envelope (http.ts decides on those,
 // from the skeleton this gives it).
 import { StringDecoder } from 'node:string_decoder';
-import { parseJson, type BodySink } from './http.js';
-import { hasField, pageBounds, parseSearch, searchWords, shapePage, type ListShape, type ShapeOptions, type ShapedList } from './render.js';
+import { parseJson, type BodySink } from './api-client.js';
+import { hasField, pageBounds, parseSearch, searchWords, shapePage, type ListShape, type ShapeOptions, type ShapedList } from '../safe/render.js';
 import { EnvelopeScanner } from './stream-json.js';
 
 /**

@@ -6,7 +6,7 @@
 import { RESOURCE_MIME_TYPE, registerAppResource } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { VIEWS, loadViewHtml, type ViewInfo } from '@engage-mcp/apps/views';
-import type { OperationInfo, ToolInfo } from './manifest.js';
+import type { OperationInfo, ToolInfo } from '../model/manifest.js';
 
 /** The view in which a person confirms or cancels a preview. */
 export const CONFIRMATION_VIEW = 'confirm-card';

@@ -205,20 +205,8 @@ export class EnvelopeScanner {
     const length = piece.length;
     while (at < length) {
       if (this.inString) {
-        const stringStart = at;
-        const end = this.skipString(piece, at);
-        if (end < 0) {
-          if (this.keyText !== undefined) this.keyText += piece.slice(stringStart);
-          this.skeleton += piece.slice(index);
-          return length;
-        }
-        this.inString = false;
-        if (this.keyText !== undefined) {
-          this.keyText += piece.slice(stringStart, end);
-          this.valueOfData = isDataKey(this.keyText);
-          this.keyText = undefined;
-        }
-        at = end;
+        at = this.envelopeStringEnd(piece, index, at);
+        if (at < 0) return length;
         continue;
       }
       const code = piece.charCodeAt(at);
@@ -226,23 +214,7 @@ export class EnvelopeScanner {
         at++;
         continue;
       }
-      if (this.depth === 1 && this.afterColon) {
-        // The first character of a top-level value.
-        this.afterColon = false;
-        if (this.valueOfData) {
-          this.valueOfData = false;
-          if (this.streamed) this.dataRepeated = true;
-          else if (code === OPEN_BRACKET) {
-            this.skeleton += `${piece.slice(index, at)}null`;
-            this.mode = Mode.Records;
-            this.streamed = true;
-            this.nesting = 0;
-            this.carried = '';
-            this.commas = 0;
-            return at + 1;
-          }
-        }
-      }
+      if (this.depth === 1 && this.afterColon && this.dataArrayStarts(piece, index, at, code)) return at + 1;
       if (code === QUOTE) {
         this.inString = true;
         this.oddBackslashes = false;
@@ -269,6 +241,41 @@ export class EnvelopeScanner {
     }
     this.skeleton += piece.slice(index);
     return length;
+  }
+
+  /** Inside a string of the envelope: where it ends (a top-level key's text is kept), or -1 when the piece ends first. */
+  private envelopeStringEnd(piece: string, index: number, at: number): number {
+    const end = this.skipString(piece, at);
+    if (end < 0) {
+      if (this.keyText !== undefined) this.keyText += piece.slice(at);
+      this.skeleton += piece.slice(index);
+      return -1;
+    }
+    this.inString = false;
+    if (this.keyText !== undefined) {
+      this.keyText += piece.slice(at, end);
+      this.valueOfData = isDataKey(this.keyText);
+      this.keyText = undefined;
+    }
+    return end;
+  }
+
+  /** The first character of a top-level value: true when it opens the `data` array, whose records are streamed from here. */
+  private dataArrayStarts(piece: string, index: number, at: number, code: number): boolean {
+    this.afterColon = false;
+    if (!this.valueOfData) return false;
+    this.valueOfData = false;
+    if (this.streamed) this.dataRepeated = true;
+    else if (code === OPEN_BRACKET) {
+      this.skeleton += `${piece.slice(index, at)}null`;
+      this.mode = Mode.Records;
+      this.streamed = true;
+      this.nesting = 0;
+      this.carried = '';
+      this.commas = 0;
+      return true;
+    }
+    return false;
   }
 
   /** Scans from `index`; the current record's text in this piece begins at `start`. */

@@ -1,10 +1,10 @@
 // Params are checked against the operation's schema before anything is sent; the error names each
 // bad field and shows the expected shape. Text a person cannot see is refused in any field.
 import type { z } from 'zod';
-import type { Operation, Params } from './catalog.js';
-import { InputError } from './errors.js';
-import { paramShape } from './manifest.js';
-import { describeHiddenText } from './sanitize.js';
+import type { Operation, Params } from '../model/types.js';
+import { InputError } from '../model/errors.js';
+import { paramShape } from '../model/manifest.js';
+import { describeHiddenText } from '../safe/sanitize.js';
 
 const MAX_ISSUES = 5;
 const MAX_KEYS_LISTED = 10;

@@ -3,10 +3,10 @@
 // protocol reaches stdout.
 import { Transform, type TransformCallback } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { Domain } from './catalog.js';
-import { loadConfig, loadDotenvSafely } from './config.js';
-import { createLogger } from './log.js';
-import type { DomainManifest } from './manifest.js';
+import type { Domain } from '../model/types.js';
+import { loadConfig, loadDotenvSafely } from '../model/config.js';
+import { createLogger } from '../safe/log.js';
+import type { DomainManifest } from '../model/manifest.js';
 import { createServer } from './server.js';
 
 /** No request needs more than this (arguments over 4 MiB are refused anyway); the SDK's reader stops at 10 MiB. */

@@ -1,7 +1,7 @@
 // Path building. A model may pass any string as an id; none of them may make a request land on
 // another operation's route (ticketID "stats" must not reach inbox.ticket.stats).
 // No zod here (nor anything that imports it): this module is on the start-up path.
-import type { Operation, Params } from './catalog.js';
+import type { Operation, Params } from './types.js';
 import { InputError } from './errors.js';
 
 export function pathParamNames(path: string): string[] {

@@ -1,0 +1,103 @@
+// The confirm stage: a gated write runs only with a person's yes. One rule for every host:
+// - a host that can ask the person (elicitation, in either era) is asked, every time: a
+//   confirmationToken does not replace the question there;
+// - a host that cannot ask gets a preview with a single-use confirmationToken, and the token,
+//   repeated with exactly the same call, is the yes;
+// - where the host declared it can ask but the question could not be shown, the preview is the
+//   way: a token from it is honoured then, so such a host is never stuck in a loop of questions.
+// Tokens and requestStates are bound to the operation, its exact params and the key (confirmations.ts).
+import type { Operation, Params } from '../model/types.js';
+import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
+import type { Attempt } from './journal.js';
+import { QUESTION_NOT_SHOWN, TOKEN_REFUSALS, alreadyUsed, declinedBy, previewAnswer, sentBeforeWarning, stillRunning } from './outcomes.js';
+import { composeStatement, type Statement } from './statement.js';
+
+/** A person's yes, and when what they said yes to was shown (the claim stage compares it with the journal). */
+export interface Approval {
+  approvedAt: number;
+}
+
+export function isApproval(answer: Reply | Approval): answer is Approval {
+  return typeof (answer as Partial<Approval>).approvedAt === 'number';
+}
+
+/** The confirm stage: the person's yes, or the answer to give instead (a question, a preview, a decline, a refusal). */
+export async function confirm(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Reply | Approval> {
+  const { caller, asking } = call;
+  // The same write still on its way (a host that timed out and asked again): nothing new runs.
+  const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
+  if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
+  if (asking.returned) {
+    const verdict = await redeemReturned(deps, call, asking.returned, op, params, earlier);
+    if (verdict) return verdict;
+  }
+  if (asking.canAsk) return ask(deps, call, op, params, earlier);
+  return redeemTokenOrPreview(deps, call, op, params, earlier, '');
+}
+
+/** A 2026-07-28 repeat of an asked call: its requestState must be ours, for this call, unspent; else the person is asked again. */
+async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNullable<Asking['returned']>, op: Operation, params: Params, earlier: Attempt | undefined) {
+  const redemption = await deps.confirmations.redeem('state', returned.state, call.caller.keyId, op.id, params);
+  if (redemption === 'spent') return alreadyUsed(op, 'requestState', earlier);
+  if (redemption !== 'ok') {
+    deps.log.info(`requestState for ${op.id} refused (${redemption}); asking again`);
+    return undefined;
+  }
+  const { answer } = returned;
+  if (answer.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN);
+  return answer.yes ? { approvedAt: deps.confirmations.issuedAt('state', returned.state) } : declinedBy(op, answer.action);
+}
+
+async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, earlier: Attempt | undefined): Promise<Reply | Approval> {
+  const shownAt = Date.now();
+  const statement = await describeEffect(deps, call, op, params);
+  const { keyId } = call.caller;
+  const result = await call.asking.ask(`${statement.text}\n\nRun it?`, op, () => deps.confirmations.issue('state', keyId, op.id, params).value);
+  if (result.kind === 'round') return result.round;
+  if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN);
+  return result.yes ? { approvedAt: shownAt } : declinedBy(op, result.action);
+}
+
+/** The preview path: a token that came with the call is the yes; without one (or with a bad one), a preview and a fresh token. */
+async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operation, params: Params, earlier: Attempt | undefined, reason: string) {
+  const token = call.args.confirmationToken;
+  if (token !== undefined) {
+    const redemption = await deps.confirmations.redeem('token', token, call.caller.keyId, op.id, params);
+    if (redemption === 'ok') return { approvedAt: deps.confirmations.issuedAt('token', token) };
+    // A genuine token for this very call, used before: the yes was given and spent. A retry must
+    // not be handed a new way to say yes to what may already have happened.
+    if (redemption === 'spent') return alreadyUsed(op, 'confirmationToken', earlier);
+    reason = [reason, TOKEN_REFUSALS[redemption]].filter(Boolean).join(' ');
+  }
+  const statement = await describeEffect(deps, call, op, params);
+  const { value: fresh, expiresAt } = deps.confirmations.issue('token', call.caller.keyId, op.id, params);
+  return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
+}
+
+/** All of a preview's look-ups together; what is late is left out of the statement. */
+const LOOKUP_BUDGET_MS = 6_000;
+
+/**
+ * The statement a person is shown, with whatever facts could be read. Each look-up gets one short
+ * attempt, all of them LOOKUP_BUDGET_MS together; a failed or late one is left out. An identical
+ * write this server sent lately is named first, so nobody says yes twice unknowingly.
+ */
+export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Statement> {
+  const { caller } = call;
+  const budget = AbortSignal.timeout(LOOKUP_BUDGET_MS);
+  const signal = call.request.signal ? AbortSignal.any([call.request.signal, budget]) : budget;
+  const lookupContext = { ...call.request, signal, ...(caller.credentials ? { credentials: caller.credentials } : {}) };
+  const read = (path: string) =>
+    deps
+      .client!.request({ method: 'GET', path, safe: true, lookup: true }, lookupContext)
+      .then(caller.scrub)
+      .catch((error: unknown) => {
+        if (call.request.signal?.aborted) throw error;
+        deps.log.info(`preview look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      });
+  const statement = await composeStatement(op, params, read, caller.journal.writtenWith(caller.keyId), caller.redact);
+  const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
+  if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') statement.text = `${sentBeforeWarning(op, earlier)}\n${statement.text}`;
+  return statement;
+}

@@ -1,0 +1,80 @@
+// What a tool call carries through its stages, and what the stages may use. The call room never
+// touches the SDK at run time: the protocol side (mcp/) builds these and hands them in.
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
+import type { ConfigResult } from '../model/config.js';
+import type { Domain, Operation, Risk, ToolKind } from '../model/types.js';
+import type { Logger } from '../safe/log.js';
+import type { Redact } from '../safe/redact.js';
+import type { Scrub } from '../safe/render.js';
+import type { ApiClient, CallContext } from '../upstream/api-client.js';
+import type { Confirmations } from './confirmations.js';
+import type { WriteJournal } from './journal.js';
+
+/** A tool's arguments, as the SDK validated them against the tool's schema. */
+export interface ToolArguments {
+  operationId: string;
+  params?: Record<string, unknown>;
+  limit?: number;
+  offset?: number;
+  fields?: string[];
+  search?: string;
+  confirmationToken?: string;
+}
+
+/** What a call answers: a result, or (2026-07-28) a round that asks the person first. */
+export type Reply = CallToolResult | InputRequiredResult;
+
+/** Whose key a call runs with (the configured one, or in remote mode the request's), and that key's redaction and memory of writes. */
+export interface Caller {
+  keyId: string;
+  redact: Redact;
+  scrub: Scrub;
+  journal: WriteJournal;
+  /** Remote mode: the request's own key, for this call only, and that key's pace. */
+  credentials?: CallContext['credentials'];
+}
+
+/** The person's answer to a question the host showed them. */
+export interface PersonsAnswer {
+  kind: 'answer';
+  yes: boolean;
+  action: 'accept' | 'decline' | 'cancel';
+}
+
+/**
+ * The ways a host can ask a person for a yes (mcp/ask.ts builds one per call): elicitation/create
+ * in a 2025 session (the answer is awaited), or an input_required round in 2026-07-28 (the host
+ * asks, then repeats the call with the answer and our signed requestState).
+ */
+export interface Asking {
+  /** The host declared it can show a question. */
+  readonly canAsk: boolean;
+  /** A 2026-07-28 repeat of an asked call: the requestState it brought back (not yet verified), and how the question went. */
+  readonly returned?: { state: string; answer: PersonsAnswer | { kind: 'not-shown' } };
+  /** Puts the question to the person; `issueState` signs the requestState a round carries. */
+  ask(question: string, op: Operation, issueState: () => string): Promise<PersonsAnswer | { kind: 'round'; round: InputRequiredResult } | { kind: 'not-shown' }>;
+}
+
+/** One tool call, as the protocol side hands it in. */
+export interface ToolCall {
+  toolName: string;
+  kind: ToolKind;
+  args: ToolArguments;
+  caller: Caller;
+  /** The request's signal and progress reporting. */
+  request: Pick<CallContext, 'signal' | 'onWait'>;
+  asking: Asking;
+}
+
+/** What every stage may use, fixed for a server's life. */
+export interface CallDeps {
+  domain: string;
+  configResult: ConfigResult;
+  /** Undefined when the server is not configured (every call answers with why). */
+  client: ApiClient | undefined;
+  confirmations: Confirmations;
+  log: Logger;
+  catalog(): Promise<Domain>;
+  /** The policy: does this operation need a person's yes? */
+  gated(op: { id: string; risk: Risk }): boolean;
+}

@@ -1,0 +1,180 @@
+// How a call ended, and every text the model is told about it, in one place: what happened, what
+// is known of a write (carried out, refused, unknown), and what to do next. Never the key, an
+// HTML page or a stack trace; a write whose outcome is unknown is never called refused.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { InputError, UpstreamError } from '../model/errors.js';
+import type { CallStage, Operation, Outcome } from '../model/types.js';
+import { fitData, type Scrub } from '../safe/render.js';
+import type { Attempt } from './journal.js';
+import { PREVIEW_TEXT_NOTICE, type Statement } from './statement.js';
+
+export type { CallStage, Outcome };
+export const OUTCOMES: readonly Outcome[] = ['done', 'preview', 'declined', 'refused', 'unknown'];
+
+/** The read that shows what a write did, as a clause: "check with X" or "check the current state". */
+function checkWhat(op: Operation | undefined): string {
+  return op?.verifyWith ? `check with ${op.verifyWith}` : 'check the current state';
+}
+
+const at = (time: number) => new Date(time).toISOString();
+const howItEnded = (earlier: Attempt) => (earlier.outcome === 'done' ? 'it was carried out' : 'its outcome is unknown (it may have been carried out)');
+
+export function failure(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function writeFailure(op: Operation, outcome: Outcome, text: string): CallToolResult {
+  return { ...failure(text), structuredContent: { operationId: op.id, outcome } };
+}
+
+export function notConfigured(domain: string, problems: readonly string[]): CallToolResult {
+  return failure(`The ${domain} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`);
+}
+
+export function noKey(): CallToolResult {
+  return failure('No API key came with this request, so nothing was sent: send the tenant key as Authorization: Bearer <key> or X-API-Key.');
+}
+
+/** The API carried the write out. If showing its answer fails, that is still said: not "failed", not "nothing is known". */
+export function carriedOut(op: Operation, data: unknown, scrub: Scrub): CallToolResult {
+  let fitted: { data: unknown; notes: string[] };
+  try {
+    fitted = fitData(data, { scrub });
+  } catch {
+    const check = op.verifyWith ? ` See the result with ${op.verifyWith}.` : '';
+    fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${check}`] };
+  }
+  const text = [`Done: ${op.id} was carried out.`, ...fitted.notes, JSON.stringify(fitted.data ?? null)].join('\n');
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: { operationId: op.id, outcome: 'done', data: fitted.data ?? null, ...(fitted.notes.length ? { notes: fitted.notes } : {}) },
+  };
+}
+
+/** The answer for a host that cannot ask (or whose question failed): the statement, a fresh token, and what to do with it. */
+export function previewAnswer(op: Operation, toolName: string, statement: Statement, reason: string, token: string, expiresAt: string): CallToolResult {
+  const instruction = `To run it: show this preview to the user, and only if they agree, call ${toolName} again with the same operationId and params and confirmationToken "${token}". The token works once, for exactly these params, until ${expiresAt}.`;
+  const notes = statement.quotesApiText ? [PREVIEW_TEXT_NOTICE] : [];
+  const text = [reason, `Confirmation needed: ${op.id} has NOT been run.`, statement.text, ...notes, instruction].filter(Boolean).join('\n\n');
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: { operationId: op.id, outcome: 'preview', preview: statement.text, confirmationToken: token, expiresAt, ...(notes.length ? { notes } : {}) },
+  };
+}
+
+/** A confirmation is never shown cut (a person would say yes to less than is sent): no token then. */
+export function previewTooLarge(operationId: unknown): CallToolResult {
+  const text = `The confirmation for ${String(operationId)} is too large to show whole, so it is not offered and nothing was sent. Send shorter text or fewer fields.`;
+  return { content: [{ type: 'text', text }], isError: true, structuredContent: { operationId, outcome: 'refused' } };
+}
+
+/** The first line of a question or preview when this server already sent exactly this write lately. */
+export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
+  const check = op.verifyWith ? ` Check with ${op.verifyWith} first:` : '';
+  return `Warning: this server already sent exactly this ${op.id} at ${at(earlier.at)}, and ${howItEnded(earlier)}.${check} saying yes now does it again.`;
+}
+
+export const QUESTION_NOT_SHOWN = 'The confirmation question could not be shown.';
+
+export type TokenRefusal = 'unknown' | 'expired' | 'mismatch';
+export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
+  unknown: 'The confirmationToken is not valid (never issued by this server, or altered): nothing was run.',
+  expired: 'The confirmationToken has expired: nothing was run.',
+  mismatch: 'The confirmationToken was issued for other params or another operation: nothing was run, and the token is spent.',
+};
+
+export function declinedBy(op: Operation, action: string): CallToolResult {
+  const how = action === 'accept' ? 'did not say yes' : action === 'decline' ? 'declined' : 'cancelled';
+  const text = `The user ${how}: ${op.id} was not run, and nothing was changed. Do not retry unless the user asks.`;
+  return { content: [{ type: 'text', text }], structuredContent: { operationId: op.id, outcome: 'declined' } };
+}
+
+/** A genuine confirmation presented again: final, with no new token and no new question; what is known of its attempt is said. */
+export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestState', earlier: Attempt | undefined): CallToolResult {
+  const used = `This ${what} was already used for exactly this ${op.id}`;
+  if (earlier?.outcome === 'refused') {
+    const text = `${used}, and that attempt was not carried out (the API refused it or it was never sent); nothing was done now. To try again, call without it: the user is asked again.`;
+    return writeFailure(op, 'refused', text);
+  }
+  if (earlier?.outcome === 'done') {
+    return writeFailure(op, 'done', `${used}, and it was carried out at ${at(earlier.at)}; nothing was done now. Do not repeat it unless the user asks for it again.`);
+  }
+  const check = checkWhat(op);
+  return writeFailure(op, 'unknown', `${used}, so it may already have been carried out; nothing was done now. ${check[0]!.toUpperCase()}${check.slice(1)} before asking the user again.`);
+}
+
+/** The same write went out after this yes was given (by another confirmation): nothing is sent again. */
+export function sentSince(op: Operation, earlier: Attempt): CallToolResult {
+  const check = op.verifyWith ? ` Check with ${op.verifyWith}.` : '';
+  const text = `Exactly this ${op.id} was sent by this server at ${at(earlier.at)}, after this confirmation was given, and ${howItEnded(earlier)}; nothing was done now.${check} To send it again, call without the confirmation: the user is asked again and told about the earlier send.`;
+  return writeFailure(op, 'refused', text);
+}
+
+/** The identical write is still on its way: nothing new is sent. */
+export function stillRunning(op: Operation, earlier: Attempt): CallToolResult {
+  const text = `Exactly this ${op.id} is still being sent by this server (since ${at(earlier.at)}), so nothing new was done. Wait for it to finish, then ${checkWhat(op)}.`;
+  return writeFailure(op, 'unknown', text);
+}
+
+/** The answer for a call that failed at `stage`; a write's answer says what is known of it. */
+export function failedCall(error: unknown, op: Operation | undefined, stage: CallStage, isWrite: boolean): CallToolResult {
+  const text = describeFailure(error, op, stage);
+  return op && isWrite ? writeFailure(op, outcomeOfFailure(error, stage), text) : failure(text);
+}
+
+/** What is known of a write that ended in an error. */
+export function outcomeOfFailure(error: unknown, stage: CallStage): Extract<Outcome, 'done' | 'unknown' | 'refused'> {
+  if (stage === 'answered') return 'done';
+  if (stage === 'before' || error instanceof InputError) return 'refused';
+  return error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'refused' : 'unknown';
+}
+
+/**
+ * The text a model gets for a failed call of `op`. `stage` says how far the call got, so that the
+ * server's own failure after a write was sent is not reported as if nothing had happened.
+ */
+export function describeFailure(error: unknown, op: Operation | undefined, stage: CallStage = 'before'): string {
+  if (error instanceof InputError) return error.message;
+  if (!(error instanceof UpstreamError)) return describeInternalFailure(op, stage);
+  const { status, apiMessage, retryAfterSeconds, mayHaveHappened } = error.details;
+  const name = op?.id ?? 'the operation';
+  switch (error.kind) {
+    case 'auth':
+      return 'The API refused the key (HTTP 401): it is invalid, revoked or expired. Create a new key in the tenant console under API key settings and set ENGAGE_API_KEY.';
+    case 'scope':
+      return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403). Create a key with that scope in the tenant console under API key settings; retrying will not help.`;
+    case 'not-found': {
+      const hint = op?.findIdsWith ? ` Use ${op.findIdsWith} to find valid ids.` : '';
+      return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${hint}`;
+    }
+    case 'rejected':
+      return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${apiMessage}` : ''}. Nothing was changed; correct the request before trying again.`;
+    case 'rate-limited':
+      return `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. Try again in ${retryAfterSeconds ?? 60} seconds.`;
+    case 'unreachable':
+      return `${error.message}. Nothing was sent; check ENGAGE_BASE_URL and the network, then try again.`;
+    case 'certificate':
+      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; check ENGAGE_BASE_URL (retrying will not help).`;
+    case 'cancelled':
+      return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
+    case 'bad-response':
+    case 'redirect':
+    case 'server':
+    case 'network':
+    case 'timeout':
+      return mayHaveHappened ? unknownOutcome(error.message, op) : `${error.message}. Try again later.`;
+  }
+}
+
+function describeInternalFailure(op: Operation | undefined, stage: CallStage): string {
+  if (op && op.risk !== 'safe' && stage === 'answered') {
+    const check = op.verifyWith ? `; see the result with ${op.verifyWith}` : '';
+    return `The API answered that ${op.id} was carried out, but the MCP server failed while preparing its answer (the details are in the server log)${check}. Do not repeat it.`;
+  }
+  if (op && op.risk !== 'safe' && stage === 'sent') return unknownOutcome('Internal error in the MCP server while the request was in flight', op);
+  return 'Internal error in the MCP server; nothing more is known. The details are in the server log.';
+}
+
+function unknownOutcome(what: string, op: Operation | undefined): string {
+  return `${what}. The outcome is unknown: ${op?.id ?? 'the operation'} may have been carried out, so it was not repeated; ${checkWhat(op)} before trying again.`;
+}

@@ -1,0 +1,79 @@
+// The stages of a tool call, in order: resolve → prepare → gate → confirm (confirm.ts) → claim →
+// send → answer. Each is a plain function; tool-call.ts runs them. Later guardrails hook in here.
+import { InputError, UpstreamError } from '../model/errors.js';
+import { buildRequest } from '../model/paths.js';
+import type { Operation, Params } from '../model/types.js';
+import { listBodyReaderFor } from '../upstream/body-reader.js';
+import { readAnswer } from './answers.js';
+import type { Approval } from './confirm.js';
+import type { CallDeps, Reply, ToolCall } from './context.js';
+import { carriedOut, sentSince, stillRunning } from './outcomes.js';
+import { validateParams } from './validate.js';
+
+export interface Prepared {
+  op: Operation;
+  params: Params;
+  request: { path: string; body?: Params };
+}
+
+/** resolve: the operation the call names, from the catalog (loaded on the first call). */
+export async function resolve(deps: CallDeps, call: ToolCall): Promise<{ op: Operation; siblings: readonly Operation[] }> {
+  const { operations } = await deps.catalog();
+  const op = operations.find((candidate) => candidate.id === call.args.operationId);
+  if (!op) throw new InputError(`operationId ${call.args.operationId} is not in the catalog.`);
+  return { op, siblings: operations };
+}
+
+/** prepare: params validated (never the key in any form), the request built. A failure here means nothing was sent. */
+export function prepare(call: ToolCall, op: Operation, siblings: readonly Operation[]): Prepared {
+  const params = validateParams(op, call.args.params, (text) => call.caller.redact(text) !== text);
+  return { op, params, request: buildRequest(op, params, siblings) };
+}
+
+/** gate: does this call need a person's yes? Writes only, by the policy (ENGAGE_CONFIRM and the operation's risk). */
+export function gate(deps: CallDeps, call: ToolCall, op: Operation): boolean {
+  return call.kind === 'action' && deps.gated(op);
+}
+
+/**
+ * claim: the write journal checked again and the write marked in flight, in one synchronous step
+ * (nothing awaited between): two yeses racing for the same write send it once, and a yes given
+ * before the same write went out (an older token, a spent store that lost it) sends nothing; the
+ * same millisecond counts as before, so a doubt means asking again. Reads claim nothing.
+ */
+export function claim(call: ToolCall, { op, params }: Prepared, approval: Approval | undefined): Reply | undefined {
+  if (call.kind !== 'action') return undefined;
+  const { journal, keyId } = call.caller;
+  if (approval) {
+    const earlier = journal.lastAttempt(keyId, op.id, params);
+    if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
+    if ((earlier?.outcome === 'done' || earlier?.outcome === 'unknown') && earlier.at >= approval.approvedAt) return sentSince(op, earlier);
+  }
+  journal.attempt(keyId, op.id, params, 'in-flight');
+  return undefined;
+}
+
+/** send: the one request to the API. A write that fails is noted as refused (nothing was done) or unknown. */
+export async function send(deps: CallDeps, call: ToolCall, { op, params, request }: Prepared): Promise<unknown> {
+  const write = call.kind === 'action';
+  const readBody = write ? undefined : await listBodyReaderFor(op.list, call.args);
+  const context = { ...call.request, ...(call.caller.credentials ? { credentials: call.caller.credentials } : {}) };
+  const { journal, keyId } = call.caller;
+  let data: unknown;
+  try {
+    data = await deps.client!.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe', ...(readBody ? { readBody } : {}) }, context);
+  } catch (error) {
+    if (write) journal.attempt(keyId, op.id, params, error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'refused' : 'unknown');
+    throw error;
+  }
+  return data;
+}
+
+/** answer: the API answered. A write is noted as carried out; the model is told what the data says (a read's records, paged). */
+export function answer(call: ToolCall, { op, params }: Prepared, data: unknown): Reply {
+  if (call.kind === 'read') return readAnswer(op, data, call.args, call.caller.scrub);
+  const { journal, keyId } = call.caller;
+  journal.attempt(keyId, op.id, params, 'done');
+  journal.record(keyId, op.id, params, data);
+  return carriedOut(op, data, call.caller.scrub);
+}

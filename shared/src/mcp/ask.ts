@@ -1,0 +1,82 @@
+// The ways an MCP host asks a person for a yes, behind the call room's Asking: a 2025 session's
+// elicitation/create (awaited here), and a 2026-07-28 input_required round (the host asks, then
+// repeats the call with the answer and our signed requestState). Which one, and whether the host
+// can ask at all, comes from the connection's era and the capabilities it declared, never from
+// what a request claims. The preview with a token is the call room's (confirm.ts).
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  inputResponse,
+  type ClientCapabilities,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { Asking, PersonsAnswer } from '../call/context.js';
+import type { Operation } from '../model/types.js';
+import type { Logger } from '../safe/log.js';
+
+export type ProtocolEra = 'legacy' | 'modern';
+
+/** What the handler needs of the connection it serves: its era, the SDK server (for 2025-era capabilities) and the request's context. */
+export interface Exchange {
+  era: ProtocolEra;
+  mcp: McpServer;
+  ctx: ServerContext;
+}
+
+const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
+/** The key of our one question in an input_required round. */
+const CONFIRM_INPUT = 'confirm';
+
+export function askingFor({ era, mcp, ctx }: Exchange, log: Logger): Asking {
+  const modern = era === 'modern';
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = (modern ? envelope?.[CLIENT_CAPABILITIES_META_KEY] : mcp.server.getClientCapabilities()) as ClientCapabilities | undefined;
+  const elicitation = capabilities?.elicitation;
+  // Form elicitation (declared as `form`, or as `{}` by hosts from before the modes).
+  const canAsk = elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
+  if (modern) {
+    return {
+      canAsk,
+      ...returnedAnswer(ctx),
+      ask: async (question, op, issueState) => ({
+        kind: 'round',
+        round: inputRequired({
+          inputRequests: { [CONFIRM_INPUT]: inputRequired.elicit({ message: question, requestedSchema: confirmSchema(op) }) },
+          requestState: issueState(),
+        }),
+      }),
+    };
+  }
+  return { canAsk, ask: (question, op) => elicit(ctx, question, op, log) };
+}
+
+/** A 2026-07-28 repeat of an asked call: the requestState it brought back, and the answer to our question (or that it was not shown). */
+function returnedAnswer(ctx: ServerContext): Pick<Asking, 'returned'> {
+  const state = ctx.mcpReq.requestState<unknown>();
+  if (typeof state !== 'string') return {};
+  const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_INPUT);
+  if (answer.kind !== 'elicit') return { returned: { state, answer: { kind: 'not-shown' } } };
+  return { returned: { state, answer: { kind: 'answer', yes: answer.action === 'accept' && answer.content?.confirm === true, action: answer.action } } };
+}
+
+/** A 2025 session: elicitation/create, awaited. A failed question (not a cancelled call) means the preview instead. */
+async function elicit(ctx: ServerContext, question: string, op: Operation, log: Logger): Promise<PersonsAnswer | { kind: 'not-shown' }> {
+  const signal = ctx.mcpReq.signal;
+  try {
+    const answer = await ctx.mcpReq.elicitInput({ message: question, requestedSchema: confirmSchema(op) }, { signal, timeout: ELICITATION_TIMEOUT_MS });
+    return { kind: 'answer', yes: answer.action === 'accept' && answer.content?.confirm === true, action: answer.action };
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    log.warn(`confirmation request for ${op.id} failed, falling back to a preview: ${error instanceof Error ? error.message : String(error)}`);
+    return { kind: 'not-shown' };
+  }
+}
+
+function confirmSchema(op: Operation) {
+  return {
+    type: 'object' as const,
+    properties: { confirm: { type: 'boolean' as const, title: `Yes, run ${op.id}`, description: 'Only yes runs it.' } },
+    required: ['confirm'],
+  };
+}

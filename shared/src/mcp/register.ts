@@ -1,0 +1,110 @@
+// Tool registration: every tool of every server goes through registerTool here, so every call
+// takes the same path (arguments validated by our parser, the call's stages, metrics) and none
+// can bypass it. The handler never throws: every failure is an isError answer.
+import { fromJsonSchema, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
+import type { CallDeps, Caller, Reply, ToolArguments } from '../call/context.js';
+import { finishAnswer } from '../call/answers.js';
+import { noKey } from '../call/outcomes.js';
+import { runToolCall } from '../call/tool-call.js';
+import type { OperationInfo, ToolInfo } from '../model/manifest.js';
+import type { Redact } from '../safe/redact.js';
+import type { CallContext } from '../upstream/api-client.js';
+import { toolViewMeta, type ViewInfo } from './apps.js';
+import { askingFor, type ProtocolEra } from './ask.js';
+import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, type ArgumentParser } from './tools.js';
+
+/** Larger arguments are refused before anything else; no operation needs more. */
+const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
+
+/** The SDK's own JSON Schema validator, without ajv: for our output schemas and the confirmation question. */
+export const jsonSchemaValidator = new CfWorkerJsonSchemaValidator();
+
+export interface OfferedTool {
+  info: ToolInfo;
+  operations: OperationInfo[];
+  description: string;
+  args: ArgumentParser;
+  /** The MCP Apps view its results are shown in, by hosts that render them. */
+  view?: ViewInfo;
+}
+
+/** The context every registration shares: the call's dependencies, whose key a request runs with, and who is told about each call. */
+export interface Registration {
+  deps: CallDeps;
+  /** The caller of a request: the configured key's, or in remote mode the request's (undefined: none came). */
+  callerOf(ctx: ServerContext): Caller | undefined;
+  /** Redacts an answer given before any caller is known (no key came). */
+  redact: Redact;
+  onCall?: (call: { domain: string; tool: string; ok: boolean; ms: number }) => void;
+}
+
+export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly OfferedTool[], registration: Registration): Array<ViewInfo | undefined> {
+  for (const tool of tools) {
+    const definition = {
+      title: tool.info.title,
+      description: tool.description,
+      inputSchema: fromJsonSchema<ToolArguments>(tool.args.jsonSchema, argumentValidator(tool.args)),
+      outputSchema: fromJsonSchema(tool.info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA, jsonSchemaValidator),
+      annotations: annotations(tool.info, tool.operations),
+      ...toolViewMeta(tool.view),
+    };
+    mcp.registerTool(tool.info.name, definition, (args: ToolArguments, ctx: ServerContext) => handle(tool, args, { era, mcp, ctx }, registration));
+  }
+  return tools.map((tool) => tool.view);
+}
+
+async function handle(tool: OfferedTool, args: ToolArguments, exchange: Parameters<typeof askingFor>[0], registration: Registration): Promise<Reply> {
+  const { deps } = registration;
+  const started = performance.now();
+  const caller = registration.callerOf(exchange.ctx);
+  const reply = caller
+    ? await runToolCall(deps, {
+        toolName: tool.info.name,
+        kind: tool.info.kind,
+        args,
+        caller,
+        request: progressReporter(exchange.ctx),
+        asking: askingFor(exchange, deps.log),
+      })
+    : finishAnswer(noKey(), registration.redact);
+  registration.onCall?.({ domain: deps.domain, tool: tool.info.name, ok: !('isError' in reply && reply.isError), ms: performance.now() - started });
+  return reply;
+}
+
+/** The SDK validates a call's arguments through this: our parser, with its messages. */
+function argumentValidator(args: ArgumentParser) {
+  return {
+    getValidator:
+      <T>() =>
+      (input: unknown) => {
+        const raw = (input ?? {}) as Record<string, unknown>;
+        let size: number;
+        try {
+          size = JSON.stringify(raw).length;
+        } catch {
+          // A stack overflow on arguments nested a million deep: refused, with the reason.
+          return { valid: false as const, data: undefined, errorMessage: 'the arguments are nested too deeply to read; no operation takes more than a few levels. Nothing was sent.' };
+        }
+        if (size > MAX_ARGUMENT_CHARS) return { valid: false as const, data: undefined, errorMessage: `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.` };
+        const parsed = args.parse(raw);
+        return parsed.ok ? { valid: true as const, data: parsed.args as T, errorMessage: undefined } : { valid: false as const, data: undefined, errorMessage: parsed.message };
+      },
+  };
+}
+
+/** The request's signal, and a progress notice for every wait (rate limit, pacing, backoff) to a host that sent a progress token. */
+function progressReporter(ctx: ServerContext): Pick<CallContext, 'signal' | 'onWait'> {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  let progress = 0;
+  return {
+    signal: ctx.mcpReq.signal,
+    onWait:
+      progressToken === undefined
+        ? undefined
+        : (waitMs, reason) =>
+            void ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: `${reason}: about ${Math.ceil(waitMs / 1000)} s` } })
+              .catch(() => undefined),
+  };
+}

@@ -1,0 +1,144 @@
+// The server factory: one MCP server per domain, its tools derived from the catalog, served by the
+// official SDK (both protocol eras). This is wiring: which tools are offered, whose key a call runs
+// with, and the SDK server; the call itself is the call room's (call/tool-call.ts). Listing tools
+// needs only the domain's manifest; the catalog (zod schemas, previews) loads on the first call.
+import { randomBytes } from 'node:crypto';
+import { McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type SpentStore } from '../call/confirmations.js';
+import type { CallDeps, Caller } from '../call/context.js';
+import { WriteJournal } from '../call/journal.js';
+import { isOperationEnabled, type Config, type ConfigResult } from '../model/config.js';
+import type { DomainManifest, OperationInfo, ToolInfo } from '../model/manifest.js';
+import type { Domain } from '../model/types.js';
+import { createLogger, type Logger } from '../safe/log.js';
+import { keyRedactor } from '../safe/redact.js';
+import { scrubber } from '../safe/render.js';
+import { ApiClient } from '../upstream/api-client.js';
+import type { PaceKeeper } from '../upstream/pacing.js';
+import { registerViews, viewOf, type ViewInfo } from './apps.js';
+import type { ProtocolEra } from './ask.js';
+import { jsonSchemaValidator, registerTools, type OfferedTool, type Registration } from './register.js';
+import { describeTool, serverInstructions, toolArguments } from './tools.js';
+
+export type { ProtocolEra };
+export const SERVER_VERSION = '0.1.0';
+
+export interface ServerOptions {
+  log?: Logger;
+  /** Where spent confirmation tokens and requestStates are remembered; in-process by default. */
+  spent?: SpentStore;
+  /** The HMAC secret for tokens and requestStates; random per process by default (one process honours its own). */
+  secret?: Uint8Array;
+  /**
+   * Remote mode: no key is configured; each call uses the key its HTTP request brought (the SDK's
+   * authInfo.token), for that call only, with that key's pace. Confirmations are bound to it.
+   */
+  remote?: { pace?: (keyFingerprint: string) => PaceKeeper };
+  /** The API client to use (remote mode shares one keep-alive pool across domains); one of its own by default. */
+  client?: ApiClient;
+  /** Told after every tool call (remote mode's metrics): never the key, the params or the answer. */
+  onCall?: (call: { domain: string; tool: string; ok: boolean; ms: number }) => void;
+}
+
+export interface EngageServer {
+  /**
+   * A fresh SDK server for one connection (stdio) or one request (HTTP), for the era the SDK's
+   * serving entry chose; every instance shares the API client and confirmations.
+   */
+  createMcpServer(context?: { era: ProtocolEra }): McpServer;
+  /** Registers this domain's tools on an SDK server built elsewhere (remote mode's all-tools endpoint); returns the views they use, to register once. */
+  registerTools(mcp: McpServer, era: ProtocolEra): Array<ViewInfo | undefined>;
+  /** The tools offered, after read-only mode and the allow and deny lists. */
+  tools: Array<{ info: ToolInfo; operations: OperationInfo[] }>;
+  instructions: string;
+  close(): Promise<void>;
+}
+
+export function createServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>, configResult: ConfigResult, options: ServerOptions = {}): EngageServer {
+  const config = configResult.ok ? configResult.config : undefined;
+  const log = options.log ?? createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
+  const client = config ? (options.client ?? new ApiClient(config, log)) : undefined;
+  const gated = (op: { risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
+  let catalog: Promise<Domain> | undefined;
+  const deps: CallDeps = {
+    domain: manifest.name,
+    configResult,
+    client,
+    confirmations: new Confirmations({ secret: options.secret ?? randomBytes(32), store: options.spent ?? new MemorySpentStore() }),
+    log,
+    catalog: () => (catalog ??= loadCatalog()),
+    gated,
+  };
+  const redact = keyRedactor(config ? [config.apiKey] : []);
+  const registration: Registration = { deps, callerOf: callers(config, options, redact), redact, ...(options.onCall ? { onCall: options.onCall } : {}) };
+  const offered = offeredTools(manifest, config);
+  const tools: OfferedTool[] = offered.map(({ info, operations, disabled }) => ({
+    info,
+    operations,
+    description: describeTool(info, operations, gated),
+    args: toolArguments(info, operations, disabled),
+    view: viewOf(info, operations, gated),
+  }));
+  const instructions = serverInstructions(manifest, offered, gated);
+
+  function createMcpServer({ era }: { era: ProtocolEra } = { era: 'legacy' }): McpServer {
+    const mcp = new McpServer(
+      { name: `engage-mcp-${manifest.name}`, title: `engage-mcp: ${manifest.title}`, version: SERVER_VERSION },
+      { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
+    );
+    registerViews(mcp, registerTools(mcp, era, tools, registration));
+    return mcp;
+  }
+
+  return {
+    createMcpServer,
+    registerTools: (mcp, era) => registerTools(mcp, era, tools, registration),
+    tools: offered.map(({ info, operations }) => ({ info, operations })),
+    instructions,
+    async close() {
+      await client?.close();
+    },
+  };
+}
+
+/**
+ * Which operations each tool offers (read-only mode, the allow and deny lists), and for each tool
+ * why the domain's other operations are not its own, for a clear refusal.
+ */
+function offeredTools(manifest: DomainManifest, config: Config | undefined) {
+  const disabled = new Map<string, string>();
+  const offered: Array<{ info: ToolInfo; operations: OperationInfo[] }> = [];
+  for (const info of manifest.tools) {
+    const operations = info.operations.filter((op) => {
+      if (!config) return true; // unconfigured: every call answers with the configuration problem
+      if (isOperationEnabled(config, op.id, op.risk !== 'safe')) return true;
+      disabled.set(op.id, config.readOnly && op.risk !== 'safe' ? 'ENGAGE_READ_ONLY is true' : 'it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY');
+      return false;
+    });
+    if (operations.length > 0) offered.push({ info, operations });
+  }
+  for (const { info, operations } of offered) for (const op of operations) disabled.set(op.id, `it belongs to the tool ${info.name}`);
+  return offered.map(({ info, operations }) => ({
+    info,
+    operations,
+    disabled: new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id))),
+  }));
+}
+
+/** Whose key a call runs with: the configured one, or in remote mode the one its request brought. */
+function callers(config: Config | undefined, options: ServerOptions, redact: ReturnType<typeof keyRedactor>): (ctx: ServerContext) => Caller | undefined {
+  // One journal for every key: it keeps each key's writes apart, and refused attempts (made-up keys) never push out sent ones.
+  const journal = new WriteJournal();
+  if (!options.remote) {
+    const own: Caller = { keyId: config ? keyFingerprint(config.apiKey) : '', redact, scrub: scrubber(redact), journal };
+    return () => own;
+  }
+  const { pace } = options.remote;
+  return (ctx) => {
+    const apiKey = ctx.http?.authInfo?.token;
+    if (!apiKey) return undefined;
+    const keyId = keyFingerprint(apiKey);
+    const keyOwn = keyRedactor([apiKey]);
+    return { keyId, redact: keyOwn, scrub: scrubber(keyOwn), journal, credentials: { apiKey, ...(pace ? { pace: pace(keyId) } : {}) } };
+  };
+}

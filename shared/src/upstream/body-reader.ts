@@ -1,0 +1,11 @@
+// Which reader takes a response body. A list read reads its body as it arrives once it is large
+// (stream-list.ts), so 200,000 records never sit in memory whole; everything else is read whole.
+// The stream reader is loaded on the first list read, so a server's start does not pay for it.
+import type { ListShape } from '../safe/render.js';
+import type { BodySink } from './api-client.js';
+
+export async function listBodyReaderFor(list: { idField?: string } | undefined, shape: ListShape): Promise<(() => BodySink) | undefined> {
+  if (!list) return undefined;
+  const { listBodyReader } = await import('./stream-list.js');
+  return listBodyReader(shape, list.idField);
+}
