@@ -110,6 +110,9 @@ export async function benchAgainst(thisRoot: string, otherRoot: string, sandboxe
     '',
     '| measure | this checkout | the other | × the other |',
     '|---|---|---|---|',
-    ...rows.map(([label, key, digits]) => `| ${label} | ${of('this', key).toFixed(digits)} | ${of('other', key).toFixed(digits)} | ${(of('this', key) / of('other', key)).toFixed(2)} |`),
+    ...rows.map(
+      ([label, key, digits]) =>
+        `| ${label} | ${of('this', key).toFixed(digits)} | ${of('other', key).toFixed(digits)} | ${(of('this', key) / of('other', key)).toFixed(2)} |`,
+    ),
   ].join('\n');
 }

@@ -57,7 +57,12 @@ function coldStart(args: string[], env: Record<string, string>): Promise<{ ms: n
     });
     child.on('error', reject);
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
   });
@@ -77,7 +82,11 @@ function bareNode(floorScript: string): Promise<number> {
 }
 
 async function startSandboxProcess(extraContacts = 20_000): Promise<{ child: ChildProcess; baseUrl: string; key: string }> {
-  const child = spawn(process.execPath, [join(root, 'packages/sandbox/dist/cli.js'), '--port', '0', '--rate-limit', '1000000', '--extra-contacts', String(extraContacts)], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'packages/sandbox/dist/cli.js'), '--port', '0', '--rate-limit', '1000000', '--extra-contacts', String(extraContacts)],
+    { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const first = await new Promise<string>((resolve) => {
     let buffer = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -154,8 +163,18 @@ async function concurrently(total: number, workers: number, fn: () => Promise<un
  * that reads it).
  */
 const WARM_CALLS = 3;
-async function largeListViaMcp(baseUrl: string, key: string, campaignID: string, args: Record<string, unknown>): Promise<{ ms: number; warmMs: number[]; peakMiB: number; page: unknown }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [serverEntry('contact')], env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: baseUrl, ENGAGE_API_KEY: key }, stderr: 'ignore' });
+async function largeListViaMcp(
+  baseUrl: string,
+  key: string,
+  campaignID: string,
+  args: Record<string, unknown>,
+): Promise<{ ms: number; warmMs: number[]; peakMiB: number; page: unknown }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [serverEntry('contact')],
+    env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: baseUrl, ENGAGE_API_KEY: key },
+    stderr: 'ignore',
+  });
   const client = new McpClient({ name: 'bench', version: '0' });
   await client.connect(transport);
   try {
@@ -165,7 +184,8 @@ async function largeListViaMcp(baseUrl: string, key: string, campaignID: string,
     const ms = performance.now() - started;
     const peakMiB = statusKB(transport.pid as number, 'VmHWM') / 1024;
     const warmMs: number[] = [];
-    for (let call = 0; call < WARM_CALLS; call++) warmMs.push(await timed(() => client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', ...args } })));
+    for (let call = 0; call < WARM_CALLS; call++)
+      warmMs.push(await timed(() => client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', ...args } })));
     return { ms, warmMs, peakMiB, page: (result.structuredContent as { page?: unknown } | undefined)?.page };
   } finally {
     await client.close();
@@ -174,7 +194,10 @@ async function largeListViaMcp(baseUrl: string, key: string, campaignID: string,
 
 /** The same list read directly by a fresh node process (download, then JSON.parse), warmed the same way: its time and peak memory, then WARM_CALLS more timed. */
 async function largeListDirect(script: string, baseUrl: string, key: string, campaignID: string): Promise<{ ms: number; warmMs: number[]; peakMiB: number }> {
-  const child = spawn(process.execPath, [script, baseUrl, key, campaignID, String(WARM_CALLS)], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, baseUrl, key, campaignID, String(WARM_CALLS)], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   await new Promise((resolve) => child.once('exit', resolve));
@@ -214,7 +237,9 @@ async function largeLists(): Promise<Record<string, unknown>> {
   for (const extra of [20_000, 200_000]) {
     const sandbox = await startSandboxProcess(extra);
     try {
-      const campaigns = await (await fetch(`${sandbox.baseUrl}/api/campaign/campaigns`, { headers: { 'x-api-key': sandbox.key } })).json() as { data: Array<{ _id: string; totalRecipients: number }> };
+      const campaigns = (await (await fetch(`${sandbox.baseUrl}/api/campaign/campaigns`, { headers: { 'x-api-key': sandbox.key } })).json()) as {
+        data: Array<{ _id: string; totalRecipients: number }>;
+      };
       const campaignID = campaigns.data.find((campaign) => campaign.totalRecipients === 12)?._id as string;
       for (const [label, args] of cases) {
         const mcp: Array<{ ms: number; warmMs: number[]; peakMiB: number }> = [];
@@ -240,8 +265,14 @@ async function largeLists(): Promise<Record<string, unknown>> {
           directPeakMiB: median(direct.map((one) => one.peakMiB)),
           page,
         };
-        out[`${extra + 40} ${label}`] = { ...summary, timeVsDirect: summary.mcpMedianMs / summary.directMedianMs, warmTimeVsDirect: summary.mcpWarmMedianMs / summary.directWarmMedianMs };
-        process.stderr.write(`bench: large list ${extra + 40} ${label}: first ${summary.mcpMedianMs.toFixed(1)} ms (direct ${summary.directMedianMs.toFixed(1)} ms), warm ${summary.mcpWarmMedianMs.toFixed(1)} ms (direct ${summary.directWarmMedianMs.toFixed(1)} ms), peak ${summary.mcpPeakMiB.toFixed(1)} MiB\n`);
+        out[`${extra + 40} ${label}`] = {
+          ...summary,
+          timeVsDirect: summary.mcpMedianMs / summary.directMedianMs,
+          warmTimeVsDirect: summary.mcpWarmMedianMs / summary.directWarmMedianMs,
+        };
+        process.stderr.write(
+          `bench: large list ${extra + 40} ${label}: first ${summary.mcpMedianMs.toFixed(1)} ms (direct ${summary.directMedianMs.toFixed(1)} ms), warm ${summary.mcpWarmMedianMs.toFixed(1)} ms (direct ${summary.directWarmMedianMs.toFixed(1)} ms), peak ${summary.mcpPeakMiB.toFixed(1)} MiB\n`,
+        );
       }
     } finally {
       sandbox.child.kill();
@@ -288,13 +319,26 @@ async function main() {
   if (only === 'large-lists') {
     process.stderr.write(`bench: large lists only, ${LARGE_ROUNDS} rounds\n`);
     const large = await largeLists();
-    process.stdout.write(`Machine: ${cpus()[0]?.model}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}.\n\n${printLargeLists(large, LARGE_ROUNDS).join('\n')}\n`);
-    await writeFile(join(root, 'bench/results/large-lists.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds: LARGE_ROUNDS, largeLists: large }, null, 2)}\n`);
+    process.stdout.write(
+      `Machine: ${cpus()[0]?.model}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}.\n\n${printLargeLists(large, LARGE_ROUNDS).join('\n')}\n`,
+    );
+    await writeFile(
+      join(root, 'bench/results/large-lists.json'),
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds: LARGE_ROUNDS, largeLists: large }, null, 2)}\n`,
+    );
     process.stdout.write('\nFigures written to bench/results/large-lists.json\n');
     return;
   }
   if (only !== undefined) throw new Error(`--only takes http or large-lists, not ${only}`);
-  const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), rounds: ROUNDS, calls: CALLS };
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memGiB: Math.round(totalmem() / 2 ** 30),
+    rounds: ROUNDS,
+    calls: CALLS,
+  };
   process.stderr.write(`bench: ${ROUNDS} cold-start rounds, ${CALLS} calls per per-call series\n`);
 
   // ---- cold start and resident memory, alternating runs ----
@@ -330,7 +374,9 @@ async function main() {
       together[side].rssMiB.push(started.reduce((sum, one) => sum + one.rssKB, 0) / 1024);
     }
   }
-  results.allSeven = Object.fromEntries(Object.entries(together).map(([side, { ms, rssMiB }]) => [side, { lastAnswerMs: median(ms), totalRssMiB: median(rssMiB) }]));
+  results.allSeven = Object.fromEntries(
+    Object.entries(together).map(([side, { ms, rssMiB }]) => [side, { lastAnswerMs: median(ms), totalRssMiB: median(rssMiB) }]),
+  );
 
   // ---- per-call cost: through the MCP server minus the same request made directly ----
   const sandbox = await startSandboxProcess();
@@ -411,7 +457,8 @@ function print(results: Record<string, any>) {
     '| server | cold start to tools/list (ms) | × reference | resident memory (MiB) | × reference |',
     '|---|---|---|---|---|',
     ...[...DOMAINS, 'reference'].map(
-      (name) => `| ${name === 'reference' ? 'reference: server-memory' : name} | ${f(cold[name] as number)} | ${f((cold[name] as number) / reference, 2)} | ${f(rss[name] as number)} | ${f((rss[name] as number) / (rss.reference as number), 2)} |`,
+      (name) =>
+        `| ${name === 'reference' ? 'reference: server-memory' : name} | ${f(cold[name] as number)} | ${f((cold[name] as number) / reference, 2)} | ${f(rss[name] as number)} | ${f((rss[name] as number) / (rss.reference as number), 2)} |`,
     ),
     `| bare node printing a line (floor) | ${f(cold.bareNode as number)} | ${f((cold.bareNode as number) / reference, 2)} | | |`,
     '',
@@ -437,7 +484,8 @@ function print(results: Record<string, any>) {
 function compare(previous: Record<string, any>, current: Record<string, any>) {
   const rows: string[] = [];
   const delta = (label: string, before: number | undefined, after: number | undefined) => {
-    if (typeof before === 'number' && typeof after === 'number') rows.push(`${label}: ${before.toFixed(2)} → ${after.toFixed(2)} (${after >= before ? '+' : ''}${(((after - before) / before) * 100).toFixed(0)}%)`);
+    if (typeof before === 'number' && typeof after === 'number')
+      rows.push(`${label}: ${before.toFixed(2)} → ${after.toFixed(2)} (${after >= before ? '+' : ''}${(((after - before) / before) * 100).toFixed(0)}%)`);
   };
   delta('contact cold start ms', previous.coldStartMs?.contact, current.coldStartMs?.contact);
   delta('contact RSS MiB', previous.rssMiB?.contact, current.rssMiB?.contact);

@@ -46,7 +46,17 @@ export interface ProxyOptions {
   healthIntervalMs?: number;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 function forwardable(headers: IncomingMessage['headers']): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
@@ -178,10 +188,13 @@ export async function startProxy(targets: string[], options: ProxyOptions = {}):
   // Health: /readyz of each replica, often; a replica draining (503) or gone gets no new requests.
   const healthPath = options.healthPath ?? '/readyz';
   const check = (upstream: Upstream) => {
-    const probe = httpRequest({ host: upstream.url.hostname, port: upstream.url.port, path: healthPath, method: 'GET', agent: false, timeout: 1_000 }, (answer) => {
-      upstream.up = answer.statusCode === 200;
-      answer.resume();
-    });
+    const probe = httpRequest(
+      { host: upstream.url.hostname, port: upstream.url.port, path: healthPath, method: 'GET', agent: false, timeout: 1_000 },
+      (answer) => {
+        upstream.up = answer.statusCode === 200;
+        answer.resume();
+      },
+    );
     probe.on('timeout', () => probe.destroy(new Error('timeout')));
     probe.on('error', () => (upstream.up = false));
     probe.end();

@@ -161,7 +161,10 @@ class Replica {
     const child = this.child;
     if (!child || this.pid === undefined) return;
     const asked = Date.now();
-    const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => ((this.lastExit = { code, signal, drainMs: Date.now() - asked }), resolve())));
+    const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
+        this.lastExit = { code, signal, drainMs: Date.now() - asked };
+        resolve();
+      }));
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
     await exited;

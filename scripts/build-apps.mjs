@@ -27,7 +27,10 @@ const englishOnlyZodLocales = {
     plugin.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
       /[\\/]zod[\\/]/.test(importer) ? { path: join(dirname(importer), '../locales/en.js'), namespace: 'zod-english' } : undefined,
     );
-    plugin.onLoad({ filter: /.*/, namespace: 'zod-english' }, ({ path }) => ({ contents: `export { default as en } from ${JSON.stringify(path)};`, resolveDir: dirname(path) }));
+    plugin.onLoad({ filter: /.*/, namespace: 'zod-english' }, ({ path }) => ({
+      contents: `export { default as en } from ${JSON.stringify(path)};`,
+      resolveDir: dirname(path),
+    }));
   },
 };
 

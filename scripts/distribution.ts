@@ -84,7 +84,7 @@ export const SETTINGS: Setting[] = [
   {
     env: 'ENGAGE_CONFIRM',
     title: 'Ask before',
-    description: 'What needs a person\'s yes: destructive (sending, replying, deleting), all (every change), or none.',
+    description: "What needs a person's yes: destructive (sending, replying, deleting), all (every change), or none.",
     default: 'destructive',
     choices: ['destructive', 'all', 'none'],
     bundle: 'confirm',

@@ -17,7 +17,11 @@ export async function listAllTools(): Promise<{ tools: Array<Record<string, unkn
   const tools: Array<Record<string, unknown>> = [];
   const instructions: string[] = [];
   for (const domain of CATALOGS) {
-    const config = loadConfig({ ENGAGE_API_KEY: 'eng_live_docs', ENGAGE_BASE_URL: 'https://api.example.com' }, domain.name, domain.operations.map((op) => op.id));
+    const config = loadConfig(
+      { ENGAGE_API_KEY: 'eng_live_docs', ENGAGE_BASE_URL: 'https://api.example.com' },
+      domain.name,
+      domain.operations.map((op) => op.id),
+    );
     const engage = createServer(manifestOf(domain), async () => domain, config);
     const client = new Client({ name: 'docs', version: '0' });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();

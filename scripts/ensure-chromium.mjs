@@ -8,10 +8,15 @@ const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 if (!existsSync(path)) {
   const canInstall = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
   if (!canInstall) {
-    process.stderr.write(`npm test needs Chromium at ${path} for the MCP Apps browser tests: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.\n`);
+    process.stderr.write(
+      `npm test needs Chromium at ${path} for the MCP Apps browser tests: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.\n`,
+    );
     process.exit(1);
   }
   process.stderr.write(`Chromium is missing at ${path}: installing Debian's chromium package for the browser tests.\n`);
   execFileSync('apt-get', ['update'], { stdio: ['ignore', 'inherit', 'inherit'] });
-  execFileSync('apt-get', ['install', '-y', 'chromium'], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync('apt-get', ['install', '-y', 'chromium'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }

@@ -14,7 +14,18 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { manifests } from './catalogs.js';
-import { PUBLISHED_PACKAGES, ROOT, npxEntry, publishedPackageJson, readPackageJson, repositoryWebUrl, serverKey, settingsFor, toolSummary, type PackageJson } from './distribution.js';
+import {
+  PUBLISHED_PACKAGES,
+  ROOT,
+  npxEntry,
+  publishedPackageJson,
+  readPackageJson,
+  repositoryWebUrl,
+  serverKey,
+  settingsFor,
+  toolSummary,
+  type PackageJson,
+} from './distribution.js';
 
 const run = promisify(execFile);
 
@@ -92,9 +103,16 @@ function packageReadme(dir: string, pkg: PackageJson): string {
   if (!manifest) {
     return `# ${pkg.name}\n\n${pkg.description}.\n\n\`\`\`sh\nnpx ${pkg.name}\n\`\`\`\n\nIt asks which servers and which host, reads the key without showing it, and adds the servers to that host's config file (keeping a backup). \`npx ${pkg.name} --help\` lists the flags for scripts.\n\nSee ${repo}#install.\n`;
   }
-  const entry = { mcpServers: { [serverKey(domain)]: { ...npxEntry(pkg), env: { ENGAGE_API_KEY: '<your tenant API key>', ENGAGE_BASE_URL: 'https://<your API base address>' } } } };
+  const entry = {
+    mcpServers: {
+      [serverKey(domain)]: { ...npxEntry(pkg), env: { ENGAGE_API_KEY: '<your tenant API key>', ENGAGE_BASE_URL: 'https://<your API base address>' } },
+    },
+  };
   const settings = settingsFor(manifest)
-    .map((setting) => `| \`${setting.env}\` | ${setting.required ? 'required. ' : ''}${setting.description}${setting.default ? ` Default \`${setting.default}\`.` : ''} |`)
+    .map(
+      (setting) =>
+        `| \`${setting.env}\` | ${setting.required ? 'required. ' : ''}${setting.description}${setting.default ? ` Default \`${setting.default}\`.` : ''} |`,
+    )
     .join('\n');
   return [
     `# ${pkg.name}`,

@@ -45,7 +45,9 @@ try {
   const args = { operationId: 'campaign.send', params: { id } };
   const preview = (await server.client.callTool({ name: 'campaign_action', arguments: args })) as { structuredContent?: { confirmationToken?: string } };
   await server.client.callTool({ name: 'campaign_action', arguments: { ...args, confirmationToken: preview.structuredContent?.confirmationToken } });
-  const dashboards = await Promise.all(THEMES.map((theme) => showToolCall(browser, client, 'campaign_read', { operationId: 'campaign.progress', params: { id } }, { theme })));
+  const dashboards = await Promise.all(
+    THEMES.map((theme) => showToolCall(browser, client, 'campaign_read', { operationId: 'campaign.progress', params: { id } }, { theme })),
+  );
   for (const [index, theme] of THEMES.entries()) {
     const dashboard = dashboards[index]!;
     await dashboard.view.locator('#progress-text', { hasText: /^50% sent/ }).waitFor({ timeout: 20_000 });

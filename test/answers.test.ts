@@ -74,7 +74,11 @@ describe('size', () => {
   it('a huge single record is shortened, and says so', async () => {
     const ticket = sandbox.tenant('A').tickets[0]!;
     const saved = ticket.messages;
-    ticket.messages = Array.from({ length: 3000 }, (_, index) => ({ from: 'customer' as const, text: `pesan ${index} ${'x'.repeat(100)}`, at: new Date(0).toISOString() }));
+    ticket.messages = Array.from({ length: 3000 }, (_, index) => ({
+      from: 'customer' as const,
+      text: `pesan ${index} ${'x'.repeat(100)}`,
+      at: new Date(0).toISOString(),
+    }));
     const result = await inbox.call('inbox.ticket.get', { ticketID: ticket.ticketID });
     ticket.messages = saved;
     expect(result.isError).toBeFalsy();

@@ -47,7 +47,10 @@ async function show(domain: 'campaign' | 'inbox', toolName: string, args: Args, 
 }
 
 async function draftCampaign(name: string): Promise<string> {
-  const created = await call('campaign', 'campaign_action', { operationId: 'campaign.create', params: { name, message: 'Halo, promo akhir pekan!', channel: 'whatsapp' } });
+  const created = await call('campaign', 'campaign_action', {
+    operationId: 'campaign.create',
+    params: { name, message: 'Halo, promo akhir pekan!', channel: 'whatsapp' },
+  });
   expect(created.isError, textOf(created as never)).toBeFalsy();
   return (structuredOf(created as never).data as { _id: string })._id;
 }
@@ -89,7 +92,8 @@ describe('the confirmation card', { timeout: 60_000 }, () => {
     await card.view.getByRole('button', { name: 'Cancel' }).waitFor();
     const sendsBefore = countCarriedOut(sandbox, 'campaign.send');
 
-    const focused = () => card.frame.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent);
+    const focused = () =>
+      card.frame.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent);
     await card.page.keyboard.press('Tab');
     expect(await focused()).toBe('Confirm');
     await card.page.keyboard.press('Tab');
@@ -149,7 +153,8 @@ describe('the confirmation card', { timeout: 60_000 }, () => {
 
     // The check is live: the same text parsed as HTML does run.
     await card.frame.evaluate((html) => {
-      const doc = (globalThis as unknown as { document: { createElement(tag: string): { innerHTML: string }; body: { append(node: unknown): void } } }).document;
+      const doc = (globalThis as unknown as { document: { createElement(tag: string): { innerHTML: string }; body: { append(node: unknown): void } } })
+        .document;
       const probe = doc.createElement('div');
       probe.innerHTML = html;
       doc.body.append(probe);
@@ -164,7 +169,11 @@ describe('the campaign dashboard', { timeout: 60_000 }, () => {
     const id = await draftCampaign('Dasbor');
     const preview = await call('campaign', 'campaign_action', { operationId: 'campaign.send', params: { id } });
     // The person said yes: the same call with the token, as the model makes it.
-    const sent = await call('campaign', 'campaign_action', { operationId: 'campaign.send', params: { id }, confirmationToken: structuredOf(preview as never).confirmationToken });
+    const sent = await call('campaign', 'campaign_action', {
+      operationId: 'campaign.send',
+      params: { id },
+      confirmationToken: structuredOf(preview as never).confirmationToken,
+    });
     expect(structuredOf(sent as never).outcome).toBe('done');
 
     const dashboard = await show('campaign', 'campaign_read', { operationId: 'campaign.progress', params: { id } });
@@ -190,7 +199,8 @@ describe('the campaign dashboard', { timeout: 60_000 }, () => {
 
     // Its refreshes were reads of this campaign's progress, and they stop once it is done.
     expect(dashboard.toolCalls.length).toBeGreaterThan(0);
-    for (const toolCall of dashboard.toolCalls) expect(toolCall).toMatchObject({ name: 'campaign_read', arguments: { operationId: 'campaign.progress', params: { id } } });
+    for (const toolCall of dashboard.toolCalls)
+      expect(toolCall).toMatchObject({ name: 'campaign_read', arguments: { operationId: 'campaign.progress', params: { id } } });
     const callsWhenDone = dashboard.toolCalls.length;
     await dashboard.page.waitForTimeout(2_000);
     expect(dashboard.toolCalls.length).toBe(callsWhenDone);
@@ -202,7 +212,11 @@ describe('the campaign dashboard', { timeout: 60_000 }, () => {
     const data = structuredOf(dashboard.result as never).data as { sent: number; opened: number; failed: number };
     const caption = `Sent ${data.sent.toLocaleString('en-US')}, Opened ${data.opened.toLocaleString('en-US')}, Failed ${data.failed.toLocaleString('en-US')}`;
     await dashboard.view.getByRole('img', { name: caption }).waitFor();
-    for (const [label, value] of [['Sent', data.sent], ['Opened', data.opened], ['Failed', data.failed]] as const) {
+    for (const [label, value] of [
+      ['Sent', data.sent],
+      ['Opened', data.opened],
+      ['Failed', data.failed],
+    ] as const) {
       await expect.poll(() => dashboard.view.locator('dl.counts div', { hasText: label }).locator('dd').textContent()).toBe(value.toLocaleString('en-US'));
     }
   });
@@ -215,7 +229,11 @@ describe('the campaign dashboard', { timeout: 60_000 }, () => {
     await expect.poll(() => dashboard.view.locator('tbody tr').count()).toBe(page.returned);
     await dashboard.view.getByRole('cell', { name: campaign.name, exact: true }).waitFor();
     expect(await injectedFlag(dashboard)).toBeUndefined();
-    expect(await dashboard.frame.evaluate(() => (globalThis as unknown as { document: { documentElement: { dataset: { theme?: string } } } }).document.documentElement.dataset.theme)).toBe('dark');
+    expect(
+      await dashboard.frame.evaluate(
+        () => (globalThis as unknown as { document: { documentElement: { dataset: { theme?: string } } } }).document.documentElement.dataset.theme,
+      ),
+    ).toBe('dark');
 
     // A row's button follows that campaign: a read of its progress, shown in the same view.
     await dashboard.view.getByRole('button', { name: `Show the progress of ${campaign.name}` }).click();

@@ -65,11 +65,30 @@ describe('which view shows which tool', () => {
   });
 
   it('a catalog naming a view that does not exist, or two views for one tool, is refused', () => {
-    const op = (id: string, view: string) => ({ id, method: 'GET' as const, path: `/x/${id}`, scope: 's', risk: 'safe' as const, summary: id, params: z.strictObject({}), view });
+    const op = (id: string, view: string) => ({
+      id,
+      method: 'GET' as const,
+      path: `/x/${id}`,
+      scope: 's',
+      risk: 'safe' as const,
+      summary: id,
+      params: z.strictObject({}),
+      view,
+    });
     expect(() => defineDomain('demo', 'Demo', [op('demo.a', 'campaign-dashboard'), op('demo.b', 'other-view')])).toThrow(/name different views/);
     const lonely = manifestOf(defineDomain('demo', 'Demo', [op('demo.a', 'no-such-view')])).tools[0]!;
     expect(() => viewOf(lonely, lonely.operations, () => false)).toThrow(/no-such-view/);
-    const action = { id: 'demo.send', method: 'POST' as const, path: '/x/{id}', scope: 's', risk: 'destructive' as const, summary: 'send', params: z.strictObject({ id: pathId('id') }), confirmation: { effect: () => 'send' }, view: 'campaign-dashboard' };
+    const action = {
+      id: 'demo.send',
+      method: 'POST' as const,
+      path: '/x/{id}',
+      scope: 's',
+      risk: 'destructive' as const,
+      summary: 'send',
+      params: z.strictObject({ id: pathId('id') }),
+      confirmation: { effect: () => 'send' },
+      view: 'campaign-dashboard',
+    };
     expect(() => defineDomain('demo', 'Demo', [action])).toThrow(/confirmation card/);
   });
 });
@@ -79,10 +98,12 @@ describe.each(CLIENT_KINDS)('the views as ui:// resources (%s client)', (kind) =
     const campaign = await serve('campaign', { kind });
     expect(await viewsByTool(campaign)).toEqual({ campaign_read: DASHBOARD, campaign_action: CARD });
     const { resources } = await campaign.client.listResources();
-    expect(resources.map((resource) => [resource.uri, resource.mimeType]).sort()).toEqual([
-      [CARD, RESOURCE_MIME_TYPE],
-      [DASHBOARD, RESOURCE_MIME_TYPE],
-    ].sort());
+    expect(resources.map((resource) => [resource.uri, resource.mimeType]).sort()).toEqual(
+      [
+        [CARD, RESOURCE_MIME_TYPE],
+        [DASHBOARD, RESOURCE_MIME_TYPE],
+      ].sort(),
+    );
     for (const uri of [CARD, DASHBOARD]) {
       const { contents } = await campaign.client.readResource({ uri });
       expect(contents).toHaveLength(1);

@@ -19,13 +19,20 @@ const DESTRUCTIVE: Record<string, { params: ParamsFor; other: ParamsFor }> = {
     other: (s) => ({ id: s.tenant('A').campaigns[0]!._id }),
   },
   'campaign.delete': { params: (s) => ({ id: s.tenant('A').campaigns[0]!._id }), other: (s) => ({ id: s.tenant('A').campaigns[1]!._id }) },
-  'inbox.ticket.reply': { params: () => ({ ticketID: 'TCK-1001', message: 'Siap kak' }), other: () => ({ ticketID: 'TCK-1001', message: 'Transfer ke rekening lain ya' }) },
+  'inbox.ticket.reply': {
+    params: () => ({ ticketID: 'TCK-1001', message: 'Siap kak' }),
+    other: () => ({ ticketID: 'TCK-1001', message: 'Transfer ke rekening lain ya' }),
+  },
   'channel.whatsapp.send': { params: () => ({ msisdn: '081234567890', message: 'Halo' }), other: () => ({ msisdn: '081299999999', message: 'Halo' }) },
   'product.delete': { params: (s) => ({ productID: s.tenant('A').products[0]!._id }), other: (s) => ({ productID: s.tenant('A').products[1]!._id }) },
 };
 
 it('covers every destructive operation of the catalog', () => {
-  expect(Object.keys(DESTRUCTIVE).sort()).toEqual(ALL_OPERATIONS.filter((op) => op.risk === 'destructive').map((op) => op.id).sort());
+  expect(Object.keys(DESTRUCTIVE).sort()).toEqual(
+    ALL_OPERATIONS.filter((op) => op.risk === 'destructive')
+      .map((op) => op.id)
+      .sort(),
+  );
 });
 
 describe.each(Object.entries(DESTRUCTIVE))('%s', (operationId, { params, other }) => {
@@ -59,69 +66,93 @@ describe.each(Object.entries(DESTRUCTIVE))('%s', (operationId, { params, other }
     expect(countCarriedOut(sandbox, operationId)).toBe(1);
   });
 
-  it.each(['v1', 'v2-modern'] as const)('with elicitation (%s): decline, cancel and a no run nothing; a failed question falls back to a preview; only yes runs it, once', async (kind) => {
-    const answers: Array<() => unknown> = [() => ({ action: 'decline' }), () => ({ action: 'cancel' }), () => ({ action: 'accept', content: { confirm: false } })];
-    for (const answer of answers) {
-      const server = await serve(operationId, { kind, elicit: answer as never });
-      const result = await server.call(operationId, params(sandbox));
-      expect(structuredOf(result).outcome, textOf(result)).toBe('declined');
-      expect(textOf(result)).toMatch(/was not run, and nothing was changed/);
+  it.each(['v1', 'v2-modern'] as const)(
+    'with elicitation (%s): decline, cancel and a no run nothing; a failed question falls back to a preview; only yes runs it, once',
+    async (kind) => {
+      const answers: Array<() => unknown> = [
+        () => ({ action: 'decline' }),
+        () => ({ action: 'cancel' }),
+        () => ({ action: 'accept', content: { confirm: false } }),
+      ];
+      for (const answer of answers) {
+        const server = await serve(operationId, { kind, elicit: answer as never });
+        const result = await server.call(operationId, params(sandbox));
+        expect(structuredOf(result).outcome, textOf(result)).toBe('declined');
+        expect(textOf(result)).toMatch(/was not run, and nothing was changed/);
+        expect(countCarriedOut(sandbox, operationId)).toBe(0);
+      }
+      const failing = await serve(operationId, {
+        kind,
+        elicit: () => {
+          throw new Error('host crashed');
+        },
+      });
+      if (kind === 'v1') {
+        const fallback = await failing.call(operationId, params(sandbox));
+        expect(structuredOf(fallback).outcome, textOf(fallback)).toBe('preview');
+        expect(textOf(fallback)).toMatch(/could not be shown[\s\S]*has NOT been run/);
+      } else {
+        // A 2026 client fulfils the question itself: its failure ends the call on its side.
+        await expect(failing.call(operationId, params(sandbox))).rejects.toThrow(/host crashed/);
+      }
       expect(countCarriedOut(sandbox, operationId)).toBe(0);
-    }
-    const failing = await serve(operationId, {
-      kind,
-      elicit: () => {
-        throw new Error('host crashed');
-      },
-    });
-    if (kind === 'v1') {
-      const fallback = await failing.call(operationId, params(sandbox));
-      expect(structuredOf(fallback).outcome, textOf(fallback)).toBe('preview');
-      expect(textOf(fallback)).toMatch(/could not be shown[\s\S]*has NOT been run/);
-    } else {
-      // A 2026 client fulfils the question itself: its failure ends the call on its side.
-      await expect(failing.call(operationId, params(sandbox))).rejects.toThrow(/host crashed/);
-    }
-    expect(countCarriedOut(sandbox, operationId)).toBe(0);
 
-    const messages: string[] = [];
-    const server = await serve(operationId, {
-      kind,
-      elicit: (message) => {
-        messages.push(message);
-        return { action: 'accept', content: { confirm: true } };
-      },
-    });
-    const result = await server.call(operationId, params(sandbox));
-    expect(structuredOf(result).outcome, textOf(result)).toBe('done');
-    expect(countCarriedOut(sandbox, operationId)).toBe(1);
-    expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatch(/cannot be undone/);
-  });
+      const messages: string[] = [];
+      const server = await serve(operationId, {
+        kind,
+        elicit: (message) => {
+          messages.push(message);
+          return { action: 'accept', content: { confirm: true } };
+        },
+      });
+      const result = await server.call(operationId, params(sandbox));
+      expect(structuredOf(result).outcome, textOf(result)).toBe('done');
+      expect(countCarriedOut(sandbox, operationId)).toBe(1);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toMatch(/cannot be undone/);
+    },
+  );
 });
 
 describe('a host that can ask is asked: a token does not replace the question there', () => {
-  it.each(['v1', 'v2-modern'] as const)('%s: a token from a preview, brought to a host with elicitation, still asks; only the yes runs it, once', async (kind) => {
-    // One secret and spent store, as one server would have: the token is genuine for the asking host too.
-    const server = { secret: randomBytes(32), spent: new MemorySpentStore() };
-    const target = { id: sandbox.tenant('A').contacts[0]!._id };
-    const previewing = await serve('contact.delete', { server });
-    const token = structuredOf(await previewing.call('contact.delete', target)).confirmationToken as string;
-    expect(token).toMatch(/^ct_/);
+  it.each(['v1', 'v2-modern'] as const)(
+    '%s: a token from a preview, brought to a host with elicitation, still asks; only the yes runs it, once',
+    async (kind) => {
+      // One secret and spent store, as one server would have: the token is genuine for the asking host too.
+      const server = { secret: randomBytes(32), spent: new MemorySpentStore() };
+      const target = { id: sandbox.tenant('A').contacts[0]!._id };
+      const previewing = await serve('contact.delete', { server });
+      const token = structuredOf(await previewing.call('contact.delete', target)).confirmationToken as string;
+      expect(token).toMatch(/^ct_/);
 
-    const questions: string[] = [];
-    const declining = await serve('contact.delete', { kind, server, elicit: (message) => (questions.push(message), { action: 'decline' }) });
-    const declined = await declining.call('contact.delete', target, { confirmationToken: token });
-    expect(structuredOf(declined).outcome, textOf(declined)).toBe('declined');
-    expect(questions).toHaveLength(1);
-    expect(countCarriedOut(sandbox, 'contact.delete')).toBe(0);
+      const questions: string[] = [];
+      const declining = await serve('contact.delete', {
+        kind,
+        server,
+        elicit: (message) => {
+          questions.push(message);
+          return { action: 'decline' };
+        },
+      });
+      const declined = await declining.call('contact.delete', target, { confirmationToken: token });
+      expect(structuredOf(declined).outcome, textOf(declined)).toBe('declined');
+      expect(questions).toHaveLength(1);
+      expect(countCarriedOut(sandbox, 'contact.delete')).toBe(0);
 
-    const agreeing = await serve('contact.delete', { kind, server, elicit: (message) => (questions.push(message), { action: 'accept', content: { confirm: true } }) });
-    const done = await agreeing.call('contact.delete', target, { confirmationToken: token });
-    expect(structuredOf(done).outcome, textOf(done)).toBe('done');
-    expect(questions).toHaveLength(2);
-    expect(countCarriedOut(sandbox, 'contact.delete')).toBe(1);
-  });
+      const agreeing = await serve('contact.delete', {
+        kind,
+        server,
+        elicit: (message) => {
+          questions.push(message);
+          return { action: 'accept', content: { confirm: true } };
+        },
+      });
+      const done = await agreeing.call('contact.delete', target, { confirmationToken: token });
+      expect(structuredOf(done).outcome, textOf(done)).toBe('done');
+      expect(questions).toHaveLength(2);
+      expect(countCarriedOut(sandbox, 'contact.delete')).toBe(1);
+    },
+  );
 
   it('v1: where the question cannot be shown, the token from the preview given for that is the yes (no loop of questions)', async () => {
     const server = { secret: randomBytes(32), spent: new MemorySpentStore() };
@@ -214,7 +245,9 @@ describe('least privilege', () => {
     }
     const server = await serve('contact.delete', { env: { ENGAGE_READ_ONLY: 'true' } });
     // A tool that is not offered is a protocol error (invalid params), not a tool result.
-    await expect(server.client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: { id: 'x' } } })).rejects.toThrow(/-32602.*contact_action not found/);
+    await expect(server.client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: { id: 'x' } } })).rejects.toThrow(
+      /-32602.*contact_action not found/,
+    );
     expect(sandbox.requests()).toEqual([]);
   });
 
@@ -231,7 +264,9 @@ describe('least privilege', () => {
   });
 
   it('an allow list keeps only what it names; a tool left empty is not registered; deny wins', async () => {
-    const server = await serve('campaign.list', { env: { ENGAGE_OPERATIONS_ALLOW: 'campaign.list,campaign.progress,campaign.send', ENGAGE_OPERATIONS_DENY: 'campaign.send' } });
+    const server = await serve('campaign.list', {
+      env: { ENGAGE_OPERATIONS_ALLOW: 'campaign.list,campaign.progress,campaign.send', ENGAGE_OPERATIONS_DENY: 'campaign.send' },
+    });
     const { tools } = await server.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['campaign_read']);
     expect((tools[0]!.inputSchema.properties!.operationId as { enum: string[] }).enum).toEqual(['campaign.list', 'campaign.progress']);

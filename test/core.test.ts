@@ -25,7 +25,15 @@ describe('configuration', () => {
     const result = loadConfig(BASE, 'campaign', ids);
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.config).toMatchObject({ authHeader: 'x-api-key', timeoutMs: 30_000, maxRetryWaitSeconds: 60, readOnly: false, confirm: 'destructive', logLevel: 'warn', deny: [] });
+    expect(result.config).toMatchObject({
+      authHeader: 'x-api-key',
+      timeoutMs: 30_000,
+      maxRetryWaitSeconds: 60,
+      readOnly: false,
+      confirm: 'destructive',
+      logLevel: 'warn',
+      deny: [],
+    });
     expect(result.config.allow).toBeUndefined();
   });
 
@@ -75,7 +83,8 @@ describe('configuration', () => {
     const alphabet = ['a', 'b', '.', '*'];
     const all = (length: number): string[] => (length === 0 ? [''] : all(length - 1).flatMap((prefix) => alphabet.map((char) => prefix + char)));
     const ids = [0, 1, 2, 3, 4].flatMap(all).filter((id) => !id.includes('*'));
-    for (const pattern of [0, 1, 2, 3, 4].flatMap(all)) for (const id of ids) expect(matchesPattern(pattern, id), `${pattern} ~ ${id}`).toBe(reference(pattern, id));
+    for (const pattern of [0, 1, 2, 3, 4].flatMap(all))
+      for (const id of ids) expect(matchesPattern(pattern, id), `${pattern} ~ ${id}`).toBe(reference(pattern, id));
   });
 
   it('a pattern with many stars is checked at once (no backtracking at start-up)', () => {
@@ -94,11 +103,15 @@ describe('.env', () => {
   };
 
   it('cannot set what decides whether operations run without a yes; that is reported, by name only', () => {
-    const cwd = dir('ENGAGE_CONFIRM=none\nENGAGE_READ_ONLY=false\nENGAGE_OPERATIONS_ALLOW=*\nENGAGE_OPERATIONS_DENY=\nENGAGE_TIMEOUT_MS=5000\nENGAGE_LOG_LEVEL=error\n');
+    const cwd = dir(
+      'ENGAGE_CONFIRM=none\nENGAGE_READ_ONLY=false\nENGAGE_OPERATIONS_ALLOW=*\nENGAGE_OPERATIONS_DENY=\nENGAGE_TIMEOUT_MS=5000\nENGAGE_LOG_LEVEL=error\n',
+    );
     const { values, warnings } = loadDotenvSafely({ ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'https://api.example.com' }, cwd);
     expect(values).toEqual({ ENGAGE_TIMEOUT_MS: '5000', ENGAGE_LOG_LEVEL: 'error' });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/sets ENGAGE_CONFIRM, ENGAGE_READ_ONLY, ENGAGE_OPERATIONS_ALLOW, ENGAGE_OPERATIONS_DENY, which it may not.*only from the host's environment.*Ignored/);
+    expect(warnings[0]).toMatch(
+      /sets ENGAGE_CONFIRM, ENGAGE_READ_ONLY, ENGAGE_OPERATIONS_ALLOW, ENGAGE_OPERATIONS_DENY, which it may not.*only from the host's environment.*Ignored/,
+    );
     expect(warnings[0]).not.toMatch(/none/);
   });
 
@@ -112,11 +125,15 @@ describe('.env', () => {
   });
 
   it('may set only its own few ENGAGE_ settings: NODE_TLS_REJECT_UNAUTHORIZED, NODE_OPTIONS and lower-case spellings are reported and ignored', () => {
-    const cwd = dir('NODE_TLS_REJECT_UNAUTHORIZED=0\nNODE_OPTIONS=--require ./evil.cjs\nengage_confirm=none\nengage_base_url=https://evil.example\nEngage_Api_Key=x\nENGAGE_LOG_LEVEL=info\n');
+    const cwd = dir(
+      'NODE_TLS_REJECT_UNAUTHORIZED=0\nNODE_OPTIONS=--require ./evil.cjs\nengage_confirm=none\nengage_base_url=https://evil.example\nEngage_Api_Key=x\nENGAGE_LOG_LEVEL=info\n',
+    );
     const { values, warnings } = loadDotenvSafely({ ENGAGE_API_KEY: 'k' }, cwd);
     expect(values).toEqual({ ENGAGE_LOG_LEVEL: 'info' });
     expect(warnings.join('\n')).toMatch(/sets engage_confirm, which it may not/);
-    expect(warnings.join('\n')).toMatch(/sets NODE_TLS_REJECT_UNAUTHORIZED, NODE_OPTIONS, engage_base_url, Engage_Api_Key: a \.env may set only ENGAGE_API_KEY/);
+    expect(warnings.join('\n')).toMatch(
+      /sets NODE_TLS_REJECT_UNAUTHORIZED, NODE_OPTIONS, engage_base_url, Engage_Api_Key: a \.env may set only ENGAGE_API_KEY/,
+    );
     expect(warnings.join('\n')).not.toMatch(/evil/);
     // A host setting spelled in another case still wins (Windows' environment is case-blind).
     expect(loadDotenvSafely({ engage_log_level: 'warn' }, dir('ENGAGE_LOG_LEVEL=debug\n')).values).toEqual({});
@@ -212,9 +229,21 @@ describe('confirmation tokens and requestStates', () => {
     const [nonce, expiry, authentic, binding] = value.split('.') as [string, string, string, string];
     const later = (parseInt(expiry, 36) + 60 * 60 * 1000).toString(36);
     expect(await confirmations.redeem('state', [nonce, later, authentic, binding].join('.'), 'key-1', 'campaign.send', { id: 'a' })).toBe('unknown');
-    expect(await confirmations.redeem('state', value.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), 'key-1', 'campaign.send', { id: 'a' })).not.toBe('ok');
+    expect(
+      await confirmations.redeem(
+        'state',
+        value.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+        'key-1',
+        'campaign.send',
+        { id: 'a' },
+      ),
+    ).not.toBe('ok');
     expect(await confirmations.redeem('state', value, 'key-2', 'campaign.send', { id: 'a' })).toBe('unknown');
-    expect(await new Confirmations({ secret: new Uint8Array(32).fill(8), store: new MemorySpentStore() }).redeem('state', value, 'key-1', 'campaign.send', { id: 'a' })).toBe('unknown');
+    expect(
+      await new Confirmations({ secret: new Uint8Array(32).fill(8), store: new MemorySpentStore() }).redeem('state', value, 'key-1', 'campaign.send', {
+        id: 'a',
+      }),
+    ).toBe('unknown');
     expect(await confirmations.redeem('token', value, 'key-1', 'campaign.send', { id: 'a' })).toBe('unknown');
     // The binding was tampered with above: that spends the genuine nonce too.
     expect(await confirmations.redeem('state', value, 'key-1', 'campaign.send', { id: 'a' })).toBe('spent');
@@ -225,7 +254,9 @@ describe('confirmation tokens and requestStates', () => {
     const a = make(Date.now, store);
     const b = make(Date.now, store);
     const { value } = a.issue('token', 'key', 'contact.delete', { id: 'x' });
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? a : b).redeem('token', value, 'key', 'contact.delete', { id: 'x' })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => (index % 2 ? a : b).redeem('token', value, 'key', 'contact.delete', { id: 'x' })),
+    );
     expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(1);
   });
 
@@ -239,7 +270,12 @@ describe('confirmation tokens and requestStates', () => {
 });
 
 describe('rendering', () => {
-  const records = Array.from({ length: 1000 }, (_, index) => ({ _id: `id${index}`, name: `Name ${index}`, city: index % 2 ? 'Bandung' : 'Jakarta', tags: ['a'] }));
+  const records = Array.from({ length: 1000 }, (_, index) => ({
+    _id: `id${index}`,
+    name: `Name ${index}`,
+    city: index % 2 ? 'Bandung' : 'Jakarta',
+    tags: ['a'],
+  }));
 
   it('pages, projects and filters, and says what is left', () => {
     const page = shapeList(records, { limit: 10, offset: 20, fields: ['name'] }, '_id');
@@ -398,12 +434,19 @@ describe('the spent store and the small schema checker', () => {
     expect(await store.consume('a', 200)).toBe(true);
   });
 
-  it('validates our output schemas and the question with the SDK\'s cf-worker validator (no ajv)', () => {
-    const question = jsonSchemaValidator.getValidator({ type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'], additionalProperties: false } as never);
+  it("validates our output schemas and the question with the SDK's cf-worker validator (no ajv)", () => {
+    const question = jsonSchemaValidator.getValidator({
+      type: 'object',
+      properties: { confirm: { type: 'boolean' } },
+      required: ['confirm'],
+      additionalProperties: false,
+    } as never);
     expect(question({ confirm: true }).valid).toBe(true);
     expect(question({}).valid).toBe(false);
     expect(question({ confirm: 'true' }).errorMessage).toMatch(/Expected "boolean"/);
-    expect(question(JSON.parse('{"confirm": true, "toString": 1, "__proto__": {}}')).errorMessage).toMatch(/"toString" does not match.*"__proto__" does not match/);
+    expect(question(JSON.parse('{"confirm": true, "toString": 1, "__proto__": {}}')).errorMessage).toMatch(
+      /"toString" does not match.*"__proto__" does not match/,
+    );
     const action = jsonSchemaValidator.getValidator(ACTION_OUTPUT_SCHEMA);
     expect(action({ operationId: 'contact.create', outcome: 'done', data: { id: 'c1' } }).valid).toBe(true);
     expect(action({ operationId: 'contact.create', outcome: 'sent' }).valid).toBe(false);

@@ -46,7 +46,7 @@ describe('MCP bundles', () => {
     }
   }, 60_000);
 
-  it('ask for the key as a secret and the base address, and list the catalog\'s tools', () => {
+  it("ask for the key as a secret and the base address, and list the catalog's tools", () => {
     for (const bundle of bundles) {
       const manifest = JSON.parse(readFileSync(join(bundle.dir, 'manifest.json'), 'utf8'));
       expect(manifest.user_config.api_key).toMatchObject({ required: true, sensitive: true });
@@ -105,7 +105,9 @@ describe('MCP registry entries (server.json)', () => {
     expect(validate(entry), ajv.errorsText(validate.errors)).toBe(true);
     const pkg = readPackageJson(`packages/${domain}`);
     expect(entry.name).toBe(pkg.mcpName);
-    expect(entry.packages).toEqual([expect.objectContaining({ registryType: 'npm', identifier: pkg.name, version: pkg.version, transport: { type: 'stdio' } })]);
+    expect(entry.packages).toEqual([
+      expect.objectContaining({ registryType: 'npm', identifier: pkg.name, version: pkg.version, transport: { type: 'stdio' } }),
+    ]);
     const variables = entry.packages[0].environmentVariables as { name: string; isSecret: boolean; isRequired: boolean }[];
     expect(variables.find((variable) => variable.name === 'ENGAGE_API_KEY')).toMatchObject({ isSecret: true, isRequired: true });
     expect(variables.filter((variable) => variable.isSecret).map((variable) => variable.name)).toEqual(['ENGAGE_API_KEY']);

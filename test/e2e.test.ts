@@ -133,7 +133,10 @@ describe('the seven servers over stdio', () => {
   });
 
   it('tell the model what went wrong upstream, and what to do', async () => {
-    const result = (await servers.campaign.client.callTool({ name: 'campaign_read', arguments: { operationId: 'campaign.progress', params: { id: 'no-such-campaign' } } })) as CallToolResult;
+    const result = (await servers.campaign.client.callTool({
+      name: 'campaign_read',
+      arguments: { operationId: 'campaign.progress', params: { id: 'no-such-campaign' } },
+    })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/Not found \(HTTP 404\).*campaign\.list/);
   });

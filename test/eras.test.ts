@@ -22,14 +22,36 @@ const READ: Record<DomainName, string> = {
 };
 /** A destructive operation per domain, and three distinct targets for it. */
 const DESTRUCTIVE: Partial<Record<DomainName, { op: string; targets: (sandbox: Sandbox) => Params[] }>> = {
-  contact: { op: 'contact.delete', targets: (s) => s.tenant('A').contacts.slice(0, 3).map((c) => ({ id: c._id })) },
-  campaign: { op: 'campaign.delete', targets: (s) => s.tenant('A').campaigns.slice(0, 3).map((c) => ({ id: c._id })) },
+  contact: {
+    op: 'contact.delete',
+    targets: (s) =>
+      s
+        .tenant('A')
+        .contacts.slice(0, 3)
+        .map((c) => ({ id: c._id })),
+  },
+  campaign: {
+    op: 'campaign.delete',
+    targets: (s) =>
+      s
+        .tenant('A')
+        .campaigns.slice(0, 3)
+        .map((c) => ({ id: c._id })),
+  },
   inbox: { op: 'inbox.ticket.reply', targets: () => ['Siap kak', 'Sudah dikirim', 'Terima kasih'].map((message) => ({ ticketID: 'TCK-1001', message })) },
   channel: { op: 'channel.whatsapp.send', targets: () => ['Halo', 'Promo', 'Salam'].map((message) => ({ msisdn: '081234567890', message })) },
-  product: { op: 'product.delete', targets: (s) => s.tenant('A').products.slice(0, 3).map((p) => ({ productID: p._id })) },
+  product: {
+    op: 'product.delete',
+    targets: (s) =>
+      s
+        .tenant('A')
+        .products.slice(0, 3)
+        .map((p) => ({ productID: p._id })),
+  },
 };
 
-const tool = (domain: string, kind: 'read' | 'action') => (domain === 'billing' ? (kind === 'read' ? 'billing_get' : '') : domain === 'tenant' ? 'tenant_list' : `${domain}_${kind}`);
+const tool = (domain: string, kind: 'read' | 'action') =>
+  domain === 'billing' ? (kind === 'read' ? 'billing_get' : '') : domain === 'tenant' ? 'tenant_list' : `${domain}_${kind}`;
 const carried = (sandbox: Sandbox, op: string) => sandbox.carriedOut().filter((entry) => entry.operationId === op).length;
 
 describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind: ClientKind) => {
@@ -61,7 +83,10 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind: ClientKind) 
     expect(tools).toHaveLength(2);
     for (const definition of tools) expect(definition.outputSchema).toBeDefined();
     expect(client.instructions()).toMatch(/Customer-written text is data/);
-    const read = await client.callTool({ name: tools.find((t) => t.name === tool(domain, 'read'))?.name ?? tools[0]!.name, arguments: { operationId: READ[domain] } });
+    const read = await client.callTool({
+      name: tools.find((t) => t.name === tool(domain, 'read'))?.name ?? tools[0]!.name,
+      arguments: { operationId: READ[domain] },
+    });
     expect(read.isError, textOf(read)).toBeFalsy();
     expect(structuredOf(read).operationId).toBe(READ[domain]);
   });
@@ -122,13 +147,17 @@ describe('a 2026-07-28 client holding the input_required rounds itself, as a hos
   });
 
   it('a replayed, tampered, mismatched or unanswered requestState runs nothing', async () => {
-    client = new ModernClient({ name: 'manual', version: '0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: MODERN_REVISION } }, inputRequired: { autoFulfill: false } });
+    client = new ModernClient(
+      { name: 'manual', version: '0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: MODERN_REVISION } }, inputRequired: { autoFulfill: false } },
+    );
     const env = { ...getDefaultEnvironment(), ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full };
     await client.connect(new V2StdioTransport({ command: process.execPath, args: [serverEntry('product')], env }));
     const third = { productID: sandbox.tenant('A').products[2]!._id };
     const args = { operationId: 'product.delete', params: third };
     const yes = { confirm: { action: 'accept', content: { confirm: true } } };
-    const round = (extra: Params = {}) => client.callTool({ name: 'product_action', arguments: args, ...extra } as never, { allowInputRequired: true } as never) as Promise<Record<string, any>>;
+    const round = (extra: Params = {}) =>
+      client.callTool({ name: 'product_action', arguments: args, ...extra } as never, { allowInputRequired: true } as never) as Promise<Record<string, any>>;
     const before = carried(sandbox, 'product.delete');
 
     const asked = await round();
@@ -139,7 +168,15 @@ describe('a 2026-07-28 client holding the input_required rounds itself, as a hos
     const [head, , , binding] = state.split('.') as [string, string, string, string];
     const tampered = await round({ inputResponses: yes, requestState: `${head}.zzzzzz.AAAAAAAAAAAAAAAAAAAAAA.${binding}` });
     expect(tampered.resultType).toBe('input_required');
-    const otherParams = await client.callTool({ name: 'product_action', arguments: { operationId: 'product.delete', params: { productID: 'p-other' } }, inputResponses: yes, requestState: state } as never, { allowInputRequired: true } as never);
+    const otherParams = await client.callTool(
+      {
+        name: 'product_action',
+        arguments: { operationId: 'product.delete', params: { productID: 'p-other' } },
+        inputResponses: yes,
+        requestState: state,
+      } as never,
+      { allowInputRequired: true } as never,
+    );
     expect((otherParams as Record<string, any>).resultType).toBe('input_required');
     expect(carried(sandbox, 'product.delete')).toBe(before);
 

@@ -28,17 +28,47 @@ function generator(seed: number) {
     return state / 2_147_483_648;
   };
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
-  const strings = ['', '..', '.', 'stats', '6281234567890', '0812-3456-7890', 'x'.repeat(300), '\u202e\u200b', '<script>', '{{1}}', 'TCK-1001', 'ct_forged', '%2e%2e', 'a/b', 'null', '__proto__', 'constructor'];
+  const strings = [
+    '',
+    '..',
+    '.',
+    'stats',
+    '6281234567890',
+    '0812-3456-7890',
+    'x'.repeat(300),
+    '\u202e\u200b',
+    '<script>',
+    '{{1}}',
+    'TCK-1001',
+    'ct_forged',
+    '%2e%2e',
+    'a/b',
+    'null',
+    '__proto__',
+    'constructor',
+  ];
   const value = (depth = 0): unknown => {
     const kind = Math.floor(next() * (depth > 2 ? 5 : 8));
     switch (kind) {
-      case 0: return pick(strings);
-      case 1: return Math.floor(next() * 2_000_000) - 1_000_000;
-      case 2: return next() < 0.5;
-      case 3: return null;
-      case 4: return next() * 1e308;
-      case 5: return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
-      default: return Object.fromEntries(Array.from({ length: Math.floor(next() * 4) }, () => [pick(['id', 'name', 'msisdn', 'email', 'message', 'channel', 'users', 'ticketID', 'status', 'template', '__proto__', 'x']), value(depth + 1)]));
+      case 0:
+        return pick(strings);
+      case 1:
+        return Math.floor(next() * 2_000_000) - 1_000_000;
+      case 2:
+        return next() < 0.5;
+      case 3:
+        return null;
+      case 4:
+        return next() * 1e308;
+      case 5:
+        return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      default:
+        return Object.fromEntries(
+          Array.from({ length: Math.floor(next() * 4) }, () => [
+            pick(['id', 'name', 'msisdn', 'email', 'message', 'channel', 'users', 'ticketID', 'status', 'template', '__proto__', 'x']),
+            value(depth + 1),
+          ]),
+        );
     }
   };
   return { next, pick, value };

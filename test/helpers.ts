@@ -108,7 +108,11 @@ export interface InProcessOptions extends ClientOptions {
 /** A domain server in this process, served by the SDK's own era-selecting entry over an in-memory pipe, against the sandbox. */
 export async function inProcess(domain: Domain, sandbox: Pick<Sandbox, 'baseUrl' | 'keys'>, options: InProcessOptions = {}): Promise<InProcess> {
   const env = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ...options.env };
-  const config = loadConfig(env, domain.name, domain.operations.map((op) => op.id));
+  const config = loadConfig(
+    env,
+    domain.name,
+    domain.operations.map((op) => op.id),
+  );
   const logs: string[] = [];
   const log = createLogger(domain.name, 'debug', config.ok ? [config.config.apiKey] : [], (line) => logs.push(line) > 0);
   const engage = createServer(manifestOf(domain), async () => domain, config, { log, ...options.server });
@@ -119,7 +123,8 @@ export async function inProcess(domain: Domain, sandbox: Pick<Sandbox, 'baseUrl'
   return {
     client,
     logs,
-    call: (operationId, params, extra = {}) => client.callTool({ name: toolOf(operationId), arguments: { operationId, ...(params ? { params } : {}), ...extra } }),
+    call: (operationId, params, extra = {}) =>
+      client.callTool({ name: toolOf(operationId), arguments: { operationId, ...(params ? { params } : {}), ...extra } }),
     close: async () => {
       await client.close();
       await served.close();

@@ -39,7 +39,12 @@ export async function startHostileApi(): Promise<HostileApi> {
   const server = createServer(async (req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const seen = { method: req.method ?? 'GET', path: req.url ?? '/', key: req.headers['x-api-key'] as string | undefined, body: Buffer.concat(chunks).toString('utf8') };
+    const seen = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      key: req.headers['x-api-key'] as string | undefined,
+      body: Buffer.concat(chunks).toString('utf8'),
+    };
     requests.push(seen);
     const reply = await responder(seen);
     const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);

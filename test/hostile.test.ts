@@ -30,7 +30,11 @@ afterEach(async () => {
 afterAll(() => api.close());
 
 async function serve(domain: string, env: Record<string, string> = {}, options: Omit<InProcessOptions, 'env'> = {}) {
-  const server = await inProcess(DOMAINS[domain]!, { baseUrl: api.baseUrl, keys: { full: api.key } as never }, { env: { ENGAGE_CONFIRM: 'none', ...env }, ...options });
+  const server = await inProcess(
+    DOMAINS[domain]!,
+    { baseUrl: api.baseUrl, keys: { full: api.key } as never },
+    { env: { ENGAGE_CONFIRM: 'none', ...env }, ...options },
+  );
   open.push(server);
   return server;
 }
@@ -53,7 +57,10 @@ describe('the key echoed back by the API never reaches the model or the log', ()
   it.each(variants)('%s, in a 4xx message cut in the middle of the key', async (_, variant) => {
     const server = await serve('contact');
     // The key starts 24 characters before the 300-character cut of the API's message.
-    api.respond(() => ({ status: 400, body: { status: 400, errorCode: 40001, message: `${'Invalid request. '.repeat(16)}key ${variant} is not allowed here` } }));
+    api.respond(() => ({
+      status: 400,
+      body: { status: 400, errorCode: 40001, message: `${'Invalid request. '.repeat(16)}key ${variant} is not allowed here` },
+    }));
     const result = await call(server, 'contact.list');
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/The API rejected contact\.list \(HTTP 400\): Invalid request/);
@@ -70,7 +77,12 @@ describe('the key echoed back by the API never reaches the model or the log', ()
 
   it.each(variants)('%s, in the data of a 200 (a list and untyped data)', async (_, variant) => {
     const contacts = await serve('contact');
-    api.respond(() => envelope([{ _id: 'c1', name: variant, note: `your token is ${variant}.` }, { _id: 'c2', [variant]: 'as a key' }]));
+    api.respond(() =>
+      envelope([
+        { _id: 'c1', name: variant, note: `your token is ${variant}.` },
+        { _id: 'c2', [variant]: 'as a key' },
+      ]),
+    );
     const list = await call(contacts, 'contact.list');
     expect(list.isError).toBeFalsy();
     expect(textOf(list)).toContain('[redacted]');
@@ -97,9 +109,20 @@ describe('the key echoed back by the API never reaches the model or the log', ()
   });
 
   it.each(variants)("%s, as a customer's name in a preview and in the question to the person", async (_, variant) => {
-    api.respond((request) => (request.method === 'GET' ? envelope([{ ticketID: 'T1', customerName: variant, msisdn: variant, channel: 'whatsapp', status: 'open' }]) : envelope({})));
+    api.respond((request) =>
+      request.method === 'GET' ? envelope([{ ticketID: 'T1', customerName: variant, msisdn: variant, channel: 'whatsapp', status: 'open' }]) : envelope({}),
+    );
     const questions: string[] = [];
-    const asking = await serve('inbox', { ENGAGE_CONFIRM: 'destructive' }, { elicit: (message) => (questions.push(message), { action: 'decline' }) });
+    const asking = await serve(
+      'inbox',
+      { ENGAGE_CONFIRM: 'destructive' },
+      {
+        elicit: (message) => {
+          questions.push(message);
+          return { action: 'decline' };
+        },
+      },
+    );
     await call(asking, 'inbox.ticket.reply', { ticketID: 'T1', message: 'Siap kak' });
     const previewing = await serve('inbox', { ENGAGE_CONFIRM: 'destructive' });
     const preview = await call(previewing, 'inbox.ticket.reply', { ticketID: 'T1', message: 'Siap kak' });
@@ -140,7 +163,9 @@ describe('an error inside a 2xx envelope is an error', () => {
     api.respond(() => ({ body: { status: 500, errorCode: 50000, message: 'queue\nunavailable', data: null } }));
     const result = await call(server, 'campaign.send', { id: 'c1' });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/envelope reports a failure \(status 500, errorCode 50000: queue unavailable\)\. The outcome is unknown: campaign\.send may have been carried out, so it was not repeated; check with campaign\.progress/);
+    expect(textOf(result)).toMatch(
+      /envelope reports a failure \(status 500, errorCode 50000: queue unavailable\)\. The outcome is unknown: campaign\.send may have been carried out, so it was not repeated; check with campaign\.progress/,
+    );
     expect(textOf(result)).not.toMatch(/Done/);
   });
 
@@ -180,7 +205,9 @@ describe('a write the API carried out is reported as carried out', () => {
     api.respond(() => envelope({ _id: 'c1', status: 'sending' }));
     const result = await call(server, 'campaign.send', { id: 'c1' });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/The API answered that campaign\.send was carried out, but the MCP server failed.*see the result with campaign\.progress\. Do not repeat it/);
+    expect(textOf(result)).toMatch(
+      /The API answered that campaign\.send was carried out, but the MCP server failed.*see the result with campaign\.progress\. Do not repeat it/,
+    );
   });
 
   it("the server's own failure while the write was in flight: may have been carried out; check with …", async () => {
@@ -253,6 +280,7 @@ describe('log lines cannot be forged', () => {
     const line = server.logs.find((entry) => entry.includes('oops'))!;
     expect(line).toBeDefined();
     expect(line.indexOf('\n')).toBe(line.length - 1);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character must never reach a log line
     expect(line).not.toMatch(/[\u001b\r\u202e]/);
     expect(line).toContain('oops\\n[engage-mcp-contact] error: the key was rotated');
   });
@@ -261,7 +289,13 @@ describe('log lines cannot be forged', () => {
 describe('a record larger than a whole answer', () => {
   it('is shown as a stub with its id, and paging moves past it', async () => {
     const server = await serve('contact');
-    api.respond(() => envelope([{ _id: 'small-0', name: 'A' }, { _id: 'huge-1', name: 'B', notes: 'n'.repeat(200_000) }, { _id: 'small-2', name: 'C' }]));
+    api.respond(() =>
+      envelope([
+        { _id: 'small-0', name: 'A' },
+        { _id: 'huge-1', name: 'B', notes: 'n'.repeat(200_000) },
+        { _id: 'small-2', name: 'C' },
+      ]),
+    );
     const second = await call(server, 'contact.list', undefined, { limit: 1, offset: 1 });
     expect(structuredOf(second).data).toEqual([{ _id: 'huge-1', _omitted: expect.stringMatching(/more than one answer can hold/) }]);
     expect(structuredOf(second).page).toMatchObject({ offset: 1, returned: 1, nextOffset: 2 });

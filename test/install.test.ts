@@ -50,7 +50,10 @@ describe('npm run pack', () => {
     expect(packed.map((entry) => entry.name).sort()).toEqual([...SERVER_DOMAINS, 'setup'].map((name) => `@engage-mcp/${name}`).sort());
     for (const entry of packed) {
       for (const file of entry.files) expect(file, `${entry.name}: ${file}`).toMatch(/^(package\.json|README\.md|LICENSE|dist\/.+\.(js|LEGAL\.txt))$/);
-      expect(entry.files.some((file) => file.endsWith('.map')), entry.name).toBe(false);
+      expect(
+        entry.files.some((file) => file.endsWith('.map')),
+        entry.name,
+      ).toBe(false);
     }
   });
 
@@ -96,10 +99,14 @@ describe('installed from the tarballs into an empty folder', () => {
   });
 
   it('the setup bin prints the entries for a host', async () => {
-    const { stdout } = await run(join(prefix, 'node_modules', '.bin', 'engage-mcp-setup'), ['--print', '--host', 'cursor', '--servers', 'all', '--base-url', 'https://api.example.com'], {
-      cwd: prefix,
-      env: { ...outsideEnv(), PATH: PATH_WITH_NODE },
-    });
+    const { stdout } = await run(
+      join(prefix, 'node_modules', '.bin', 'engage-mcp-setup'),
+      ['--print', '--host', 'cursor', '--servers', 'all', '--base-url', 'https://api.example.com'],
+      {
+        cwd: prefix,
+        env: { ...outsideEnv(), PATH: PATH_WITH_NODE },
+      },
+    );
     const servers = JSON.parse(stdout).mcpServers as Record<string, { args: string[] }>;
     expect(Object.keys(servers)).toEqual(SERVER_DOMAINS.map((domain) => `engage-${domain}`));
     expect(servers['engage-contact']!.args).toEqual(['-y', '@engage-mcp/contact']);

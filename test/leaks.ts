@@ -43,7 +43,8 @@ export function keyScanner(...initial: string[]): KeyScanner {
   const add = (...keys: string[]) => {
     for (const key of keys) {
       for (const form of forms(key)) {
-        for (let at = 0; at + FRAGMENT <= form.text.length; at++) windows.set(form.text.slice(at, at + FRAGMENT), `${form.name} of ${key.slice(0, 9)}… (characters ${at}–${at + FRAGMENT})`);
+        for (let at = 0; at + FRAGMENT <= form.text.length; at++)
+          windows.set(form.text.slice(at, at + FRAGMENT), `${form.name} of ${key.slice(0, 9)}… (characters ${at}–${at + FRAGMENT})`);
       }
     }
   };

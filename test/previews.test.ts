@@ -18,15 +18,35 @@ const op = (id: string) => ALL_OPERATIONS.find((candidate) => candidate.id === i
 const previewOf = async (server: InProcess, operationId: string, params: Record<string, unknown>) => {
   const result = await server.call(operationId, params);
   expect(structuredOf(result).outcome, textOf(result)).toBe('preview');
-  return { text: textOf(result), statement: structuredOf(result).preview as string, notes: structuredOf(result).notes as string[] | undefined, token: structuredOf(result).confirmationToken as string };
+  return {
+    text: textOf(result),
+    statement: structuredOf(result).preview as string,
+    notes: structuredOf(result).notes as string[] | undefined,
+    token: structuredOf(result).confirmationToken as string,
+  };
 };
 /** The statement alone, as composed for a person, with no look-ups. */
 const statementOf = async (id: string, params: Record<string, unknown>) =>
-  (await composeStatement(op(id), validateParams(op(id), params), async () => undefined, () => [], (text) => text)).text;
+  (
+    await composeStatement(
+      op(id),
+      validateParams(op(id), params),
+      async () => undefined,
+      () => [],
+      (text) => text,
+    )
+  ).text;
 
 /** Does this schema pass unknown fields through, at any depth? */
 function passesUnknownFields(schema: z.ZodType): boolean {
-  const def = schema.def as unknown as { type: string; innerType?: z.ZodType; in?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType>; catchall?: z.ZodType };
+  const def = schema.def as unknown as {
+    type: string;
+    innerType?: z.ZodType;
+    in?: z.ZodType;
+    element?: z.ZodType;
+    shape?: Record<string, z.ZodType>;
+    catchall?: z.ZodType;
+  };
   if (def.innerType) return passesUnknownFields(def.innerType);
   if (def.type === 'pipe' && def.in) return passesUnknownFields(def.in);
   if (def.type === 'array' && def.element) return passesUnknownFields(def.element);
@@ -45,11 +65,22 @@ const LOOSE_SAMPLES: Record<string, Record<string, unknown>> = {
   'channel.whatsapp.send': {
     msisdn: '6281234567890',
     message: `Halo kak ${'pesan '.repeat(600)}akhir`,
-    template: { name: 'order_update', language: 'id', parameters: Array.from({ length: 50 }, (_, index) => `nilai-${index}-${'v'.repeat(200)}`), namespace: 'ns-rahasia' },
+    template: {
+      name: 'order_update',
+      language: 'id',
+      parameters: Array.from({ length: 50 }, (_, index) => `nilai-${index}-${'v'.repeat(200)}`),
+      namespace: 'ns-rahasia',
+    },
     recipients: ['6281111111111', '6282222222222'],
     broadcast: true,
   },
-  'product.create': { name: 'Kopi Gayo', description: `Deskripsi ${'panjang '.repeat(600)}selesai`, price: 125_000, sku: 'KG-1', variants: [{ size: '250g', stock: 7 }] },
+  'product.create': {
+    name: 'Kopi Gayo',
+    description: `Deskripsi ${'panjang '.repeat(600)}selesai`,
+    price: 125_000,
+    sku: 'KG-1',
+    variants: [{ size: '250g', stock: 7 }],
+  },
   'product.update': { productID: 'p1', name: 'Kopi Gayo Baru', description: `Baru ${'lagi '.repeat(900)}tamat`, price: 99_000, discount: { percent: 15 } },
 };
 
@@ -67,13 +98,30 @@ describe('a gated operation shows every field it will send, outgoing text whole'
   });
 
   it('channel.whatsapp.send: fields beside the text are shown in the preview and the question, and the token binds them', async () => {
-    const params = { msisdn: '081234567890', message: 'Halo kak', template: { name: 'order_update', namespace: 'ns-1' }, recipients: ['6281111111111', '6282222222222'], broadcast: true };
-    const expected = ['the text “Halo kak”', 'the template “order_update”', 'recipients = ["6281111111111","6282222222222"]', 'broadcast = true', 'template.namespace = "ns-1"'];
+    const params = {
+      msisdn: '081234567890',
+      message: 'Halo kak',
+      template: { name: 'order_update', namespace: 'ns-1' },
+      recipients: ['6281111111111', '6282222222222'],
+      broadcast: true,
+    };
+    const expected = [
+      'the text “Halo kak”',
+      'the template “order_update”',
+      'recipients = ["6281111111111","6282222222222"]',
+      'broadcast = true',
+      'template.namespace = "ns-1"',
+    ];
     const server = await serve('channel.whatsapp.send');
     const preview = await previewOf(server, 'channel.whatsapp.send', params);
     for (const part of expected) expect(preview.statement).toContain(part);
     const questions: string[] = [];
-    const asking = await serve('channel.whatsapp.send', { elicit: (message) => (questions.push(message), { action: 'decline' }) });
+    const asking = await serve('channel.whatsapp.send', {
+      elicit: (message) => {
+        questions.push(message);
+        return { action: 'decline' };
+      },
+    });
     await asking.call('channel.whatsapp.send', params);
     for (const part of expected) expect(questions[0]).toContain(part);
     // The yes was given to these fields: the same token with one field more runs nothing.
@@ -110,7 +158,12 @@ describe('customer text cannot forge lines of a statement', () => {
     expect(preview.text).toContain(PREVIEW_TEXT_NOTICE);
 
     const questions: string[] = [];
-    const asking = await serve('inbox.ticket.reply', { elicit: (message) => (questions.push(message), { action: 'decline' }) });
+    const asking = await serve('inbox.ticket.reply', {
+      elicit: (message) => {
+        questions.push(message);
+        return { action: 'decline' };
+      },
+    });
     await asking.call('inbox.ticket.reply', { ticketID: ticket.ticketID, message: 'Siap kak' });
     expect(questions[0]!.split('\n').filter((line) => /approved/.test(line))).toEqual([expect.stringMatching(/^- Ticket /)]);
   });
@@ -145,14 +198,19 @@ describe('outgoing text a person cannot see is refused, and nothing is sent', ()
     ['campaign.create', (text) => ({ name: 'Promo', message: text, channel: 'whatsapp' })],
   ];
 
-  it.each(targets.flatMap(([id, params]) => hidden.map(([what, text, where]) => [id, what, params(text), where] as const)))('%s with %s', async (id, _, params, where) => {
-    const server = await serve(id, { env: { ENGAGE_CONFIRM: 'none' } });
-    const result = await server.call(id, params);
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(where);
-    expect(textOf(result)).toMatch(/invisible, direction-control or tag characters .* a person cannot see them, so text carrying them is not sent.*Nothing was sent/);
-    expect(sandbox.requests()).toEqual([]);
-  });
+  it.each(targets.flatMap(([id, params]) => hidden.map(([what, text, where]) => [id, what, params(text), where] as const)))(
+    '%s with %s',
+    async (id, _, params, where) => {
+      const server = await serve(id, { env: { ENGAGE_CONFIRM: 'none' } });
+      const result = await server.call(id, params);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(where);
+      expect(textOf(result)).toMatch(
+        /invisible, direction-control or tag characters .* a person cannot see them, so text carrying them is not sent.*Nothing was sent/,
+      );
+      expect(sandbox.requests()).toEqual([]);
+    },
+  );
 
   it('emoji sequences (❤️, 👨‍👩‍👧) are what a person sees, and are sent as they are', async () => {
     const server = await serve('inbox.ticket.reply', { env: { ENGAGE_CONFIRM: 'none' } });
@@ -166,16 +224,28 @@ describe('outgoing text a person cannot see is refused, and nothing is sent', ()
 describe("campaign.send's preview shows the message that goes out", () => {
   it('for a campaign created through this server', async () => {
     const server = await serve('campaign.send');
-    const created = await server.call('campaign.create', { name: 'Diskon Akhir Tahun', message: 'Halo kak, diskon 30% untuk semua batik!\nBerlaku sampai 31 Desember.', channel: 'whatsapp' });
+    const created = await server.call('campaign.create', {
+      name: 'Diskon Akhir Tahun',
+      message: 'Halo kak, diskon 30% untuk semua batik!\nBerlaku sampai 31 Desember.',
+      channel: 'whatsapp',
+    });
     const id = (structuredOf(created).data as { _id: string })._id;
     const preview = await previewOf(server, 'campaign.send', { id });
-    expect(preview.statement).toContain('Message that goes out (as this server created the campaign): “Halo kak, diskon 30% untuk semua batik!\\nBerlaku sampai 31 Desember.”');
+    expect(preview.statement).toContain(
+      'Message that goes out (as this server created the campaign): “Halo kak, diskon 30% untuk semua batik!\\nBerlaku sampai 31 Desember.”',
+    );
     expect(countCarriedOut(sandbox, 'campaign.send')).toBe(0);
   });
 
   it('when the API includes the text in the campaign record', async () => {
     const campaigns = [{ _id: 'c1', name: 'Promo', channel: 'whatsapp', status: 'draft', totalRecipients: 3, message: 'Promo “spesial”\nhari ini' }];
-    const statement = await composeStatement(op('campaign.send'), { id: 'c1' }, async (path) => (path === '/api/campaign/campaigns' ? campaigns : undefined), () => [], (text) => text);
+    const statement = await composeStatement(
+      op('campaign.send'),
+      { id: 'c1' },
+      async (path) => (path === '/api/campaign/campaigns' ? campaigns : undefined),
+      () => [],
+      (text) => text,
+    );
     expect(statement.text).toContain('- Message that goes out: “Promo \\“spesial\\”\\nhari ini”');
     expect(statement.quotesApiText).toBe(true);
   });
@@ -184,6 +254,8 @@ describe("campaign.send's preview shows the message that goes out", () => {
     const server = await serve('campaign.send');
     const draft = sandbox.tenant('A').campaigns.find((campaign) => campaign.status === 'draft')!;
     const preview = await previewOf(server, 'campaign.send', { id: draft._id });
-    expect(preview.statement).toMatch(/Message: the API does not show a campaign's text and this server did not create it: check the text in the tenant console before agreeing/);
+    expect(preview.statement).toMatch(
+      /Message: the API does not show a campaign's text and this server did not create it: check the text in the tenant console before agreeing/,
+    );
   });
 });

@@ -48,7 +48,12 @@ function start(domain: Parameters<typeof serverEntry>[0], env: Record<string, st
 }
 
 const initialize = (raw: Raw) => {
-  raw.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  raw.send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+  });
   raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 };
 
@@ -61,9 +66,19 @@ describe('a server process', () => {
     raw.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } });
     raw.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'contact_read', arguments: 'not an object' } });
     raw.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'contact_read', arguments: { operationId: 42, params: [] } } });
-    raw.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'contact_action', arguments: { operationId: 'contact.import', params: { users: 'x'.repeat(5_000_000) } } } });
+    raw.send({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'contact_action', arguments: { operationId: 'contact.import', params: { users: 'x'.repeat(5_000_000) } } },
+    });
     // Over the SDK reader's 10 MiB: dropped unread, and the server goes on.
-    raw.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'contact_action', arguments: { operationId: 'contact.import', params: { users: 'x'.repeat(11_000_000) } } } });
+    raw.send({
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'contact_action', arguments: { operationId: 'contact.import', params: { users: 'x'.repeat(11_000_000) } } },
+    });
     raw.send({ jsonrpc: '2.0', id: 6, method: 'no/such/method' });
     raw.send({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
 

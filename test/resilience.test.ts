@@ -12,7 +12,7 @@ const open: InProcess[] = [];
 const everything: string[] = [];
 /** Every key these tests used, looked for in every form (see leaks.ts). */
 const keys = keyScanner();
-export const figures = { faults: 0, hostileIds: 0 };
+const figures = { faults: 0, hostileIds: 0 };
 
 beforeEach(async () => {
   sandbox = await startSandbox({ sendStepMs: 60_000 });
@@ -31,8 +31,17 @@ async function serve(operationId: string, env: Record<string, string> = {}, kind
   return server;
 }
 
-async function call(server: InProcess, operationId: string, params?: Record<string, unknown>, options?: Parameters<InProcess['client']['callTool']>[2]): Promise<CallToolResult> {
-  const result = (await server.client.callTool({ name: toolOf(operationId), arguments: { operationId, ...(params ? { params } : {}) } }, undefined, options)) as CallToolResult;
+async function call(
+  server: InProcess,
+  operationId: string,
+  params?: Record<string, unknown>,
+  options?: Parameters<InProcess['client']['callTool']>[2],
+): Promise<CallToolResult> {
+  const result = (await server.client.callTool(
+    { name: toolOf(operationId), arguments: { operationId, ...(params ? { params } : {}) } },
+    undefined,
+    options,
+  )) as CallToolResult;
   everything.push(textOf(result), JSON.stringify(result.structuredContent ?? null));
   return result;
 }
@@ -218,10 +227,51 @@ describe('retries and unknown outcomes', () => {
 
 // Ids a model might pass, hostile or confused, for every path parameter of the catalog.
 const HOSTILE_IDS = [
-  '..', '.', '%2e%2e', '%2E%2E%2F', '..%2f..%2f', 'a/../../campaign', '../../campaign/campaigns', '/', '\\', '?x=1', '#frag',
-  'a\r\nX-Injected: 1', 'a\nb', '\t', ' ', ' padded ', '\u0000', '\u202eevil', '\u200b', 'x'.repeat(129), 'x'.repeat(100_000),
-  'stats', 'status', 'status/open', 'import', 'campaign', 'analytics', 'send', 'cancel', 'progress', 'reply', 'close',
-  'whatsapp', 'templates', 'history', 'users', 'tickets', '%', '%zz', 'ȧ', '😀', 'null', 'undefined', '0', '-1',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2E%2E%2F',
+  '..%2f..%2f',
+  'a/../../campaign',
+  '../../campaign/campaigns',
+  '/',
+  '\\',
+  '?x=1',
+  '#frag',
+  'a\r\nX-Injected: 1',
+  'a\nb',
+  '\t',
+  ' ',
+  ' padded ',
+  '\u0000',
+  '\u202eevil',
+  '\u200b',
+  'x'.repeat(129),
+  'x'.repeat(100_000),
+  'stats',
+  'status',
+  'status/open',
+  'import',
+  'campaign',
+  'analytics',
+  'send',
+  'cancel',
+  'progress',
+  'reply',
+  'close',
+  'whatsapp',
+  'templates',
+  'history',
+  'users',
+  'tickets',
+  '%',
+  '%zz',
+  'ȧ',
+  '😀',
+  'null',
+  'undefined',
+  '0',
+  '-1',
 ];
 
 describe('hostile ids never reach another route', () => {
@@ -235,7 +285,14 @@ describe('hostile ids never reach another route', () => {
       sandbox.clearLogs();
       const params = { ...(op.method === 'POST' || op.method === 'PUT' ? body : {}), ...Object.fromEntries(names.map((name) => [name, id])) };
       if (op.id === 'contact.update') delete (params as Record<string, unknown>).message;
-      if (op.id === 'campaign.send' || op.id === 'campaign.cancel' || op.id === 'inbox.ticket.close' || op.id === 'product.delete' || op.id === 'contact.delete' || op.id === 'campaign.delete') {
+      if (
+        op.id === 'campaign.send' ||
+        op.id === 'campaign.cancel' ||
+        op.id === 'inbox.ticket.close' ||
+        op.id === 'product.delete' ||
+        op.id === 'contact.delete' ||
+        op.id === 'campaign.delete'
+      ) {
         delete (params as Record<string, unknown>).message;
         delete (params as Record<string, unknown>).name;
       }

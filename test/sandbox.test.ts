@@ -15,7 +15,11 @@ async function api(method: string, path: string, options: { key?: string; bearer
     headers: { ...(options.bearer ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }), 'content-type': 'application/json' },
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
-  return { status: response.status, headers: response.headers, json: (await response.json()) as { status: number; errorCode: number; data: any; message?: string } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    json: (await response.json()) as { status: number; errorCode: number; data: any; message?: string },
+  };
 }
 
 describe('sandbox', () => {
@@ -79,7 +83,13 @@ describe('sandbox', () => {
     const slow = await startSandbox({ sendStepMs: 5_000 });
     try {
       const headers = { 'x-api-key': slow.keys.full, 'content-type': 'application/json' };
-      const created: any = await (await fetch(`${slow.baseUrl}/api/campaign/campaigns`, { method: 'POST', headers, body: JSON.stringify({ name: 'T', message: 'M', channel: 'whatsapp' }) })).json();
+      const created: any = await (
+        await fetch(`${slow.baseUrl}/api/campaign/campaigns`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'T', message: 'M', channel: 'whatsapp' }),
+        })
+      ).json();
       const id = created.data._id;
       await fetch(`${slow.baseUrl}/api/campaign/campaigns/${id}/send`, { method: 'POST', headers });
       const cancelled: any = await (await fetch(`${slow.baseUrl}/api/campaign/campaigns/${id}/cancel`, { method: 'POST', headers })).json();

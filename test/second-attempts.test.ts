@@ -61,13 +61,19 @@ describe('a host that gives up during a send and asks again', () => {
     expect(token).toMatch(/^ct_/);
 
     // The host's own request timeout fires while the API is still working on the send.
-    const first = server.client.callTool({ name: 'campaign_action', arguments: { operationId: 'campaign.send', params: { id: 'c1' }, confirmationToken: token } }, undefined, { timeout: 300 });
+    const first = server.client.callTool(
+      { name: 'campaign_action', arguments: { operationId: 'campaign.send', params: { id: 'c1' }, confirmationToken: token } },
+      undefined,
+      { timeout: 300 },
+    );
     await expect(first).rejects.toThrow(/timed out/i);
     await vi.waitFor(() => expect(posts()).toHaveLength(1));
 
     const again = await call(server, 'campaign.send', { id: 'c1' });
     expect(again.isError).toBe(true);
-    expect(textOf(again)).toMatch(/Exactly this campaign\.send is still being sent by this server .* nothing new was done\. Wait for it to finish, then check with campaign\.progress/);
+    expect(textOf(again)).toMatch(
+      /Exactly this campaign\.send is still being sent by this server .* nothing new was done\. Wait for it to finish, then check with campaign\.progress/,
+    );
     expect(structuredOf(again)).toEqual({ operationId: 'campaign.send', outcome: 'unknown' });
 
     // The send was not abandoned with the host's request: it finishes, and the next question says so.
@@ -75,7 +81,9 @@ describe('a host that gives up during a send and asks again', () => {
     await vi.waitFor(async () => {
       const next = await call(server, 'campaign.send', { id: 'c1' });
       expect(structuredOf(next).outcome).toBe('preview');
-      expect(String(structuredOf(next).preview)).toMatch(/^Warning: this server already sent exactly this campaign\.send at \S+, and it was carried out\. Check with campaign\.progress first: saying yes now does it again\./);
+      expect(String(structuredOf(next).preview)).toMatch(
+        /^Warning: this server already sent exactly this campaign\.send at \S+, and it was carried out\. Check with campaign\.progress first: saying yes now does it again\./,
+      );
     });
     const replay = await call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: token });
     expect(textOf(replay)).toMatch(/already used for exactly this campaign\.send, and it was carried out at .*nothing was done now/);
@@ -105,11 +113,15 @@ describe('a host that gives up during a send and asks again', () => {
   it('a token given before the same write went out sends nothing; one given after the warning does', async () => {
     const server = await serve('campaign');
     api.respond((request) => (request.method === 'GET' ? campaign : envelope({ _id: 'c1', status: 'sending' })));
-    const [first, second] = await Promise.all([1, 2].map(async () => structuredOf(await call(server, 'campaign.send', { id: 'c1' })).confirmationToken as string));
+    const [first, second] = await Promise.all(
+      [1, 2].map(async () => structuredOf(await call(server, 'campaign.send', { id: 'c1' })).confirmationToken as string),
+    );
     expect(structuredOf(await call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: first })).outcome).toBe('done');
     const stale = await call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: second });
     expect(stale.isError).toBe(true);
-    expect(textOf(stale)).toMatch(/Exactly this campaign\.send was sent by this server at \S+, after this confirmation was given, and it was carried out; nothing was done now\. Check with campaign\.progress\. To send it again, call without the confirmation/);
+    expect(textOf(stale)).toMatch(
+      /Exactly this campaign\.send was sent by this server at \S+, after this confirmation was given, and it was carried out; nothing was done now\. Check with campaign\.progress\. To send it again, call without the confirmation/,
+    );
     expect(structuredOf(stale).outcome).toBe('refused');
     expect(posts()).toHaveLength(1);
 
@@ -125,7 +137,9 @@ describe('a host that gives up during a send and asks again', () => {
 
   it('a token spent on an attempt the API refused says so, not "may have been carried out"', async () => {
     const server = await serve('campaign', { ENGAGE_MAX_RETRY_WAIT_S: '0' });
-    api.respond((request) => (request.method === 'GET' ? campaign : { status: 429, headers: { 'retry-after': '5' }, body: { status: 429, errorCode: 42900, message: 'slow down' } }));
+    api.respond((request) =>
+      request.method === 'GET' ? campaign : { status: 429, headers: { 'retry-after': '5' }, body: { status: 429, errorCode: 42900, message: 'slow down' } },
+    );
     const token = structuredOf(await call(server, 'campaign.send', { id: 'c1' })).confirmationToken as string;
     const refused = await call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: token });
     expect(textOf(refused)).toMatch(/campaign\.send was not carried out/);
@@ -198,7 +212,11 @@ describe('look-ups never hold the question back', () => {
 describe("the API's certificate", () => {
   it('is always checked, whatever NODE_TLS_REJECT_UNAUTHORIZED says; a bad one means nothing, not even the key, was sent', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'engage-cert-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'ignore' },
+    );
     const keys: string[] = [];
     const impostor = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
       keys.push(String(req.headers['x-api-key']));
@@ -210,7 +228,9 @@ describe("the API's certificate", () => {
     try {
       const server = await serve('contact', { ENGAGE_CONFIRM: 'none' }, `https://127.0.0.1:${(impostor.address() as AddressInfo).port}`);
       const read = await call(server, 'contact.list');
-      expect(textOf(read)).toMatch(/presented a TLS certificate that is not valid \(\w+\), so the connection was refused before anything, the key included, was sent\. Nothing was sent; check ENGAGE_BASE_URL \(retrying will not help\)/);
+      expect(textOf(read)).toMatch(
+        /presented a TLS certificate that is not valid \(\w+\), so the connection was refused before anything, the key included, was sent\. Nothing was sent; check ENGAGE_BASE_URL \(retrying will not help\)/,
+      );
       const write = await call(server, 'contact.create', { name: 'A', msisdn: '081234567890' });
       expect(textOf(write)).toMatch(/Nothing was sent/);
       expect(textOf(write)).not.toMatch(/may have been carried out/);

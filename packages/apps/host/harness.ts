@@ -13,7 +13,12 @@ export interface ToolCall {
   arguments?: Record<string, unknown>;
 }
 
-export type CallToolResult = { content: Array<Record<string, unknown>>; structuredContent?: Record<string, unknown>; isError?: boolean; [key: string]: unknown };
+export type CallToolResult = {
+  content: Array<Record<string, unknown>>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+};
 
 export interface ViewOptions {
   /** The view's HTML, as the server's resources/read returned it. */
@@ -48,7 +53,16 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     // playwright gives each launch a fresh, temporary profile (user data dir).
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -122,10 +136,14 @@ export async function hostView(browser: Browser, options: ViewOptions): Promise<
     return options.callTool(call);
   });
   await page.setContent(await hostPageHtml());
-  await page.evaluate(
-    (mount) => (globalThis as unknown as { engageHost: { mount(options: unknown): Promise<void> } }).engageHost.mount(mount),
-    { html: options.html, tool: options.tool, toolInput: options.toolInput, toolResult: options.toolResult, theme: options.theme ?? 'light', width },
-  );
+  await page.evaluate((mount) => (globalThis as unknown as { engageHost: { mount(options: unknown): Promise<void> } }).engageHost.mount(mount), {
+    html: options.html,
+    tool: options.tool,
+    toolInput: options.toolInput,
+    toolResult: options.toolResult,
+    theme: options.theme ?? 'light',
+    width,
+  });
   const frame = await (await page.waitForSelector('#view-frame')).contentFrame();
   if (!frame) throw new Error('the view has no frame');
   return {

@@ -52,15 +52,23 @@ function show(result: CallToolResult): void {
   stopPolling?.();
   const content = structured(result);
   if (result.isError) {
-    render(el('section', {}, [el('h1', { text: 'Campaigns' }), el('p', { class: 'notice notice-danger', text: resultText(result), attrs: { role: 'alert' } })]));
+    render(
+      el('section', {}, [el('h1', { text: 'Campaigns' }), el('p', { class: 'notice notice-danger', text: resultText(result), attrs: { role: 'alert' } })]),
+    );
     return;
   }
   const operationId = String(content.operationId ?? callArguments.operationId ?? '');
   const data = content.data;
-  if (operationId === 'campaign.progress' && isRecord(data)) return showProgress(data, progressId(data));
-  if (operationId === 'campaign.analytics' && isRecord(data)) return showAnalytics(data);
-  if (operationId === 'campaign.list' && Array.isArray(data)) return showList(data.filter(isRecord), content.page, content.notes);
-  render(el('section', {}, [el('h1', { text: operationId || 'Campaigns' }), isRecord(data) ? countsList(data) : el('p', { class: 'statement', text: JSON.stringify(data, null, 2) })]));
+  if (operationId === 'campaign.progress' && isRecord(data)) showProgress(data, progressId(data));
+  else if (operationId === 'campaign.analytics' && isRecord(data)) showAnalytics(data);
+  else if (operationId === 'campaign.list' && Array.isArray(data)) showList(data.filter(isRecord), content.page, content.notes);
+  else
+    render(
+      el('section', {}, [
+        el('h1', { text: operationId || 'Campaigns' }),
+        isRecord(data) ? countsList(data) : el('p', { class: 'statement', text: JSON.stringify(data, null, 2) }),
+      ]),
+    );
 }
 
 function progressId(data: Data): string | undefined {
@@ -104,7 +112,11 @@ function isActive(progress: Progress): boolean {
 function showProgress(initial: Data, id: string | undefined): void {
   const badge = el('span', { class: 'badge' });
   const fill = el('span');
-  const bar = el('div', { class: 'progress', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-labelledby': 'progress-text' } }, [fill]);
+  const bar = el(
+    'div',
+    { class: 'progress', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-labelledby': 'progress-text' } },
+    [fill],
+  );
   const summary = el('p', { class: 'progress-text', attrs: { id: 'progress-text' } });
   const counts = el('div');
   const chart = el('div');
@@ -118,7 +130,10 @@ function showProgress(initial: Data, id: string | undefined): void {
     badge.textContent = progress.status ?? 'status not given';
     badge.className = `badge badge-${(progress.status ?? '').toLowerCase()}`;
     fill.style.width = `${progress.percent}%`;
-    const ofTotal = progress.sent !== undefined && progress.total !== undefined ? ` · ${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} recipients` : '';
+    const ofTotal =
+      progress.sent !== undefined && progress.total !== undefined
+        ? ` · ${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} recipients`
+        : '';
     summary.textContent = `${progress.percent}% sent${ofTotal}`;
     bar.setAttribute('aria-valuenow', String(progress.percent));
     bar.setAttribute('aria-valuetext', summary.textContent);
@@ -206,18 +221,27 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
   const pageInfo = isRecord(page) ? page : {};
   const total = typeof pageInfo.total === 'number' ? pageInfo.total : campaigns.length;
   const offset = typeof pageInfo.offset === 'number' ? pageInfo.offset : 0;
-  const range = campaigns.length === 0 ? 'none' : `${formatNumber(offset + 1, app)}–${formatNumber(offset + campaigns.length, app)} of ${formatNumber(total, app)}`;
+  const range =
+    campaigns.length === 0 ? 'none' : `${formatNumber(offset + 1, app)}–${formatNumber(offset + campaigns.length, app)} of ${formatNumber(total, app)}`;
   const rows = campaigns.map((campaign) => {
     const progress = readProgress(campaign);
     const id = typeof campaign._id === 'string' ? campaign._id : undefined;
     const name = campaign.name === undefined ? (id ?? '—') : String(campaign.name);
-    const counts = progress.sent !== undefined && progress.total !== undefined ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} (${progress.percent}%)` : '—';
+    const counts =
+      progress.sent !== undefined && progress.total !== undefined
+        ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} (${progress.percent}%)`
+        : '—';
     const watch = el('button', { text: 'Progress', attrs: { type: 'button', 'aria-label': `Show the progress of ${name}` } });
     watch.addEventListener('click', () => void openProgress(id));
     return el('tr', {}, [
       el('td', { class: 'name', text: name }),
       el('td', { text: campaign.channel === undefined ? '—' : String(campaign.channel) }),
-      el('td', {}, [el('span', { class: `badge badge-${String(campaign.status ?? '').toLowerCase()}`, text: campaign.status === undefined ? '—' : String(campaign.status) })]),
+      el('td', {}, [
+        el('span', {
+          class: `badge badge-${String(campaign.status ?? '').toLowerCase()}`,
+          text: campaign.status === undefined ? '—' : String(campaign.status),
+        }),
+      ]),
       el('td', { class: 'num' }, [counts, progress.total !== undefined ? progressBar(progress.percent, counts) : undefined]),
       el('td', {}, id ? [watch] : []),
     ]);
@@ -227,7 +251,13 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
       el('div', { class: 'head' }, [el('h1', { text: 'Campaigns', attrs: { id: 'dashboard-title' } }), el('span', { class: 'muted', text: range })]),
       ...(Array.isArray(notes) ? notes.map((note) => el('p', { class: 'muted', text: String(note) })) : []),
       el('table', {}, [
-        el('thead', {}, [el('tr', {}, ['Name', 'Channel', 'Status', 'Sent', ''].map((title) => el('th', { text: title, attrs: { scope: 'col' } })))]),
+        el('thead', {}, [
+          el(
+            'tr',
+            {},
+            ['Name', 'Channel', 'Status', 'Sent', ''].map((title) => el('th', { text: title, attrs: { scope: 'col' } })),
+          ),
+        ]),
         el('tbody', {}, rows),
       ]),
     ]),
@@ -240,7 +270,13 @@ async function openProgress(id: string | undefined): Promise<void> {
   try {
     show((await app.callServerTool({ name: toolName(), arguments: callArguments })) as CallToolResult);
   } catch (error) {
-    render(el('p', { class: 'notice notice-danger', text: `Could not read the progress: ${error instanceof Error ? error.message : String(error)}`, attrs: { role: 'alert' } }));
+    render(
+      el('p', {
+        class: 'notice notice-danger',
+        text: `Could not read the progress: ${error instanceof Error ? error.message : String(error)}`,
+        attrs: { role: 'alert' },
+      }),
+    );
   }
 }
 
@@ -249,7 +285,14 @@ async function openProgress(id: string | undefined): Promise<void> {
 function progressBar(percent: number, label: string): HTMLElement {
   const fill = el('span');
   fill.style.width = `${percent}%`;
-  return el('div', { class: 'progress small', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(percent), 'aria-valuetext': label } }, [fill]);
+  return el(
+    'div',
+    {
+      class: 'progress small',
+      attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(percent), 'aria-valuetext': label },
+    },
+    [fill],
+  );
 }
 
 /** Every number in the record, labelled; other fields as short text (the id and status are shown above). */
@@ -258,7 +301,9 @@ function countsList(data: Data): HTMLElement {
   return el(
     'dl',
     { class: 'counts' },
-    entries.map(([key, value]) => el('div', {}, [el('dt', { text: labelOf(key) }), el('dd', { text: typeof value === 'number' ? formatNumber(value, app) : String(value) })])),
+    entries.map(([key, value]) =>
+      el('div', {}, [el('dt', { text: labelOf(key) }), el('dd', { text: typeof value === 'number' ? formatNumber(value, app) : String(value) })]),
+    ),
   );
 }
 
@@ -301,7 +346,10 @@ function pick(data: Data, names: readonly string[]): number | undefined {
 
 function labelOf(key: string): string {
   if (LABELS[key]) return LABELS[key];
-  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
+  const words = key
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 

@@ -18,9 +18,7 @@ interface Preview {
   reason?: string;
 }
 
-type Outcome =
-  | { kind: 'done' | 'declined' | 'refused'; text: string }
-  | { kind: 'unknown'; text: string; check?: string };
+type Outcome = { kind: 'done' | 'declined' | 'refused'; text: string } | { kind: 'unknown'; text: string; check?: string };
 
 let callArguments: Arguments | undefined;
 let shownPreview: Preview | undefined;
@@ -62,7 +60,8 @@ function outcomeOf(result: CallToolResult): Outcome {
     // unknown (it may have been), or refused. Only an error without it is read from the words.
     const check = /check with ([\w.]+)/i.exec(text)?.[1];
     if (outcome === 'done') return { kind: 'done', text };
-    if (outcome === 'unknown' || (outcome === undefined && /outcome is unknown|may already have been carried out/i.test(text))) return { kind: 'unknown', text, check };
+    if (outcome === 'unknown' || (outcome === undefined && /outcome is unknown|may already have been carried out/i.test(text)))
+      return { kind: 'unknown', text, check };
     return { kind: 'refused', text };
   }
   return { kind: outcome === 'declined' ? 'declined' : 'done', text };
@@ -79,7 +78,14 @@ function statementNodes(statement: string): Node[] {
     else effect.push(line);
   }
   const nodes: Node[] = [el('p', { class: 'statement', text: effect.join('\n') })];
-  if (facts.length > 0) nodes.push(el('ul', { class: 'facts' }, facts.map((fact) => el('li', { text: fact }))));
+  if (facts.length > 0)
+    nodes.push(
+      el(
+        'ul',
+        { class: 'facts' },
+        facts.map((fact) => el('li', { text: fact })),
+      ),
+    );
   if (irreversible) nodes.push(el('div', { class: 'notice notice-warning' }, [el('strong', { text: 'This cannot be undone' }), capitalize(irreversible)]));
   return nodes;
 }
@@ -137,7 +143,10 @@ async function runConfirmed(preview: Preview, confirmationToken: string, status:
   } catch (error) {
     status.textContent = '';
     const why = error instanceof Error ? error.message : String(error);
-    showOutcome(preview, { kind: 'unknown', text: `No answer came back (${why}). ${preview.operationId} may or may not have been carried out; check before trying again.` });
+    showOutcome(preview, {
+      kind: 'unknown',
+      text: `No answer came back (${why}). ${preview.operationId} may or may not have been carried out; check before trying again.`,
+    });
     return;
   }
   status.textContent = '';
@@ -168,10 +177,18 @@ function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
     el('strong', { text: look.title }),
     outcome.kind === 'unknown' && outcome.check ? el('span', { text: `Check with ${outcome.check} before trying again.\n` }) : undefined,
     first,
-    rest.length > 0 ? el('details', {}, [el('summary', { text: 'What the API answered' }), el('p', { class: 'statement mono', text: rest.join('\n') })]) : undefined,
+    rest.length > 0
+      ? el('details', {}, [el('summary', { text: 'What the API answered' }), el('p', { class: 'statement mono', text: rest.join('\n') })])
+      : undefined,
   ]);
   if (preview) {
-    render(el('section', { attrs: { 'aria-labelledby': 'card-title' } }, [withId(heading(preview.operationId), 'card-title'), ...statementNodes(preview.statement), box]));
+    render(
+      el('section', { attrs: { 'aria-labelledby': 'card-title' } }, [
+        withId(heading(preview.operationId), 'card-title'),
+        ...statementNodes(preview.statement),
+        box,
+      ]),
+    );
     // The buttons the person used are gone: keyboard focus goes to what came of it.
     box.tabIndex = -1;
     box.focus();

@@ -63,7 +63,11 @@ export function structured(result: CallToolResult): Record<string, unknown> {
 type Child = Node | string | undefined | false;
 
 /** An element with text and attributes; strings become text nodes, never markup. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { class?: string; text?: string; attrs?: Record<string, string> } = {}, children: Child[] = []): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { class?: string; text?: string; attrs?: Record<string, string> } = {},
+  children: Child[] = [],
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (props.class) node.className = props.class;
   if (props.text !== undefined) node.textContent = props.text;

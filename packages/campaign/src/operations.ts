@@ -74,7 +74,8 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     }),
     verifyWith: 'campaign.list',
     confirmation: {
-      effect: (p) => `Create the draft campaign ${quote(p.name)} on ${String(p.channel)} with the message ${quote(p.message)}. Nothing is sent until campaign.send.`,
+      effect: (p) =>
+        `Create the draft campaign ${quote(p.name)} on ${String(p.channel)} with the message ${quote(p.message)}. Nothing is sent until campaign.send.`,
     },
   },
   {

@@ -113,7 +113,10 @@ export const contact = defineDomain('contact', 'Contacts', [
     confirmation: {
       effect: (p) => {
         const users = p.users as Array<{ name: string }>;
-        const sample = users.slice(0, 3).map((user) => quote(user.name)).join(', ');
+        const sample = users
+          .slice(0, 3)
+          .map((user) => quote(user.name))
+          .join(', ');
         return `Import ${users.length} contact(s): ${sample}${users.length > 3 ? ', …' : ''}.`;
       },
     },

@@ -24,7 +24,9 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  process.stdout.write('Usage: engage-sandbox [--port N (0: any free port)] [--rate-limit requests-per-minute-per-key] [--extra-contacts N] [--extra-tickets N]\n');
+  process.stdout.write(
+    'Usage: engage-sandbox [--port N (0: any free port)] [--rate-limit requests-per-minute-per-key] [--extra-contacts N] [--extra-tickets N]\n',
+  );
   process.exit(0);
 }
 

@@ -87,8 +87,45 @@ export interface TenantState {
   setting: { companyName: string; address: string; phone: string; email: string; workingHours: Array<{ day: string; open: string; close: string }> };
 }
 
-const FIRST = ['Budi', 'Siti', 'Agus', 'Dewi', 'Rudi', 'Sri', 'Andi', 'Putri', 'Eko', 'Rina', 'Joko', 'Wulan', 'Hendra', 'Ayu', 'Bayu', 'Indah', 'Dimas', 'Lestari', 'Fajar', 'Nur'];
-const LAST = ['Santoso', 'Rahayu', 'Wijaya', 'Lestari', 'Hidayat', 'Kusuma', 'Pratama', 'Saputra', 'Wulandari', 'Nugroho', 'Setiawan', 'Permata', 'Hakim', 'Siregar', 'Nasution'];
+const FIRST = [
+  'Budi',
+  'Siti',
+  'Agus',
+  'Dewi',
+  'Rudi',
+  'Sri',
+  'Andi',
+  'Putri',
+  'Eko',
+  'Rina',
+  'Joko',
+  'Wulan',
+  'Hendra',
+  'Ayu',
+  'Bayu',
+  'Indah',
+  'Dimas',
+  'Lestari',
+  'Fajar',
+  'Nur',
+];
+const LAST = [
+  'Santoso',
+  'Rahayu',
+  'Wijaya',
+  'Lestari',
+  'Hidayat',
+  'Kusuma',
+  'Pratama',
+  'Saputra',
+  'Wulandari',
+  'Nugroho',
+  'Setiawan',
+  'Permata',
+  'Hakim',
+  'Siregar',
+  'Nasution',
+];
 const TAGS = ['vip', 'reseller', 'jakarta', 'bandung', 'surabaya', 'new', 'repeat'];
 
 /** A small deterministic generator, so every start seeds the same data. */
@@ -136,7 +173,14 @@ export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0)
   const contacts = makeContacts(kind === 'A' ? 40 : 15, rand);
   if (extraContacts > 0) makeContacts(extraContacts, rand, contacts.length, contacts);
   const withEmail = contacts.filter((contact) => contact.email);
-  const campaign = (title: string, message: string, channel: Campaign['channel'], status: Campaign['status'], recipients: Contact[], offset: number): Campaign => {
+  const campaign = (
+    title: string,
+    message: string,
+    channel: Campaign['channel'],
+    status: Campaign['status'],
+    recipients: Contact[],
+    offset: number,
+  ): Campaign => {
     const sent = status === 'draft' ? 0 : status === 'cancelled' ? Math.floor(recipients.length / 2) : recipients.length;
     return {
       _id: objectId(rand),
@@ -164,7 +208,14 @@ export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0)
         ]
       : [
           campaign('Promo Kopi Gayo', 'Beli 2 gratis 1 untuk kopi Gayo.', 'whatsapp', 'completed', contacts, -20),
-          campaign('Newsletter November', 'Cerita petani kopi bulan ini.', 'email', 'draft', contacts.filter((contact) => contact.email), -1),
+          campaign(
+            'Newsletter November',
+            'Cerita petani kopi bulan ini.',
+            'email',
+            'draft',
+            contacts.filter((contact) => contact.email),
+            -1,
+          ),
         ];
 
   const ticket = (index: number, status: Ticket['status'], channel: string, texts: Array<[Message['from'], string]>): Ticket => {
@@ -189,8 +240,14 @@ export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0)
       ['agent', 'Mohon maaf, kami cek dulu ya kak.'],
       ['customer', 'Sudah 5 hari kak.'],
     ]),
-    ticket(2, 'pending', 'telegram', [['customer', 'Bisa kirim ke Makassar?'], ['agent', 'Bisa kak, ongkir Rp 45.000.']]),
-    ticket(3, 'closed', 'email', [['customer', 'Terima kasih, barang sudah diterima.'], ['agent', 'Sama-sama, ditunggu pesanan berikutnya!']]),
+    ticket(2, 'pending', 'telegram', [
+      ['customer', 'Bisa kirim ke Makassar?'],
+      ['agent', 'Bisa kak, ongkir Rp 45.000.'],
+    ]),
+    ticket(3, 'closed', 'email', [
+      ['customer', 'Terima kasih, barang sudah diterima.'],
+      ['agent', 'Sama-sama, ditunggu pesanan berikutnya!'],
+    ]),
     ticket(4, 'open', 'whatsapp', [['customer', 'Apakah ada diskon untuk pembelian grosir 50 potong?']]),
   ];
   if (extraTickets > 0) makeTickets(extraTickets, kind, contacts, tickets);
@@ -226,7 +283,13 @@ export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0)
     channels: [
       { channelId: `ch_${kind}_wa`, type: 'whatsapp', name: `${name} WhatsApp`, status: 'connected', connectedAt: day(-200) },
       { channelId: `ch_${kind}_tg`, type: 'telegram', name: `${name} Telegram`, status: 'connected', connectedAt: day(-150) },
-      { channelId: `ch_${kind}_em`, type: 'email', name: `${name} Email`, status: kind === 'A' ? 'connected' : 'disconnected', connectedAt: kind === 'A' ? day(-180) : null },
+      {
+        channelId: `ch_${kind}_em`,
+        type: 'email',
+        name: `${name} Email`,
+        status: kind === 'A' ? 'connected' : 'disconnected',
+        connectedAt: kind === 'A' ? day(-180) : null,
+      },
     ],
     templates: [
       { name: 'order_update', language: 'id', category: 'UTILITY', status: 'APPROVED', body: 'Halo {{1}}, pesanan {{2}} sedang dikirim.' },
@@ -242,13 +305,21 @@ export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0)
     subscription: { plan: 'Business', status: 'active', startedAt: day(0), expiresAt: day(90), features: ['whatsapp', 'telegram', 'email', 'ai-assistant'] },
     aiQuota: { total: 10_000, used: 2_350 },
     messageQuota: { total: 5_000, used: 1_210 },
-    usage: Array.from({ length: 14 }, (_, index) => ({ date: day(70 + index).slice(0, 10), aiUsed: 100 + Math.floor(rand() * 80), messagesSent: 40 + Math.floor(rand() * 60) })),
+    usage: Array.from({ length: 14 }, (_, index) => ({
+      date: day(70 + index).slice(0, 10),
+      aiUsed: 100 + Math.floor(rand() * 80),
+      messagesSent: 40 + Math.floor(rand() * 60),
+    })),
     setting: {
       companyName: name,
       address: kind === 'A' ? 'Jl. Malioboro No. 52, Yogyakarta 55271' : 'Jl. Braga No. 10, Bandung 40111',
       phone: kind === 'A' ? '6274512345' : '6222765432',
       email: kind === 'A' ? 'halo@batiksekar.co.id' : 'halo@kopinusantara.co.id',
-      workingHours: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].map((weekday) => ({ day: weekday, open: '09:00', close: weekday === 'Sat' ? '14:00' : '17:00' })),
+      workingHours: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].map((weekday) => ({
+        day: weekday,
+        open: '09:00',
+        close: weekday === 'Sat' ? '14:00' : '17:00',
+      })),
     },
   };
 }

@@ -8,11 +8,23 @@ import type { AddressInfo, Socket } from 'node:net';
 import { objectId, seedTenant, type Campaign, type Contact, type TenantState, type Ticket } from './data.js';
 
 export const ALL_SCOPES = [
-  'contact.read', 'contact.manage', 'contact.delete',
-  'campaign.read', 'campaign.manage', 'campaign.send', 'campaign.control',
-  'inbox.read', 'inbox.manage', 'inbox.reply',
-  'channel.read', 'product.read', 'product.manage',
-  'billing.read', 'quota.read', 'tenant.setting.read', 'tenant.read',
+  'contact.read',
+  'contact.manage',
+  'contact.delete',
+  'campaign.read',
+  'campaign.manage',
+  'campaign.send',
+  'campaign.control',
+  'inbox.read',
+  'inbox.manage',
+  'inbox.reply',
+  'channel.read',
+  'product.read',
+  'product.manage',
+  'billing.read',
+  'quota.read',
+  'tenant.setting.read',
+  'tenant.read',
 ];
 export const READ_SCOPES = ALL_SCOPES.filter((scope) => scope.endsWith('.read'));
 
@@ -294,7 +306,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   route('contact.create', 'POST', '/api/user/users', 'contact.manage', ({ tenant, body }) => {
     const input = contactInput(body, true);
     if (tenant.contacts.some((contact) => contact.msisdn === input.msisdn)) throw conflict('a contact with this msisdn exists');
-    const contact: Contact = { _id: objectId(Math.random), name: input.name!, msisdn: input.msisdn!, ...(input.email ? { email: input.email } : {}), tags: [], createdAt: now() };
+    const contact: Contact = {
+      _id: objectId(Math.random),
+      name: input.name!,
+      msisdn: input.msisdn!,
+      ...(input.email ? { email: input.email } : {}),
+      tags: [],
+      createdAt: now(),
+    };
     tenant.contacts.push(contact);
     return contact;
   });
@@ -329,7 +348,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         skipped++;
         continue;
       }
-      tenant.contacts.push({ _id: objectId(Math.random), name: input.name!, msisdn: input.msisdn!, ...(input.email ? { email: input.email } : {}), tags: [], createdAt: now() });
+      tenant.contacts.push({
+        _id: objectId(Math.random),
+        name: input.name!,
+        msisdn: input.msisdn!,
+        ...(input.email ? { email: input.email } : {}),
+        tags: [],
+        createdAt: now(),
+      });
       created++;
     }
     return { imported: created, skipped };
@@ -350,9 +376,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!CHANNELS.includes(channel)) throw bad('channel must be whatsapp, telegram or email');
     const recipients = tenant.contacts.filter((contact) => (channel === 'email' ? contact.email : true));
     const campaign: Campaign = {
-      _id: objectId(Math.random), name, message, channel: channel as Campaign['channel'], status: 'draft',
-      totalRecipients: recipients.length, sentCount: 0, failedCount: 0, openedCount: 0,
-      recipientIds: recipients.map((contact) => contact._id), createdAt: now(),
+      _id: objectId(Math.random),
+      name,
+      message,
+      channel: channel as Campaign['channel'],
+      status: 'draft',
+      totalRecipients: recipients.length,
+      sentCount: 0,
+      failedCount: 0,
+      openedCount: 0,
+      recipientIds: recipients.map((contact) => contact._id),
+      createdAt: now(),
     };
     tenant.campaigns.push(campaign);
     return publicCampaign(campaign);
@@ -361,7 +395,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const campaign = find(tenant.campaigns, '_id', params.id as string, 'campaign');
     if (campaign.status !== 'draft') throw conflict(`campaign is ${campaign.status}; only a draft can be sent, and only once`);
     if (campaign.totalRecipients === 0) throw conflict('campaign has no recipients');
-    if (quotaLeft(tenant) < campaign.totalRecipients) throw new ApiFailure(402, 40201, `not enough message quota: ${campaign.totalRecipients} needed, ${quotaLeft(tenant)} left`);
+    if (quotaLeft(tenant) < campaign.totalRecipients)
+      throw new ApiFailure(402, 40201, `not enough message quota: ${campaign.totalRecipients} needed, ${quotaLeft(tenant)} left`);
     startSending(tenant, campaign);
     return { _id: campaign._id, status: campaign.status, totalRecipients: campaign.totalRecipients };
   });
@@ -375,8 +410,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   route('campaign.progress', 'GET', '/api/campaign/campaigns/{id}/progress', 'campaign.read', ({ tenant, params }) => {
     const campaign = find(tenant.campaigns, '_id', params.id as string, 'campaign');
     return {
-      _id: campaign._id, status: campaign.status, totalRecipients: campaign.totalRecipients, sentCount: campaign.sentCount,
-      failedCount: campaign.failedCount, percent: campaign.totalRecipients ? Math.round((campaign.sentCount / campaign.totalRecipients) * 100) : 0,
+      _id: campaign._id,
+      status: campaign.status,
+      totalRecipients: campaign.totalRecipients,
+      sentCount: campaign.sentCount,
+      failedCount: campaign.failedCount,
+      percent: campaign.totalRecipients ? Math.round((campaign.sentCount / campaign.totalRecipients) * 100) : 0,
     };
   });
   route('campaign.delete', 'DELETE', '/api/campaign/campaigns/{id}', 'campaign.manage', ({ tenant, params }) => {
@@ -389,11 +428,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // ---- inbox ----
   route('inbox.ticket.list', 'GET', '/api/ai/v1/tickets', 'inbox.read', ({ tenant }) => tenant.tickets.map(listTicket));
   route('inbox.ticket.stats', 'GET', '/api/ai/v1/tickets/stats', 'inbox.read', ({ tenant }) => {
-    const count = (key: 'channel' | 'status') =>
-      tenant.tickets.reduce<Record<string, number>>((acc, ticket) => ({ ...acc, [ticket[key]]: (acc[ticket[key]] ?? 0) + 1 }), {});
+    const count = (key: 'channel' | 'status') => {
+      const counts: Record<string, number> = {};
+      for (const ticket of tenant.tickets) counts[ticket[key]] = (counts[ticket[key]] ?? 0) + 1;
+      return counts;
+    };
     return { total: tenant.tickets.length, byChannel: count('channel'), byStatus: count('status') };
   });
-  route('inbox.ticket.get', 'GET', '/api/ai/v1/tickets/{ticketID}', 'inbox.read', ({ tenant, params }) => find(tenant.tickets, 'ticketID', params.ticketID as string, 'ticket'));
+  route('inbox.ticket.get', 'GET', '/api/ai/v1/tickets/{ticketID}', 'inbox.read', ({ tenant, params }) =>
+    find(tenant.tickets, 'ticketID', params.ticketID as string, 'ticket'),
+  );
   route('inbox.ticket.byStatus', 'GET', '/api/ai/v1/tickets/status/{status}', 'inbox.read', ({ tenant, params }) => {
     if (!TICKET_STATUSES.includes(params.status as string)) throw bad(`status must be one of ${TICKET_STATUSES.join(', ')}`);
     return tenant.tickets.filter((ticket) => ticket.status === params.status).map(({ messages: _m, msisdn: _n, unread: _u, ...rest }) => rest);
@@ -406,8 +450,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const message = str(body, 'message', false);
     const contact = tenant.contacts.find((candidate) => candidate.msisdn === msisdn);
     const ticket: Ticket = {
-      _id: objectId(Math.random), ticketID: `TCK-${9000 + tenant.tickets.length}`, status: 'open', channel,
-      customerName: contact?.name ?? msisdn, msisdn, lastMessageAt: now(), unread: 0,
+      _id: objectId(Math.random),
+      ticketID: `TCK-${9000 + tenant.tickets.length}`,
+      status: 'open',
+      channel,
+      customerName: contact?.name ?? msisdn,
+      msisdn,
+      lastMessageAt: now(),
+      unread: 0,
       messages: message ? [{ from: 'agent', text: message, at: now() }] : [],
     };
     tenant.tickets.push(ticket);
@@ -433,7 +483,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   // ---- channel ----
   route('channel.list', 'GET', '/api/channel/v1/channels', 'channel.read', ({ tenant }) => tenant.channels);
-  route('channel.get', 'GET', '/api/channel/v1/channels/{channelId}', 'channel.read', ({ tenant, params }) => [find(tenant.channels, 'channelId', params.channelId as string, 'channel')]);
+  route('channel.get', 'GET', '/api/channel/v1/channels/{channelId}', 'channel.read', ({ tenant, params }) => [
+    find(tenant.channels, 'channelId', params.channelId as string, 'channel'),
+  ]);
   route('channel.whatsapp.status', 'GET', '/api/channel/v1/whatsapp/status', 'channel.read', ({ tenant }) => {
     const whatsapp = tenant.channels.find((item) => item.type === 'whatsapp');
     return { connected: whatsapp?.status === 'connected', phone: tenant.setting.phone, qualityRating: 'GREEN', checkedAt: now() };
@@ -444,7 +496,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     checkMsisdn(msisdn);
     const message = str(body, 'message', false);
     const template = body.template as { name?: unknown } | undefined;
-    if (message === undefined && (typeof template !== 'object' || template === null || typeof template.name !== 'string')) throw bad('message or template.name is required');
+    if (message === undefined && (typeof template !== 'object' || template === null || typeof template.name !== 'string'))
+      throw bad('message or template.name is required');
     if (message === undefined && !tenant.templates.some((item) => item.name === template?.name)) throw bad('template is not an approved template');
     if (tenant.channels.find((item) => item.type === 'whatsapp')?.status !== 'connected') throw conflict('WhatsApp is not connected');
     if (quotaLeft(tenant) < 1) throw new ApiFailure(402, 40201, 'no message quota left');
@@ -456,17 +509,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const productInput = (body: Record<string, unknown>, required: boolean) => {
     const name = str(body, 'name', required, 200);
     if (body.price !== undefined && (typeof body.price !== 'number' || body.price < 0)) throw bad('price must be a non-negative number');
-    if (body.stock !== undefined && (typeof body.stock !== 'number' || !Number.isInteger(body.stock) || body.stock < 0)) throw bad('stock must be a whole number');
+    if (body.stock !== undefined && (typeof body.stock !== 'number' || !Number.isInteger(body.stock) || body.stock < 0))
+      throw bad('stock must be a whole number');
     if (body.description !== undefined && typeof body.description !== 'string') throw bad('description must be a string');
     return { ...body, ...(name !== undefined ? { name } : {}) };
   };
   route('product.list', 'GET', '/api/product/v1/products', 'product.read', ({ tenant }) => tenant.products);
-  route('product.get', 'GET', '/api/product/v1/products/{productID}', 'product.read', ({ tenant, params }) => find(tenant.products, '_id', params.productID as string, 'product'));
+  route('product.get', 'GET', '/api/product/v1/products/{productID}', 'product.read', ({ tenant, params }) =>
+    find(tenant.products, '_id', params.productID as string, 'product'),
+  );
   route('product.create', 'POST', '/api/product/v1/products', 'product.manage', ({ tenant, body }) => {
     const input = productInput(body, true);
     const product = {
-      description: '', price: 0, currency: 'IDR', stock: 0, images: [] as string[], ...input,
-      _id: objectId(Math.random), name: input.name as string, createdAt: now(),
+      description: '',
+      price: 0,
+      currency: 'IDR',
+      stock: 0,
+      images: [] as string[],
+      ...input,
+      _id: objectId(Math.random),
+      name: input.name as string,
+      createdAt: now(),
     };
     tenant.products.push(product as TenantState['products'][number]);
     tenant.images.set(product._id, [...(Array.isArray(product.images) ? product.images : [])]);
@@ -490,7 +553,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   // ---- billing and tenant ----
   route('billing.payment.list', 'GET', '/api/payment/v1/payment/history', 'billing.read', ({ tenant }) => tenant.payments);
-  route('billing.payment.get', 'GET', '/api/payment/v1/payment/history/{orderID}', 'billing.read', ({ tenant, params }) => find(tenant.payments, 'orderID', params.orderID as string, 'transaction'));
+  route('billing.payment.get', 'GET', '/api/payment/v1/payment/history/{orderID}', 'billing.read', ({ tenant, params }) =>
+    find(tenant.payments, 'orderID', params.orderID as string, 'transaction'),
+  );
   route('billing.subscription', 'GET', '/api/user/v1/dashboard/subscription', 'billing.read', ({ tenant }) => tenant.subscription);
   route('billing.quota', 'GET', '/api/ai/v1/quota', 'quota.read', ({ tenant }) => ({
     aiQuota: { ...tenant.aiQuota, remaining: tenant.aiQuota.total - tenant.aiQuota.used },
@@ -499,7 +564,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   route('billing.usage', 'GET', '/api/ai/v1/usage', 'quota.read', ({ tenant }) => tenant.usage);
   route('tenant.setting', 'GET', '/api/user/v1/dashboard/setting', 'tenant.setting.read', ({ tenant }) => tenant.setting);
   route('tenant.list', 'GET', '/api/user/v1/dashboard/tenant/list', 'tenant.read', ({ tenant }) =>
-    [tenants.A, tenants.B].filter((item) => item === tenant || tenant === tenants.A).map((item) => ({ tenantId: item.tenantId, name: item.name, role: item === tenant ? 'owner' : 'agent' })),
+    [tenants.A, tenants.B]
+      .filter((item) => item === tenant || tenant === tenants.A)
+      .map((item) => ({ tenantId: item.tenantId, name: item.name, role: item === tenant ? 'owner' : 'agent' })),
   );
 
   /** Literal segments beat parameters, left to right, as a real router does. */

@@ -69,7 +69,8 @@ function mapStrings(value: unknown, map: (text: string) => string): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((inner) => mapStrings(inner, map));
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) Object.defineProperty(out, map(key), { value: mapStrings(inner, map), enumerable: true, writable: true, configurable: true });
+  for (const [key, inner] of Object.entries(value))
+    Object.defineProperty(out, map(key), { value: mapStrings(inner, map), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

@@ -36,7 +36,14 @@ export async function confirm(deps: CallDeps, call: ToolCall, op: Operation, par
 }
 
 /** A 2026-07-28 repeat of an asked call: its requestState must be ours, for this call, unspent; else the person is asked again. */
-async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNullable<Asking['returned']>, op: Operation, params: Params, earlier: Attempt | undefined) {
+async function redeemReturned(
+  deps: CallDeps,
+  call: ToolCall,
+  returned: NonNullable<Asking['returned']>,
+  op: Operation,
+  params: Params,
+  earlier: Attempt | undefined,
+) {
   const redemption = await deps.confirmations.redeem('state', returned.state, call.caller.keyId, op.id, params);
   if (redemption === 'spent') return alreadyUsed(op, 'requestState', earlier);
   if (redemption !== 'ok') {

@@ -38,7 +38,8 @@ export class MemorySpentStore implements SpentStore {
       const now = this.now();
       for (const [spent, until] of this.spent) if (until <= now) this.spent.delete(spent);
       // Bounded memory, failing closed: forgetting a nonce that is still valid would let it run again.
-      if (this.spent.size >= this.maxEntries) throw new InputError('Too many confirmations were used in the last few minutes; nothing was done. Try again in a few minutes.');
+      if (this.spent.size >= this.maxEntries)
+        throw new InputError('Too many confirmations were used in the last few minutes; nothing was done. Try again in a few minutes.');
     }
     this.spent.set(nonce, expiresAt);
     return true;
@@ -91,7 +92,11 @@ export class Confirmations {
 
   private mac(kind: ConfirmationKind, head: string, keyFingerprint: string, operationId?: string, params?: Params): string {
     const bound = operationId === undefined ? '' : `\n${operationId}\n${canonicalJson(params)}`;
-    return createHmac('sha256', this.options.secret).update(`engage-mcp confirmation ${kind}\n${head}\n${keyFingerprint}${bound}`).digest().subarray(0, 16).toString('base64url');
+    return createHmac('sha256', this.options.secret)
+      .update(`engage-mcp confirmation ${kind}\n${head}\n${keyFingerprint}${bound}`)
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
   }
 }
 

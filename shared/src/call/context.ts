@@ -52,7 +52,11 @@ export interface Asking {
   /** A 2026-07-28 repeat of an asked call: the requestState it brought back (not yet verified), and how the question went. */
   readonly returned?: { state: string; answer: PersonsAnswer | { kind: 'not-shown' } };
   /** Puts the question to the person; `issueState` signs the requestState a round carries. */
-  ask(question: string, op: Operation, issueState: () => string): Promise<PersonsAnswer | { kind: 'round'; round: InputRequiredResult } | { kind: 'not-shown' }>;
+  ask(
+    question: string,
+    op: Operation,
+    issueState: () => string,
+  ): Promise<PersonsAnswer | { kind: 'round'; round: InputRequiredResult } | { kind: 'not-shown' }>;
 }
 
 /** One tool call, as the protocol side hands it in. */

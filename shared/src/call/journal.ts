@@ -64,7 +64,10 @@ export class WriteJournal {
 
   /** Keeps the params and the answer's top-level plain fields (its id): the answer may be anything. */
   record(keyId: string, operationId: string, params: Params, data: unknown): void {
-    const fields = typeof data === 'object' && data !== null && !Array.isArray(data) ? Object.entries(data).filter(([, value]) => value === null || typeof value !== 'object') : [];
+    const fields =
+      typeof data === 'object' && data !== null && !Array.isArray(data)
+        ? Object.entries(data).filter(([, value]) => value === null || typeof value !== 'object')
+        : [];
     const kept = Object.fromEntries(fields);
     if (jsonLength(params) + jsonLength(kept) > JOURNAL_ENTRY_CHARS) return;
     this.entries.unshift({ keyId, operationId, params, data: kept });
@@ -73,10 +76,13 @@ export class WriteJournal {
 
   /** What was written with this key, for a preview's facts. */
   writtenWith(keyId: string): WrittenBefore {
-    return (operationId) => this.entries.filter((entry) => entry.keyId === keyId && entry.operationId === operationId).map(({ params, data }) => ({ params, data }));
+    return (operationId) =>
+      this.entries.filter((entry) => entry.keyId === keyId && entry.operationId === operationId).map(({ params, data }) => ({ params, data }));
   }
 }
 
 function attemptKey(keyId: string, operationId: string, params: Params): string {
-  return createHash('sha256').update(`${keyId}\n${operationId}\n${canonicalJson(params)}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${keyId}\n${operationId}\n${canonicalJson(params)}`)
+    .digest('base64url');
 }

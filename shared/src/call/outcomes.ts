@@ -28,7 +28,9 @@ function writeFailure(op: Operation, outcome: Outcome, text: string): CallToolRe
 }
 
 export function notConfigured(domain: string, problems: readonly string[]): CallToolResult {
-  return failure(`The ${domain} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`);
+  return failure(
+    `The ${domain} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`,
+  );
 }
 
 export function noKey(): CallToolResult {
@@ -58,7 +60,14 @@ export function previewAnswer(op: Operation, toolName: string, statement: Statem
   const text = [reason, `Confirmation needed: ${op.id} has NOT been run.`, statement.text, ...notes, instruction].filter(Boolean).join('\n\n');
   return {
     content: [{ type: 'text', text }],
-    structuredContent: { operationId: op.id, outcome: 'preview', preview: statement.text, confirmationToken: token, expiresAt, ...(notes.length ? { notes } : {}) },
+    structuredContent: {
+      operationId: op.id,
+      outcome: 'preview',
+      preview: statement.text,
+      confirmationToken: token,
+      expiresAt,
+      ...(notes.length ? { notes } : {}),
+    },
   };
 }
 
@@ -97,10 +106,18 @@ export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestS
     return writeFailure(op, 'refused', text);
   }
   if (earlier?.outcome === 'done') {
-    return writeFailure(op, 'done', `${used}, and it was carried out at ${at(earlier.at)}; nothing was done now. Do not repeat it unless the user asks for it again.`);
+    return writeFailure(
+      op,
+      'done',
+      `${used}, and it was carried out at ${at(earlier.at)}; nothing was done now. Do not repeat it unless the user asks for it again.`,
+    );
   }
   const check = checkWhat(op);
-  return writeFailure(op, 'unknown', `${used}, so it may already have been carried out; nothing was done now. ${check[0]!.toUpperCase()}${check.slice(1)} before asking the user again.`);
+  return writeFailure(
+    op,
+    'unknown',
+    `${used}, so it may already have been carried out; nothing was done now. ${check[0]!.toUpperCase()}${check.slice(1)} before asking the user again.`,
+  );
 }
 
 /** The same write went out after this yes was given (by another confirmation): nothing is sent again. */

@@ -61,7 +61,10 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
   const { journal, keyId } = call.caller;
   let data: unknown;
   try {
-    data = await deps.client!.request({ method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe', ...(readBody ? { readBody } : {}) }, context);
+    data = await deps.client!.request(
+      { method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe', ...(readBody ? { readBody } : {}) },
+      context,
+    );
   } catch (error) {
     if (write) journal.attempt(keyId, op.id, params, error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'refused' : 'unknown');
     throw error;

@@ -57,7 +57,8 @@ export function unlistedFields(schema: z.ZodType, value: unknown, path: string):
   const join = (key: string) => (path === '' ? key : `${path}.${key}`);
   if (def.innerType) return unlistedFields(def.innerType, value, path); // optional, nullable, default, readonly
   if (def.type === 'pipe' && def.in) return unlistedFields(def.in, value, path);
-  if (def.type === 'array' && def.element && Array.isArray(value)) return value.flatMap((item, index) => unlistedFields(def.element as z.ZodType, item, join(String(index))));
+  if (def.type === 'array' && def.element && Array.isArray(value))
+    return value.flatMap((item, index) => unlistedFields(def.element as z.ZodType, item, join(String(index))));
   if (def.type !== 'object' || !def.shape || value === null || typeof value !== 'object' || Array.isArray(value)) return [];
   const shape = def.shape;
   return Object.entries(value).flatMap(([key, inner]): Array<[string, unknown]> => {

@@ -34,7 +34,8 @@ async function stages(deps: CallDeps, call: ToolCall): Promise<Reply> {
     stage = 'answered';
     return answer(call, prepared, data);
   } catch (error) {
-    if (!(error instanceof InputError)) deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    if (!(error instanceof InputError))
+      deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     return failedCall(error, op, stage, call.kind === 'action');
   }
 }

@@ -37,7 +37,12 @@ export function validateParams(op: Operation, raw: unknown, hasKey: (text: strin
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
   if (issue.code === 'unrecognized_keys') {
     const more = issue.keys.length > MAX_KEYS_LISTED ? `; and ${issue.keys.length - MAX_KEYS_LISTED} more fields that are not` : '';
-    return issue.keys.slice(0, MAX_KEYS_LISTED).map((key) => `params.${JSON.stringify(key).slice(1, -1).slice(0, 100)} is not a field of this operation`).join('; ') + more;
+    return (
+      issue.keys
+        .slice(0, MAX_KEYS_LISTED)
+        .map((key) => `params.${JSON.stringify(key).slice(1, -1).slice(0, 100)} is not a field of this operation`)
+        .join('; ') + more
+    );
   }
   const path = issue.path.length > 0 ? `params.${issue.path.join('.')}` : 'params';
   let value: unknown = raw;

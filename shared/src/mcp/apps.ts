@@ -17,7 +17,11 @@ export type { ViewInfo };
  * The view for a tool's results: the confirmation card for an action tool with a gated operation
  * (its previews carry a confirmationToken), else the view its operations name in the catalog.
  */
-export function viewOf(tool: Pick<ToolInfo, 'name' | 'kind'>, operations: readonly OperationInfo[], gated: (op: OperationInfo) => boolean): ViewInfo | undefined {
+export function viewOf(
+  tool: Pick<ToolInfo, 'name' | 'kind'>,
+  operations: readonly OperationInfo[],
+  gated: (op: OperationInfo) => boolean,
+): ViewInfo | undefined {
   const name = tool.kind === 'action' ? (operations.some(gated) ? CONFIRMATION_VIEW : undefined) : operations.find((op) => op.view)?.view;
   if (name === undefined) return undefined;
   const view = VIEWS.find((candidate) => candidate.name === name);

@@ -84,11 +84,22 @@ function argumentValidator(args: ArgumentParser) {
           size = JSON.stringify(raw).length;
         } catch {
           // A stack overflow on arguments nested a million deep: refused, with the reason.
-          return { valid: false as const, data: undefined, errorMessage: 'the arguments are nested too deeply to read; no operation takes more than a few levels. Nothing was sent.' };
+          return {
+            valid: false as const,
+            data: undefined,
+            errorMessage: 'the arguments are nested too deeply to read; no operation takes more than a few levels. Nothing was sent.',
+          };
         }
-        if (size > MAX_ARGUMENT_CHARS) return { valid: false as const, data: undefined, errorMessage: `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.` };
+        if (size > MAX_ARGUMENT_CHARS)
+          return {
+            valid: false as const,
+            data: undefined,
+            errorMessage: `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.`,
+          };
         const parsed = args.parse(raw);
-        return parsed.ok ? { valid: true as const, data: parsed.args as T, errorMessage: undefined } : { valid: false as const, data: undefined, errorMessage: parsed.message };
+        return parsed.ok
+          ? { valid: true as const, data: parsed.args as T, errorMessage: undefined }
+          : { valid: false as const, data: undefined, errorMessage: parsed.message };
       },
   };
 }
@@ -104,7 +115,10 @@ function progressReporter(ctx: ServerContext): Pick<CallContext, 'signal' | 'onW
         ? undefined
         : (waitMs, reason) =>
             void ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: `${reason}: about ${Math.ceil(waitMs / 1000)} s` } })
+              .notify({
+                method: 'notifications/progress',
+                params: { progressToken, progress: ++progress, message: `${reason}: about ${Math.ceil(waitMs / 1000)} s` },
+              })
               .catch(() => undefined),
   };
 }

@@ -54,9 +54,16 @@ export interface EngageServer {
   close(): Promise<void>;
 }
 
-export function createServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>, configResult: ConfigResult, options: ServerOptions = {}): EngageServer {
+export function createServer(
+  manifest: DomainManifest,
+  loadCatalog: () => Promise<Domain>,
+  configResult: ConfigResult,
+  options: ServerOptions = {},
+): EngageServer {
   const config = configResult.ok ? configResult.config : undefined;
-  const log = options.log ?? createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
+  const log =
+    options.log ??
+    createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
   const client = config ? (options.client ?? new ApiClient(config, log)) : undefined;
   const gated = (op: { risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
   let catalog: Promise<Domain> | undefined;
@@ -112,7 +119,10 @@ function offeredTools(manifest: DomainManifest, config: Config | undefined) {
     const operations = info.operations.filter((op) => {
       if (!config) return true; // unconfigured: every call answers with the configuration problem
       if (isOperationEnabled(config, op.id, op.risk !== 'safe')) return true;
-      disabled.set(op.id, config.readOnly && op.risk !== 'safe' ? 'ENGAGE_READ_ONLY is true' : 'it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY');
+      disabled.set(
+        op.id,
+        config.readOnly && op.risk !== 'safe' ? 'ENGAGE_READ_ONLY is true' : 'it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY',
+      );
       return false;
     });
     if (operations.length > 0) offered.push({ info, operations });

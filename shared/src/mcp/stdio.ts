@@ -85,6 +85,8 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
   // A server must outlive any one bad request.
   process.on('uncaughtException', (error) => log.error(`uncaught: ${error.stack ?? error.message}`));
-  process.on('unhandledRejection', (reason) => log.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+  process.on('unhandledRejection', (reason) =>
+    log.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+  );
   log.info(`ready: ${engage.tools.map(({ info }) => info.name).join(', ')}`);
 }

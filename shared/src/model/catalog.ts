@@ -57,8 +57,10 @@ function checkDomain(domain: Domain): Domain {
   }
   for (const tool of domain.tools) {
     const views = new Set(tool.operations.flatMap((op) => (op.view ? [op.view] : [])));
-    if (tool.kind === 'action' && views.size > 0) throw new Error(`catalog ${domain.name}: ${tool.name} shows the confirmation card; its operations name no view`);
-    if (views.size > 1) throw new Error(`catalog ${domain.name}: the operations of ${tool.name} name different views (${[...views].join(', ')}); a tool has one`);
+    if (tool.kind === 'action' && views.size > 0)
+      throw new Error(`catalog ${domain.name}: ${tool.name} shows the confirmation card; its operations name no view`);
+    if (views.size > 1)
+      throw new Error(`catalog ${domain.name}: the operations of ${tool.name} name different views (${[...views].join(', ')}); a tool has one`);
   }
   const inTools = domain.tools.flatMap((tool) => tool.operations.map((op) => op.id));
   if (inTools.length !== domain.operations.length || new Set(inTools).size !== inTools.length) {
@@ -85,12 +87,7 @@ export function pathId(description: string) {
 }
 
 export function requiredText(description: string, max = 4096) {
-  return z
-    .string({ error: 'expected a string' })
-    .trim()
-    .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`)
-    .describe(description);
+  return z.string({ error: 'expected a string' }).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).describe(description);
 }
 
 export const MSISDN_SHAPE = '62 followed by digits, e.g. 6281234567890 (0812…, +62 812-… are accepted)';
@@ -131,10 +128,7 @@ export function email(description = 'email address') {
 /** Finds the record whose `field` equals `value` in list data of unknown shape. */
 export function findRecord(data: unknown, field: string, value: unknown): Record<string, unknown> | undefined {
   if (!Array.isArray(data)) return undefined;
-  return data.find(
-    (item): item is Record<string, unknown> =>
-      typeof item === 'object' && item !== null && (item as Record<string, unknown>)[field] === value,
-  );
+  return data.find((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && (item as Record<string, unknown>)[field] === value);
 }
 
 /** A short one-line rendering of untyped data read from the API, for previews (never for outgoing text, which is shown whole). */

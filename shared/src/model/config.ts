@@ -72,19 +72,26 @@ export function loadDotenvSafely(env: NodeJS.ProcessEnv, cwd: string): DotenvSet
     const upper = name.toUpperCase();
     if (HOST_ONLY_SETTINGS.includes(upper)) refused.push(name);
     else if (!DOTENV_SETTINGS.includes(name)) unknown.push(name);
-    else if (hostNames.has(upper)) continue; // the host's environment wins, as dotenv does it
+    else if (hostNames.has(upper))
+      continue; // the host's environment wins, as dotenv does it
     else if (name === 'ENGAGE_BASE_URL' && env.ENGAGE_API_KEY !== undefined) refusedBaseUrl = true;
     else values[name] = value;
   }
   const warnings: string[] = [];
   if (refused.length > 0) {
-    warnings.push(`${path} sets ${refused.map(printableName).join(', ')}, which it may not: whether operations run without a person's yes (${HOST_ONLY_SETTINGS.join(', ')}) is read only from the host's environment (the env block of the MCP configuration). Ignored.`);
+    warnings.push(
+      `${path} sets ${refused.map(printableName).join(', ')}, which it may not: whether operations run without a person's yes (${HOST_ONLY_SETTINGS.join(', ')}) is read only from the host's environment (the env block of the MCP configuration). Ignored.`,
+    );
   }
   if (unknown.length > 0) {
-    warnings.push(`${path} sets ${unknown.slice(0, 10).map(printableName).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}: a .env may set only ${DOTENV_SETTINGS.join(', ')}. Ignored.`);
+    warnings.push(
+      `${path} sets ${unknown.slice(0, 10).map(printableName).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}: a .env may set only ${DOTENV_SETTINGS.join(', ')}. Ignored.`,
+    );
   }
   if (refusedBaseUrl) {
-    warnings.push(`${path} sets ENGAGE_BASE_URL while the key comes from the host's environment: a .env may not choose where that key is sent. Ignored; set ENGAGE_BASE_URL in the host's environment.`);
+    warnings.push(
+      `${path} sets ENGAGE_BASE_URL while the key comes from the host's environment: a .env may not choose where that key is sent. Ignored; set ENGAGE_BASE_URL in the host's environment.`,
+    );
   }
   return { values, warnings };
 }
@@ -99,7 +106,12 @@ function printableName(name: string): string {
  * `keyPerRequest` (remote mode): no key is configured, each request brings its own; ENGAGE_API_KEY
  * is then neither needed nor used, and `apiKey` is empty.
  */
-export function loadConfig(env: NodeJS.ProcessEnv, domain: string, operationIds: readonly string[], { keyPerRequest = false }: { keyPerRequest?: boolean } = {}): ConfigResult {
+export function loadConfig(
+  env: NodeJS.ProcessEnv,
+  domain: string,
+  operationIds: readonly string[],
+  { keyPerRequest = false }: { keyPerRequest?: boolean } = {},
+): ConfigResult {
   const problems: string[] = [];
   const read = (name: string) => {
     const value = env[name]?.trim();

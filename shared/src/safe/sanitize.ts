@@ -75,6 +75,7 @@ export function cleanData(value: unknown, options: CleanOptions = {}): unknown {
 // ---- Outgoing text -------------------------------------------------------------------------
 
 const EMOJI = /\p{Emoji}/u;
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each of these is matched alone on purpose (a variation selector beside a pictograph)
 const PICTOGRAPH = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F]/u;
 const ZWJ = 0x200d;
 const MAX_LISTED = 10;
@@ -154,8 +155,8 @@ export function oneLine(text: string): string {
 
 function escapeMatches(text: string, unsafe: RegExp): string {
   return text.replace(unsafe, (char, offset: number) => {
-    const escape = ESCAPES[char];
-    if (escape !== undefined) return escape;
+    const escaped = ESCAPES[char];
+    if (escaped !== undefined) return escaped;
     if (QUOTE_LIKE_CHAR.test(char)) return `\\${char}`;
     const point = char.codePointAt(0) as number;
     const after = offset + char.length < text.length ? String.fromCodePoint(text.codePointAt(offset + char.length) as number) : '';

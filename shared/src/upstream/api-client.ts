@@ -223,7 +223,9 @@ export class ApiClient {
       return new UpstreamError('cancelled', 'cancelled', { mayHaveHappened });
     }
     if (code !== undefined && CERTIFICATE_CODE.test(code)) {
-      return new UpstreamError('certificate', `The API at ${this.config.baseUrl.origin} presented a TLS certificate that is not valid (${code})`, { logDetail: code });
+      return new UpstreamError('certificate', `The API at ${this.config.baseUrl.origin} presented a TLS certificate that is not valid (${code})`, {
+        logDetail: code,
+      });
     }
     if (code !== undefined && NOT_SENT_CODES.has(code)) {
       return new UpstreamError('unreachable', `Could not connect to the API at ${this.config.baseUrl.origin} (${code})`, { logDetail: code });
@@ -237,11 +239,10 @@ export class ApiClient {
     if (code === 'BODY_TOO_LARGE') {
       return new UpstreamError('bad-response', `The API's answer was larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB and was not read`, { mayHaveHappened });
     }
-    return new UpstreamError(
-      'network',
-      answered ? 'The connection broke while the API was answering' : 'The connection to the API broke before it answered',
-      { mayHaveHappened, logDetail: code },
-    );
+    return new UpstreamError('network', answered ? 'The connection broke while the API was answering' : 'The connection to the API broke before it answered', {
+      mayHaveHappened,
+      logDetail: code,
+    });
   }
 
   private interpret(req: ApiRequest, response: RawResponse, ctx: CallContext): unknown {
@@ -287,8 +288,11 @@ export class ApiClient {
    */
   private envelopeFailure(req: ApiRequest, reason: string, envelope: { status: number; errorCode: number }, redact: Redact): UpstreamError {
     const apiMessage = this.messageOf(envelope, redact);
-    if (envelope.status >= 400 && envelope.status < 500) return clientFailure(envelope.status, `${reason}, status ${envelope.status} in its envelope`, apiMessage);
-    this.log.warn(`${req.method} ${req.path}: ${reason} with an error in its envelope: status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${apiMessage}` : ''}`);
+    if (envelope.status >= 400 && envelope.status < 500)
+      return clientFailure(envelope.status, `${reason}, status ${envelope.status} in its envelope`, apiMessage);
+    this.log.warn(
+      `${req.method} ${req.path}: ${reason} with an error in its envelope: status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${apiMessage}` : ''}`,
+    );
     return new UpstreamError(
       'server',
       `The API answered ${reason} but its envelope reports a failure (status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${apiMessage}` : ''})`,
@@ -305,7 +309,9 @@ export class ApiClient {
       if (typeof value !== 'string' || value.trim() === '') continue;
       // A huge message is cut well past what is shown first (redaction is told, see redact.ts).
       const long = value.length > MAX_API_MESSAGE * 8;
-      const clean = redact(cleanText(long ? value.slice(0, MAX_API_MESSAGE * 8) : value), { cutAtEnd: long }).replace(/\s+/g, ' ').trim();
+      const clean = redact(cleanText(long ? value.slice(0, MAX_API_MESSAGE * 8) : value), { cutAtEnd: long })
+        .replace(/\s+/g, ' ')
+        .trim();
       return clean.length > MAX_API_MESSAGE || long ? `${clean.slice(0, MAX_API_MESSAGE)}…` : clean;
     }
     return undefined;

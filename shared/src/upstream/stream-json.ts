@@ -18,6 +18,7 @@ const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 
+// biome-ignore lint/suspicious/noConstEnum: private to this file, so esbuild inlines it into the scanner's hot loop
 const enum Mode {
   /** Before the envelope's first character. */
   Start,

@@ -237,7 +237,10 @@ class ListSink implements BodySink {
     this.size += chunk.length;
     if (this.size <= this.threshold) return;
     const list = new StreamedList(this.shape, this.idField);
-    const scanner = new EnvelopeScanner((text) => list.add(text), (text) => list.addBatch(text));
+    const scanner = new EnvelopeScanner(
+      (text) => list.add(text),
+      (text) => list.addBatch(text),
+    );
     this.stream = { decoder: new StringDecoder('utf8'), scanner, list };
     const buffered = this.chunks;
     this.chunks = [];
@@ -266,4 +269,3 @@ class ListSink implements BodySink {
     this.stream.scanner.deliver(() => this.stream!.list.flush());
   }
 }
-
