@@ -1,0 +1,144 @@
+// The setup command keeps secrets and data safe, each case as a hostile review reproduced it:
+// files holding a key are its owner's only, project and shared files never get the live key, a
+// file is never rewritten with losses (bytes, numbers, duplicate keys, a read-only file, a run
+// racing another), and the hidden prompt reads keys rather than terminal escape sequences.
+import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse as parseToml } from 'smol-toml';
+import { HOSTS, type HostId } from '../packages/setup/src/hosts.js';
+import { askHidden, Cancelled } from '../packages/setup/src/prompt.js';
+import { ROOT } from '../scripts/distribution.js';
+
+const CLI = join(ROOT, 'packages', 'setup', 'dist', 'cli.js');
+const KEY = 'sk_live_9f2c4e7a1b3d5f8a6c0e';
+const BASE_URL = 'https://api.example.com';
+
+let home: string;
+
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'engage-setup-safety-'));
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function environment(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
+}
+
+/** The built bin, as a user runs it, with every host's config looked for in the temporary home. */
+function setup(args: string[], stdin = `${KEY}\n`): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: environment(), cwd: home, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+const configPath = (host: HostId) => HOSTS[host].configPath({ platform: 'linux', home, env: { XDG_CONFIG_HOME: join(home, '.config') } });
+const writeArgs = (host: HostId, servers = 'contact') => ['--host', host, '--servers', servers, '--base-url', BASE_URL, '--key-stdin', '--yes'];
+const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+
+async function backupsOf(path: string): Promise<string[]> {
+  const names = await readdir(dirname(path));
+  return names.filter((name) => name.startsWith(`${basename(path)}.backup-`)).map((name) => join(dirname(path), name));
+}
+
+async function writeConfig(path: string, text: string | Buffer, mode = 0o644): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+  await chmod(path, mode);
+}
+
+
+/** A fake terminal for askHidden: what is written to it arrives as typed or pasted bytes. */
+function fakeTerminal() {
+  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input }) as unknown as NodeJS.ReadStream & PassThrough;
+  const screen = new PassThrough();
+  let shown = '';
+  screen.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+  return { input, screen, shown: () => shown };
+}
+
+describe('the hidden key prompt', () => {
+  it.each([
+    ['arrow keys', ['sk_live_abc1', '\x1b[D\x1b[C\x1b[A\x1b[B', '23\r'], 'sk_live_abc123'],
+    ['Home, End and application-mode cursor keys', ['sk_\x1b[H\x1b[F\x1b[1~\x1b[4~\x1bOH\x1bOF\x1bOD', 'live\r'], 'sk_live'],
+    ['Delete and Backspace', ['sk_live_abcX\x1b[3~12X\x7f3\r'], 'sk_live_abc123'],
+    ['a bracketed paste', ['\x1b[200~sk_live_abc123\x1b[201~\r'], 'sk_live_abc123'],
+    ['a bracketed paste ending in a newline, split across reads', ['\x1b[2', '00~sk_live_', 'abc123\r\n\x1b[20', '1~', '\r'], 'sk_live_abc123'],
+    ['modified arrow keys', ['sk\x1b[1;5D\x1b[1;2C_live\r'], 'sk_live'],
+  ])('keeps %s out of the key', async (_, chunks, expected) => {
+    const terminal = fakeTerminal();
+    const answer = askHidden('API key: ', terminal.input, terminal.screen);
+    for (const chunk of chunks) {
+      terminal.input.write(chunk);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await answer).toBe(expected);
+    expect(terminal.shown()).toBe('API key: \n');
+  });
+
+  it('aborts on Ctrl-C', async () => {
+    const terminal = fakeTerminal();
+    const answer = askHidden('API key: ', terminal.input, terminal.screen);
+    terminal.input.write('sk_live\x03');
+    await expect(answer).rejects.toBeInstanceOf(Cancelled);
+  });
+});
+
+const hasScript = existsSync('/usr/bin/script');
+
+/** The bin in a pseudo-terminal (util-linux script), its questions answered by flags, the key typed. */
+function setupAtTerminal(keystrokes: string[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const command = `${process.execPath} ${CLI} --host cursor --servers contact --base-url ${BASE_URL} --yes`;
+    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: { ...environment(), SHELL: '/bin/sh' }, cwd: home });
+    let stdout = '';
+    let typed = false;
+    child.stdout.on('data', async (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (typed || !stdout.includes('API key')) return;
+      typed = true;
+      for (const keys of keystrokes) {
+        await new Promise((wait) => setTimeout(wait, 100));
+        child.stdin.write(keys);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr: '' }));
+    setTimeout(() => child.kill(), 15_000);
+  });
+}
+
+describe.skipIf(!hasScript)('the hidden key prompt at a real terminal', () => {
+  it('writes the key typed with arrow keys, Delete, Home and End and a bracketed paste, and shows none of it', async () => {
+    const ran = await setupAtTerminal(['sk_\x1b[D\x1b[C', '\x1b[H\x1b[F', 'liveX\x1b[3~', '\x1b[200~_abc123\x1b[201~', '\r']);
+    expect(ran.code, ran.stdout).toBe(0);
+    expect(ran.stdout).not.toContain('sk_live');
+    expect(JSON.parse(await readFile(configPath('cursor'), 'utf8')).mcpServers['engage-contact'].env.ENGAGE_API_KEY).toBe('sk_live_abc123');
+  });
+
+  it('writes nothing when Ctrl-C is pressed at the key prompt', async () => {
+    const ran = await setupAtTerminal(['sk_live', '\x03']);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain('cancelled; nothing was changed');
+    expect(existsSync(configPath('cursor'))).toBe(false);
+  });
+});
