@@ -12,6 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
 import { HOSTS, type HostId } from '../packages/setup/src/hosts.js';
 import { askHidden, Cancelled } from '../packages/setup/src/prompt.js';
+import { mergeJsonConfig } from '../packages/setup/src/json-config.js';
+import { mergeTomlConfig } from '../packages/setup/src/toml-config.js';
 import { ROOT } from '../scripts/distribution.js';
 
 const CLI = join(ROOT, 'packages', 'setup', 'dist', 'cli.js');
@@ -66,6 +68,75 @@ async function writeConfig(path: string, text: string | Buffer, mode = 0o644): P
   await chmod(path, mode);
 }
 
+describe('permissions', () => {
+  it('makes an existing 0644 config it writes the key into 0600, and its backups too', async () => {
+    const path = configPath('cursor');
+    await writeConfig(path, '{"mcpServers": {"other": {"command": "x", "env": {"TOKEN": "other-secret"}}}}\n');
+    const first = await setup(writeArgs('cursor', 'contact'));
+    expect(first.code, first.stderr).toBe(0);
+    expect(await readFile(path, 'utf8')).toContain(KEY);
+    expect(await modeOf(path)).toBe(0o600);
+    const second = await setup(writeArgs('cursor', 'campaign'));
+    expect(second.code, second.stderr).toBe(0);
+    const backups = await backupsOf(path);
+    expect(backups).toHaveLength(2);
+    for (const backup of backups) expect(await modeOf(backup), backup).toBe(0o600);
+  });
+
+  it('creates a new JSON config readable by its owner only', async () => {
+    const ran = await setup(writeArgs('gemini'));
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(await modeOf(configPath('gemini'))).toBe(0o600);
+  });
+});
+
+describe('no rewrite with losses', () => {
+  it('keeps numbers and repeated keys in a TOML config byte for byte, as it edits only our lines', () => {
+    const existing = '[mcp_servers.engage-contact]\nstartup_timeout_sec = 1e3\nretries = 12345678901234567890\nprice = 1.50\n';
+    const merged = mergeTomlConfig(existing, { 'engage-contact': { command: 'npx', args: [], env: {} } }, 'config.toml');
+    expect(merged).toContain('startup_timeout_sec = 1e3\nretries = 12345678901234567890\nprice = 1.50\n');
+  });
+
+  it('refuses a TOML config with a Latin-1 byte, changing nothing', async () => {
+    const path = configPath('codex');
+    await writeConfig(path, Buffer.concat([Buffer.from('model = "caf'), Buffer.from([0xe9]), Buffer.from('"\n')]));
+    const before = await readFile(path);
+    const ran = await setup(writeArgs('codex'));
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(path);
+    expect(ran.stderr).toMatch(/not valid UTF-8/);
+    expect(await readFile(path)).toEqual(before);
+    expect(await backupsOf(path)).toEqual([]);
+  });
+
+  it('refuses to replace a read-only config, changing nothing', async () => {
+    const path = configPath('cursor');
+    const original = '{"mcpServers": {}}\n';
+    await writeConfig(path, original, 0o444);
+    const ran = await setup(writeArgs('cursor'));
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(path);
+    expect(ran.stderr).toMatch(/read-only/);
+    expect(await readFile(path, 'utf8')).toBe(original);
+    expect(await modeOf(path)).toBe(0o444);
+    expect(await backupsOf(path)).toEqual([]);
+  });
+
+  it.each(['cursor', 'codex'] as const)('loses no entry when 7 processes add different servers to one %s file at once', async (hostId) => {
+    const path = configPath(hostId);
+    const domains = ['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'];
+    for (let round = 0; round < 3; round++) {
+      await rm(dirname(path), { recursive: true, force: true });
+      const runs = await Promise.all(domains.map((domain) => setup(writeArgs(hostId, domain))));
+      for (const ran of runs) expect(ran.code, ran.stderr).toBe(0);
+      const text = await readFile(path, 'utf8');
+      const servers = hostId === 'codex' ? (parseToml(text) as any).mcp_servers : JSON.parse(text).mcpServers;
+      expect(Object.keys(servers).sort(), `round ${round}`).toEqual(domains.map((domain) => `engage-${domain}`).sort());
+      expect(await backupsOf(path)).toHaveLength(6);
+      expect((await readdir(dirname(path))).filter((name) => /\.(tmp|lock)$/.test(name))).toEqual([]);
+    }
+  });
+});
 
 /** A fake terminal for askHidden: what is written to it arrives as typed or pasted bytes. */
 function fakeTerminal() {

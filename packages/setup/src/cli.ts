@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '../../../shared/src/config.js';
 import { ConfigRefused } from './config-error.js';
-import { readConfig, replaceConfig } from './files.js';
+import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type HostId, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
@@ -135,6 +135,19 @@ function render(host: Host, existing: string | undefined, entries: Record<string
   return mergeJsonConfig(existing, host, shaped, path);
 }
 
+/**
+ * Merges into the file as it is now, another run having perhaps changed it since it was read for
+ * the question: read, merge and write happen under the file's lock. Undefined: nothing to change.
+ */
+async function writeUnderLock(path: string, merge: (current: string | undefined) => string, key: string | undefined): Promise<Written | undefined> {
+  return withConfigLock(path, async () => {
+    const current = await readConfig(path);
+    const text = merge(current);
+    if (text === current) return undefined;
+    return replaceConfig(path, text, current !== undefined, key !== undefined && text.includes(key));
+  });
+}
+
 async function main(argv: string[]): Promise<number> {
   const options = parseOptions(argv);
   if (options.help) {
@@ -160,7 +173,8 @@ async function main(argv: string[]): Promise<number> {
 
   const path = options['config-path'] ?? host.configPath(currentEnvironment());
   const existing = await readConfig(path);
-  const text = render(host, existing, entriesFor(host, servers, key, baseUrl), path);
+  const entries = entriesFor(host, servers, key, baseUrl);
+  const text = render(host, existing, entries, path);
   const names = servers.map((domain) => `engage-${domain}`).join(', ');
   if (text === existing) {
     process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
@@ -174,7 +188,11 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  const written = await replaceConfig(path, text, existing !== undefined);
+  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), host.asksForKey ? undefined : key);
+  if (!written) {
+    process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
+    return 0;
+  }
   process.stdout.write(
     `Added ${names} to ${written.path}.${written.backup ? ` The previous file is kept as ${written.backup}.` : ''}\n` +
       `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n`,
