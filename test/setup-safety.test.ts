@@ -91,6 +91,36 @@ describe('permissions', () => {
 });
 
 describe('no rewrite with losses', () => {
+  const latin1 = Buffer.concat([Buffer.from('{"name": "Caf'), Buffer.from([0xe9]), Buffer.from('", "mcpServers": {}}\n')]);
+  it.each([
+    ['a Latin-1 byte (invalid UTF-8)', latin1, /not valid UTF-8/],
+    ['a big integer', '{"retries": 12345678901234567890, "mcpServers": {}}\n', /12345678901234567890/],
+    ['a number spelled 1.50', '{"price": 1.50, "mcpServers": {}}\n', /1\.50/],
+    ['a number spelled 1e3', '{"limit": 1e3, "mcpServers": {}}\n', /1e3/],
+    ['duplicate keys', '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}\n', /"a" twice/],
+  ])('refuses a JSON config with %s, naming the problem and the file, changing nothing', async (_, content, problem) => {
+    const path = configPath('cursor');
+    await writeConfig(path, content);
+    const before = await readFile(path);
+    const ran = await setup(writeArgs('cursor'));
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(path);
+    expect(ran.stderr).toMatch(problem);
+    expect(ran.stderr).toContain('nothing was changed');
+    expect(await readFile(path)).toEqual(before);
+    expect(await backupsOf(path)).toEqual([]);
+  });
+
+  it('tells numbers and keys from look-alikes inside strings, and repeats across objects from duplicates', () => {
+    const merge = (text: string) => mergeJsonConfig(text, HOSTS.cursor, { 'engage-contact': { command: 'npx' } }, 'c.json');
+    const fine = '{"a": [0, -1, 1.5, 1e+21, 1.2e-7, {"a": 1}, {"a": 2}], "s": "1.50 \\" {\\"a\\": 1e3, \\"a\\": 2}", "mcpServers": {"a": {"a": 1}}}';
+    expect(JSON.parse(merge(fine)).s).toBe(JSON.parse(fine).s);
+    expect(() => merge('{"x": {"y": [{"k": 1, "k": 2}]}}')).toThrow(/"k" twice in one object \(line 1, column 23\)/);
+    expect(() => merge('{"x": -0}')).toThrow(/-0 .* rewritten as 0/);
+    expect(() => merge('{"x": [1E3]}')).toThrow(/1E3 .* rewritten as 1000/);
+    expect(() => merge('{"x": 1e21}')).toThrow(/rewritten as 1e\+21/);
+  });
+
   it('keeps numbers and repeated keys in a TOML config byte for byte, as it edits only our lines', () => {
     const existing = '[mcp_servers.engage-contact]\nstartup_timeout_sec = 1e3\nretries = 12345678901234567890\nprice = 1.50\n';
     const merged = mergeTomlConfig(existing, { 'engage-contact': { command: 'npx', args: [], env: {} } }, 'config.toml');
