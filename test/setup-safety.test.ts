@@ -4,7 +4,7 @@
 // racing another), and the hidden prompt reads keys rather than terminal escape sequences.
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -14,6 +14,7 @@ import { HOSTS, type HostId } from '../packages/setup/src/hosts.js';
 import { askHidden, Cancelled } from '../packages/setup/src/prompt.js';
 import { mergeJsonConfig } from '../packages/setup/src/json-config.js';
 import { mergeTomlConfig } from '../packages/setup/src/toml-config.js';
+import { gitWorkTreeOf, keyPlacement } from '../packages/setup/src/key-placement.js';
 import { ROOT } from '../scripts/distribution.js';
 
 const CLI = join(ROOT, 'packages', 'setup', 'dist', 'cli.js');
@@ -87,6 +88,76 @@ describe('permissions', () => {
     const ran = await setup(writeArgs('gemini'));
     expect(ran.code, ran.stderr).toBe(0);
     expect(await modeOf(configPath('gemini'))).toBe(0o600);
+  });
+});
+
+describe('project and shared files', () => {
+  it('writes ${ENGAGE_API_KEY} into a project .mcp.json (--config-path .mcp.json), never the key', async () => {
+    const ran = await setup([...writeArgs('claude-code'), '--config-path', '.mcp.json']);
+    expect(ran.code, ran.stderr).toBe(0);
+    const text = await readFile(join(home, '.mcp.json'), 'utf8');
+    expect(text).not.toContain(KEY);
+    expect(JSON.parse(text).mcpServers['engage-contact'].env).toEqual({ ENGAGE_API_KEY: '${ENGAGE_API_KEY}', ENGAGE_BASE_URL: BASE_URL });
+    expect(ran.stdout).toContain('ENGAGE_API_KEY');
+    expect(ran.stdout + ran.stderr).not.toContain(KEY);
+  });
+
+  it("writes the host's own env reference into a file inside a git work tree (Cursor: ${env:ENGAGE_API_KEY})", async () => {
+    const project = join(home, 'work', 'project');
+    await mkdir(join(project, '.git'), { recursive: true });
+    const path = join(project, 'sub', '.cursor', 'mcp.json');
+    const ran = await setup([...writeArgs('cursor'), '--config-path', path]);
+    expect(ran.code, ran.stderr).toBe(0);
+    const text = await readFile(path, 'utf8');
+    expect(text).not.toContain(KEY);
+    expect(JSON.parse(text).mcpServers['engage-contact'].env.ENGAGE_API_KEY).toBe('${env:ENGAGE_API_KEY}');
+  });
+
+  it('writes a reference, not the key, into the usual user file when it is inside a git work tree (a dotfiles repo)', async () => {
+    await mkdir(join(home, '.git'), { recursive: true });
+    const ran = await setup(writeArgs('gemini'));
+    expect(ran.code, ran.stderr).toBe(0);
+    const text = await readFile(configPath('gemini'), 'utf8');
+    expect(text).not.toContain(KEY);
+    expect(JSON.parse(text).mcpServers['engage-contact'].env.ENGAGE_API_KEY).toBe('${ENGAGE_API_KEY}');
+  });
+
+  it.each([['claude-desktop', 'claude_desktop_config.json'], ['codex', 'config.toml']] as const)(
+    'refuses another file for %s, which has no env reference, writing nothing',
+    async (hostId, name) => {
+      const path = join(home, 'shared', name);
+      const ran = await setup([...writeArgs(hostId), '--config-path', path]);
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toContain(path);
+      expect(ran.stderr).toMatch(/would put the API key in .* not your own .* config/);
+      expect(ran.stderr).toContain('--config-path');
+      expect(ran.stdout + ran.stderr).not.toContain(KEY);
+      expect(existsSync(path)).toBe(false);
+    },
+  );
+
+  it('gives the key only to the usual file, however it is named, and outside git work trees', async () => {
+    const usual = join(home, '.cursor', 'mcp.json');
+    await mkdir(join(home, '.cursor'), { recursive: true });
+    await symlink(join(home, '.cursor'), join(home, 'cursor-link'));
+    expect(await keyPlacement(HOSTS.cursor, usual, usual)).toEqual({ kind: 'key' });
+    expect(await keyPlacement(HOSTS.cursor, join(home, 'cursor-link', '..', '.cursor', 'mcp.json'), usual)).toEqual({ kind: 'key' });
+    expect(await keyPlacement(HOSTS.cursor, join(home, 'cursor-link', 'mcp.json'), usual)).toEqual({ kind: 'key' });
+    expect(await keyPlacement(HOSTS.cursor, join(home, 'elsewhere.json'), usual)).toMatchObject({ kind: 'reference', reference: '${env:ENGAGE_API_KEY}' });
+    // A linked git worktree has a .git file, not a folder.
+    await mkdir(join(home, 'linked', 'deep'), { recursive: true });
+    await writeFile(join(home, 'linked', '.git'), 'gitdir: /elsewhere\n');
+    expect(await gitWorkTreeOf(join(home, 'linked', 'deep'))).toBe(join(home, 'linked'));
+    expect(await gitWorkTreeOf(home)).toBeUndefined();
+  });
+
+  it("never writes the key into VS Code's workspace .vscode/mcp.json", async () => {
+    const path = join(home, 'project', '.vscode', 'mcp.json');
+    const ran = await setup([...writeArgs('vscode'), '--config-path', path]);
+    expect(ran.code, ran.stderr).toBe(0);
+    const text = await readFile(path, 'utf8');
+    expect(text).not.toContain(KEY);
+    expect(JSON.parse(text).servers['engage-contact'].env.ENGAGE_API_KEY).toBe('${input:engage-api-key}');
   });
 });
 
