@@ -36,7 +36,9 @@ function decodeUtf8(bytes: Buffer, path: string): string {
 async function refuseReadOnly(path: string): Promise<void> {
   const { mode } = await stat(path);
   if ((mode & 0o200) === 0) {
-    throw new ConfigRefused(`${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`);
+    throw new ConfigRefused(
+      `${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`,
+    );
   }
 }
 

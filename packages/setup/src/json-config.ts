@@ -98,7 +98,9 @@ function checkNumber(text: string, start: number, path: string): number {
 }
 
 function refuse(path: string, problem: string): never {
-  throw new ConfigRefused(`${path} ${problem}; nothing was changed. Change that in the file, or add the servers by hand: run again with --print for the snippet.`);
+  throw new ConfigRefused(
+    `${path} ${problem}; nothing was changed. Change that in the file, or add the servers by hand: run again with --print for the snippet.`,
+  );
 }
 
 /** Past the closing quote of the string that opens at `start`. */
