@@ -223,6 +223,18 @@ describe('no rewrite with losses', () => {
     expect(await backupsOf(path)).toEqual([]);
   });
 
+  it('removes a lock left by a run that has ended, and leaves no lock behind', async () => {
+    const path = configPath('cursor');
+    await writeConfig(path, '{"mcpServers": {}}\n');
+    const ended = spawn(process.execPath, ['-e', '']);
+    await new Promise((done) => ended.on('close', done));
+    await writeFile(`${path}.engage-setup.lock`, `${ended.pid}\n`);
+    const ran = await setup(writeArgs('cursor'));
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(await readFile(path, 'utf8')).mcpServers)).toEqual(['engage-contact']);
+    expect(existsSync(`${path}.engage-setup.lock`)).toBe(false);
+  });
+
   it.each(['cursor', 'codex'] as const)('loses no entry when 7 processes add different servers to one %s file at once', async (hostId) => {
     const path = configPath(hostId);
     const domains = ['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'];
