@@ -7,9 +7,10 @@
 import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
-import { readConfig, replaceConfig } from './files.js';
+import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type HostId, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
+import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
 import { mergeTomlConfig } from './toml-config.js';
 
@@ -27,7 +28,9 @@ Without flags it asks; in a script, give every answer:
   --key-env NAME      read the API key from the environment variable NAME
   --key-stdin         read the API key from the first line of standard input
   --config-path FILE  write this file instead of the host's usual one
-                      (e.g. a project's .mcp.json for Claude Code)
+                      (e.g. a project's .mcp.json for Claude Code); the key itself
+                      goes only into the host's usual file, outside any git work tree:
+                      elsewhere the entries name \$ENGAGE_API_KEY instead
   --print             print the entries (key hidden) instead of writing them
   --yes               write without asking for confirmation
   --help              this text
@@ -135,6 +138,39 @@ function render(host: Host, existing: string | undefined, entries: Record<string
   return mergeJsonConfig(existing, host, shaped, path);
 }
 
+interface KeyToWrite {
+  /** What goes in ENGAGE_API_KEY. */
+  key: string;
+  /** Whether that is the live key, so the file must be its owner's only. */
+  secret: boolean;
+  note?: string;
+}
+
+/** The live key only for the host's own per-user file; elsewhere a reference, the key not even asked for. */
+async function keyFor(host: Host, path: string, options: Options): Promise<KeyToWrite> {
+  // VS Code asks for the key itself and keeps it in its secret storage; the file only names it.
+  if (host.asksForKey) return { key: `\${input:${VSCODE_KEY_INPUT.id}}`, secret: false };
+  const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
+  if (placement.kind === 'key') return { key: await readKey(options), secret: true };
+  const note =
+    `The key is not written into ${path} (it is ${placement.reason}): the entries name ${placement.reference}, ` +
+    `which ${host.name} fills from the environment it starts in, so set ${KEY_VARIABLE} there.`;
+  return { key: placement.reference, secret: false, note };
+}
+
+/**
+ * Merges into the file as it is now, another run having perhaps changed it since it was read for
+ * the question: read, merge and write happen under the file's lock. Undefined: nothing to change.
+ */
+async function writeUnderLock(path: string, merge: (current: string | undefined) => string, key: string | undefined): Promise<Written | undefined> {
+  return withConfigLock(path, async () => {
+    const current = await readConfig(path);
+    const text = merge(current);
+    if (text === current) return undefined;
+    return replaceConfig(path, text, current !== undefined, key !== undefined && text.includes(key));
+  });
+}
+
 async function main(argv: string[]): Promise<number> {
   const options = parseOptions(argv);
   if (options.help) {
@@ -154,13 +190,13 @@ async function main(argv: string[]): Promise<number> {
 
   const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ');
   checkSettings(undefined, baseUrl);
-  // VS Code asks for the key itself and keeps it in its secret storage; the file only names it.
-  const key = host.asksForKey ? `\${input:${VSCODE_KEY_INPUT.id}}` : await readKey(options);
-  if (!host.asksForKey) checkSettings(key, baseUrl);
-
   const path = options['config-path'] ?? host.configPath(currentEnvironment());
+  const { key, secret, note } = await keyFor(host, path, options);
+  if (secret) checkSettings(key, baseUrl);
+
   const existing = await readConfig(path);
-  const text = render(host, existing, entriesFor(host, servers, key, baseUrl), path);
+  const entries = entriesFor(host, servers, key, baseUrl);
+  const text = render(host, existing, entries, path);
   const names = servers.map((domain) => `engage-${domain}`).join(', ');
   if (text === existing) {
     process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
@@ -174,10 +210,15 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  const written = await replaceConfig(path, text, existing !== undefined);
+  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), secret ? key : undefined);
+  if (!written) {
+    process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
+    return 0;
+  }
   process.stdout.write(
     `Added ${names} to ${written.path}.${written.backup ? ` The previous file is kept as ${written.backup}.` : ''}\n` +
-      `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n`,
+      `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
+      (note ? `${note}\n` : ''),
   );
   return 0;
 }

@@ -1,17 +1,44 @@
-// Reading a host's config file and replacing it safely: a backup of what was there, then the new
-// text written beside it and renamed over it, so a crash never leaves half a file.
-import { chmod, copyFile, constants, mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+// Reading a host's config file and replacing it safely: one run at a time (a lock file beside
+// it), a backup of what was there, then the new text written beside it and renamed over it, so a
+// crash never leaves half a file. A file holding the key, and every backup, is its owner's only.
+import { mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { ConfigRefused } from './config-error.js';
 
-/** The file's text, or undefined when there is none yet. */
+/** The file's text, or undefined when there is none yet. Refuses what it could not write back as it was. */
 export async function readConfig(path: string): Promise<string | undefined> {
+  let bytes: Buffer;
   try {
-    return await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     throw new ConfigRefused(`${path} cannot be read (${code ?? (error as Error).message}); nothing was changed.`);
+  }
+  await refuseReadOnly(path);
+  return decodeUtf8(bytes, path);
+}
+
+/** Decoding another encoding as UTF-8 would replace its bytes for good when the file is written back. */
+function decodeUtf8(bytes: Buffer, path: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    const line = bytes.toString('utf8').split('\uFFFD')[0]?.split('\n').length ?? 1;
+    throw new ConfigRefused(
+      `${path} is not valid UTF-8 (a byte on line ${line} is in another encoding, Latin-1 say); nothing was changed, ` +
+        'as rewriting it would change those bytes. Save it as UTF-8, or add the servers by hand: run again with --print for the snippet.',
+    );
+  }
+}
+
+/** Root may write anything, so the mode bits say whether the person meant the file to stay as it is. */
+async function refuseReadOnly(path: string): Promise<void> {
+  const { mode } = await stat(path);
+  if ((mode & 0o200) === 0) {
+    throw new ConfigRefused(
+      `${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`,
+    );
   }
 }
 
@@ -21,33 +48,122 @@ export interface Written {
   backup?: string;
 }
 
-export async function replaceConfig(path: string, text: string, existed: boolean, now = new Date()): Promise<Written> {
+/**
+ * Replaces the file with `text`. `holdsKey`: the text has the live key, so the file becomes
+ * readable by its owner only; otherwise an existing file keeps its mode.
+ */
+export async function replaceConfig(path: string, text: string, existed: boolean, holdsKey: boolean, now = new Date()): Promise<Written> {
   const target = existed ? await realpath(path) : path;
   await mkdir(dirname(target), { recursive: true });
-  // The file holds an API key: a new one is readable by its owner only; an old one keeps its mode.
-  const mode = existed ? (await stat(target)).mode & 0o777 : 0o600;
+  if (existed) await refuseReadOnly(target);
+  const mode = holdsKey || !existed ? 0o600 : (await stat(target)).mode & 0o777;
+  const temporary = `${target}.engage-setup-${process.pid}-${Date.now()}.tmp`;
   let backup: string | undefined;
-  if (existed) {
-    backup = await backupOf(target, now);
-    await chmod(backup, mode);
+  try {
+    await writeNew(temporary, text, mode);
+    if (existed) backup = await backupOf(target, now);
+    await rename(temporary, target);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    if (backup) await rm(backup, { force: true });
+    throw error;
   }
-  const temporary = `${target}.engage-setup-${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode });
-  await chmod(temporary, mode);
-  await rename(temporary, target);
   return { path: target, ...(backup ? { backup } : {}) };
 }
 
-/** `<file>.backup-20250101-120000`, never overwriting an earlier backup. */
+/** A file that did not exist, with this mode from its first byte (the umask cannot widen it). */
+async function writeNew(path: string, content: string | Buffer, mode: number): Promise<void> {
+  const handle = await open(path, 'wx', mode);
+  try {
+    await handle.chmod(mode);
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `<file>.backup-20250101-120000`, never overwriting an earlier backup; its owner's only, as it may hold keys. */
 async function backupOf(path: string, now: Date): Promise<string> {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const original = await readFile(path);
   for (let attempt = 1; ; attempt++) {
     const candidate = `${path}.backup-${stamp}${attempt > 1 ? `-${attempt}` : ''}`;
     try {
-      await copyFile(path, candidate, constants.COPYFILE_EXCL);
+      await writeNew(candidate, original, 0o600);
       return candidate;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
+  }
+}
+
+const LOCK_WAIT_MS = 15_000;
+/** A lock this old is left over whatever it says: no run holds one for more than a moment. */
+const LOCK_STALE_MS = 60_000;
+
+/**
+ * Runs `change` while holding `<file>.engage-setup.lock`, created with O_EXCL, so runs against
+ * one file read, merge and write one after another and none loses another's entries.
+ */
+export async function withConfigLock<T>(path: string, change: () => Promise<T>): Promise<T> {
+  const target = await realpath(path).catch(() => resolve(path));
+  await mkdir(dirname(target), { recursive: true });
+  const lock = `${target}.engage-setup.lock`;
+  await acquireLock(lock, path);
+  try {
+    return await change();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+async function acquireLock(lock: string, path: string): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      await writeNew(lock, `${process.pid}\n`, 0o600);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw new ConfigRefused(`${path} cannot be written (${code ?? (error as Error).message}); nothing was changed.`);
+    }
+    if (await removeIfStale(lock)) continue;
+    if (Date.now() > deadline) {
+      throw new ConfigRefused(
+        `${path} is being changed by another engage-mcp-setup (its lock ${lock} is there); nothing was changed. ` +
+          'Run again when it has finished, or delete the lock file if no other run is going on.',
+      );
+    }
+    await new Promise((wake) => setTimeout(wake, 20 + Math.random() * 40));
+  }
+}
+
+/**
+ * A lock whose process has ended, or that is too old to be held, is removed. Two runs finding
+ * the same stale lock at once could remove each other's new one; that needs a crashed run and a
+ * window of microseconds, and costs only the guarantee for that one pair.
+ */
+async function removeIfStale(lock: string): Promise<boolean> {
+  try {
+    const [content, { mtimeMs }] = await Promise.all([readFile(lock, 'utf8'), stat(lock)]);
+    const pid = Number(content.trim());
+    const ended = Number.isInteger(pid) && pid > 0 && !isRunning(pid);
+    if (!ended && Date.now() - mtimeMs < LOCK_STALE_MS) return false;
+    await rm(lock, { force: true });
+    return true;
+  } catch (error) {
+    // Gone between the attempt and the look: try again at once.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -30,6 +30,11 @@ export interface Host {
   container: 'mcpServers' | 'servers';
   /** Whether the host keeps the key itself (asking for it once) rather than in its config file. */
   asksForKey: boolean;
+  /**
+   * How the host's config names the key in the environment, for files that must not hold it.
+   * None for Claude Desktop (it expands nothing) and Codex (it forwards variables only by env_vars).
+   */
+  keyReference?: string;
   configPath(environment: Environment): string;
   /** The entry in the host's own shape. */
   shape(entry: ServerEntry): Record<string, unknown>;
@@ -69,6 +74,8 @@ export const HOSTS: Record<HostId, Host> = {
     format: 'json',
     container: 'mcpServers',
     asksForKey: false,
+    // Claude Code expands ${VAR} in .mcp.json from each person's environment.
+    keyReference: '${ENGAGE_API_KEY}',
     // User scope: every project. A project's shared .mcp.json takes the same shape (--config-path).
     configPath: ({ home }) => join(home, '.claude.json'),
     shape: typedStdio,
@@ -88,6 +95,8 @@ export const HOSTS: Record<HostId, Host> = {
     format: 'json',
     container: 'mcpServers',
     asksForKey: false,
+    // Cursor's mcp.json interpolates ${env:NAME}.
+    keyReference: '${env:ENGAGE_API_KEY}',
     configPath: ({ home }) => join(home, '.cursor', 'mcp.json'),
     shape: plain,
   },
@@ -106,6 +115,8 @@ export const HOSTS: Record<HostId, Host> = {
     format: 'json',
     container: 'mcpServers',
     asksForKey: false,
+    // Gemini CLI expands $VAR and ${VAR} in a server's env.
+    keyReference: '${ENGAGE_API_KEY}',
     configPath: ({ home }) => join(home, '.gemini', 'settings.json'),
     shape: plain,
   },

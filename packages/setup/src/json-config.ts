@@ -53,7 +53,66 @@ function parse(existing: string | undefined, path: string): JsonObject {
     throw new ConfigRefused(`${path} is not valid JSON${where(existing, error)} (comments and trailing commas are not JSON either), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`);
   }
   if (!isObject(config)) throw new ConfigRefused(`${path} does not hold a JSON object; nothing was changed.`);
+  refuseLosses(existing, path);
   return config;
+}
+
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * The file is written back with JSON.stringify, which spells each number its own way and keeps
+ * only the last of a key given twice: a file where that would lose something is refused. `text`
+ * is valid JSON (JSON.parse took it), so only strings, numbers and punctuation need telling apart.
+ */
+function refuseLosses(text: string, path: string): void {
+  const objects: (Set<string> | undefined)[] = [];
+  let expectingKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === '"') {
+      const end = stringEnd(text, i);
+      const keys = objects.at(-1);
+      if (keys && expectingKey) {
+        const key = JSON.parse(text.slice(i, end)) as string;
+        if (keys.has(key)) refuse(path, `has the key ${JSON.stringify(key)} twice in one object (${lineOf(text, i)}), and only the last would be kept`);
+        keys.add(key);
+      }
+      i = end - 1;
+    } else if (char === '{' || char === '[') {
+      objects.push(char === '{' ? new Set() : undefined);
+      expectingKey = char === '{';
+    } else if (char === '}' || char === ']') objects.pop();
+    else if (char === ',') expectingKey = objects.at(-1) !== undefined;
+    else if (char === ':') expectingKey = false;
+    else if (char === '-' || (char >= '0' && char <= '9')) i = checkNumber(text, i, path) - 1;
+  }
+}
+
+/** Where the number at `start` ends; refuses one JSON.stringify would spell otherwise (1.50, 1e3, a big integer). */
+function checkNumber(text: string, start: number, path: string): number {
+  NUMBER.lastIndex = start;
+  const spelled = NUMBER.exec(text)?.[0] ?? '';
+  const rewritten = JSON.stringify(Number(spelled));
+  if (rewritten !== spelled) refuse(path, `has the number ${spelled} (${lineOf(text, start)}), which would be rewritten as ${rewritten}`);
+  return start + spelled.length;
+}
+
+function refuse(path: string, problem: string): never {
+  throw new ConfigRefused(
+    `${path} ${problem}; nothing was changed. Change that in the file, or add the servers by hand: run again with --print for the snippet.`,
+  );
+}
+
+/** Past the closing quote of the string that opens at `start`. */
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
+  while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+  return i + 1;
+}
+
+function lineOf(text: string, at: number): string {
+  const before = text.slice(0, at).split('\n');
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 function where(text: string, error: unknown): string {
