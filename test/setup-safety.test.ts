@@ -122,19 +122,19 @@ describe('project and shared files', () => {
     expect(JSON.parse(text).mcpServers['engage-contact'].env.ENGAGE_API_KEY).toBe('${ENGAGE_API_KEY}');
   });
 
-  it.each([['claude-desktop', 'claude_desktop_config.json'], ['codex', 'config.toml']] as const)(
-    'refuses another file for %s, which has no env reference, writing nothing',
-    async (hostId, name) => {
-      const path = join(home, 'shared', name);
-      const ran = await setup([...writeArgs(hostId), '--config-path', path]);
-      expect(ran.code).toBe(1);
-      expect(ran.stderr).toContain(path);
-      expect(ran.stderr).toMatch(/would put the API key in .* not your own .* config/);
-      expect(ran.stderr).toContain('--config-path');
-      expect(ran.stdout + ran.stderr).not.toContain(KEY);
-      expect(existsSync(path)).toBe(false);
-    },
-  );
+  it.each([
+    ['claude-desktop', 'claude_desktop_config.json'],
+    ['codex', 'config.toml'],
+  ] as const)('refuses another file for %s, which has no env reference, writing nothing', async (hostId, name) => {
+    const path = join(home, 'shared', name);
+    const ran = await setup([...writeArgs(hostId), '--config-path', path]);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(path);
+    expect(ran.stderr).toMatch(/would put the API key in .* not your own .* config/);
+    expect(ran.stderr).toContain('--config-path');
+    expect(ran.stdout + ran.stderr).not.toContain(KEY);
+    expect(existsSync(path)).toBe(false);
+  });
 
   it('gives the key only to the usual file, however it is named, and outside git work trees', async () => {
     const usual = join(home, '.cursor', 'mcp.json');

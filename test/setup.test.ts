@@ -166,7 +166,11 @@ describe('codex (TOML)', () => {
     expect(after.model).toBe('o3');
     expect(after.profiles).toEqual(before.profiles);
     expect(after.mcp_servers.other).toEqual(before.mcp_servers.other);
-    expect(after.mcp_servers['engage-contact']).toEqual({ command: 'npx', args: ['-y', '@engage-mcp/contact'], env: { ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: BASE_URL } });
+    expect(after.mcp_servers['engage-contact']).toEqual({
+      command: 'npx',
+      args: ['-y', '@engage-mcp/contact'],
+      env: { ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: BASE_URL },
+    });
     expect(after.mcp_servers['engage-campaign'].args).toEqual(['-y', '@engage-mcp/campaign']);
 
     const backups = await backupsOf(path);
@@ -194,7 +198,11 @@ describe('codex (TOML)', () => {
       '[other]',
       'x = 1',
     ].join('\r\n');
-    const merged = mergeTomlConfig(existing, { 'engage-contact': { command: 'npx', args: ['-y', '@engage-mcp/contact'], env: { ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: BASE_URL } } }, 'config.toml');
+    const merged = mergeTomlConfig(
+      existing,
+      { 'engage-contact': { command: 'npx', args: ['-y', '@engage-mcp/contact'], env: { ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: BASE_URL } } },
+      'config.toml',
+    );
     expect(parseToml(merged)).toEqual({
       mcp_servers: {
         'engage-contact': {
@@ -234,7 +242,9 @@ describe('codex (TOML)', () => {
     ['an inline env', '[mcp_servers.engage-contact]\nenv = { A = "b" }\n'],
     ['array tables', '[[mcp_servers]]\nname = "x"\n'],
   ])('refuses our servers written as %s, a form it does not edit', (_, content) => {
-    expect(() => mergeTomlConfig(content, { 'engage-contact': { command: 'npx', args: [], env: {} } }, 'config.toml')).toThrow(/a form this setup does not edit/);
+    expect(() => mergeTomlConfig(content, { 'engage-contact': { command: 'npx', args: [], env: {} } }, 'config.toml')).toThrow(
+      /a form this setup does not edit/,
+    );
   });
 
   it('creates a missing config, readable by its owner only', async () => {
@@ -254,13 +264,17 @@ describe('flags and answers', () => {
     expect(ran.code, ran.stderr).toBe(0);
     expectNoKeyIn(ran);
     expect(JSON.parse(ran.stdout)).toEqual({
-      mcpServers: { 'engage-tenant': { command: 'npx', args: ['-y', '@engage-mcp/tenant'], env: { ENGAGE_API_KEY: '<your tenant API key>', ENGAGE_BASE_URL: BASE_URL } } },
+      mcpServers: {
+        'engage-tenant': { command: 'npx', args: ['-y', '@engage-mcp/tenant'], env: { ENGAGE_API_KEY: '<your tenant API key>', ENGAGE_BASE_URL: BASE_URL } },
+      },
     });
     expect(await readdir(home)).toEqual([]);
   });
 
   it('reads the key from a named environment variable', async () => {
-    const ran = await setup(['--host', 'cursor', '--servers', 'billing', '--base-url', BASE_URL, '--key-env', 'MY_ENGAGE_KEY', '--yes'], { env: { MY_ENGAGE_KEY: KEY } });
+    const ran = await setup(['--host', 'cursor', '--servers', 'billing', '--base-url', BASE_URL, '--key-env', 'MY_ENGAGE_KEY', '--yes'], {
+      env: { MY_ENGAGE_KEY: KEY },
+    });
     expect(ran.code, ran.stderr).toBe(0);
     expectNoKeyIn(ran);
     expect(JSON.parse(await readFile(configPath('cursor'), 'utf8')).mcpServers['engage-billing'].env.ENGAGE_API_KEY).toBe(KEY);
@@ -285,7 +299,12 @@ describe('flags and answers', () => {
   it('keeps fields and variables a user added to our entry', async () => {
     const path = configPath('claude-desktop');
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, JSON.stringify({ mcpServers: { 'engage-contact': { command: 'node', args: ['old.js'], disabled: false, env: { ENGAGE_CONFIRM: 'all', ENGAGE_API_KEY: 'old' } } } }));
+    await writeFile(
+      path,
+      JSON.stringify({
+        mcpServers: { 'engage-contact': { command: 'node', args: ['old.js'], disabled: false, env: { ENGAGE_CONFIRM: 'all', ENGAGE_API_KEY: 'old' } } },
+      }),
+    );
     const ran = await setup(writeArgs('claude-desktop', 'contact'), { stdin: `${KEY}\n` });
     expect(ran.code, ran.stderr).toBe(0);
     const text = await readFile(path, 'utf8');
@@ -320,7 +339,7 @@ describe('flags and answers', () => {
     expect(launchCommand(HOSTS['claude-desktop'], '@engage-mcp/contact', 'win32')).toEqual({ command: 'npx', args: ['-y', '@engage-mcp/contact'] });
   });
 
-  it('knows each host\'s config file on each system', () => {
+  it("knows each host's config file on each system", () => {
     const mac = { platform: 'darwin' as const, home: '/Users/u', env: {} };
     const windows = { platform: 'win32' as const, home: 'C:\\Users\\u', env: { APPDATA: 'C:\\Users\\u\\AppData\\Roaming' } };
     expect(HOSTS['claude-desktop'].configPath(mac)).toBe('/Users/u/Library/Application Support/Claude/claude_desktop_config.json');

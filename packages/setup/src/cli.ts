@@ -30,7 +30,7 @@ Without flags it asks; in a script, give every answer:
   --config-path FILE  write this file instead of the host's usual one
                       (e.g. a project's .mcp.json for Claude Code); the key itself
                       goes only into the host's usual file, outside any git work tree:
-                      elsewhere the entries name \$ENGAGE_API_KEY instead
+                      elsewhere the entries name $ENGAGE_API_KEY instead
   --print             print the entries (key hidden) instead of writing them
   --yes               write without asking for confirmation
   --help              this text
@@ -93,7 +93,10 @@ function parseHost(value: string): Host {
 
 function parseServers(value: string): string[] {
   if (value.trim() === '' || value.trim() === 'all') return [...DOMAIN_NAMES];
-  const chosen = value.split(',').map((name) => name.trim().replace(/^engage-/, '')).filter((name) => name !== '');
+  const chosen = value
+    .split(',')
+    .map((name) => name.trim().replace(/^engage-/, ''))
+    .filter((name) => name !== '');
   const unknown = chosen.filter((name) => !DOMAIN_NAMES.includes(name));
   if (unknown.length > 0) throw new UsageError(`unknown server ${unknown.join(', ')}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
   return DOMAIN_NAMES.filter((name) => chosen.includes(name));
@@ -128,7 +131,10 @@ async function readKey(options: Options): Promise<string> {
 function entriesFor(host: Host, servers: string[], key: string, baseUrl: string): Record<string, ServerEntry> {
   const { platform } = currentEnvironment();
   return Object.fromEntries(
-    servers.map((domain) => [`engage-${domain}`, { ...launchCommand(host, `@engage-mcp/${domain}`, platform), env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: baseUrl } }]),
+    servers.map((domain) => [
+      `engage-${domain}`,
+      { ...launchCommand(host, `@engage-mcp/${domain}`, platform), env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: baseUrl } },
+    ]),
   );
 }
 
@@ -177,7 +183,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const host = parseHost(await answer('host', options.host, `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `));
+  const host = parseHost(
+    await answer('host', options.host, `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `),
+  );
   const servers = parseServers(await answer('servers', options.servers, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `));
 
   if (options.print) {

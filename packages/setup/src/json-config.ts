@@ -25,7 +25,9 @@ export function mergeJsonConfig(existing: string | undefined, host: Host, entrie
       continue;
     }
     if (!isObject(current) || (current.env !== undefined && !isObject(current.env))) {
-      throw new ConfigRefused(`${path}: the existing "${name}" entry is not a server object with an env object; fix or remove it, then run again. Nothing was changed.`);
+      throw new ConfigRefused(
+        `${path}: the existing "${name}" entry is not a server object with an env object; fix or remove it, then run again. Nothing was changed.`,
+      );
     }
     servers[name] = { ...current, ...entry, env: { ...(current.env as JsonObject | undefined), ...(entry.env as JsonObject) } };
   }
@@ -50,7 +52,9 @@ function parse(existing: string | undefined, path: string): JsonObject {
     config = JSON.parse(existing);
   } catch (error) {
     // The parser's own message quotes the file, which may hold other servers' secrets: say where only.
-    throw new ConfigRefused(`${path} is not valid JSON${where(existing, error)} (comments and trailing commas are not JSON either), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`);
+    throw new ConfigRefused(
+      `${path} is not valid JSON${where(existing, error)} (comments and trailing commas are not JSON either), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`,
+    );
   }
   if (!isObject(config)) throw new ConfigRefused(`${path} does not hold a JSON object; nothing was changed.`);
   refuseLosses(existing, path);

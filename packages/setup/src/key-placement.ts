@@ -46,7 +46,13 @@ async function canonical(path: string): Promise<string> {
 /** The nearest folder at or above `folder` holding .git (a folder, or a file in a linked worktree). */
 export async function gitWorkTreeOf(folder: string): Promise<string | undefined> {
   for (let current = folder; ; current = dirname(current)) {
-    if (await stat(join(current, '.git')).then(() => true, () => false)) return current;
+    if (
+      await stat(join(current, '.git')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return current;
     if (dirname(current) === current) return undefined;
   }
 }

@@ -59,7 +59,7 @@ export function scanToml(text: string): Statement[] {
       if (char === undefined || char === '\n') fail('a string is not closed on its line');
       if (char === '"') break;
       if (char === '\\') {
-        value += unescape(text, i, fail);
+        value += unescapeAt(text, i, fail);
         i += escapeLength(text, i);
         continue;
       }
@@ -182,7 +182,7 @@ function escapeLength(text: string, at: number): number {
   return kind === 'u' ? 6 : kind === 'U' ? 10 : 2;
 }
 
-function unescape(text: string, at: number, fail: (message: string) => never): string {
+function unescapeAt(text: string, at: number, fail: (message: string) => never): string {
   const kind = text[at + 1] as string;
   if (kind in ESCAPES) return ESCAPES[kind] as string;
   const hex = kind === 'u' ? text.slice(at + 2, at + 6) : kind === 'U' ? text.slice(at + 2, at + 10) : '';
@@ -192,8 +192,9 @@ function unescape(text: string, at: number, fail: (message: string) => never): s
 
 /** A TOML basic string: the characters TOML requires escaped are escaped. */
 export function tomlString(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters TOML requires escaped
   const escaped = value.replace(/[\\"\u0000-\u001f\u007f]/g, (char) => {
-    const named = Object.entries(ESCAPES).find(([name, escape]) => escape === char && name !== 'e')?.[0];
+    const named = Object.entries(ESCAPES).find(([name, sequence]) => sequence === char && name !== 'e')?.[0];
     return named ? `\\${named}` : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
   });
   return `"${escaped}"`;
@@ -217,7 +218,9 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
     statements = scanToml(text);
   } catch (error) {
     if (!(error instanceof TomlSyntax)) throw error;
-    throw new ConfigRefused(`${path} could not be read safely as TOML (${error.message}), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`);
+    throw new ConfigRefused(
+      `${path} could not be read safely as TOML (${error.message}), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`,
+    );
   }
   const names = Object.keys(entries);
   const sections = sectionsOf(statements, names, path);
@@ -230,7 +233,11 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
   const appended: string[] = [];
   const setKeys = (section: Section | undefined, tablePath: string[], values: Record<string, string | string[]>, after?: Section) => {
     if (!section) {
-      const table = header(tablePath) + Object.entries(values).map(([key, value]) => line(key, value)).join('');
+      const table =
+        header(tablePath) +
+        Object.entries(values)
+          .map(([key, value]) => line(key, value))
+          .join('');
       if (after) edits.push([lastContentEnd(after), 0, newline + table]);
       else appended.push(table);
       return;
@@ -272,7 +279,9 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
     .sort((a, b) => a.edit[0] - b.edit[0] || Number(a.edit[1] > 0) - Number(b.edit[1] > 0) || a.index - b.index);
   let result = '';
   let cursor = 0;
-  for (const { edit: [offset, removed, inserted] } of ordered) {
+  for (const {
+    edit: [offset, removed, inserted],
+  } of ordered) {
     result += text.slice(cursor, offset) + inserted;
     cursor = offset + removed;
   }
