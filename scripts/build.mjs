@@ -82,4 +82,4 @@ await Promise.all(
 // 4. Remote mode (packages/http): one bundle serving the seven domains over Streamable HTTP. A
 // long-running service loads everything at start, so no splitting.
 await rm('packages/http/dist', { recursive: true, force: true });
-await build({ ...common, entryPoints: { cli: 'packages/http/src/cli.ts' }, outdir: 'packages/http/dist', plugins: [sdkShims] });
+await build({ ...common, entryPoints: { cli: 'packages/http/src/cli.ts' }, outdir: 'packages/http/dist', plugins: [sdkShims], conditions: ['@engage-mcp/source'] });

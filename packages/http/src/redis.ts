@@ -3,9 +3,7 @@
 // replica's own pace). No dependency: a small RESP2 client over one pipelined TCP connection.
 import { createHash } from 'node:crypto';
 import { connect as connectTcp, type Socket } from 'node:net';
-import type { SpentStore } from '../../../shared/src/confirm.js';
-import { InputError } from '../../../shared/src/errors.js';
-import { Pacer, type PaceKeeper } from '../../../shared/src/pacing.js';
+import { InputError, Pacer, type PaceKeeper, type SpentStore } from '@engage-mcp/shared';
 
 export interface RedisClient {
   /** Sends one command; resolves with its reply (string, number, null, array), rejects on an error reply, a timeout or a lost connection. */
