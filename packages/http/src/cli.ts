@@ -6,10 +6,12 @@ import { connectRedis, RedisPaceKeeper, RedisSpentStore, type RedisClient } from
 import { CATALOGS } from './catalogs.js';
 import { StartupError, startService, type Service } from './service.js';
 import { readHttpSettings } from './settings.js';
-import { logSafe } from '@engage-mcp/shared';
+import { createJsonLog, type LogLevel } from './log.js';
 
-const safe = logSafe([]);
-const line = (level: string, msg: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg: safe(msg) })}\n`);
+// Every line of the CLI is written, whatever ENGAGE_LOG_LEVEL (which is for the service's own lines):
+// they are few, and they say why the service did not start or stopped.
+const log = createJsonLog({ level: 'debug' });
+const line = (level: LogLevel, message: string) => log.emit(level, message);
 
 async function main(): Promise<void> {
   const read = readHttpSettings(process.env);
