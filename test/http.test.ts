@@ -267,14 +267,14 @@ describe('the service refuses what it must', () => {
       const a = await connect('v2-modern', '/mcp/billing', sandbox.keys.full, { on: limited });
       const slow = [0, 1].map(() => a.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } }));
       // Wait until both calls are in flight (the service's own gauge), never on a clock.
-      while (!/engage_http_inflight 2\b/.test(limited.metrics.render())) await new Promise((resolve) => setImmediate(resolve));
+      while (!/engage_http_inflight 2\b/.test(await limited.metrics.render())) await new Promise((resolve) => setImmediate(resolve));
       const third = await fetch(new URL('/mcp/billing', limited.url), { method: 'POST', headers: { authorization: `Bearer ${sandbox.keys.full}`, 'content-type': 'application/json' }, body: '{}' });
       expect(third.status).toBe(429);
       expect(third.headers.get('retry-after')).toBe('1');
       const b = await connect('v2-modern', '/mcp/billing', sandbox.keys.otherTenant, { on: limited });
       expect((await b.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } })).isError).toBeFalsy();
       for (const result of await Promise.all(slow)) expect(result.isError, textOf(result)).toBeFalsy();
-      expect(limited.metrics.render()).toMatch(/engage_http_throttled_total 1\b/);
+      expect(await limited.metrics.render()).toMatch(/engage_http_throttled_total 1\b/);
     } finally {
       sandbox.clearFaults();
       await limited.close();
@@ -288,6 +288,9 @@ describe('the service refuses what it must', () => {
     expect(text).toMatch(/engage_tool_calls_total\{domain="contact",outcome="ok"\} \d+/);
     expect(text).toMatch(/engage_http_request_duration_seconds_bucket/);
     expect(text).toMatch(/engage_confirmations_total\{outcome="replayed"\} \d+/);
+    // The standard process and Node metrics come with ours (prom-client's defaults).
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     expect(text).not.toContain(sandbox.keys.full);
   });
 });
