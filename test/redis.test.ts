@@ -1,12 +1,16 @@
 // Redis for the remote service, against a real redis-server: single use of confirmations across
 // replicas (failing closed), the shared pace (failing open), and the RESP client itself.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Confirmations, type SpentStore } from '../shared/src/confirm.js';
 import { InputError } from '../shared/src/errors.js';
 import { Pacer } from '../shared/src/pacing.js';
 import { connectRedis, encodeCommand, RedisPaceKeeper, RedisReplyError, RedisSpentStore, RedisUnavailableError, RespParser, SPENT_STORE_UNAVAILABLE, type RedisClient } from '../packages/http/src/redis.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { createJsonLog } from '../packages/http/src/log.js';
+import { makeCertificates, startRedis, type RedisServer, type TlsFiles } from './redis-server.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -309,6 +313,78 @@ describe('with a real redis-server', () => {
       expect(keeper.usingFallback).toBe(false);
       expect(logs).toEqual([]);
     });
+  });
+});
+
+describe('rediss:// (TLS) and ACL users, as managed Redis services require', () => {
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const users = [`engage on >${password} ~engage:* &* +@all`];
+  let dir: string;
+  let tls: TlsFiles;
+  let server: RedisServer;
+  let plain: RedisServer;
+  const failure = (url: string, options = {}) => connectRedis(url, () => {}, options).then(() => undefined, (error: Error) => error);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'engage-redis-tls-'));
+    tls = makeCertificates(dir);
+    [server, plain] = await Promise.all([startRedis({ tls, users }), startRedis({ users })]);
+  });
+  afterAll(async () => {
+    await Promise.all([server?.stop(), plain?.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('connects over TLS as an ACL user, trusting a private CA given as ca', async () => {
+    const redis = await connectRedis(`rediss://engage:${password}@127.0.0.1:${server.port}`, () => {}, { ca: readFileSync(tls.caFile) });
+    try {
+      expect(await redis.command(['ACL', 'WHOAMI'])).toBe('engage');
+      expect(await redis.command(['CLIENT', 'INFO'])).toMatch(/ user=engage /);
+      const store = new RedisSpentStore(redis);
+      expect(await store.consume('tls-nonce', Date.now() + 60_000)).toBe(true);
+      expect(await store.consume('tls-nonce', Date.now() + 60_000)).toBe(false);
+      // The user's rules hold: keys outside engage:* are not its own.
+      await expect(redis.command(['SET', 'other:key', '1'])).rejects.toThrow(/NOPERM/);
+    } finally {
+      await redis.close();
+    }
+  });
+
+  it('redis:// (no TLS) with an ACL user works too', async () => {
+    const redis = await connectRedis(`redis://engage:${encodeURIComponent(password)}@127.0.0.1:${plain.port}`);
+    expect(await redis.command(['ACL', 'WHOAMI'])).toBe('engage');
+    await redis.close();
+  });
+
+  it('a wrong password is refused at start with a clear error that never shows it', async () => {
+    for (const [url, options] of [
+      [`rediss://engage:not-${password}@127.0.0.1:${server.port}`, { ca: readFileSync(tls.caFile) }],
+      [`redis://engage:not-${password}@127.0.0.1:${plain.port}`, {}],
+    ] as const) {
+      const error = await failure(url, options);
+      expect(error).toBeInstanceOf(RedisUnavailableError);
+      expect(error?.message).toMatch(/refused the connection \(WRONGPASS\): check the user and password in ENGAGE_REDIS_URL/);
+      expect(error?.message).not.toContain(password);
+    }
+  });
+
+  it('a Redis address in a log line has its password cut out', () => {
+    const lines: string[] = [];
+    const log = createJsonLog({ writeLine: (line) => lines.push(line) });
+    log.warn(`redis: could not reach rediss://engage:${password}@10.0.0.7:6380/0 nor redis://:${password}@cache:6379`);
+    expect(lines.join('\n')).not.toContain(password);
+    expect(JSON.parse(lines[0]!).msg).toBe('redis: could not reach rediss://engage:[redacted]@10.0.0.7:6380/0 nor redis://:[redacted]@cache:6379');
+  });
+
+  it('a certificate from a CA not trusted is refused, saying how to trust it', async () => {
+    const error = await failure(`rediss://engage:${password}@127.0.0.1:${server.port}`);
+    expect(error).toBeInstanceOf(RedisUnavailableError);
+    expect(error?.message).toMatch(/presented a TLS certificate that is not trusted \(\w+\): set ENGAGE_REDIS_CA_FILE/);
+    expect(error?.message).not.toContain(password);
+    // Another CA's certificate is no better than none.
+    const stranger = makeCertificates(dir, 'stranger');
+    const other = await failure(`rediss://engage:${password}@127.0.0.1:${server.port}`, { ca: readFileSync(stranger.caFile) });
+    expect(other?.message).toMatch(/not trusted/);
   });
 });
 

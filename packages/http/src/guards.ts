@@ -44,7 +44,8 @@ export interface GuardDeps {
   log: Logger;
 }
 
-const NO_KEY_CHALLENGE = 'Bearer realm="engage-mcp", error="invalid_request", error_description="send the tenant API key as Authorization: Bearer <key> or X-API-Key"';
+const NO_KEY_CHALLENGE =
+  'Bearer realm="engage-mcp", error="invalid_request", error_description="send the tenant API key as Authorization: Bearer <key> or X-API-Key"';
 
 export function createGuards(deps: GuardDeps): Guard[] {
   return [

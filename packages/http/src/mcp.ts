@@ -18,10 +18,12 @@ export function mcpEndpoints(catalogs: Domain[], engines: EngageServer[], maxBod
   const endpoints = new Map<string, McpEndpoint>();
   const add = (name: string, factory: McpEndpoint['factory']) => {
     const onerror = (error: Error) => log.debug(`modern: ${error.message}`);
-    endpoints.set(name, { name, factory, modern: createMcpHandler(({ era }) => factory(era), { legacy: 'reject', maxRequestBodySize: maxBodyBytes, onerror }) });
+    const modern = createMcpHandler(({ era }) => factory(era), { legacy: 'reject', maxRequestBodySize: maxBodyBytes, onerror });
+    endpoints.set(name, { name, factory, modern });
   };
   catalogs.forEach((domain, index) => add(`/mcp/${domain.name}`, (era) => (engines[index] as EngageServer).createMcpServer({ era })));
-  const instructions = `engage-mcp: all seven domains of the Tenant Messaging and Engagement API in one server.\n\n${engines.map((engine) => engine.instructions).join('\n\n')}`;
+  const intro = 'engage-mcp: all seven domains of the Tenant Messaging and Engagement API in one server.';
+  const instructions = [intro, ...engines.map((engine) => engine.instructions)].join('\n\n');
   add('/mcp', (era) => {
     const mcp = new McpServer(
       { name: 'engage-mcp', title: 'engage-mcp: all domains', version: SERVER_VERSION },

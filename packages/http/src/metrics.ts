@@ -30,13 +30,26 @@ export function createServiceMetrics(readings: MetricReadings): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  new Gauge({ name: 'engage_http_inflight', help: 'MCP requests in flight.', registers, collect() { this.set(readings.inflight()); } });
-  new Gauge({ name: 'engage_sessions_open', help: 'Open 2025-era sessions.', registers, collect() { this.set(readings.sessionsOpen()); } });
+  const gauge = (name: string, help: string, read: () => number) => new Gauge({ name, help, registers, collect() { this.set(read()); } });
+  gauge('engage_http_inflight', 'MCP requests in flight.', readings.inflight);
+  gauge('engage_sessions_open', 'Open 2025-era sessions.', readings.sessionsOpen);
   return {
     requests: new Counter({ name: 'engage_http_requests_total', help: 'HTTP requests by endpoint and status.', labelNames: ['endpoint', 'status'], registers }),
-    latency: new Histogram({ name: 'engage_http_request_duration_seconds', help: 'HTTP request latency by endpoint.', labelNames: ['endpoint'], buckets: BUCKETS, registers }),
+    latency: new Histogram({
+      name: 'engage_http_request_duration_seconds',
+      help: 'HTTP request latency by endpoint.',
+      labelNames: ['endpoint'],
+      buckets: BUCKETS,
+      registers,
+    }),
     calls: new Counter({ name: 'engage_tool_calls_total', help: 'Tool calls by domain and outcome.', labelNames: ['domain', 'outcome'], registers }),
-    callLatency: new Histogram({ name: 'engage_tool_call_duration_seconds', help: 'Tool call latency by domain.', labelNames: ['domain'], buckets: BUCKETS, registers }),
+    callLatency: new Histogram({
+      name: 'engage_tool_call_duration_seconds',
+      help: 'Tool call latency by domain.',
+      labelNames: ['domain'],
+      buckets: BUCKETS,
+      registers,
+    }),
     throttled: new Counter({ name: 'engage_http_throttled_total', help: 'Requests answered 429 (per-key concurrency limit).', registers }),
     refused: new Counter({ name: 'engage_http_refused_total', help: 'Requests refused before MCP, by reason.', labelNames: ['reason'], registers }),
     confirmations: new Counter({

@@ -27,5 +27,6 @@ export function sendText(res: ServerResponse, status: number, text: string, type
 
 /** The same refusal, web-standard, for the MCP face (session routing). */
 export function refusalResponse(refusal: Refusal): Response {
-  return Response.json({ error: refusal.error, message: refusal.message }, { status: refusal.status, headers: { 'cache-control': 'no-store', ...refusal.headers } });
+  const headers = { 'cache-control': 'no-store', ...refusal.headers };
+  return Response.json({ error: refusal.error, message: refusal.message }, { status: refusal.status, headers });
 }
