@@ -51,13 +51,14 @@ async function measure() {
 async function bundles() {
   const out = join(where, 'dist');
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'shared-stub.mjs'), 'export class InputError extends Error {}\nexport class Pacer {}\n');
+  const stub = join(out, 'shared-stub.mjs');
+  writeFileSync(stub, 'export class InputError extends Error {}\nexport class Pacer {}\n');
   const banner = { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" };
   const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, logLevel: 'warning', banner };
   const entry = (contents) => ({ stdin: { contents, resolveDir: where } });
   await Promise.all([
     // Only the client: the core's two names it imports are stubbed.
-    build({ ...common, entryPoints: ['packages/http/src/redis.ts'], outfile: join(out, 'ours.mjs'), alias: { '@engage-mcp/shared': join(out, 'shared-stub.mjs') } }),
+    build({ ...common, entryPoints: ['packages/http/src/redis.ts'], outfile: join(out, 'ours.mjs'), alias: { '@engage-mcp/shared': stub } }),
     build({ ...common, ...entry("export { default } from 'ioredis';"), outfile: join(out, 'ioredis.mjs') }),
     build({ ...common, ...entry("export { createClient } from '@redis/client';"), outfile: join(out, 'node-redis.mjs') }),
   ]);

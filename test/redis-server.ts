@@ -120,7 +120,8 @@ function stopChild(child: ChildProcess | undefined): Promise<void> {
 
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   if (!existsSync(REDIS_SERVER)) {
-    throw new Error(`${REDIS_SERVER} is missing: these tests need a real Redis. Install it with \`apt-get install redis-server\` (CI installs it).`);
+    const how = 'Run `node scripts/ensure-redis.mjs` (Debian, as root), or install it and set ENGAGE_TEST_REDIS_SERVER.';
+    throw new Error(`${REDIS_SERVER} is missing: these tests need a real Redis. ${how}`);
   }
   let child: ChildProcess | undefined;
   let port = 0;
