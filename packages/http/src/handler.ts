@@ -7,7 +7,7 @@ import type { Drain } from './drain.js';
 import type { Exchange, Guard } from './guards.js';
 import type { NodeMcpHandler } from './mcp.js';
 import type { ServiceMetrics } from './metrics.js';
-import { OWN_PATHS, PROBE_PATHS, answerMetrics, answerProbe } from './probes.js';
+import { OWN_PATHS, PROBE_PATHS, answerMetrics, answerProbe } from './endpoints.js';
 import { sendJson, sendRefusal, type Refusal } from './respond.js';
 
 export interface HandlerDeps {

@@ -4,7 +4,8 @@
 // (the SDK's web-standard transport), bound to the key that opened it. The tenant's key comes
 // with every request and is used for that request only: no key is configured, stored or logged.
 // The parts: engines.ts (configuration), mcp.ts (the MCP face), sessions.ts, guards.ts (what a
-// request must pass), handler.ts (the request handler), probes.ts, drain.ts, metrics.ts, log.ts.
+// request must pass), handler.ts (the request handler), endpoints.ts (/healthz, /readyz, /metrics),
+// drain.ts, metrics.ts, log.ts, respond.ts.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
