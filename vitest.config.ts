@@ -1,6 +1,13 @@
+import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
+// Workspace packages export their sources under this condition (see tsconfig's customConditions),
+// so the tests run what is in src/, not a build.
+const conditions = ['@engage-mcp/source', ...defaultServerConditions];
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -73,7 +73,10 @@ async function drive(clients: Array<() => Promise<unknown>>, total: number, pid:
 }
 
 export async function benchHttp(): Promise<HttpResults> {
-  const sandbox = spawn(process.execPath, [join(root, 'packages/sandbox/dist/cli.js'), '--port', '0', '--rate-limit', '100000000'], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const sandbox = spawn(process.execPath, [join(root, 'packages/sandbox/dist/cli.js'), '--port', '0', '--rate-limit', '100000000'], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const { baseUrl, keys } = JSON.parse(await firstLine(sandbox)) as { baseUrl: string; keys: { full: string } };
   const key = keys.full;
   // The service as it ships: defaults (info logs, to a stderr nobody reads here), a limit per key above the bench's.
@@ -156,7 +159,11 @@ export async function benchHttp(): Promise<HttpResults> {
       const runs: Record<keyof HttpResults, Array<{ times: number[]; seconds: number; cpuMs: number }>> = { direct: [], modern: [], legacy: [], replay: [] };
       for (let round = 0; round < 2; round++) for (const side of SIDES) runs[side].push(await drive(series[side](), total / 2, pidOf(side)));
       for (const side of SIDES) {
-        const merged = { times: runs[side].flatMap((run) => run.times), seconds: runs[side].reduce((sum, run) => sum + run.seconds, 0), cpuMs: runs[side].reduce((sum, run) => sum + run.cpuMs, 0) };
+        const merged = {
+          times: runs[side].flatMap((run) => run.times),
+          seconds: runs[side].reduce((sum, run) => sum + run.seconds, 0),
+          cpuMs: runs[side].reduce((sum, run) => sum + run.cpuMs, 0),
+        };
         results[side].push(summary(level, merged));
       }
       await Promise.all([...modern, ...legacy].map((client) => client.close().catch(() => undefined)));
@@ -181,11 +188,19 @@ export function printHttp(results: HttpResults, log: (text: string) => void = (t
     '|---|---|---|---|---|---|---|---|',
   ];
   results.direct.forEach((direct, index) => {
-    lines.push(`| direct to the sandbox | ${direct.clients} | ${f(direct.callsPerSecond, 0)} | ${f(direct.p50Ms)} | ${f(direct.p99Ms)} | 100% | | ${f(direct.cpuMsPerCall)} (sandbox) |`);
-    for (const [side, label] of [['replay', 'MCP 2026-07-28, bare client (server cost)'], ['modern', 'MCP 2026-07-28, v2 SDK client'], ['legacy', 'MCP 2025 session, v1 SDK client']] as const) {
+    lines.push(
+      `| direct to the sandbox | ${direct.clients} | ${f(direct.callsPerSecond, 0)} | ${f(direct.p50Ms)} | ${f(direct.p99Ms)} | 100% | | ${f(direct.cpuMsPerCall)} (sandbox) |`,
+    );
+    for (const [side, label] of [
+      ['replay', 'MCP 2026-07-28, bare client (server cost)'],
+      ['modern', 'MCP 2026-07-28, v2 SDK client'],
+      ['legacy', 'MCP 2025 session, v1 SDK client'],
+    ] as const) {
       const mcp = results[side][index];
       if (!mcp) continue;
-      lines.push(`| ${label} | ${mcp.clients} | ${f(mcp.callsPerSecond, 0)} | ${f(mcp.p50Ms)} | ${f(mcp.p99Ms)} | ${f((mcp.callsPerSecond / direct.callsPerSecond) * 100, 0)}% | ${f(mcp.p50Ms - direct.p50Ms)} | ${f(mcp.cpuMsPerCall)} (service) |`);
+      lines.push(
+        `| ${label} | ${mcp.clients} | ${f(mcp.callsPerSecond, 0)} | ${f(mcp.p50Ms)} | ${f(mcp.p99Ms)} | ${f((mcp.callsPerSecond / direct.callsPerSecond) * 100, 0)}% | ${f(mcp.p50Ms - direct.p50Ms)} | ${f(mcp.cpuMsPerCall)} (service) |`,
+      );
     }
   });
   log(`${lines.join('\n')}\n`);

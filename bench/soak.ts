@@ -42,7 +42,9 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  process.stdout.write('Usage: npm run soak -- [--minutes 5] [--clients 64] [--think-ms 50] [--write-share 0.25] [--replay-share 0.1] [--keys N] [--rate-limit per-key-per-minute] [--lb-drain-ms N]\n');
+  process.stdout.write(
+    'Usage: npm run soak -- [--minutes 5] [--clients 64] [--think-ms 50] [--write-share 0.25] [--replay-share 0.1] [--keys N] [--rate-limit per-key-per-minute] [--lb-drain-ms N]\n',
+  );
   process.exit(0);
 }
 const positive = (name: string, value: string | undefined, integer = false): number => {
@@ -161,10 +163,12 @@ class Replica {
     const child = this.child;
     if (!child || this.pid === undefined) return;
     const asked = Date.now();
-    const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
+    const exited = new Promise<void>((resolve) =>
+      child.once('exit', (code, signal) => {
         this.lastExit = { code, signal, drainMs: Date.now() - asked };
         resolve();
-      }));
+      }),
+    );
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
     await exited;
@@ -238,7 +242,10 @@ function describeThrown(error: unknown): { kind: string; lost: boolean } {
     const said = /"message":"((?:[^"\\]|\\.)*)"/.exec(failure.message ?? '')?.[1] ?? failure.message ?? '';
     return { kind: `HTTP ${failure.status}: ${label(said)}`, lost: false };
   }
-  return { kind: `${failure?.name ?? 'Error'}${failure?.code !== undefined ? ` ${String(failure.code)}` : ''}: ${label(failure?.message ?? String(error))}`, lost: false };
+  return {
+    kind: `${failure?.name ?? 'Error'}${failure?.code !== undefined ? ` ${String(failure.code)}` : ''}: ${label(failure?.message ?? String(error))}`,
+    lost: false,
+  };
 }
 
 const latencies: number[] = [];
@@ -391,7 +398,14 @@ try {
   const errorTotal = () => [...errors.values()].reduce((sum, count) => sum + count, 0);
   const sample = () => {
     for (const replica of replicas) replica.sample();
-    samples.push({ at: elapsed(), calls: stats.calls - lastCalls, errors: errorTotal() - lastErrors, lost: stats.lost, inFlight, rss: replicas.map((replica) => rssKB(replica.pid)) });
+    samples.push({
+      at: elapsed(),
+      calls: stats.calls - lastCalls,
+      errors: errorTotal() - lastErrors,
+      lost: stats.lost,
+      inFlight,
+      rss: replicas.map((replica) => rssKB(replica.pid)),
+    });
     lastCalls = stats.calls;
     lastErrors = errorTotal();
   };
@@ -431,7 +445,9 @@ try {
     }
     proxy?.exclude(1, false);
     restart.back = elapsed();
-    note(`${target.name} back (pid ${target.pid}) after ${(restart.back - restart.at).toFixed(1)} s; it drained in ${restart.drainMs} ms, exit ${restart.exitCode}`);
+    note(
+      `${target.name} back (pid ${target.pid}) after ${(restart.back - restart.at).toFixed(1)} s; it drained in ${restart.drainMs} ms, exit ${restart.exitCode}`,
+    );
   })();
   const progress = setInterval(() => note(`${stats.calls} calls, ${errorTotal()} errors, ${stats.lost} lost, ${inFlight} in flight`), 30_000);
   await Promise.all(workers);
@@ -444,7 +460,8 @@ try {
   const carried = new Map<string, number>();
   for (const entry of sandbox.carriedOut()) {
     const message = entry.params.message;
-    if (entry.operationId === WRITE && typeof message === 'string' && message.startsWith(`soak ${runId} `)) carried.set(message, (carried.get(message) ?? 0) + 1);
+    if (entry.operationId === WRITE && typeof message === 'string' && message.startsWith(`soak ${runId} `))
+      carried.set(message, (carried.get(message) ?? 0) + 1);
   }
   const carriedTotal = [...carried.values()].reduce((sum, count) => sum + count, 0);
   const doubles = [...carried.values()].filter((count) => count > 1).length;
@@ -461,7 +478,10 @@ try {
   const mb = (kb: number | undefined) => (kb === undefined || Number.isNaN(kb) ? '—' : (kb / 1024).toFixed(1));
   const row = (cells: Array<string | number>, widths: number[]) => cells.map((cell, index) => String(cell).padStart(widths[index] ?? 10)).join('  ');
   const out: string[] = [];
-  out.push('', `Soak: ${CLIENTS} clients (v2 client, ${MODERN}, no elicitation), ${minutes.toFixed(1)} min, 2 replicas + Redis ${redisServer.url.replace(/^redis:\/\//, '')} behind bench/proxy.ts; ${KEYS} keys`);
+  out.push(
+    '',
+    `Soak: ${CLIENTS} clients (v2 client, ${MODERN}, no elicitation), ${minutes.toFixed(1)} min, 2 replicas + Redis ${redisServer.url.replace(/^redis:\/\//, '')} behind bench/proxy.ts; ${KEYS} keys`,
+  );
   out.push('');
   out.push('Calls');
   const figures: Array<[string, string | number]> = [
@@ -481,9 +501,17 @@ try {
     ['writes failed before or at confirmation', stats.writesFailed],
     ['token replays / refused / ran', `${stats.replays} / ${stats.replaysRefused} / ${stats.replaysRan}`],
     ['MCP connections (failed)', `${stats.connects} (${stats.connectFailures})`],
-    ['proxy: requests / connect-refused retried / 502', `${proxy.stats.requests} / ${proxy.stats.retriedRefused} / ${proxy.stats.badGateway} (${proxy.stats.failedAfterReach} after reaching a replica: ${JSON.stringify(proxy.stats.failedAfterReachCodes)})`],
+    [
+      'proxy: requests / connect-refused retried / 502',
+      `${proxy.stats.requests} / ${proxy.stats.retriedRefused} / ${proxy.stats.badGateway} (${proxy.stats.failedAfterReach} after reaching a replica: ${JSON.stringify(proxy.stats.failedAfterReachCodes)})`,
+    ],
     ['proxy: forwarded to A / B', `${proxy.upstreams[0]?.forwarded} / ${proxy.upstreams[1]?.forwarded}`],
-    [`restart of B${LB_DRAIN_MS > 0 ? ` (out of rotation ${LB_DRAIN_MS} ms first)` : ' (SIGTERM while in rotation)'}: at / drain / exit / back at`, restart ? `${restart.at.toFixed(0)} s / ${restart.drainMs} ms / ${restart.exitCode} / ${restart.back?.toFixed(0)} s${restart.samePort ? ' (same port)' : ' (new port)'}` : 'not done'],
+    [
+      `restart of B${LB_DRAIN_MS > 0 ? ` (out of rotation ${LB_DRAIN_MS} ms first)` : ' (SIGTERM while in rotation)'}: at / drain / exit / back at`,
+      restart
+        ? `${restart.at.toFixed(0)} s / ${restart.drainMs} ms / ${restart.exitCode} / ${restart.back?.toFixed(0)} s${restart.samePort ? ' (same port)' : ' (new port)'}`
+        : 'not done',
+    ],
     ['Redis keys at the end / memory', `${String(dbsize)} / ${redisMemory}`],
   ];
   const width = Math.max(...figures.map(([name]) => name.length));
@@ -496,7 +524,10 @@ try {
   out.push('Every 10 s (RSS of each replica, MB)');
   const widths = [7, 8, 7, 6, 9, 11, 11];
   out.push(row(['t (s)', 'calls', 'errors', 'lost', 'in flight', 'A RSS', 'B RSS'], widths));
-  for (const sampleRow of samples) out.push(row([sampleRow.at.toFixed(0), sampleRow.calls, sampleRow.errors, sampleRow.lost, sampleRow.inFlight, mb(sampleRow.rss[0]), mb(sampleRow.rss[1])], widths));
+  for (const sampleRow of samples)
+    out.push(
+      row([sampleRow.at.toFixed(0), sampleRow.calls, sampleRow.errors, sampleRow.lost, sampleRow.inFlight, mb(sampleRow.rss[0]), mb(sampleRow.rss[1])], widths),
+    );
   out.push('');
   out.push('RSS per process life, after a warm-up of 60 s (or a fifth of the life, if shorter)');
   for (const replica of replicas) {
@@ -515,7 +546,11 @@ try {
   }
   const verdict = stats.lost === 0 && doubles === 0 && confirmedNotCarried === 0 && stats.replaysRan === 0;
   out.push('');
-  out.push(verdict ? 'PASS: no lost calls, no double writes, every "done" carried out, no replay ran.' : 'FAIL: see lost calls, double writes, confirmed-not-carried and replays above.');
+  out.push(
+    verdict
+      ? 'PASS: no lost calls, no double writes, every "done" carried out, no replay ran.'
+      : 'FAIL: see lost calls, double writes, confirmed-not-carried and replays above.',
+  );
   process.stdout.write(`${out.join('\n')}\n`);
   await teardown();
   process.exit(verdict ? 0 : 1);

@@ -9,14 +9,27 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 // Some dependencies are CommonJS and call require(); an ESM bundle needs one.
 const banner = { js: "import { createRequire as __engageCreateRequire } from 'node:module'; const require = __engageCreateRequire(import.meta.url);" };
 // keepNames is off: it wraps every class and function of the SDK and zod in a naming call at start-up.
-const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, keepNames: false, sourcemap: true, legalComments: 'external', logLevel: 'warning', banner };
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  minify: true,
+  keepNames: false,
+  sourcemap: true,
+  legalComments: 'external',
+  logLevel: 'warning',
+  banner,
+};
 
 // The SDK picks its default JSON Schema validator (ajv) through this one module; ours replaces it
 // (shared/src/mcp/sdk-shims.ts) with the SDK's own cf-worker validator, which every server passes too.
 const sdkShims = {
   name: 'engage-sdk-shims',
   setup(plugin) {
-    plugin.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: fileURLToPath(new URL('../shared/src/mcp/sdk-shims.ts', import.meta.url)) }));
+    plugin.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: fileURLToPath(new URL('../shared/src/mcp/sdk-shims.ts', import.meta.url)),
+    }));
   },
 };
 
@@ -58,7 +71,12 @@ await Promise.all(
       plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart],
     }),
     // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
-    build({ ...common, entryPoints: { operations: `packages/${domain}/src/operations.ts` }, outdir: `packages/${domain}/dist`, alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' } }),
+    build({
+      ...common,
+      entryPoints: { operations: `packages/${domain}/src/operations.ts` },
+      outdir: `packages/${domain}/dist`,
+      alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' },
+    }),
   ]),
 );
 
@@ -82,4 +100,10 @@ await Promise.all(
 // 4. Remote mode (packages/http): one bundle serving the seven domains over Streamable HTTP. A
 // long-running service loads everything at start, so no splitting.
 await rm('packages/http/dist', { recursive: true, force: true });
-await build({ ...common, entryPoints: { cli: 'packages/http/src/cli.ts' }, outdir: 'packages/http/dist', plugins: [sdkShims] });
+await build({
+  ...common,
+  entryPoints: { cli: 'packages/http/src/cli.ts' },
+  outdir: 'packages/http/dist',
+  plugins: [sdkShims],
+  conditions: ['@engage-mcp/source'],
+});

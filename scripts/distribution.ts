@@ -153,7 +153,17 @@ export function toolSummary(tool: DomainManifest['tools'][number]): string {
 /** package.json as published: devDependencies are the workspace's build inputs, not the user's. */
 export function publishedPackageJson(pkg: PackageJson): string {
   const { devDependencies: _buildInputs, ...published } = pkg;
+  if (published.exports) published.exports = withoutSourceCondition(published.exports);
   return `${JSON.stringify(published, null, 2)}\n`;
+}
+
+/** The workspace's sources are exported under this condition; a published package ships only dist/. */
+export const SOURCE_CONDITION = '@engage-mcp/source';
+
+function withoutSourceCondition(exports: unknown): unknown {
+  if (typeof exports !== 'object' || exports === null) return exports;
+  const kept = Object.entries(exports).filter(([key]) => key !== SOURCE_CONDITION);
+  return Object.fromEntries(kept.map(([key, value]) => [key, withoutSourceCondition(value)]));
 }
 
 /** The config entry that runs a published server: `npx -y @engage-mcp/<domain>`. */

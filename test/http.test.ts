@@ -6,14 +6,13 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ALL_SCOPES, DOMAINS, startSandbox, type DomainName, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
-import { MODERN_REVISION, makeClient, structuredOf, textOf, type ClientKind, type TestClient } from './helpers.js';
+import { makeClient, structuredOf, textOf, type ClientKind, type TestClient } from './helpers.js';
 
-type Params = Record<string, unknown>;
 const READ: Record<DomainName, { tool: string; op: string }> = {
   contact: { tool: 'contact_read', op: 'contact.list' },
   campaign: { tool: 'campaign_read', op: 'campaign.list' },
@@ -32,11 +31,23 @@ const logs: string[] = [];
 const open: TestClient[] = [];
 
 async function serve(overrides: Partial<ServiceOptions> = {}): Promise<Service> {
-  return startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: (line) => void logs.push(line), logLevel: 'debug', ...overrides });
+  return startService({
+    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
+    catalogs: CATALOGS,
+    port: 0,
+    writeLog: (line) => void logs.push(line),
+    logLevel: 'debug',
+    ...overrides,
+  });
 }
 
 /** A client of `kind` on `path`, sending `key` as a bearer token (or as X-API-Key). */
-async function connect(kind: ClientKind, path: string, key: string | undefined, options: { elicit?: (message: string) => ElicitResult; header?: 'bearer' | 'x-api-key'; on?: Service } = {}): Promise<TestClient> {
+async function connect(
+  kind: ClientKind,
+  path: string,
+  key: string | undefined,
+  options: { elicit?: (message: string) => ElicitResult; header?: 'bearer' | 'x-api-key'; on?: Service } = {},
+): Promise<TestClient> {
   const url = new URL(path, (options.on ?? service).url);
   const headers: Record<string, string> = key === undefined ? {} : options.header === 'x-api-key' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` };
   const client = makeClient({ kind, ...(options.elicit ? { elicit: options.elicit } : {}) });
@@ -91,7 +102,12 @@ describe('confirmation over HTTP, counted on the sandbox', () => {
   it('2026-07-28 with elicitation: an input_required round, then it runs once', async () => {
     const before = carried(sandbox, 'contact.delete');
     const questions: string[] = [];
-    const client = await connect('v2-modern', '/mcp/contact', sandbox.keys.full, { elicit: (message) => (questions.push(message), yes()) });
+    const client = await connect('v2-modern', '/mcp/contact', sandbox.keys.full, {
+      elicit: (message) => {
+        questions.push(message);
+        return yes();
+      },
+    });
     const result = await client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: target(0) } });
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(questions).toHaveLength(1);
@@ -101,7 +117,12 @@ describe('confirmation over HTTP, counted on the sandbox', () => {
   it('2025 with elicitation (a session): elicitation/create, then it runs once', async () => {
     const before = carried(sandbox, 'contact.delete');
     const questions: string[] = [];
-    const client = await connect('v1', '/mcp', sandbox.keys.full, { elicit: (message) => (questions.push(message), yes()) });
+    const client = await connect('v1', '/mcp', sandbox.keys.full, {
+      elicit: (message) => {
+        questions.push(message);
+        return yes();
+      },
+    });
     const result = await client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: target(1) } });
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(questions).toHaveLength(1);
@@ -113,7 +134,7 @@ describe('confirmation over HTTP, counted on the sandbox', () => {
     const params = target(kind === 'v1' ? 2 : 3);
     const before = carried(sandbox, 'contact.delete');
     const preview = await client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params } });
-    expect(structuredOf(preview).outcome, JSON.stringify(preview)).toBe("preview");
+    expect(structuredOf(preview).outcome, JSON.stringify(preview)).toBe('preview');
     const token = structuredOf(preview).confirmationToken as string;
     expect(carried(sandbox, 'contact.delete')).toBe(before);
     const run = await client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params, confirmationToken: token } });
@@ -194,12 +215,23 @@ describe('tenants and keys', () => {
     const sessionId = transport.sessionId as string;
     expect(sessionId).toBeTruthy();
     for (const method of ['GET', 'DELETE']) {
-      const response = await fetch(new URL('/mcp/contact', service.url), { method, headers: { authorization: `Bearer ${sandbox.keys.otherTenant}`, 'mcp-session-id': sessionId, accept: 'text/event-stream, application/json', 'mcp-protocol-version': '2025-06-18' } });
+      const response = await fetch(new URL('/mcp/contact', service.url), {
+        method,
+        headers: {
+          authorization: `Bearer ${sandbox.keys.otherTenant}`,
+          'mcp-session-id': sessionId,
+          accept: 'text/event-stream, application/json',
+          'mcp-protocol-version': '2025-06-18',
+        },
+      });
       expect(response.status, method).toBe(403);
       expect(await response.text()).toMatch(/another API key/);
     }
     // A v1 client pointed at that session with key B is refused too.
-    const intruder = new V1HttpTransport(new URL('/mcp/contact', service.url), { sessionId, requestInit: { headers: { 'x-api-key': sandbox.keys.otherTenant } } });
+    const intruder = new V1HttpTransport(new URL('/mcp/contact', service.url), {
+      sessionId,
+      requestInit: { headers: { 'x-api-key': sandbox.keys.otherTenant } },
+    });
     await expect(intruder.send({ jsonrpc: '2.0', method: 'notifications/initialized' })).rejects.toThrow(/another API key/);
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
@@ -208,14 +240,19 @@ describe('tenants and keys', () => {
 describe('the service refuses what it must', () => {
   it('a Host or an Origin not allowed (DNS rebinding) is refused with 403; an allowed Origin passes', async () => {
     const url = new URL('/mcp/contact', service.url);
-    const post = (headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${sandbox.keys.full}`, 'content-type': 'application/json', ...headers }, body: '{}' });
+    const post = (headers: Record<string, string>) =>
+      fetch(url, { method: 'POST', headers: { authorization: `Bearer ${sandbox.keys.full}`, 'content-type': 'application/json', ...headers }, body: '{}' });
     // fetch sets Host from the URL; a raw request with another Host stands in for a rebinding page.
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { host: 'evil.example:80', authorization: `Bearer ${sandbox.keys.full}`, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        url,
+        { method: 'POST', headers: { host: 'evil.example:80', authorization: `Bearer ${sandbox.keys.full}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end('{}');
     });
@@ -267,14 +304,18 @@ describe('the service refuses what it must', () => {
       const a = await connect('v2-modern', '/mcp/billing', sandbox.keys.full, { on: limited });
       const slow = [0, 1].map(() => a.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } }));
       // Wait until both calls are in flight (the service's own gauge), never on a clock.
-      while (!/engage_http_inflight 2\b/.test(limited.metrics.render())) await new Promise((resolve) => setImmediate(resolve));
-      const third = await fetch(new URL('/mcp/billing', limited.url), { method: 'POST', headers: { authorization: `Bearer ${sandbox.keys.full}`, 'content-type': 'application/json' }, body: '{}' });
+      while (!/engage_http_inflight 2\b/.test(await limited.metrics.render())) await new Promise((resolve) => setImmediate(resolve));
+      const third = await fetch(new URL('/mcp/billing', limited.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.keys.full}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(third.status).toBe(429);
       expect(third.headers.get('retry-after')).toBe('1');
       const b = await connect('v2-modern', '/mcp/billing', sandbox.keys.otherTenant, { on: limited });
       expect((await b.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } })).isError).toBeFalsy();
       for (const result of await Promise.all(slow)) expect(result.isError, textOf(result)).toBeFalsy();
-      expect(limited.metrics.render()).toMatch(/engage_http_throttled_total 1\b/);
+      expect(await limited.metrics.render()).toMatch(/engage_http_throttled_total 1\b/);
     } finally {
       sandbox.clearFaults();
       await limited.close();
@@ -288,6 +329,9 @@ describe('the service refuses what it must', () => {
     expect(text).toMatch(/engage_tool_calls_total\{domain="contact",outcome="ok"\} \d+/);
     expect(text).toMatch(/engage_http_request_duration_seconds_bucket/);
     expect(text).toMatch(/engage_confirmations_total\{outcome="replayed"\} \d+/);
+    // The standard process and Node metrics come with ours (prom-client's defaults).
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     expect(text).not.toContain(sandbox.keys.full);
   });
 });

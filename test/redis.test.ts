@@ -1,12 +1,26 @@
 // Redis for the remote service, against a real redis-server: single use of confirmations across
 // replicas (failing closed), the shared pace (failing open), and the RESP client itself.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Confirmations, type SpentStore } from '../shared/src/call/confirmations.js';
 import { InputError } from '../shared/src/model/errors.js';
 import { Pacer } from '../shared/src/upstream/pacing.js';
-import { connectRedis, encodeCommand, RedisPaceKeeper, RedisReplyError, RedisSpentStore, RedisUnavailableError, RespParser, SPENT_STORE_UNAVAILABLE, type RedisClient } from '../packages/http/src/redis.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import {
+  connectRedis,
+  encodeCommand,
+  RedisPaceKeeper,
+  RedisReplyError,
+  RedisSpentStore,
+  RedisUnavailableError,
+  RespParser,
+  SPENT_STORE_UNAVAILABLE,
+  type RedisClient,
+} from '../packages/http/src/redis.js';
+import { createJsonLog } from '../packages/http/src/log.js';
+import { makeCertificates, startRedis, type RedisServer, type TlsFiles } from './redis-server.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,7 +51,18 @@ describe('RESP2 parser', () => {
     Buffer.from('*0\r\n'),
     Buffer.from('*3\r\n$3\r\nfoo\r\n*2\r\n:1\r\n$-1\r\n-NOSCRIPT No matching script\r\n'),
   ]);
-  const expected = ['OK', new RedisReplyError('ERR wrong number of arguments'), -42, 1732392104123, 'héllo\r\nwörld', '', null, null, [], ['foo', [1, null], new RedisReplyError('NOSCRIPT No matching script')]];
+  const expected = [
+    'OK',
+    new RedisReplyError('ERR wrong number of arguments'),
+    -42,
+    1732392104123,
+    'héllo\r\nwörld',
+    '',
+    null,
+    null,
+    [],
+    ['foo', [1, null], new RedisReplyError('NOSCRIPT No matching script')],
+  ];
 
   it('parses every reply type, fed one byte at a time (multi-byte characters split too)', () => {
     const replies: unknown[] = [];
@@ -186,10 +211,15 @@ describe('with a real redis-server', () => {
 
   it('50 concurrent redemptions of one token on two replicas: exactly one ok, 49 spent', async () => {
     const secret = randomBytes(32);
-    const replicas = [new Confirmations({ secret, store: new RedisSpentStore(await client()) }), new Confirmations({ secret, store: new RedisSpentStore(await client()) })];
+    const replicas = [
+      new Confirmations({ secret, store: new RedisSpentStore(await client()) }),
+      new Confirmations({ secret, store: new RedisSpentStore(await client()) }),
+    ];
     const params = { id: 'c-1', name: 'Ada' };
     const { value } = replicas[0]!.issue('token', 'key-fp', 'contact.update', params);
-    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, index) => replicas[index % 2]!.redeem('token', value, 'key-fp', 'contact.update', { name: 'Ada', id: 'c-1' })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => replicas[index % 2]!.redeem('token', value, 'key-fp', 'contact.update', { name: 'Ada', id: 'c-1' })),
+    );
     expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'spent')).toHaveLength(49);
   });
@@ -214,7 +244,10 @@ describe('with a real redis-server', () => {
   it('an error reply is never read as a first use', async () => {
     const liar: SpentStore = new RedisSpentStore({ command: async () => 'QUEUED', close: async () => {} });
     await expect(liar.consume('n', Date.now() + 1000)).rejects.toThrow(SPENT_STORE_UNAVAILABLE);
-    const broken: SpentStore = new RedisSpentStore({ command: async () => Promise.reject(new RedisReplyError('READONLY You can\'t write against a read only replica.')), close: async () => {} });
+    const broken: SpentStore = new RedisSpentStore({
+      command: async () => Promise.reject(new RedisReplyError("READONLY You can't write against a read only replica.")),
+      close: async () => {},
+    });
     await expect(broken.consume('n', Date.now() + 1000)).rejects.toBeInstanceOf(InputError);
   });
 
@@ -225,7 +258,7 @@ describe('with a real redis-server', () => {
       const local = new Pacer(clock);
       const shared = new RedisPaceKeeper(await client(), `equiv-${randomBytes(4).toString('hex')}`, 'test:pace:', { now: clock });
       let seed = 7;
-      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       for (let step = 0; step < 400; step++) {
         const pick = random();
         now += Math.floor(random() * 700);
@@ -309,6 +342,82 @@ describe('with a real redis-server', () => {
       expect(keeper.usingFallback).toBe(false);
       expect(logs).toEqual([]);
     });
+  });
+});
+
+describe('rediss:// (TLS) and ACL users, as managed Redis services require', () => {
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const users = [`engage on >${password} ~engage:* &* +@all`];
+  let dir: string;
+  let tls: TlsFiles;
+  let server: RedisServer;
+  let plain: RedisServer;
+  const failure = (url: string, options = {}) =>
+    connectRedis(url, () => {}, options).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'engage-redis-tls-'));
+    tls = makeCertificates(dir);
+    [server, plain] = await Promise.all([startRedis({ tls, users }), startRedis({ users })]);
+  });
+  afterAll(async () => {
+    await Promise.all([server?.stop(), plain?.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('connects over TLS as an ACL user, trusting a private CA given as ca', async () => {
+    const redis = await connectRedis(`rediss://engage:${password}@127.0.0.1:${server.port}`, () => {}, { ca: readFileSync(tls.caFile) });
+    try {
+      expect(await redis.command(['ACL', 'WHOAMI'])).toBe('engage');
+      expect(await redis.command(['CLIENT', 'INFO'])).toMatch(/ user=engage /);
+      const store = new RedisSpentStore(redis);
+      expect(await store.consume('tls-nonce', Date.now() + 60_000)).toBe(true);
+      expect(await store.consume('tls-nonce', Date.now() + 60_000)).toBe(false);
+      // The user's rules hold: keys outside engage:* are not its own.
+      await expect(redis.command(['SET', 'other:key', '1'])).rejects.toThrow(/NOPERM/);
+    } finally {
+      await redis.close();
+    }
+  });
+
+  it('redis:// (no TLS) with an ACL user works too', async () => {
+    const redis = await connectRedis(`redis://engage:${encodeURIComponent(password)}@127.0.0.1:${plain.port}`);
+    expect(await redis.command(['ACL', 'WHOAMI'])).toBe('engage');
+    await redis.close();
+  });
+
+  it('a wrong password is refused at start with a clear error that never shows it', async () => {
+    for (const [url, options] of [
+      [`rediss://engage:not-${password}@127.0.0.1:${server.port}`, { ca: readFileSync(tls.caFile) }],
+      [`redis://engage:not-${password}@127.0.0.1:${plain.port}`, {}],
+    ] as const) {
+      const error = await failure(url, options);
+      expect(error).toBeInstanceOf(RedisUnavailableError);
+      expect(error?.message).toMatch(/refused the connection \(WRONGPASS\): check the user and password in ENGAGE_REDIS_URL/);
+      expect(error?.message).not.toContain(password);
+    }
+  });
+
+  it('a Redis address in a log line has its password cut out', () => {
+    const lines: string[] = [];
+    const log = createJsonLog({ writeLine: (line) => lines.push(line) });
+    log.warn(`redis: could not reach rediss://engage:${password}@10.0.0.7:6380/0 nor redis://:${password}@cache:6379`);
+    expect(lines.join('\n')).not.toContain(password);
+    expect(JSON.parse(lines[0]!).msg).toBe('redis: could not reach rediss://engage:[redacted]@10.0.0.7:6380/0 nor redis://:[redacted]@cache:6379');
+  });
+
+  it('a certificate from a CA not trusted is refused, saying how to trust it', async () => {
+    const error = await failure(`rediss://engage:${password}@127.0.0.1:${server.port}`);
+    expect(error).toBeInstanceOf(RedisUnavailableError);
+    expect(error?.message).toMatch(/presented a TLS certificate that is not trusted \(\w+\): set ENGAGE_REDIS_CA_FILE/);
+    expect(error?.message).not.toContain(password);
+    // Another CA's certificate is no better than none.
+    const stranger = makeCertificates(dir, 'stranger');
+    const other = await failure(`rediss://engage:${password}@127.0.0.1:${server.port}`, { ca: readFileSync(stranger.caFile) });
+    expect(other?.message).toMatch(/not trusted/);
   });
 });
 

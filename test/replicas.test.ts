@@ -3,12 +3,15 @@
 // redemptions of it race across both. Counted on the sandbox's log of what it carried out; the
 // operation is a WhatsApp send, which the sandbox carries out (and logs) every time it is asked.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { MODERN_REVISION, structuredOf, textOf } from './helpers.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { makeCertificates, startRedis, type RedisServer } from './redis-server.js';
 
 const SECRET = 'a-shared-state-secret-of-more-than-32-bytes';
 const RACERS = 50;
@@ -25,7 +28,10 @@ const replicas: Replica[] = [];
 const clients: ModernClient[] = [];
 
 function launch(env: Record<string, string>): { child: ChildProcess; stderr: string[]; exit: Promise<number | null>; url: Promise<string> } {
-  const child = spawn(process.execPath, ['packages/http/dist/cli.js'], { env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['packages/http/dist/cli.js'], {
+    env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stderr: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -37,7 +43,12 @@ function launch(env: Record<string, string>): { child: ChildProcess; stderr: str
 }
 
 async function replica(): Promise<Replica> {
-  const started = launch({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: SECRET, ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY: String(RACERS * 2) });
+  const started = launch({
+    ENGAGE_BASE_URL: sandbox.baseUrl,
+    ENGAGE_REDIS_URL: redis.url,
+    ENGAGE_STATE_SECRET: SECRET,
+    ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY: String(RACERS * 2),
+  });
   const one = { url: await started.url, child: started.child, stderr: started.stderr };
   replicas.push(one);
   return one;
@@ -45,10 +56,11 @@ async function replica(): Promise<Replica> {
 
 /** A 2026-07-28 client of one replica; with elicitation declared but answered by the test itself (no auto-fulfil). */
 async function client(on: Replica, elicitation = false): Promise<ModernClient> {
-  const made = new ModernClient(
-    { name: 'replicas', version: '0' },
-    { capabilities: elicitation ? { elicitation: {} } : {}, versionNegotiation: { mode: { pin: MODERN_REVISION } }, ...(elicitation ? { inputRequired: { autoFulfill: false } } : {}) } as never,
-  );
+  const made = new ModernClient({ name: 'replicas', version: '0' }, {
+    capabilities: elicitation ? { elicitation: {} } : {},
+    versionNegotiation: { mode: { pin: MODERN_REVISION } },
+    ...(elicitation ? { inputRequired: { autoFulfill: false } } : {}),
+  } as never);
   await made.connect(new V2HttpTransport(new URL('/mcp/channel', on.url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
   clients.push(made);
   return made;
@@ -56,7 +68,10 @@ async function client(on: Replica, elicitation = false): Promise<ModernClient> {
 
 const carried = () => sandbox.carriedOut().filter((entry) => entry.operationId === 'channel.whatsapp.send').length;
 const call = (on: ModernClient, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  on.callTool({ name: 'channel_action', arguments: { operationId: 'channel.whatsapp.send', ...args }, ...extra } as never, { allowInputRequired: true } as never) as Promise<Record<string, any>>;
+  on.callTool(
+    { name: 'channel_action', arguments: { operationId: 'channel.whatsapp.send', ...args }, ...extra } as never,
+    { allowInputRequired: true } as never,
+  ) as Promise<Record<string, any>>;
 const targets = ['Halo', 'Promo', 'Salam', 'Terima kasih'].map((message) => ({ msisdn: '081234567890', message }));
 
 beforeAll(async () => {
@@ -125,7 +140,9 @@ describe('two replicas on one Redis', () => {
 
     const raced = targets[3];
     const fresh = (await call(b, { params: raced })).requestState as string;
-    const results = await Promise.all(Array.from({ length: RACERS }, (_, index) => call(index % 2 ? a : b, { params: raced }, { inputResponses: yes, requestState: fresh })));
+    const results = await Promise.all(
+      Array.from({ length: RACERS }, (_, index) => call(index % 2 ? a : b, { params: raced }, { inputResponses: yes, requestState: fresh })),
+    );
     expect(results.filter((result) => !result.isError && result.resultType !== 'input_required')).toHaveLength(1);
     expect(carried()).toBe(before + 2);
   });
@@ -135,6 +152,52 @@ describe('two replicas on one Redis', () => {
       const started = launch({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ...(secret ? { ENGAGE_STATE_SECRET: secret } : {}) });
       expect(await started.exit).toBe(2);
       expect(started.stderr.join('')).toMatch(/ENGAGE_STATE_SECRET/);
+      await started.url.catch(() => undefined);
+    }
+  });
+});
+
+describe('the built CLI on a managed-style Redis: rediss:// and an ACL user', () => {
+  const password = 'acl-password-that-must-never-be-logged';
+  let dir: string;
+  let tlsRedis: RedisServer;
+  let caFile: string;
+  const url = (secret: string) => `rediss://engage:${secret}@127.0.0.1:${tlsRedis.port}`;
+  const start = (env: Record<string, string>) => launch({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_STATE_SECRET: SECRET, ...env });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'engage-cli-tls-'));
+    const tls = makeCertificates(dir);
+    caFile = tls.caFile;
+    tlsRedis = await startRedis({ tls, users: [`engage on >${password} ~engage:* &* +@all`] });
+  });
+  afterAll(async () => {
+    await tlsRedis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts and serves with the CA in ENGAGE_REDIS_CA_FILE; the password is never logged', async () => {
+    const started = start({ ENGAGE_REDIS_URL: url(password), ENGAGE_REDIS_CA_FILE: caFile });
+    const on = { url: await started.url, child: started.child, stderr: started.stderr };
+    replicas.push(on);
+    const preview = await call(await client(on), { params: targets[0] });
+    expect(structuredOf(preview as never).outcome).toBe('preview');
+    expect(started.stderr.join('')).not.toContain(password);
+  });
+
+  it('refuses to start, saying why, with a wrong password or a certificate it does not trust', async () => {
+    const cases: Array<{ env: Record<string, string>; says: RegExp }> = [
+      { env: { ENGAGE_REDIS_URL: url(`not-${password}`), ENGAGE_REDIS_CA_FILE: caFile }, says: /WRONGPASS\): check the user and password in ENGAGE_REDIS_URL/ },
+      { env: { ENGAGE_REDIS_URL: url(password) }, says: /TLS certificate that is not trusted .*ENGAGE_REDIS_CA_FILE/ },
+      { env: { ENGAGE_REDIS_URL: url(password), ENGAGE_REDIS_CA_FILE: join(dir, 'missing.pem') }, says: /ENGAGE_REDIS_CA_FILE cannot be read \(ENOENT\)/ },
+    ];
+    for (const { env, says } of cases) {
+      const started = start(env);
+      expect(await started.exit).toBe(2);
+      const stderr = started.stderr.join('');
+      expect(stderr).toMatch(says);
+      expect(stderr).toMatch(/"level":"error","msg":"not started: /);
+      expect(stderr).not.toContain(password);
       await started.url.catch(() => undefined);
     }
   });

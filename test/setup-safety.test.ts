@@ -4,7 +4,7 @@
 // racing another), and the hidden prompt reads keys rather than terminal escape sequences.
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -229,6 +229,9 @@ describe('no rewrite with losses', () => {
     const ended = spawn(process.execPath, ['-e', '']);
     await new Promise((done) => ended.on('close', done));
     await writeFile(`${path}.engage-setup.lock`, `${ended.pid}\n`);
+    // Left by a run that crashed some seconds ago (a fresh lock of an ended run may already be another's).
+    const past = new Date(Date.now() - 10_000);
+    await utimes(`${path}.engage-setup.lock`, past, past);
     const ran = await setup(writeArgs('cursor'));
     expect(ran.code, ran.stderr).toBe(0);
     expect(Object.keys(JSON.parse(await readFile(path, 'utf8')).mcpServers)).toEqual(['engage-contact']);

@@ -2,39 +2,49 @@
 // engage-mcp-http: the remote service. Reads its settings from the environment, prints one JSON
 // line to stdout when it listens ({"url": …}), logs JSON lines to stderr, and on SIGTERM finishes
 // the calls in flight, then exits 0.
+import { readFileSync } from 'node:fs';
 import { connectRedis, RedisPaceKeeper, RedisSpentStore, type RedisClient } from './redis.js';
 import { CATALOGS } from './catalogs.js';
-import { StartupError, startService, type Service } from './service.js';
-import { readHttpSettings } from './settings.js';
-import { logSafe } from '@engage-mcp/shared';
+import { startService, type Service } from './service.js';
+import { readHttpSettings, type HttpSettings } from './settings.js';
+import { createJsonLog, type LogLevel } from './log.js';
 
-const safe = logSafe([]);
-const line = (level: string, msg: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg: safe(msg) })}\n`);
+// Every line of the CLI is written, whatever ENGAGE_LOG_LEVEL (which is for the service's own lines):
+// they are few, and they say why the service did not start or stopped.
+const log = createJsonLog({ level: 'debug' });
+const line = (level: LogLevel, message: string) => log.emit(level, message);
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-async function main(): Promise<void> {
+function notStarted(message: string): never {
+  line('error', `not started: ${message}`);
+  process.exit(2);
+}
+
+function readSettings(): HttpSettings {
   const read = readHttpSettings(process.env);
-  if (!read.ok) {
-    for (const problem of read.problems) line('error', problem);
-    line('error', 'not started: fix the settings above');
-    process.exit(2);
-  }
-  const { settings } = read;
-  let redis: RedisClient | undefined;
-  if (settings.redisUrl) {
-    try {
-      redis = await connectRedis(settings.redisUrl, (message) => line('warn', message));
-    } catch (error) {
-      line('error', `not started: Redis at ENGAGE_REDIS_URL is not reachable (${error instanceof Error ? error.message : String(error)})`);
-      process.exit(2);
-    }
-  }
-  if (settings.host !== '127.0.0.1' && settings.host !== 'localhost' && settings.host !== '::1' && settings.allowedHosts === undefined) {
-    line('warn', `listening on ${settings.host} but ENGAGE_ALLOWED_HOSTS is not set: only requests whose Host is localhost are accepted. Set it to the public hostname(s) the proxy forwards.`);
-  }
+  if (read.ok) return read.settings;
+  for (const problem of read.problems) line('error', problem);
+  return notStarted('fix the settings above');
+}
 
-  let service: Service;
+async function openRedis(settings: HttpSettings): Promise<RedisClient | undefined> {
+  if (!settings.redisUrl) return undefined;
+  let ca: Buffer | undefined;
   try {
-    service = await startService({
+    ca = settings.redisCaFile === undefined ? undefined : readFileSync(settings.redisCaFile);
+  } catch (error) {
+    notStarted(`ENGAGE_REDIS_CA_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
+  }
+  try {
+    return await connectRedis(settings.redisUrl, (message) => line('warn', message), ca ? { ca } : {});
+  } catch (error) {
+    return notStarted(`Redis at ENGAGE_REDIS_URL is not reachable (${messageOf(error)})`);
+  }
+}
+
+async function start(settings: HttpSettings, redis: RedisClient | undefined): Promise<Service> {
+  try {
+    return await startService({
       env: process.env,
       catalogs: CATALOGS,
       host: settings.host,
@@ -48,19 +58,32 @@ async function main(): Promise<void> {
       drainDelayMs: settings.drainDelayMs,
       secret: settings.secret,
       logLevel: settings.logLevel,
-      ...(redis ? { spent: new RedisSpentStore(redis), pace: (keyId: string) => new RedisPaceKeeper(redis as RedisClient, keyId) } : {}),
+      ...(redis ? { spent: new RedisSpentStore(redis), pace: (keyId: string) => new RedisPaceKeeper(redis, keyId) } : {}),
     });
   } catch (error) {
-    line('error', `not started: ${error instanceof StartupError || error instanceof Error ? error.message : String(error)}`);
     await redis?.close().catch(() => undefined);
-    process.exit(2);
+    return notStarted(messageOf(error));
   }
-  if (!redis) {
-    line('warn', 'ENGAGE_REDIS_URL is not set: spent confirmation tokens and the API pace are kept in this process. This service must not be replicated: run ONE replica only; to run several behind a load balancer, set ENGAGE_REDIS_URL and ENGAGE_STATE_SECRET on every replica.');
-  }
-  process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
-  line('info', `listening on ${service.url}: /mcp (all tools) and /mcp/<domain>; /healthz, /readyz, /metrics`);
+}
 
+function warnAboutHost(settings: HttpSettings): void {
+  if (settings.host !== '127.0.0.1' && settings.host !== 'localhost' && settings.host !== '::1' && settings.allowedHosts === undefined) {
+    const why = 'only requests whose Host is localhost are accepted. Set it to the public hostname(s) the proxy forwards.';
+    line('warn', `listening on ${settings.host} but ENGAGE_ALLOWED_HOSTS is not set: ${why}`);
+  }
+}
+
+function warnAboutOneReplica(redis: RedisClient | undefined): void {
+  if (!redis) {
+    line(
+      'warn',
+      'ENGAGE_REDIS_URL is not set: spent confirmation tokens and the API pace are kept in this process. This service must not be replicated: ' +
+        'run ONE replica only; to run several behind a load balancer, set ENGAGE_REDIS_URL and ENGAGE_STATE_SECRET on every replica.',
+    );
+  }
+}
+
+function stopOnSignals(service: Service, redis: RedisClient | undefined): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -69,12 +92,23 @@ async function main(): Promise<void> {
     void service
       .close()
       .then(() => redis?.close())
-      .catch((error: unknown) => line('error', `while stopping: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => line('error', `while stopping: ${messageOf(error)}`))
       .finally(() => process.exit(0));
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(signal));
+}
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  const redis = await openRedis(settings);
+  warnAboutHost(settings);
+  const service = await start(settings, redis);
+  warnAboutOneReplica(redis);
+  process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
+  line('info', `listening on ${service.url}: /mcp (all tools) and /mcp/<domain>; /healthz, /readyz, /metrics`);
+  stopOnSignals(service, redis);
   process.on('uncaughtException', (error) => line('error', `uncaught: ${error.stack ?? error.message}`));
-  process.on('unhandledRejection', (reason) => line('error', `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+  process.on('unhandledRejection', (reason) => line('error', `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : reason}`));
 }
 
 void main();

@@ -1,87 +1,72 @@
-// Prometheus metrics in the text exposition format: counters, gauges and histograms with a small,
-// fixed set of label values (endpoints, domains, outcomes). Never a key, a fingerprint, params
-// or customer data: nothing a request sends becomes a label value except through a fixed list.
-
-type Labels = Record<string, string>;
-
-const escape = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-const labelText = (labels: Labels) => {
-  const entries = Object.entries(labels);
-  return entries.length === 0 ? '' : `{${entries.map(([name, value]) => `${name}="${escape(value)}"`).join(',')}}`;
-};
-
-interface Family {
-  help: string;
-  type: 'counter' | 'gauge' | 'histogram';
-  render(name: string): string[];
-}
-
-export class Counter {
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
-  inc(labels: Labels = {}, by = 1): void {
-    const key = labelText(labels);
-    const entry = this.values.get(key);
-    if (entry) entry.value += by;
-    else this.values.set(key, { labels, value: by });
-  }
-  get(labels: Labels = {}): number {
-    return this.values.get(labelText(labels))?.value ?? 0;
-  }
-  render(name: string): string[] {
-    return [...this.values.values()].map(({ labels, value }) => `${name}${labelText(labels)} ${value}`);
-  }
-}
-
-export class Gauge {
-  constructor(private readonly read: () => number) {}
-  render(name: string): string[] {
-    return [`${name} ${this.read()}`];
-  }
-}
+// Prometheus metrics through prom-client: ours, with a small fixed set of label values (endpoints,
+// domains, outcomes, reasons), beside the standard process and Node ones (CPU, memory, event loop
+// lag, GC). Never a key, a fingerprint, params or customer data: nothing a request sends becomes a
+// label value except through a fixed list.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Latency buckets in seconds, from a cached read to a slow write behind retries. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-export class Histogram {
-  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
-  observe(labels: Labels, seconds: number): void {
-    const key = labelText(labels);
-    let entry = this.series.get(key);
-    if (!entry) this.series.set(key, (entry = { labels, counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
-    for (let index = 0; index < BUCKETS.length; index++) if (seconds <= (BUCKETS[index] as number)) (entry.counts[index] as number)++;
-    entry.sum += seconds;
-    entry.count++;
-  }
-  render(name: string): string[] {
-    const lines: string[] = [];
-    for (const { labels, counts, sum, count } of this.series.values()) {
-      BUCKETS.forEach((bound, index) => lines.push(`${name}_bucket${labelText({ ...labels, le: String(bound) })} ${counts[index]}`));
-      lines.push(`${name}_bucket${labelText({ ...labels, le: '+Inf' })} ${count}`, `${name}_sum${labelText(labels)} ${sum}`, `${name}_count${labelText(labels)} ${count}`);
-    }
-    return lines;
-  }
+export interface ServiceMetrics {
+  requests: Counter<'endpoint' | 'status'>;
+  latency: Histogram<'endpoint'>;
+  calls: Counter<'domain' | 'outcome'>;
+  callLatency: Histogram<'domain'>;
+  throttled: Counter;
+  refused: Counter<'reason'>;
+  confirmations: Counter<'outcome'>;
+  /** The text exposition of every metric. */
+  render(): Promise<string>;
+  contentType: string;
 }
 
-export class Registry {
-  private readonly families = new Map<string, Family & { metric: Counter | Gauge | Histogram }>();
-  counter(name: string, help: string): Counter {
-    const metric = new Counter();
-    this.families.set(name, { help, type: 'counter', metric, render: (n) => metric.render(n) });
-    return metric;
-  }
-  gauge(name: string, help: string, read: () => number): Gauge {
-    const metric = new Gauge(read);
-    this.families.set(name, { help, type: 'gauge', metric, render: (n) => metric.render(n) });
-    return metric;
-  }
-  histogram(name: string, help: string): Histogram {
-    const metric = new Histogram();
-    this.families.set(name, { help, type: 'histogram', metric, render: (n) => metric.render(n) });
-    return metric;
-  }
-  render(): string {
-    const lines: string[] = [];
-    for (const [name, family] of this.families) lines.push(`# HELP ${name} ${family.help}`, `# TYPE ${name} ${family.type}`, ...family.render(name));
-    return `${lines.join('\n')}\n`;
-  }
+export interface MetricReadings {
+  inflight(): number;
+  sessionsOpen(): number;
+}
+
+export function createServiceMetrics(readings: MetricReadings): ServiceMetrics {
+  // A registry per service, not prom-client's global one: tests run several services in one process.
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(read());
+      },
+    });
+  gauge('engage_http_inflight', 'MCP requests in flight.', readings.inflight);
+  gauge('engage_sessions_open', 'Open 2025-era sessions.', readings.sessionsOpen);
+  return {
+    requests: new Counter({ name: 'engage_http_requests_total', help: 'HTTP requests by endpoint and status.', labelNames: ['endpoint', 'status'], registers }),
+    latency: new Histogram({
+      name: 'engage_http_request_duration_seconds',
+      help: 'HTTP request latency by endpoint.',
+      labelNames: ['endpoint'],
+      buckets: BUCKETS,
+      registers,
+    }),
+    calls: new Counter({ name: 'engage_tool_calls_total', help: 'Tool calls by domain and outcome.', labelNames: ['domain', 'outcome'], registers }),
+    callLatency: new Histogram({
+      name: 'engage_tool_call_duration_seconds',
+      help: 'Tool call latency by domain.',
+      labelNames: ['domain'],
+      buckets: BUCKETS,
+      registers,
+    }),
+    throttled: new Counter({ name: 'engage_http_throttled_total', help: 'Requests answered 429 (per-key concurrency limit).', registers }),
+    refused: new Counter({ name: 'engage_http_refused_total', help: 'Requests refused before MCP, by reason.', labelNames: ['reason'], registers }),
+    confirmations: new Counter({
+      name: 'engage_confirmations_total',
+      help: 'Confirmation tokens and requestStates presented, by outcome (redeemed: first use; replayed: refused).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
 }

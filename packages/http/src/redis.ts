@@ -1,8 +1,10 @@
 // Redis for the remote service: what replicas share. Spent confirmation nonces (single use across
 // every replica, failing closed) and the pace of each API key (advisory, failing open to this
-// replica's own pace). No dependency: a small RESP2 client over one pipelined TCP connection.
+// replica's own pace). No dependency: a small RESP2 client over one pipelined TCP or TLS connection
+// (rediss://, and ACL users: what managed Redis services require).
 import { createHash } from 'node:crypto';
-import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTcp, isIP, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { InputError, Pacer, type PaceKeeper, type SpentStore } from '@engage-mcp/shared';
 
 export interface RedisClient {
@@ -108,7 +110,8 @@ export class RespParser {
         if (length === -1) return { value: null, end: head.end };
         if (length < 0 || length > MAX_BULK_BYTES) throw new Error('Redis protocol error: bad bulk length');
         if (this.buffer.length < head.end + length + 2) return INCOMPLETE;
-        if (this.buffer[head.end + length] !== 13 || this.buffer[head.end + length + 1] !== 10) throw new Error('Redis protocol error: bulk string not terminated');
+        if (this.buffer[head.end + length] !== 13 || this.buffer[head.end + length + 1] !== 10)
+          throw new Error('Redis protocol error: bulk string not terminated');
         return { value: this.buffer.toString('utf8', head.end, head.end + length), end: head.end + length + 2 };
       }
       case '*': {
@@ -144,6 +147,11 @@ export interface RedisClientOptions {
   /** Reconnection backoff: from this (default 100 ms), doubling, up to maxBackoffMs (default 5 s). */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * For rediss://: the certificate(s) of the CA that signed Redis's certificate (PEM), trusted besides
+   * Node's own list (and NODE_EXTRA_CA_CERTS). The CLI reads it from ENGAGE_REDIS_CA_FILE.
+   */
+  ca?: string | Buffer;
 }
 
 interface Target {
@@ -152,18 +160,25 @@ interface Target {
   username?: string;
   password?: string;
   db?: number;
+  /** rediss://: TLS, the certificate checked against the host name. */
+  tls: boolean;
   /** host:port, for messages: never the password. */
   label: string;
 }
+
+/** TLS errors that mean Redis's certificate is not one we trust (as opposed to Redis being down). */
+const UNTRUSTED_CERTIFICATE = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_\w+|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
 
 function parseRedisUrl(url: string): Target {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error('ENGAGE_REDIS_URL is not a URL: expected redis://[:password@]host:port[/db]');
+    throw new Error('ENGAGE_REDIS_URL is not a URL: expected redis[s]://[[user]:password@]host:port[/db]');
   }
-  if (parsed.protocol !== 'redis:') throw new Error(`ENGAGE_REDIS_URL must start with redis:// (got ${parsed.protocol}//); TLS (rediss://) is not supported`);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new Error(`ENGAGE_REDIS_URL must start with redis:// or rediss:// (Redis over TLS), not ${parsed.protocol}//`);
+  }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
   const port = parsed.port === '' ? 6379 : Number(parsed.port);
   const path = parsed.pathname.replace(/^\//, '');
@@ -176,6 +191,7 @@ function parseRedisUrl(url: string): Target {
     ...(password !== undefined ? { password } : {}),
     ...(username !== undefined && password !== undefined ? { username } : {}),
     ...(path !== '' ? { db: Number(path) } : {}),
+    tls: parsed.protocol === 'rediss:',
     label: `${host.includes(':') ? `[${host}]` : host}:${port}`,
   };
 }
@@ -204,6 +220,7 @@ class Connection implements RedisClient {
   private readonly connectTimeoutMs: number;
   private readonly minBackoffMs: number;
   private readonly maxBackoffMs: number;
+  private readonly ca: string | Buffer | undefined;
 
   constructor(
     private readonly target: Target,
@@ -216,16 +233,15 @@ class Connection implements RedisClient {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
     this.minBackoffMs = options.minBackoffMs ?? 100;
     this.maxBackoffMs = options.maxBackoffMs ?? 5_000;
+    this.ca = options.ca;
   }
 
-  /** Opens the connection and sends AUTH and SELECT; resolves once it is usable. */
+  /** Opens the connection (TLS for rediss://) and sends AUTH and SELECT; resolves once it is usable. */
   open(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const socket = connectTcp({ host: this.target.host, port: this.target.port });
+      const socket = this.dial();
       this.socket = socket;
       this.parser.reset();
-      socket.setNoDelay(true);
-      socket.setKeepAlive(true, 30_000);
       let settled = false;
       const fail = (error: Error) => {
         if (settled) return;
@@ -234,47 +250,78 @@ class Connection implements RedisClient {
         socket.destroy();
         reject(error);
       };
-      const timer = setTimeout(() => fail(new RedisUnavailableError(`Redis at ${this.target.label} did not accept a connection within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
-      socket.on('data', (chunk: Buffer) => {
-        try {
-          this.parser.feed(chunk);
-        } catch (error) {
-          this.log(`redis: ${(error as Error).message} from ${this.target.label}; dropping the connection`);
-          socket.destroy();
-        }
-      });
-      socket.on('error', (error: NodeJS.ErrnoException) => {
-        if (!settled) fail(new RedisUnavailableError(`Redis at ${this.target.label} is unreachable (${error.code ?? 'error'})`));
-        else this.lastError = error.code ?? 'error';
-      });
-      socket.on('close', () => {
-        if (this.socket === socket) this.dropped();
-        if (!settled) fail(new RedisUnavailableError(`Redis at ${this.target.label} closed the connection`));
-      });
-      socket.once('connect', () => {
-        const handshake: Array<Promise<unknown>> = [];
-        if (this.target.password !== undefined) {
-          handshake.push(this.send(this.target.username !== undefined ? ['AUTH', this.target.username, this.target.password] : ['AUTH', this.target.password], true));
-        }
-        if (this.target.db !== undefined) handshake.push(this.send(['SELECT', this.target.db], true));
-        handshake.push(this.send(['PING'], true));
-        Promise.all(handshake).then(
-          () => {
-            if (settled) return;
-            settled = true;
-            clearTimeout(timer);
-            this.ready = true;
-            this.attempts = 0;
-            resolve();
-          },
-          (error: Error) => {
-            // WRONGPASS, NOAUTH, a bad db: Redis's own words carry no password.
-            const reason = error instanceof RedisReplyError ? error.message.split(' ')[0] ?? 'error' : error.message;
-            fail(new RedisUnavailableError(`Redis at ${this.target.label} refused the connection (${reason})`));
-          },
-        );
+      const late = () => new RedisUnavailableError(`Redis at ${this.target.label} did not accept a connection within ${this.connectTimeoutMs} ms`);
+      const timer = setTimeout(() => fail(late()), this.connectTimeoutMs);
+      this.listen(socket, (error) => (settled ? undefined : fail(error)));
+      socket.once(this.target.tls ? 'secureConnect' : 'connect', () => {
+        this.handshake().then(() => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          this.ready = true;
+          this.attempts = 0;
+          resolve();
+        }, fail);
       });
     });
+  }
+
+  private dial(): Socket {
+    const { host, port } = this.target;
+    // SNI only for a name: an address is checked against the certificate's IP entries.
+    const servername = isIP(host) === 0 ? host : undefined;
+    const tlsOptions = { ...(servername ? { servername } : {}), ...(this.ca ? { ca: this.ca } : {}) };
+    const socket = this.target.tls ? connectTls({ host, port, ...tlsOptions }) : connectTcp({ host, port });
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 30_000);
+    return socket;
+  }
+
+  /** The socket's events; `failOpening` is told of an error or close while the connection is being opened. */
+  private listen(socket: Socket, failOpening: (error: Error) => void): void {
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        this.parser.feed(chunk);
+      } catch (error) {
+        this.log(`redis: ${(error as Error).message} from ${this.target.label}; dropping the connection`);
+        socket.destroy();
+      }
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      this.lastError = error.code ?? 'error';
+      failOpening(this.unreachable(error));
+    });
+    socket.on('close', () => {
+      if (this.socket === socket) this.dropped();
+      failOpening(new RedisUnavailableError(`Redis at ${this.target.label} closed the connection`));
+    });
+  }
+
+  private unreachable(error: NodeJS.ErrnoException): RedisUnavailableError {
+    const code = error.code ?? 'error';
+    if (this.target.tls && UNTRUSTED_CERTIFICATE.test(code)) {
+      const hint = 'set ENGAGE_REDIS_CA_FILE to the CA certificate that signed it (PEM), or NODE_EXTRA_CA_CERTS';
+      return new RedisUnavailableError(`Redis at ${this.target.label} presented a TLS certificate that is not trusted (${code}): ${hint}`);
+    }
+    return new RedisUnavailableError(`Redis at ${this.target.label} is unreachable (${code})`);
+  }
+
+  /** AUTH (a password, or an ACL user and password), SELECT, PING. */
+  private async handshake(): Promise<void> {
+    const { username, password, db } = this.target;
+    const steps: Array<Promise<unknown>> = [];
+    if (password !== undefined) steps.push(this.send(username !== undefined ? ['AUTH', username, password] : ['AUTH', password], true));
+    if (db !== undefined) steps.push(this.send(['SELECT', db], true));
+    steps.push(this.send(['PING'], true));
+    try {
+      await Promise.all(steps);
+    } catch (error) {
+      if (!(error instanceof RedisReplyError)) throw error;
+      // WRONGPASS, NOAUTH, NOPERM, a bad db: Redis's first word only, which never carries the password.
+      const reason = error.message.split(' ')[0] ?? 'error';
+      const hint = /^(WRONGPASS|NOAUTH|NOPERM)$/.test(reason) ? ': check the user and password in ENGAGE_REDIS_URL' : '';
+      throw new RedisUnavailableError(`Redis at ${this.target.label} refused the connection (${reason})${hint}`);
+    }
   }
 
   private lastError = '';
@@ -286,7 +333,8 @@ class Connection implements RedisClient {
     this.parser.reset();
     // Commands in flight are never sent again: their effect (a SET NX) may have happened.
     const lost = this.pending.splice(0);
-    for (const entry of lost) this.settle(entry, new RedisUnavailableError(`the connection to Redis at ${this.target.label} was lost before ${entry.name} was answered`));
+    for (const entry of lost)
+      this.settle(entry, new RedisUnavailableError(`the connection to Redis at ${this.target.label} was lost before ${entry.name} was answered`));
     if (this.closed) return;
     if (wasReady) this.log(`redis: connection to ${this.target.label} lost${this.lastError ? ` (${this.lastError})` : ''}; reconnecting`);
     this.lastError = '';
@@ -345,7 +393,8 @@ class Connection implements RedisClient {
     const socket = this.socket;
     if (!socket || (!handshake && !this.ready)) return Promise.reject(new RedisUnavailableError(`Redis at ${this.target.label} is not connected`));
     const name = String(args[0] ?? '').toUpperCase();
-    if (this.pending.length >= this.maxPending) return Promise.reject(new RedisUnavailableError(`too many Redis commands waiting (${this.maxPending}); ${name} was not sent`));
+    if (this.pending.length >= this.maxPending)
+      return Promise.reject(new RedisUnavailableError(`too many Redis commands waiting (${this.maxPending}); ${name} was not sent`));
     return new Promise<unknown>((resolve, reject) => {
       const entry: Pending = {
         resolve,
@@ -382,7 +431,7 @@ class Connection implements RedisClient {
 }
 
 /**
- * Connects to redis://[:password@]host:port[/db] (or redis://user:password@...). Rejects if Redis
+ * Connects to redis[s]://[[user]:password@]host:port[/db] (rediss://: over TLS). Rejects if Redis
  * cannot be reached, or refuses AUTH or SELECT, at start; later drops reconnect with backoff.
  */
 export async function connectRedis(url: string, log: (line: string) => void = () => {}, options: RedisClientOptions = {}): Promise<RedisClient> {
@@ -399,7 +448,8 @@ export async function connectRedis(url: string, log: (line: string) => void = ()
 // ---------------------------------------------------------------------------------------------
 // Spent confirmation nonces
 
-export const SPENT_STORE_UNAVAILABLE = 'The confirmation could not be checked (the shared store of used confirmations is unreachable), so nothing was run. Try again shortly.';
+export const SPENT_STORE_UNAVAILABLE =
+  'The confirmation could not be checked (the shared store of used confirmations is unreachable), so nothing was run. Try again shortly.';
 
 /** Single use across replicas: `SET NX PXAT`, the nonce's key expiring when the value itself does. Fails closed. */
 export class RedisSpentStore implements SpentStore {
@@ -525,7 +575,7 @@ export interface RedisPaceOptions {
 }
 
 /**
- * The Pacer's semantics (see shared/src/pacing.ts), with the state of one API key in one Redis hash
+ * The Pacer's semantics (see shared/src/upstream/pacing.ts), with the state of one API key in one Redis hash
  * shared by every replica, changed atomically by Lua scripts. Pacing is advisory: while Redis
  * fails, this replica keeps its own pace (logged once per outage and Redis client, whatever the
  * number of keys).

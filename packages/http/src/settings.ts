@@ -11,6 +11,8 @@ export interface HttpSettings {
   drainTimeoutMs: number;
   drainDelayMs: number;
   redisUrl: string | undefined;
+  /** ENGAGE_REDIS_CA_FILE: a PEM file of the CA that signed Redis's TLS certificate (a private CA). */
+  redisCaFile: string | undefined;
   /** ENGAGE_STATE_SECRET's bytes (UTF-8), when set. */
   secret: Uint8Array | undefined;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
@@ -31,15 +33,30 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     if (!/^\d+$/.test(raw) || value < min || value > max) problems.push(`${name} must be a whole number from ${min} to ${max}.`);
     return Number.isFinite(value) ? value : fallback;
   };
-  const list = (name: string) => read(name)?.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const list = (name: string) =>
+    read(name)
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
 
   const redisUrl = read('ENGAGE_REDIS_URL');
-  // No TLS to Redis yet: keep it on a private network (or a local stunnel) and say so at start.
-  if (redisUrl !== undefined && !/^redis:\/\//.test(redisUrl)) problems.push('ENGAGE_REDIS_URL must be a redis:// address (rediss://, Redis over TLS, is not supported yet: reach Redis over a private network or a local TLS tunnel).');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    problems.push('ENGAGE_REDIS_URL must be a redis:// or rediss:// (Redis over TLS) address, as in rediss://user:password@host:6380.');
+  }
+  const redisCaFile = read('ENGAGE_REDIS_CA_FILE');
+  if (redisCaFile !== undefined && !redisUrl?.startsWith('rediss://')) {
+    problems.push('ENGAGE_REDIS_CA_FILE is set but ENGAGE_REDIS_URL is not a rediss:// address.');
+  }
   const rawSecret = env.ENGAGE_STATE_SECRET;
   const secret = rawSecret === undefined || rawSecret === '' ? undefined : new TextEncoder().encode(rawSecret);
-  if (secret && secret.length < MIN_SECRET_BYTES) problems.push(`ENGAGE_STATE_SECRET is shorter than ${MIN_SECRET_BYTES} bytes: use a random value of at least ${MIN_SECRET_BYTES} bytes (e.g. openssl rand -base64 48).`);
-  if (redisUrl !== undefined && !secret) problems.push(`ENGAGE_STATE_SECRET is required with ENGAGE_REDIS_URL: every replica must verify the confirmation tokens the others issue (at least ${MIN_SECRET_BYTES} bytes, the same on every replica).`);
+  if (secret && secret.length < MIN_SECRET_BYTES)
+    problems.push(
+      `ENGAGE_STATE_SECRET is shorter than ${MIN_SECRET_BYTES} bytes: use a random value of at least ${MIN_SECRET_BYTES} bytes (e.g. openssl rand -base64 48).`,
+    );
+  if (redisUrl !== undefined && !secret)
+    problems.push(
+      `ENGAGE_STATE_SECRET is required with ENGAGE_REDIS_URL: every replica must verify the confirmation tokens the others issue (at least ${MIN_SECRET_BYTES} bytes, the same on every replica).`,
+    );
   const level = read('ENGAGE_LOG_LEVEL') ?? 'info';
   if (!['error', 'warn', 'info', 'debug'].includes(level)) problems.push('ENGAGE_LOG_LEVEL must be one of error, warn, info, debug.');
 
@@ -54,6 +71,7 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     drainTimeoutMs: integer('ENGAGE_HTTP_DRAIN_TIMEOUT_MS', 30_000, 0, 10 * 60 * 1000),
     drainDelayMs: integer('ENGAGE_HTTP_DRAIN_DELAY_MS', 0, 0, 60 * 1000),
     redisUrl,
+    redisCaFile,
     secret,
     logLevel: level as HttpSettings['logLevel'],
   };

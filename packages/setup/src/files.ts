@@ -101,6 +101,8 @@ async function backupOf(path: string, now: Date): Promise<string> {
 const LOCK_WAIT_MS = 15_000;
 /** A lock this old is left over whatever it says: no run holds one for more than a moment. */
 const LOCK_STALE_MS = 60_000;
+/** A lock whose run has ended counts as left over once it is this old (a run holds one for milliseconds). */
+const LOCK_ORPHAN_MS = 5_000;
 
 /**
  * Runs `change` while holding `<file>.engage-setup.lock`, created with O_EXCL, so runs against
@@ -140,16 +142,19 @@ async function acquireLock(lock: string, path: string): Promise<void> {
 }
 
 /**
- * A lock whose process has ended, or that is too old to be held, is removed. Two runs finding
- * the same stale lock at once could remove each other's new one; that needs a crashed run and a
- * window of microseconds, and costs only the guarantee for that one pair.
+ * A lock left over by a run that crashed is removed: its process has ended and it is some seconds
+ * old, or it is too old to be held at all. A run that ends normally removes its own lock, so a
+ * fresh lock whose process has just ended is not taken for stale (another run may hold the next
+ * lock by then), and the lock is checked to be the very file inspected just before it is removed.
  */
 async function removeIfStale(lock: string): Promise<boolean> {
   try {
-    const [content, { mtimeMs }] = await Promise.all([readFile(lock, 'utf8'), stat(lock)]);
+    const [content, seen] = await Promise.all([readFile(lock, 'utf8'), stat(lock)]);
     const pid = Number(content.trim());
+    const age = Date.now() - seen.mtimeMs;
     const ended = Number.isInteger(pid) && pid > 0 && !isRunning(pid);
-    if (!ended && Date.now() - mtimeMs < LOCK_STALE_MS) return false;
+    if (!(ended && age > LOCK_ORPHAN_MS) && age < LOCK_STALE_MS) return false;
+    if ((await stat(lock)).ino !== seen.ino) return true;
     await rm(lock, { force: true });
     return true;
   } catch (error) {

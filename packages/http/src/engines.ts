@@ -1,0 +1,88 @@
+// The domains' engines, configured once for every tenant (no key: it comes with each request),
+// sharing one API client, one store of spent confirmations, one secret and the paces of the keys.
+import { randomBytes } from 'node:crypto';
+import {
+  ApiClient,
+  MemorySpentStore,
+  Pacer,
+  createServer,
+  loadConfig,
+  manifestOf,
+  type Domain,
+  type EngageServer,
+  type Logger,
+  type PaceKeeper,
+  type SpentStore,
+} from '@engage-mcp/shared';
+import type { ServiceMetrics } from './metrics.js';
+
+/** Problems that keep the service from starting (bad settings): never served as answers. */
+export class StartupError extends Error {}
+
+/** How many keys' paces are remembered (by fingerprint); the oldest is forgotten first. */
+const MAX_PACES = 10_000;
+
+export interface EngineOptions {
+  env: NodeJS.ProcessEnv;
+  catalogs: Domain[];
+  spent?: SpentStore;
+  secret?: Uint8Array;
+  pace?: (keyFingerprint: string) => PaceKeeper;
+}
+
+export interface Engines {
+  engines: EngageServer[];
+  client: ApiClient;
+}
+
+export function startEngines(options: EngineOptions, metrics: ServiceMetrics, log: Logger): Engines {
+  const configs = options.catalogs.map((domain) => ({
+    domain,
+    result: loadConfig(
+      options.env,
+      domain.name,
+      domain.operations.map((op) => op.id),
+      { keyPerRequest: true },
+    ),
+  }));
+  const problems = [...new Set(configs.flatMap(({ result }) => (result.ok ? [] : result.problems)))];
+  if (problems.length > 0) throw new StartupError(problems.join(' '));
+  const first = configs[0]?.result;
+  if (!first?.ok) throw new StartupError('no domains to serve');
+  const client = new ApiClient(first.config, log);
+  const spent = countedSpentStore(options.spent ?? new MemorySpentStore(), metrics);
+  const paceOf = pacesOfKeys(options.pace);
+  const onCall = ({ domain, ok, ms }: { domain: string; ok: boolean; ms: number }) => {
+    metrics.calls.inc({ domain, outcome: ok ? 'ok' : 'error' });
+    metrics.callLatency.observe({ domain }, ms / 1000);
+  };
+  // One secret for every domain (and, with Redis, every replica): random for a single replica.
+  const secret = options.secret ?? randomBytes(32);
+  const engines = configs.map(({ domain, result }) =>
+    createServer(manifestOf(domain), async () => domain, result, { log, spent, secret, remote: { pace: paceOf }, client, onCall }),
+  );
+  return { engines, client };
+}
+
+function countedSpentStore(store: SpentStore, metrics: ServiceMetrics): SpentStore {
+  return {
+    async consume(nonce, expiresAt) {
+      const firstUse = await store.consume(nonce, expiresAt);
+      metrics.confirmations.inc({ outcome: firstUse ? 'redeemed' : 'replayed' });
+      return firstUse;
+    },
+  };
+}
+
+/** The pace of each key by fingerprint, least recently used forgotten first. */
+function pacesOfKeys(make: ((keyFingerprint: string) => PaceKeeper) | undefined): (keyFingerprint: string) => PaceKeeper {
+  const paces = new Map<string, PaceKeeper>();
+  return (id) => {
+    let pace = paces.get(id);
+    if (pace) paces.delete(id);
+    else if (paces.size >= MAX_PACES) paces.delete(paces.keys().next().value as string);
+    pace ??= make?.(id) ?? new Pacer();
+    paces.set(id, pace);
+    return pace;
+  };
+}

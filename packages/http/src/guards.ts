@@ -1,0 +1,169 @@
+// What a request must pass before MCP sees it, in order: a known route, our Host and Origin, a key,
+// a replica not draining, a body within the limit, room under the key's concurrency limit, and a
+// deadline. Each guard returns a refusal or nothing; a new concern (OAuth, telemetry) is one more.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server';
+import { keyFingerprint, type Logger } from '@engage-mcp/shared';
+import type { Drain } from './drain.js';
+import type { ServiceMetrics } from './metrics.js';
+import { sendJson, type Refusal } from './respond.js';
+
+/** One request on its way through the guards; the key guard adds its key. */
+export interface Exchange {
+  req: IncomingMessage & { auth?: AuthInfo };
+  res: ServerResponse;
+  /** The path without query or trailing slashes. */
+  path: string;
+  /** An MCP endpoint (else /metrics, the only other route past the route guard). */
+  mcp: boolean;
+  key?: string;
+  keyId?: string;
+}
+
+export interface Guard {
+  name: string;
+  /** Only for MCP endpoints (/metrics passes only the route and Host/Origin guards). */
+  mcpOnly: boolean;
+  check(exchange: Exchange): Refusal | undefined;
+}
+
+export interface GuardSettings {
+  mcpPaths: ReadonlySet<string>;
+  domainNames: string[];
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  maxBodyBytes: number;
+  maxConcurrentPerKey: number;
+  requestTimeoutMs: number;
+}
+
+export interface GuardDeps {
+  settings: GuardSettings;
+  drain: Drain;
+  metrics: ServiceMetrics;
+  log: Logger;
+}
+
+const NO_KEY_CHALLENGE =
+  'Bearer realm="engage-mcp", error="invalid_request", error_description="send the tenant API key as Authorization: Bearer <key> or X-API-Key"';
+
+export function createGuards(deps: GuardDeps): Guard[] {
+  return [
+    { name: 'route', mcpOnly: false, check: routeGuard(deps) },
+    { name: 'host', mcpOnly: false, check: hostGuard(deps) },
+    { name: 'origin', mcpOnly: false, check: originGuard(deps) },
+    { name: 'key', mcpOnly: true, check: keyGuard(deps) },
+    { name: 'draining', mcpOnly: true, check: drainingGuard(deps) },
+    { name: 'body-size', mcpOnly: true, check: bodySizeGuard(deps) },
+    { name: 'per-key-limit', mcpOnly: true, check: perKeyLimitGuard(deps) },
+    { name: 'deadline', mcpOnly: true, check: deadlineGuard(deps) },
+  ];
+}
+
+/** A refusal counted by reason in engage_http_refused_total and logged. */
+function refused({ metrics, log }: GuardDeps, reason: string, refusal: Refusal): Refusal {
+  metrics.refused.inc({ reason });
+  log.info(`refused (${reason}): ${refusal.message}`);
+  return refusal;
+}
+
+function routeGuard({ settings }: GuardDeps): Guard['check'] {
+  const message = `No such endpoint. MCP is served at /mcp and /mcp/<domain> (${settings.domainNames.join(', ')}).`;
+  return ({ path }) => (settings.mcpPaths.has(path) || path === '/metrics' ? undefined : { status: 404, error: 'not_found', message });
+}
+
+// DNS rebinding: the Host must be one of ours, and a browser's Origin one we allow (metrics too).
+function hostGuard(deps: GuardDeps): Guard['check'] {
+  return ({ req }) => {
+    const host = validateHostHeader(req.headers.host, deps.settings.allowedHosts);
+    if (host.ok) return undefined;
+    return refused(deps, 'host', { status: 403, error: 'forbidden_host', message: `${host.message}. Allowed hosts are set with ENGAGE_ALLOWED_HOSTS.` });
+  };
+}
+
+function originGuard(deps: GuardDeps): Guard['check'] {
+  return ({ req }) => {
+    const origin = validateOriginHeader(req.headers.origin, deps.settings.allowedOrigins);
+    if (origin.ok) return undefined;
+    const message = `${origin.message}. Allowed origins are set with ENGAGE_ALLOWED_ORIGINS.`;
+    return refused(deps, 'origin', { status: 403, error: 'forbidden_origin', message });
+  };
+}
+
+function keyGuard({ metrics }: GuardDeps): Guard['check'] {
+  return (exchange) => {
+    const key = keyOf(exchange.req);
+    if (key !== undefined) {
+      exchange.key = key;
+      exchange.keyId = keyFingerprint(key);
+      return undefined;
+    }
+    metrics.refused.inc({ reason: 'no-key' });
+    const message = 'No API key: send the tenant API key as Authorization: Bearer <key> or X-API-Key: <key>.';
+    return { status: 401, error: 'unauthorized', message, headers: { 'www-authenticate': NO_KEY_CHALLENGE } };
+  };
+}
+
+function drainingGuard(deps: GuardDeps): Guard['check'] {
+  return () => {
+    if (!deps.drain.draining) return undefined;
+    const headers = { connection: 'close', 'retry-after': '1' };
+    return refused(deps, 'draining', { status: 503, error: 'shutting_down', message: 'This replica is shutting down; retry.', headers });
+  };
+}
+
+function bodySizeGuard(deps: GuardDeps): Guard['check'] {
+  const limit = deps.settings.maxBodyBytes;
+  return ({ req }) => {
+    if (Number(req.headers['content-length'] ?? 0) <= limit) return undefined;
+    const message = `The request body is larger than ${limit} bytes.`;
+    return refused(deps, 'body', { status: 413, error: 'body_too_large', message, headers: { connection: 'close' } });
+  };
+}
+
+/** Calls (POSTs) count against the key's limit; long-lived 2025 notification streams (GET) and session ends (DELETE) do not. */
+function perKeyLimitGuard({ settings, metrics }: GuardDeps): Guard['check'] {
+  const perKey = new Map<string, number>();
+  const limit = settings.maxConcurrentPerKey;
+  return ({ req, res, keyId }) => {
+    if (req.method !== 'POST' || keyId === undefined) return undefined;
+    const current = perKey.get(keyId) ?? 0;
+    if (current >= limit) {
+      metrics.throttled.inc();
+      const message = `More than ${limit} calls in flight with this key; retry after a call finishes.`;
+      return { status: 429, error: 'too_many_requests', message, headers: { 'retry-after': '1' } };
+    }
+    perKey.set(keyId, current + 1);
+    res.once('close', () => {
+      const left = (perKey.get(keyId) ?? 1) - 1;
+      if (left > 0) perKey.set(keyId, left);
+      else perKey.delete(keyId);
+    });
+    return undefined;
+  };
+}
+
+/** A call not answered within requestTimeoutMs is answered 504 (its call is cancelled). */
+function deadlineGuard({ settings, metrics, log }: GuardDeps): Guard['check'] {
+  const ms = settings.requestTimeoutMs;
+  return ({ req, res }) => {
+    if (req.method !== 'POST') return undefined;
+    const deadline = setTimeout(() => {
+      metrics.refused.inc({ reason: 'deadline' });
+      log.warn(`request deadline of ${ms} ms passed; answering 504`);
+      if (!res.headersSent) sendJson(res, 504, { error: 'deadline', message: `No answer within ${ms} ms; the call was cancelled.` });
+      else res.destroy();
+    }, ms);
+    res.once('close', () => clearTimeout(deadline));
+    return undefined;
+  };
+}
+
+/** The tenant's key: Authorization: Bearer …, else X-API-Key. A value with spaces or control characters is no key. */
+export function keyOf(req: IncomingMessage): string | undefined {
+  const authorization = req.headers.authorization;
+  const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+  const header = req.headers['x-api-key'];
+  const key = bearer ?? (typeof header === 'string' ? header.trim() : undefined);
+  return key && !/[\s\p{Cc}]/u.test(key) && key.length <= 1024 ? key : undefined;
+}

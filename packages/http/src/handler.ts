@@ -1,0 +1,63 @@
+// The request handler: count and time every request, answer the probes, run the guards in order,
+// then serve /metrics or hand the request, with its key as authInfo, to the MCP face.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { Logger } from '@engage-mcp/shared';
+import type { Drain } from './drain.js';
+import type { Exchange, Guard } from './guards.js';
+import type { NodeMcpHandler } from './mcp.js';
+import type { ServiceMetrics } from './metrics.js';
+import { OWN_PATHS, PROBE_PATHS, answerMetrics, answerProbe } from './endpoints.js';
+import { sendJson, sendRefusal, type Refusal } from './respond.js';
+
+export interface HandlerDeps {
+  guards: Guard[];
+  mcpPaths: ReadonlySet<string>;
+  drain: Drain;
+  metrics: ServiceMetrics;
+  log: Logger;
+  serveMcp: NodeMcpHandler;
+}
+
+export type RequestHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => Promise<void>;
+
+export function requestHandler(deps: HandlerDeps): RequestHandler {
+  return async (req, res) => {
+    const path = (req.url ?? '/').split('?')[0]?.replace(/\/+$/, '') || '/';
+    countRequest(res, deps.metrics, deps.mcpPaths.has(path) || OWN_PATHS.has(path) ? path : 'other');
+    if (PROBE_PATHS.has(path)) return answerProbe(path, req, res, deps.drain);
+    const exchange: Exchange = { req, res, path, mcp: deps.mcpPaths.has(path) };
+    const refusal = firstRefusal(deps.guards, exchange);
+    if (refusal) return sendRefusal(res, refusal);
+    try {
+      if (!exchange.mcp) return await answerMetrics(req, res, deps.metrics);
+      // Calls (POSTs) are what a drain waits for; a 2025 session's notification stream (GET) is closed with its session.
+      deps.drain.track(res, req.method === 'POST');
+      // The key is handed to the SDK as this request's authInfo, and from there to this request's calls only.
+      req.auth = { token: exchange.key as string, clientId: exchange.keyId as string, scopes: [] };
+      await deps.serveMcp(req, res);
+    } catch (error) {
+      deps.log.error(`unhandled: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal', message: 'Internal error.' });
+      else res.destroy();
+    }
+  };
+}
+
+function firstRefusal(guards: Guard[], exchange: Exchange): Refusal | undefined {
+  for (const guard of guards) {
+    if (guard.mcpOnly && !exchange.mcp) continue;
+    const refusal = guard.check(exchange);
+    if (refusal) return refusal;
+  }
+  return undefined;
+}
+
+/** Requests by endpoint (a fixed list, else "other") and status, with their latency. */
+function countRequest(res: ServerResponse, metrics: ServiceMetrics, endpoint: string): void {
+  const started = performance.now();
+  res.once('close', () => {
+    metrics.requests.inc({ endpoint, status: String(res.statusCode) });
+    metrics.latency.observe({ endpoint }, (performance.now() - started) / 1000);
+  });
+}

@@ -1,0 +1,103 @@
+// 2025-era sessions: the SDK's web-standard transport per session, each bound to the key that
+// opened it (by fingerprint) and to its endpoint, closed after sessionIdleMs without a request.
+import { randomUUID } from 'node:crypto';
+import { type McpServer, WebStandardStreamableHTTPServerTransport, type AuthInfo } from '@modelcontextprotocol/server';
+import { refusalResponse } from './respond.js';
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  mcp: McpServer;
+  keyId: string;
+  endpoint: string;
+  lastSeen: number;
+}
+
+/** Where a legacy request goes: its endpoint's name, and how to make that endpoint's server. */
+export interface LegacyTarget {
+  name: string;
+  factory: (era: 'legacy') => McpServer;
+}
+
+export interface SessionLimits {
+  maxSessions: number;
+  sessionIdleMs: number;
+  maxBodyBytes: number;
+}
+
+const NOT_FOUND = { status: 404, error: 'session_not_found', message: 'Session not found: start a new session (initialize).' };
+const OTHER_KEY = {
+  status: 403,
+  error: 'session_key',
+  message: 'This session was opened with another API key: a session serves only the key that opened it. Start a new session with this key.',
+};
+const NO_SESSION = { status: 400, error: 'no_session', message: 'Bad Request: no session; a 2025-era client starts with initialize.' };
+const TOO_MANY = { status: 503, error: 'too_many_sessions', message: 'Too many open sessions; try again later.', headers: { 'retry-after': '30' } };
+
+export class Sessions {
+  private readonly open = new Map<string, Session>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(
+    private readonly limits: SessionLimits,
+    /** A request came on a session opened with another key (it is refused). */
+    private readonly onOtherKey: () => void,
+  ) {
+    this.sweep = setInterval(() => this.closeIdle(), Math.min(60_000, limits.sessionIdleMs)).unref();
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** A legacy request: to its session, or (an initialize) to a new one. */
+  async serve(request: Request, target: LegacyTarget, authInfo: AuthInfo): Promise<Response> {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (!sessionId) return this.start(request, target, authInfo);
+    const session = this.open.get(sessionId);
+    if (!session || session.endpoint !== target.name) return refusalResponse(NOT_FOUND);
+    if (session.keyId !== authInfo.clientId) {
+      this.onOtherKey();
+      return refusalResponse(OTHER_KEY);
+    }
+    session.lastSeen = Date.now();
+    return session.transport.handleRequest(request, { authInfo });
+  }
+
+  private async start(request: Request, target: LegacyTarget, authInfo: AuthInfo): Promise<Response> {
+    if (request.method !== 'POST') return refusalResponse(NO_SESSION);
+    if (this.open.size >= this.limits.maxSessions) return refusalResponse(TOO_MANY);
+    const mcp = target.factory('legacy');
+    let opened: string | undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: this.limits.maxBodyBytes,
+      onsessioninitialized: (id) => {
+        opened = id;
+        this.open.set(id, { transport, mcp, keyId: authInfo.clientId, endpoint: target.name, lastSeen: Date.now() });
+      },
+      onsessionclosed: (id) => void this.close(id),
+    } as ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0]);
+    await mcp.connect(transport);
+    const response = await transport.handleRequest(request, { authInfo });
+    if (opened === undefined) void mcp.close().catch(() => undefined); // not an initialize: nothing to keep
+    return response;
+  }
+
+  async close(id: string): Promise<void> {
+    const session = this.open.get(id);
+    if (!session) return;
+    this.open.delete(id);
+    await session.mcp.close().catch(() => undefined);
+  }
+
+  /** Stops the idle sweep and closes every session. */
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweep);
+    await Promise.allSettled([...this.open.keys()].map((id) => this.close(id)));
+  }
+
+  private closeIdle(): void {
+    const now = Date.now();
+    for (const [id, session] of this.open) if (now - session.lastSeen > this.limits.sessionIdleMs) void this.close(id);
+  }
+}
