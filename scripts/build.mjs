@@ -9,14 +9,43 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 // Some dependencies are CommonJS and call require(); an ESM bundle needs one.
 const banner = { js: "import { createRequire as __engageCreateRequire } from 'node:module'; const require = __engageCreateRequire(import.meta.url);" };
 // keepNames is off: it wraps every class and function of the SDK and zod in a naming call at start-up.
-const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, keepNames: false, sourcemap: true, legalComments: 'external', logLevel: 'warning', banner };
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  minify: true,
+  keepNames: false,
+  sourcemap: true,
+  legalComments: 'external',
+  logLevel: 'warning',
+  banner,
+};
 
 // The SDK picks its default JSON Schema validator (ajv) through this one module; ours replaces it
 // (shared/src/mcp/sdk-shims.ts) with the SDK's own cf-worker validator, which every server passes too.
 const sdkShims = {
   name: 'engage-sdk-shims',
   setup(plugin) {
-    plugin.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: fileURLToPath(new URL('../shared/src/mcp/sdk-shims.ts', import.meta.url)) }));
+    plugin.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: fileURLToPath(new URL('../shared/src/mcp/sdk-shims.ts', import.meta.url)),
+    }));
+  },
+};
+
+// zod re-exports all of its 50-odd locales (`z.locales`) from its index, so every bundle carried
+// about 250 KB of error messages in other languages; nothing here selects one (zod registers
+// English itself), so its locales index is replaced by English alone.
+const zodEnglishOnly = {
+  name: 'engage-zod-english-only',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'engage-zod-locales', pluginData: args.resolveDir } : undefined,
+    );
+    plugin.onLoad({ filter: /.*/, namespace: 'engage-zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(`${args.pluginData}/../locales/en.js`)};`,
+      resolveDir: args.pluginData,
+    }));
   },
 };
 
@@ -55,10 +84,16 @@ await Promise.all(
       outdir: `packages/${domain}/dist`,
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
-      plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart],
+      plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart, zodEnglishOnly],
     }),
     // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
-    build({ ...common, entryPoints: { operations: `packages/${domain}/src/operations.ts` }, outdir: `packages/${domain}/dist`, alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' } }),
+    build({
+      ...common,
+      entryPoints: { operations: `packages/${domain}/src/operations.ts` },
+      outdir: `packages/${domain}/dist`,
+      alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' },
+      plugins: [zodEnglishOnly],
+    }),
   ]),
 );
 
@@ -82,4 +117,4 @@ await Promise.all(
 // 4. Remote mode (packages/http): one bundle serving the seven domains over Streamable HTTP. A
 // long-running service loads everything at start, so no splitting.
 await rm('packages/http/dist', { recursive: true, force: true });
-await build({ ...common, entryPoints: { cli: 'packages/http/src/cli.ts' }, outdir: 'packages/http/dist', plugins: [sdkShims] });
+await build({ ...common, entryPoints: { cli: 'packages/http/src/cli.ts' }, outdir: 'packages/http/dist', plugins: [sdkShims, zodEnglishOnly] });
