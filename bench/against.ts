@@ -1,15 +1,26 @@
 // `npm run bench -- --against DIR`: this checkout's built servers side by side with another
-// checkout's (a worktree of the commit before a change, say, built with `npm ci`), in one run,
-// alternating which goes first. Cold start to tools/list and resident memory (contact), and the
-// server's own CPU time per call (process CPU, every thread, from /proc: not wall-clock time, so a
-// noisy machine moves it little) for a small read, a 20-record list and a 500-record page.
+// checkout's (a worktree of the commit before a change, say, built with `npm ci`) and with the
+// official reference server (server-memory, `read_graph` of 20 entities), in one run, alternating
+// which goes first. What a user feels: cold start to tools/list and resident memory (contact), the
+// first tool call of a fresh server, seven servers started at once, and for a small read, a
+// 20-record list, a 500-record page and a confirmed write, the server's own CPU time per call
+// (process CPU, every thread, from /proc: not wall-clock time, so a noisy machine moves it little)
+// warm and over the first 100 calls of a fresh server, and the latency it adds to the same request
+// made directly.
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Pool } from 'undici';
 
-type Side = 'this' | 'other';
+type Side = 'this' | 'other' | 'reference';
+const SIDES: readonly Side[] = ['this', 'other', 'reference'];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
+const FIRST_CALLS = 100;
+const require = createRequire(import.meta.url);
+const referenceEntry = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -63,56 +74,191 @@ function serverProcess(entry: string, env: Record<string, string>) {
 }
 
 type Sandboxes = Record<'small' | 'large', { baseUrl: string; key: string }>;
-/** `small`: the seeded tenant (40 contacts); `large`: 500 contacts. */
-const CASES: Array<{ name: string; domain: string; tool: string; args: Record<string, unknown>; sandbox: keyof Sandboxes }> = [
-  { name: 'billing.quota', domain: 'billing', tool: 'billing_get', args: { operationId: 'billing.quota' }, sandbox: 'small' },
-  { name: 'contact.list, 20 of 40 records', domain: 'contact', tool: 'contact_read', args: { operationId: 'contact.list', limit: 20 }, sandbox: 'small' },
-  { name: 'contact.list, a 500-record page', domain: 'contact', tool: 'contact_read', args: { operationId: 'contact.list', limit: 500 }, sandbox: 'large' },
-];
+type Server = ReturnType<typeof serverProcess>;
+type Figures = Record<string, number>;
 
-/** One side's figures for one round: contact's start and memory, then each case's CPU per warm call. */
-async function measure(root: string, sandboxes: Sandboxes): Promise<Record<string, number>> {
-  const entry = (domain: string) => join(root, `packages/${domain}/dist/index.js`);
-  const env = (which: keyof Sandboxes) => ({ ENGAGE_BASE_URL: sandboxes[which].baseUrl, ENGAGE_API_KEY: sandboxes[which].key });
-  const out: Record<string, number> = {};
+interface Case {
+  name: string;
+  domain: string;
+  sandbox: keyof Sandboxes;
+  /** The direct request the same call makes (for the latency added), if it is one GET. */
+  direct?: string;
+  env?: Record<string, string>;
+  /** One call; a confirmed write is its preview and then the call with the token. */
+  call(server: Server, index: number): Promise<unknown>;
+}
+
+const tool = (name: string, args: Record<string, unknown>) => (server: Server) => server.request('tools/call', { name, arguments: args });
+/** `contact.create` with every write confirmed: the preview, then the same call with its token (no elicitation: a bare client). */
+async function confirmedCreate(server: Server, index: number): Promise<unknown> {
+  const args = { operationId: 'contact.create', params: { name: `Bench ${index}`, msisdn: `62899${String(index).padStart(7, '0')}` } };
+  const preview = (await server.request('tools/call', { name: 'contact_action', arguments: args })) as {
+    result?: { structuredContent?: { confirmationToken?: string } };
+  };
+  const confirmationToken = preview.result?.structuredContent?.confirmationToken;
+  if (!confirmationToken) throw new Error(`no preview token: ${JSON.stringify(preview).slice(0, 300)}`);
+  return server.request('tools/call', { name: 'contact_action', arguments: { ...args, confirmationToken } });
+}
+
+const CASES: Case[] = [
+  { name: 'billing.quota', domain: 'billing', sandbox: 'small', direct: '/api/ai/v1/quota', call: tool('billing_get', { operationId: 'billing.quota' }) },
+  {
+    name: 'contact.list, 20 records',
+    domain: 'contact',
+    sandbox: 'small',
+    direct: '/api/user/users',
+    call: tool('contact_read', { operationId: 'contact.list', limit: 20 }),
+  },
+  {
+    name: 'contact.list, a 500-record page',
+    domain: 'contact',
+    sandbox: 'large',
+    direct: '/api/user/users',
+    call: tool('contact_read', { operationId: 'contact.list', limit: 500 }),
+  },
+  { name: 'contact.create, confirmed (preview + token)', domain: 'contact', sandbox: 'large', env: { ENGAGE_CONFIRM: 'all' }, call: confirmedCreate },
+];
+/** The reference's comparable read: server-memory's read_graph of 20 entities. */
+const REFERENCE_CASE = 'read_graph, 20 entities';
+let writes = 0;
+
+/** CPU per call and the median latency of `count` calls made one after another. */
+async function series(server: Server, count: number, call: (index: number) => Promise<unknown>): Promise<{ cpuMs: number; medianMs: number }> {
+  const before = cpuNs(server.child.pid as number);
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const started = performance.now();
+    await call(index);
+    times.push(performance.now() - started);
+  }
+  return { cpuMs: (cpuNs(server.child.pid as number) - before) / count / 1e6, medianMs: median(times) };
+}
+
+/** Seven servers started at once, as a host does: the last tools/list answered (ms) and their resident memory together (MiB). */
+async function sevenAtOnce(entries: string[], env: Record<string, string>): Promise<{ ms: number; rssMiB: number }> {
+  const started = performance.now();
+  const servers = entries.map((entry) => serverProcess(entry, env));
+  await Promise.all(servers.map((server) => server.open()));
+  const ms = performance.now() - started;
+  const rssMiB = servers.reduce((sum, server) => sum + rssKB(server.child.pid as number), 0) / 1024;
+  for (const server of servers) server.close();
+  return { ms, rssMiB };
+}
+
+const DOMAINS = ['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'];
+
+/** One side's figures for one round. */
+async function measure(side: Side, root: string, sandboxes: Sandboxes, memoryFile: string, direct: Directs): Promise<Figures> {
+  const entry = (domain: string) => (side === 'reference' ? referenceEntry : join(root, `packages/${domain}/dist/index.js`));
+  const env = (which: keyof Sandboxes, extra: Record<string, string> = {}) => ({
+    ENGAGE_BASE_URL: sandboxes[which].baseUrl,
+    ENGAGE_API_KEY: sandboxes[which].key,
+    MEMORY_FILE_PATH: memoryFile,
+    ...extra,
+  });
+  const out: Figures = {};
   const cold = serverProcess(entry('contact'), env('small'));
   out.startMs = await cold.open();
   out.rssMiB = rssKB(cold.child.pid as number) / 1024;
+  // The first tool call of a fresh server (it loads the catalog and the HTTP client), then the first 100 in all.
+  const first = side === 'reference' ? tool('read_graph', {}) : (CASES[1] as Case).call;
+  const firstCall = await series(cold, 1, () => first(cold, 0));
+  out.firstCallMs = firstCall.medianMs;
+  const rest = await series(cold, FIRST_CALLS - 1, () => first(cold, 0));
+  out.first100CpuMs = (firstCall.cpuMs + rest.cpuMs * (FIRST_CALLS - 1)) / FIRST_CALLS;
   cold.close();
-  for (const one of CASES) {
-    const server = serverProcess(entry(one.domain), env(one.sandbox));
+  const seven = await sevenAtOnce(DOMAINS.map(entry), env('small'));
+  out.sevenMs = seven.ms;
+  out.sevenRssMiB = seven.rssMiB;
+  const cases = side === 'reference' ? [{ name: REFERENCE_CASE, domain: 'contact', sandbox: 'small' as const, call: tool('read_graph', {}) }] : CASES;
+  for (const one of cases) {
+    const server = serverProcess(entry(one.domain), env(one.sandbox, (one as Case).env));
     await server.open();
-    const call = () => server.request('tools/call', { name: one.tool, arguments: one.args });
-    for (let warm = 0; warm < 50; warm++) await call();
-    const before = cpuNs(server.child.pid as number);
-    for (let index = 0; index < CALLS; index++) await call();
-    out[one.name] = (cpuNs(server.child.pid as number) - before) / CALLS / 1e6;
+    const call = (index: number) => one.call(server, index + writes++);
+    await series(server, 50, call);
+    const warm = await series(server, CALLS, call);
+    out[`${one.name}: cpu`] = warm.cpuMs;
+    out[`${one.name}: latency`] = warm.medianMs;
+    const path = (one as Case).direct;
+    if (path) out[`${one.name}: added`] = warm.medianMs - (await direct[one.sandbox](path));
     server.close();
   }
   return out;
 }
 
-export async function benchAgainst(thisRoot: string, otherRoot: string, sandboxes: Sandboxes): Promise<string> {
-  const figures: Record<Side, Array<Record<string, number>>> = { this: [], other: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const side of round % 2 ? (['other', 'this'] as const) : (['this', 'other'] as const)) {
-      figures[side].push(await measure(side === 'this' ? thisRoot : otherRoot, sandboxes));
+type Directs = Record<keyof Sandboxes, (path: string) => Promise<number>>;
+/** The median latency of the same GET made directly, over a keep-alive pool. */
+function directs(sandboxes: Sandboxes): { directs: Directs; close(): Promise<void> } {
+  const pools = { small: new Pool(sandboxes.small.baseUrl, { connections: 1 }), large: new Pool(sandboxes.large.baseUrl, { connections: 1 }) };
+  const one = (which: keyof Sandboxes) => async (path: string) => {
+    const times: number[] = [];
+    for (let index = 0; index < 200; index++) {
+      const started = performance.now();
+      const response = await pools[which].request({ path, method: 'GET', headers: { 'x-api-key': sandboxes[which].key } });
+      JSON.parse(await response.body.text());
+      times.push(performance.now() - started);
     }
+    return median(times.slice(50));
+  };
+  return {
+    directs: { small: one('small'), large: one('large') },
+    close: async () => void (await Promise.all(Object.values(pools).map((pool) => pool.close()))),
+  };
+}
+
+export async function benchAgainst(thisRoot: string, otherRoot: string, sandboxes: Sandboxes, memoryFile: string): Promise<string> {
+  await writeFile(memoryFile, memoryGraph(20));
+  const figures: Record<Side, Figures[]> = { this: [], other: [], reference: [] };
+  const direct = directs(sandboxes);
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = [...SIDES.slice(round % 3), ...SIDES.slice(0, round % 3)];
+      for (const side of order) {
+        figures[side].push(await measure(side, side === 'other' ? otherRoot : thisRoot, sandboxes, memoryFile, direct.directs));
+        process.stderr.write(`bench --against: round ${round + 1}/${ROUNDS}, ${side} done\n`);
+      }
+    }
+  } finally {
+    await direct.close();
   }
+  return report(figures, otherRoot);
+}
+
+/** server-memory's store: `count` entities, one JSON line each, with an observation apiece. */
+function memoryGraph(count: number): string {
+  const lines = Array.from({ length: count }, (_, index) =>
+    JSON.stringify({ type: 'entity', name: `Contact ${index}`, entityType: 'person', observations: [`phone 62812000${index}`, `email c${index}@example.com`] }),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function report(figures: Record<Side, Figures[]>, otherRoot: string): string {
   const of = (side: Side, key: string) => median(figures[side].map((round) => round[key] as number));
-  const rows = [
-    ['contact: cold start to tools/list (ms)', 'startMs', 1],
-    ['contact: resident memory (MiB)', 'rssMiB', 1],
-    ...CASES.map((one) => [`server CPU per warm call, ${one.name} (ms)`, one.name, 3] as const),
-  ] as const;
+  const f = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '');
+  const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) ? (a / b).toFixed(2) : '');
+  const row = (label: string, key: string, digits: number, referenceKey = key) => {
+    const [mine, other, reference] = [of('this', key), of('other', key), of('reference', referenceKey)];
+    return `| ${label} | ${f(mine, digits)} | ${f(other, digits)} | ${ratio(mine, other)} | ${f(reference, digits)} | ${ratio(mine, reference)} |`;
+  };
+  const refCase = `${REFERENCE_CASE}: cpu`;
   return [
-    `This checkout side by side with ${otherRoot}: medians of ${ROUNDS} alternating rounds, ${CALLS} calls per CPU figure.`,
+    `This checkout, ${otherRoot}, and the reference server (server-memory): medians of ${ROUNDS} rounds (the order rotating),`,
+    `${CALLS} warm calls per figure after 50 unmeasured, the first ${FIRST_CALLS} calls of a fresh server; CPU is the server process's, from /proc.`,
     '',
-    '| measure | this checkout | the other | × the other |',
-    '|---|---|---|---|',
-    ...rows.map(
-      ([label, key, digits]) =>
-        `| ${label} | ${of('this', key).toFixed(digits)} | ${of('other', key).toFixed(digits)} | ${(of('this', key) / of('other', key)).toFixed(2)} |`,
-    ),
+    '| measure | this checkout | the other | × the other | reference | × reference |',
+    '|---|---|---|---|---|---|',
+    row('contact: cold start to tools/list (ms)', 'startMs', 1),
+    row('contact: resident memory (MiB)', 'rssMiB', 1),
+    row('seven started at once: last tools/list (ms)', 'sevenMs', 1),
+    row('seven started at once: resident memory (MiB)', 'sevenRssMiB', 1),
+    row('first tool call of a fresh server, contact.list 20 (reference: read_graph) (ms)', 'firstCallMs', 1),
+    row(`server CPU per call over the first ${FIRST_CALLS}, same call (ms)`, 'first100CpuMs', 3),
+    ...CASES.flatMap((one) => [
+      row(`server CPU per warm call, ${one.name} (ms)`, `${one.name}: cpu`, 3, refCase),
+      row(`median latency, ${one.name} (ms)`, `${one.name}: latency`, 3, `${REFERENCE_CASE}: latency`),
+      ...(one.direct ? [row(`latency added to the direct GET, ${one.name} (ms)`, `${one.name}: added`, 3, 'none')] : []),
+    ]),
+    '',
+    `Reference figures per call are its ${REFERENCE_CASE} (no API behind it).`,
   ].join('\n');
 }

@@ -301,10 +301,11 @@ function printLargeLists(large: Record<string, any>, rounds: number): string[] {
 
 async function main() {
   if (against !== undefined) {
+    await mkdir(join(root, 'bench/results'), { recursive: true });
     const small = await startSandboxProcess(0);
     const large = await startSandboxProcess(460);
     try {
-      process.stdout.write(`${await benchAgainst(root, against, { small, large })}\n`);
+      process.stdout.write(`${await benchAgainst(root, against, { small, large }, join(root, 'bench/results/.memory-20.json'))}\n`);
     } finally {
       small.child.kill();
       large.child.kill();

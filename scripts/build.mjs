@@ -33,6 +33,22 @@ const sdkShims = {
   },
 };
 
+// zod re-exports all of its 50-odd locales (`z.locales`) from its index, so every bundle carried
+// about 250 KB of error messages in other languages; nothing here selects one (zod registers
+// English itself), so its locales index is replaced by English alone.
+const zodEnglishOnly = {
+  name: 'engage-zod-english-only',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'engage-zod-locales', pluginData: args.resolveDir } : undefined,
+    );
+    plugin.onLoad({ filter: /.*/, namespace: 'engage-zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(`${args.pluginData}/../locales/en.js`)};`,
+      resolveDir: args.pluginData,
+    }));
+  },
+};
+
 // 1. The manifests, from the catalogs (bundled to a temporary module and imported).
 await mkdir('node_modules/.cache/engage-build', { recursive: true });
 const catalogs = 'node_modules/.cache/engage-build/catalogs.mjs';
@@ -68,7 +84,7 @@ await Promise.all(
       outdir: `packages/${domain}/dist`,
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
-      plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart],
+      plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart, zodEnglishOnly],
     }),
     // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
     build({
@@ -76,6 +92,7 @@ await Promise.all(
       entryPoints: { operations: `packages/${domain}/src/operations.ts` },
       outdir: `packages/${domain}/dist`,
       alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' },
+      plugins: [zodEnglishOnly],
     }),
   ]),
 );
@@ -104,6 +121,6 @@ await build({
   ...common,
   entryPoints: { cli: 'packages/http/src/cli.ts' },
   outdir: 'packages/http/dist',
-  plugins: [sdkShims],
+  plugins: [sdkShims, zodEnglishOnly],
   conditions: ['@engage-mcp/source'],
 });

@@ -44,7 +44,7 @@ async function simpleAnswer(operationId: string, path: string, shape: ListShape)
   const { data } = JSON.parse(text) as { data: unknown[] };
   const op = DOMAINS[operationId.split('.')[0] as string]!.operations.find((candidate) => candidate.id === operationId)!;
   const redact = keyRedactor([sandbox.keys.full]);
-  return { bytes: Buffer.byteLength(text), answer: finishAnswer(readAnswer(op, data, shape, scrubber(redact)), redact) };
+  return { bytes: Buffer.byteLength(text), answer: finishAnswer(readAnswer(op, data, shape, { scrub: scrubber(redact), redact }), redact) };
 }
 
 const CONTACT_SHAPES: ListShape[] = [

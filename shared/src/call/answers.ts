@@ -1,14 +1,34 @@
 // Tool results: a read's data (paged for lists), and the last step every answer
 // passes, whatever it is: the key redacted in every form, then the size capped. Nothing reaches
-// the model without passing through finishAnswer.
+// the model without passing through finishAnswer. The key is redacted once: an answer built from
+// scrubbed data (every string redacted as it was cleaned) is only capped there.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Operation } from '../model/types.js';
 import type { Redact } from '../safe/redact.js';
+import type { Caller } from './context.js';
 import type { StreamedList } from '../upstream/stream-list.js';
 import { CUSTOMER_TEXT_NOTICE, MAX_ANSWER_CHARS, fitData, fitValue, jsonLength, shapeList, type ListShape, type Scrub } from '../safe/render.js';
+import { setField } from '../safe/sanitize.js';
 import { previewTooLarge } from './outcomes.js';
 
-export function readAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub): CallToolResult {
+/** Answers whose every string is already redacted: their data by the caller's scrub, our own words by its redact. */
+const redactedAnswers = new WeakSet<CallToolResult>();
+
+/** Marks an answer built from scrubbed data and our own fixed words as redacted, so finishAnswer does not redact it again. */
+export function alreadyRedacted(result: CallToolResult): CallToolResult {
+  redactedAnswers.add(result);
+  return result;
+}
+
+export function readAnswer(op: Operation, data: unknown, args: ListShape, caller: Pick<Caller, 'scrub' | 'redact'>): CallToolResult {
+  // Notes may quote the call's own arguments (field names), so they are redacted here.
+  const result = shapedAnswer(op, data, args, caller.scrub);
+  const notes = (result.structuredContent as { notes?: string[] } | undefined)?.notes;
+  if (notes?.some((note) => caller.redact(note) !== note)) return result;
+  return alreadyRedacted(result);
+}
+
+function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub): CallToolResult {
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
   if (op.list && (Array.isArray(data) || isStreamedList(data))) {
     const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub });
@@ -43,8 +63,12 @@ const CUT_MARK = '…[cut: the answer size limit]';
  * then the whole kept within MAX_ANSWER_CHARS, text and structured content together.
  */
 export function finishAnswer(result: CallToolResult, redact: Redact): CallToolResult {
-  const content = result.content.map((part) => (part.type === 'text' ? { ...part, text: redact(part.text) } : part));
-  let structured = result.structuredContent === undefined ? undefined : (mapStrings(result.structuredContent, redact) as Record<string, unknown>);
+  const redacted = redactedAnswers.has(result);
+  const content = redacted ? result.content : result.content.map((part) => (part.type === 'text' ? { ...part, text: redact(part.text) } : part));
+  let structured: Record<string, unknown> | undefined =
+    result.structuredContent === undefined || redacted
+      ? (result.structuredContent as Record<string, unknown> | undefined)
+      : (mapStrings(result.structuredContent, redact) as Record<string, unknown>);
   const textLength = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.length : 0), 0);
   const structuredLength = structured === undefined ? 0 : jsonLength(structured);
   if (textLength + structuredLength <= MAX_ANSWER_CHARS) return { ...result, content, ...(structured ? { structuredContent: structured } : {}) };
@@ -69,8 +93,7 @@ function mapStrings(value: unknown, map: (text: string) => string): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((inner) => mapStrings(inner, map));
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value))
-    Object.defineProperty(out, map(key), { value: mapStrings(inner, map), enumerable: true, writable: true, configurable: true });
+  for (const [key, inner] of Object.entries(value)) setField(out, map(key), mapStrings(inner, map));
   return out;
 }
 

@@ -4,7 +4,7 @@ import { InputError, UpstreamError } from '../model/errors.js';
 import { buildRequest } from '../model/paths.js';
 import type { Operation, Params } from '../model/types.js';
 import { listBodyReaderFor } from '../upstream/body-reader.js';
-import { readAnswer } from './answers.js';
+import { alreadyRedacted, readAnswer } from './answers.js';
 import type { Approval } from './confirm.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { carriedOut, sentSince, stillRunning } from './outcomes.js';
@@ -74,9 +74,10 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
 
 /** answer: the API answered. A write is noted as carried out; the model is told what the data says (a read's records, paged). */
 export function answer(call: ToolCall, { op, params }: Prepared, data: unknown): Reply {
-  if (call.kind === 'read') return readAnswer(op, data, call.args, call.caller.scrub);
+  if (call.kind === 'read') return readAnswer(op, data, call.args, call.caller);
   const { journal, keyId } = call.caller;
   journal.attempt(keyId, op.id, params, 'done');
   journal.record(keyId, op.id, params, data);
-  return carriedOut(op, data, call.caller.scrub);
+  // Its data is scrubbed (redacted as it was cleaned) and its other words are our own.
+  return alreadyRedacted(carriedOut(op, data, call.caller.scrub));
 }

@@ -143,12 +143,33 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
     const own: Caller = { keyId: config ? keyFingerprint(config.apiKey) : '', redact, scrub: scrubber(redact), journal };
     return () => own;
   }
-  const { pace } = options.remote;
+  const callerWith = remoteCallers(journal, options.remote.pace);
   return (ctx) => {
     const apiKey = ctx.http?.authInfo?.token;
-    if (!apiKey) return undefined;
+    return apiKey ? callerWith(apiKey) : undefined;
+  };
+}
+
+/** How many keys' redactors remote mode keeps ready; a key not seen among the latest this many has its redactor built again. */
+export const CACHED_KEYS = 256;
+
+/**
+ * Remote mode's caller for a request's key. Each key's redactor (and the scrub built on it) is
+ * built once and kept, by the key's fingerprint (a whole SHA-256), for the CACHED_KEYS keys used
+ * most recently: building one per request cost more than the rest of a small call.
+ */
+export function remoteCallers(journal: WriteJournal, pace?: (keyFingerprint: string) => PaceKeeper, limit = CACHED_KEYS): (apiKey: string) => Caller {
+  const byKey = new Map<string, Pick<Caller, 'redact' | 'scrub'>>();
+  return (apiKey) => {
     const keyId = keyFingerprint(apiKey);
-    const keyOwn = keyRedactor([apiKey]);
-    return { keyId, redact: keyOwn, scrub: scrubber(keyOwn), journal, credentials: { apiKey, ...(pace ? { pace: pace(keyId) } : {}) } };
+    let own = byKey.get(keyId);
+    if (own) byKey.delete(keyId);
+    else {
+      const redact = keyRedactor([apiKey]);
+      own = { redact, scrub: scrubber(redact) };
+    }
+    byKey.set(keyId, own); // the most recently used last
+    if (byKey.size > limit) byKey.delete(byKey.keys().next().value as string);
+    return { keyId, ...own, journal, credentials: { apiKey, ...(pace ? { pace: pace(keyId) } : {}) } };
   };
 }

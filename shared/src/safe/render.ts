@@ -2,7 +2,7 @@
 // cleaned and the key redacted before anything is cut; and never more than about 25,000 tokens,
 // text and structured content together. Every step is linear in the size of the data, so no
 // answer, however large or deeply nested, can stall a server.
-import { cleanData } from './sanitize.js';
+import { cleanData, setField } from './sanitize.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
@@ -219,7 +219,7 @@ function shrink(value: unknown, allowance: number, sizes: Map<object, number>): 
   });
   const out: Record<string, unknown> = {};
   for (const { key } of entries) {
-    if (fitted.has(key)) Object.defineProperty(out, key, { value: fitted.get(key), enumerable: true, writable: true, configurable: true });
+    if (fitted.has(key)) setField(out, key, fitted.get(key));
   }
   return out;
 }

@@ -59,17 +59,35 @@ export function cleanData(value: unknown, options: CleanOptions = {}): unknown {
   };
   const visit = (node: unknown, depth: number): unknown => {
     if (typeof node === 'string') return text(node);
+    if (typeof node === 'number') return redactedNumber(node, options.redact);
     if (node === null || typeof node !== 'object') return node;
     if (depth >= MAX_DEPTH) return TOO_DEEP;
     if (Array.isArray(node)) return node.map((inner) => visit(inner, depth + 1));
     const out: Record<string, unknown> = {};
-    // defineProperty, not assignment: a "__proto__" key from JSON stays a plain field.
-    for (const [key, inner] of Object.entries(node)) {
-      Object.defineProperty(out, text(key), { value: visit(inner, depth + 1), enumerable: true, writable: true, configurable: true });
-    }
+    for (const [key, inner] of Object.entries(node)) setField(out, text(key), visit(inner, depth + 1));
     return out;
   };
   return visit(value, 0);
+}
+
+/**
+ * A number whose digits are a run of a form of the key (the hex of a key made of digits, say) is
+ * shown as the redacted text, in structured content as in the text: it would read the same there.
+ */
+function redactedNumber(value: number, redact: CleanOptions['redact']): number | string {
+  if (!redact) return value;
+  const digits = String(value);
+  const shown = redact(digits);
+  return shown === digits ? value : shown;
+}
+
+/**
+ * Sets a field of a fresh plain object. Assignment (fast); only a "__proto__" key (from JSON, or
+ * left by cleaning) is defined, so that it stays a plain field rather than setting the prototype.
+ */
+export function setField(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 // ---- Outgoing text -------------------------------------------------------------------------

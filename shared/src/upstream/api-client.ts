@@ -162,9 +162,7 @@ export class ApiClient {
 
   private getDispatcher(): Promise<Dispatcher> {
     // Created on first use: a server that is never called never loads undici or opens a socket.
-    this.dispatcher ??= import('undici').then((undici) => {
-      // undici is CommonJS: in a split bundle its exports may sit under `default`.
-      const { Pool } = (undici as unknown as { default?: typeof undici }).default ?? undici;
+    this.dispatcher ??= import('./undici-pool.js').then(({ Pool }) => {
       return new Pool(this.config.baseUrl.origin, {
         // Always verify the API's certificate: no environment variable (NODE_TLS_REJECT_UNAUTHORIZED) can switch it off.
         connect: { rejectUnauthorized: true },

@@ -4,8 +4,11 @@
 import type { ListShape } from '../safe/render.js';
 import type { BodySink } from './api-client.js';
 
+let streamList: Promise<typeof import('./stream-list.js')> | undefined;
+
 export async function listBodyReaderFor(list: { idField?: string } | undefined, shape: ListShape): Promise<(() => BodySink) | undefined> {
   if (!list) return undefined;
-  const { listBodyReader } = await import('./stream-list.js');
+  // Imported once; every later list read reuses the module rather than asking the loader again.
+  const { listBodyReader } = await (streamList ??= import('./stream-list.js'));
   return listBodyReader(shape, list.idField);
 }

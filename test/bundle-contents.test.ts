@@ -1,0 +1,38 @@
+// What a built server loads: only what a call needs. Read from the bundles' source maps (the
+// modules each bundle holds), after `npm run build`.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('..', import.meta.url).pathname;
+
+/** Every source module in a domain's built server (its entry, its chunks and its catalog). */
+function bundledModules(domain: string): string[] {
+  const dist = join(root, 'packages', domain, 'dist');
+  const maps = [
+    ...readdirSync(dist).filter((name) => name.endsWith('.js.map')),
+    ...readdirSync(join(dist, 'chunks'))
+      .filter((name) => name.endsWith('.js.map'))
+      .map((name) => join('chunks', name)),
+  ];
+  return maps.flatMap((map) => (JSON.parse(readFileSync(join(dist, map), 'utf8')) as { sources: string[] }).sources);
+}
+
+describe('a built server', () => {
+  it('carries undici’s Pool and request API, not the rest of undici (fetch, WebSocket, caches, mocks)', () => {
+    const modules = bundledModules('contact');
+    expect(modules.some((source) => source.includes('undici/lib/dispatcher/pool.js'))).toBe(true);
+    // (A Client needs parts of undici's fetch body code; fetch itself, and the rest, it does not.)
+    const unused =
+      /undici\/(index\.js|lib\/mock\/|lib\/cache\/|lib\/web\/(websocket|eventsource|cache|cookies)\/|lib\/web\/fetch\/index\.js|lib\/dispatcher\/(agent|proxy-agent)\.js)/;
+    expect(modules.filter((source) => unused.test(source))).toEqual([]);
+  });
+
+  it('carries zod’s English messages only, not its other locales', () => {
+    for (const domain of ['contact', 'campaign']) {
+      const locales = bundledModules(domain).filter((source) => /zod\/v4\/locales\//.test(source));
+      expect(locales.map((source) => source.replace(/.*zod\/v4\/locales\//, ''))).toEqual(expect.arrayContaining(['en.js']));
+      expect(locales.filter((source) => !source.endsWith('/en.js'))).toEqual([]);
+    }
+  });
+});
