@@ -100,7 +100,7 @@ export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operati
   const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
   if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') statement.text = `${sentBeforeWarning(op, earlier)}\n${statement.text}`;
   // The owner's limits, where they stand now: the person sees the count against each cap before saying yes.
-  const limits = op.messages && (await limitState(deps.guard, call, op, await messageCount(op, params, read)));
+  const limits = op.messages && (await limitState(deps.guard, call, op, () => messageCount(op, params, read)));
   if (limits) statement.text = [statement.text, ...limitLines(limits).map((line) => `- ${line}`)].join('\n');
   return statement;
 }

@@ -53,13 +53,20 @@ const dailyCounter = (keyId: string, date: string) => `messages:${keyId}:${date}
 const idempotencyKeyOf = (call: ToolCall) => (call.args.idempotencyKey === undefined ? undefined : `${call.caller.keyId}:${call.args.idempotencyKey}`);
 
 /** Where each guardrail that applies to this write stands now; undefined when none does. */
-export async function limitState(guard: Guard, call: ToolCall, op: Operation, messages: number | undefined): Promise<LimitState | undefined> {
+export async function limitState(
+  guard: Guard,
+  call: ToolCall,
+  op: Operation,
+  countMessages: () => Promise<number | undefined>,
+): Promise<LimitState | undefined> {
   const settings = guard.settings;
   if (!settings || !sendsMessages(op)) return undefined;
   const { recipientsPerSend, messagesPerDay, quietHours, timeZone } = settings;
   if (recipientsPerSend === undefined && messagesPerDay === undefined && !quietHours) return undefined;
   const clock = localClock(guard.now(), timeZone);
   const state: LimitState = { timeZone, localTime: clock.text };
+  // Counted only when a cap needs it: without caps, a preview reads nothing more than before.
+  const messages = recipientsPerSend !== undefined || messagesPerDay !== undefined ? await countMessages() : undefined;
   if (quietHours) {
     const inside = insideWindow(clock.minutes, quietHours);
     const endsAt = quietHours.text.split('-')[1] as string;
@@ -91,7 +98,7 @@ export async function beforeConfirm(guard: Guard, call: ToolCall, op: Operation,
   }
   const quietHours = guard.settings?.quietHours;
   if (!quietHours || !sendsMessages(op) || call.args.quietHoursOverride === true) return undefined;
-  const state = await limitState(guard, call, op, undefined);
+  const state = await limitState(guard, call, op, async () => undefined);
   return state?.quietHours?.inside ? quietHoursRefused(op, state as LimitState & { quietHours: NonNullable<LimitState['quietHours']> }) : undefined;
 }
 
