@@ -11,6 +11,14 @@ async function findCampaign(params: Params, read: PreviewReader) {
   return findRecord(await read(CAMPAIGNS), '_id', params.id);
 }
 
+/** A campaign's recipients: its totalRecipients, else the length of its recipient list. */
+async function recipientCount(params: Params, read: PreviewReader): Promise<number | undefined> {
+  const found = await findCampaign(params, read);
+  if (typeof found?.totalRecipients === 'number') return found.totalRecipients;
+  const recipients = await read(`${RECIPIENTS}/${encodeURIComponent(String(params.id))}`);
+  return Array.isArray(recipients) ? recipients.length : undefined;
+}
+
 function describeCampaign(campaign: Record<string, unknown> | undefined): string | undefined {
   if (!campaign) return undefined;
   return `Campaign: ${quote(campaign.name)} on ${plain(campaign.channel)}, status ${plain(campaign.status)}, ${plain(campaign.totalRecipients ?? '?')} recipient(s), ${plain(campaign.sentCount ?? 0)} sent so far.`;
@@ -88,6 +96,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     params: z.strictObject({ id: pathId('campaign _id') }),
     findIdsWith: 'campaign.list',
     verifyWith: 'campaign.progress',
+    messages: recipientCount,
     confirmation: {
       effect: (p) => `Send campaign ${String(p.id)} now: real messages to real customers, each one using message quota.`,
       irreversible: 'sent messages cannot be recalled; campaign.cancel only stops the rest of the queue.',

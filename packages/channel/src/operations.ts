@@ -69,6 +69,7 @@ export const channel = defineDomain('channel', 'Channels', [
       })
       .refine((p) => p.message !== undefined || p.template !== undefined, { message: 'needs a message or a template' }),
     verifyWith: 'inbox.ticket.list (inbox server)',
+    messages: async () => 1,
     confirmation: {
       // The whole outgoing text: the message and every template parameter, never cut.
       effect: (p) => {

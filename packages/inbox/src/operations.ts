@@ -83,6 +83,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     params: z.strictObject({ ticketID, message: requiredText('reply text', 4096) }),
     findIdsWith: 'inbox.ticket.list',
     verifyWith: 'inbox.ticket.get',
+    messages: async () => 1,
     confirmation: {
       effect: (p) => `Send this reply on ticket ${String(p.ticketID)}, delivered to the customer at once:\n${quote(p.message)}`,
       irreversible: 'a delivered reply cannot be withdrawn.',

@@ -1,5 +1,8 @@
 // Launches a built domain server over stdio and connects an SDK client to it, as a host does.
 // Used by the demo, the end-to-end tests and the benchmark.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -20,6 +23,13 @@ export interface LaunchedServer {
   close(): Promise<void>;
 }
 
+let stateDir: string | undefined;
+/** The guardrails' state of servers launched here: one temporary directory per launching process, never the user's own. */
+function launchState(): string {
+  stateDir ??= mkdtempSync(join(tmpdir(), 'engage-mcp-state-'));
+  return stateDir;
+}
+
 export async function launchServer(
   domain: DomainName,
   env: Record<string, string>,
@@ -28,7 +38,7 @@ export async function launchServer(
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [serverEntry(domain)],
-    env: { ...getDefaultEnvironment(), ...env },
+    env: { ...getDefaultEnvironment(), ENGAGE_STATE_DIR: launchState(), ...env },
     stderr: 'pipe',
   });
   let stderr = '';

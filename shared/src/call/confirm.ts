@@ -6,15 +6,19 @@
 // - where the host declared it can ask but the question could not be shown, the preview is the
 //   way: a token from it is honoured then, so such a host is never stuck in a loop of questions.
 // Tokens and requestStates are bound to the operation, its exact params and the key (confirmations.ts).
-import type { Operation, Params } from '../model/types.js';
+import type { Operation, Params, PreviewReader } from '../model/types.js';
+import type { ConfirmationPath } from './audit.js';
 import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
+import { limitState, messageCount } from './guardrails.js';
 import type { Attempt } from './journal.js';
-import { QUESTION_NOT_SHOWN, TOKEN_REFUSALS, alreadyUsed, declinedBy, previewAnswer, sentBeforeWarning, stillRunning } from './outcomes.js';
+import { QUESTION_NOT_SHOWN, TOKEN_REFUSALS, alreadyUsed, declinedBy, limitLines, previewAnswer, sentBeforeWarning, stillRunning } from './outcomes.js';
 import { composeStatement, type Statement } from './statement.js';
 
 /** A person's yes, and when what they said yes to was shown (the claim stage compares it with the journal). */
 export interface Approval {
   approvedAt: number;
+  /** How the yes was given, for the audit record. */
+  via: ConfirmationPath;
 }
 
 export function isApproval(answer: Reply | Approval): answer is Approval {
@@ -52,7 +56,7 @@ async function redeemReturned(
   }
   const { answer } = returned;
   if (answer.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN);
-  return answer.yes ? { approvedAt: deps.confirmations.issuedAt('state', returned.state) } : declinedBy(op, answer.action);
+  return answer.yes ? { approvedAt: deps.confirmations.issuedAt('state', returned.state), via: 'input_required' as const } : declinedBy(op, answer.action);
 }
 
 async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, earlier: Attempt | undefined): Promise<Reply | Approval> {
@@ -62,7 +66,7 @@ async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params
   const result = await call.asking.ask(`${statement.text}\n\nRun it?`, op, () => deps.confirmations.issue('state', keyId, op.id, params).value);
   if (result.kind === 'round') return result.round;
   if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN);
-  return result.yes ? { approvedAt: shownAt } : declinedBy(op, result.action);
+  return result.yes ? { approvedAt: shownAt, via: 'elicitation' as const } : declinedBy(op, result.action);
 }
 
 /** The preview path: a token that came with the call is the yes; without one (or with a bad one), a preview and a fresh token. */
@@ -70,7 +74,7 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
   const token = call.args.confirmationToken;
   if (token !== undefined) {
     const redemption = await deps.confirmations.redeem('token', token, call.caller.keyId, op.id, params);
-    if (redemption === 'ok') return { approvedAt: deps.confirmations.issuedAt('token', token) };
+    if (redemption === 'ok') return { approvedAt: deps.confirmations.issuedAt('token', token), via: 'token' as const };
     // A genuine token for this very call, used before: the yes was given and spent. A retry must
     // not be handed a new way to say yes to what may already have happened.
     if (redemption === 'spent') return alreadyUsed(op, 'confirmationToken', earlier);
@@ -82,7 +86,7 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
 }
 
 /** All of a preview's look-ups together; what is late is left out of the statement. */
-const LOOKUP_BUDGET_MS = 6_000;
+export const LOOKUP_BUDGET_MS = 6_000;
 
 /**
  * The statement a person is shown, with whatever facts could be read. Each look-up gets one short
@@ -91,20 +95,28 @@ const LOOKUP_BUDGET_MS = 6_000;
  */
 export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Statement> {
   const { caller } = call;
-  const budget = AbortSignal.timeout(LOOKUP_BUDGET_MS);
+  const read = lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS));
+  const statement = await composeStatement(op, params, read, caller.journal.writtenWith(caller.keyId), caller.redact);
+  const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
+  if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') statement.text = `${sentBeforeWarning(op, earlier)}\n${statement.text}`;
+  // The owner's limits, where they stand now: the person sees the count against each cap before saying yes.
+  const limits = op.messages && (await limitState(deps.guard, call, op, () => messageCount(op, params, read)));
+  if (limits) statement.text = [statement.text, ...limitLines(limits).map((line) => `- ${line}`)].join('\n');
+  return statement;
+}
+
+/** Reads the API for a preview or a guardrail's count: one short attempt each, within `budget`; a failed look-up is undefined. */
+export function lookupReader(deps: CallDeps, call: ToolCall, op: Operation, budget: AbortSignal): PreviewReader {
+  const { caller } = call;
   const signal = call.request.signal ? AbortSignal.any([call.request.signal, budget]) : budget;
   const lookupContext = { ...call.request, signal, ...(caller.credentials ? { credentials: caller.credentials } : {}) };
-  const read = (path: string) =>
+  return (path: string) =>
     deps
       .client!.request({ method: 'GET', path, safe: true, lookup: true }, lookupContext)
       .then(caller.scrub)
       .catch((error: unknown) => {
         if (call.request.signal?.aborted) throw error;
-        deps.log.info(`preview look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+        deps.log.info(`look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
         return undefined;
       });
-  const statement = await composeStatement(op, params, read, caller.journal.writtenWith(caller.keyId), caller.redact);
-  const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
-  if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') statement.text = `${sentBeforeWarning(op, earlier)}\n${statement.text}`;
-  return statement;
 }

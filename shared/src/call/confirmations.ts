@@ -4,7 +4,7 @@
 // params and the key, and single use through a store of spent nonces. Nothing is kept per token
 // until it is spent, so any replica that shares the secret and the store can honour it once.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ConfirmMode } from '../model/config.js';
+import { matchesPattern, type Config } from '../model/config.js';
 import type { Params, Risk } from '../model/types.js';
 import { InputError } from '../model/errors.js';
 
@@ -122,7 +122,11 @@ export function keyFingerprint(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('base64url');
 }
 
-export function needsConfirmation(mode: ConfirmMode, op: { risk: Risk }): boolean {
-  if (mode === 'none' || op.risk === 'safe') return false;
-  return mode === 'all' || op.risk === 'destructive';
+/** ENGAGE_CONFIRM: an operation it names with `-` is not gated, one it names is; otherwise its risk level decides. Reads never are. */
+export function needsConfirmation(policy: Pick<Config, 'confirm' | 'confirmPatterns'>, op: { id: string; risk: Risk }): boolean {
+  if (op.risk === 'safe') return false;
+  const named = (list: string[]) => list.some((pattern) => matchesPattern(pattern, op.id));
+  if (named(policy.confirmPatterns.skip)) return false;
+  if (named(policy.confirmPatterns.gate)) return true;
+  return policy.confirm === 'all' || (policy.confirm === 'destructive' && op.risk === 'destructive');
 }

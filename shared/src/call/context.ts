@@ -8,6 +8,8 @@ import type { Redact } from '../safe/redact.js';
 import type { Scrub } from '../safe/render.js';
 import type { ApiClient, CallContext } from '../upstream/api-client.js';
 import type { Confirmations } from './confirmations.js';
+import type { GuardStore } from './guard-store.js';
+import type { Guardrails } from '../model/config.js';
 import type { WriteJournal } from './journal.js';
 
 /** A tool's arguments, as the SDK validated them against the tool's schema. */
@@ -19,6 +21,10 @@ export interface ToolArguments {
   fields?: string[];
   search?: string;
   confirmationToken?: string;
+  /** The same key with the same operation and params within 24 h answers the first outcome; nothing is sent again. */
+  idempotencyKey?: string;
+  /** The person wants this send now, inside the quiet hours (shown in the confirmation). */
+  quietHoursOverride?: boolean;
 }
 
 /** What a call answers: a result, or (2026-07-28) a round that asks the person first. */
@@ -68,6 +74,16 @@ export interface ToolCall {
   /** The request's signal and progress reporting. */
   request: Pick<CallContext, 'signal' | 'onWait'>;
   asking: Asking;
+  /** The host's name and version, as it introduced itself (for the audit record). */
+  client?: { name?: string; version?: string };
+}
+
+/** What the guardrails need, fixed for a server's life. The store is opened on the first write. */
+export interface Guard {
+  server: string;
+  settings: Guardrails | undefined;
+  store(): GuardStore;
+  now(): number;
 }
 
 /** What every stage may use, fixed for a server's life. */
@@ -81,4 +97,6 @@ export interface CallDeps {
   catalog(): Promise<Domain>;
   /** The policy: does this operation need a person's yes? */
   gated(op: { id: string; risk: Risk }): boolean;
+  /** The owner's guardrails and the store that keeps their state. */
+  guard: Guard;
 }

@@ -195,3 +195,101 @@ function describeInternalFailure(op: Operation | undefined, stage: CallStage): s
 function unknownOutcome(what: string, op: Operation | undefined): string {
   return `${what}. The outcome is unknown: ${op?.id ?? 'the operation'} may have been carried out, so it was not repeated; ${checkWhat(op)} before trying again.`;
 }
+
+// The guardrails a tenant owner sets (call/guardrails.ts). A refusal says which limit, where it
+// stands, when it resets, and how the owner changes it; nothing is sent.
+
+const OWNER_CHANGES = "in the server's environment (the env block of the MCP configuration) and restarting it";
+
+/** Where a guardrail stands, in a person's words, for the confirmation and for a refusal. */
+export interface LimitState {
+  timeZone: string;
+  localTime: string;
+  quietHours?: { window: string; inside: boolean; endsAt: string; overridden: boolean };
+  daily?: { cap: number; used: number; adding: number | undefined; resetsAt: string };
+  perSend?: { cap: number; recipients: number | undefined };
+}
+
+/** The lines a confirmation shows before the person says yes: each cap against its count, and the quiet hours. */
+export function limitLines(state: LimitState): string[] {
+  const lines: string[] = [];
+  const { daily, perSend, quietHours } = state;
+  const adding = (count: number | undefined) => (count === undefined ? 'an unknown number (the look-up failed: the send will be refused)' : String(count));
+  if (perSend) lines.push(`Recipients per send (ENGAGE_CAP_RECIPIENTS_PER_SEND): ${adding(perSend.recipients)} of at most ${perSend.cap}.`);
+  if (daily) {
+    lines.push(
+      `Messages today (ENGAGE_CAP_MESSAGES_PER_DAY): ${daily.used} of ${daily.cap} used; this adds ${adding(daily.adding)}. The count resets at ${daily.resetsAt} (${state.timeZone}).`,
+    );
+  }
+  if (quietHours) {
+    const where = quietHours.inside
+      ? quietHours.overridden
+        ? `overridden (quietHoursOverride): sending at ${state.localTime} local time, inside the quiet hours`
+        : `now inside them (${state.localTime} local time)`
+      : `now outside them: sending at ${state.localTime} local time`;
+    lines.push(`Quiet hours ${quietHours.window} (${state.timeZone}): ${where}.`);
+  }
+  return lines;
+}
+
+export function recipientsCapRefused(op: Operation, recipients: number, cap: number): CallToolResult {
+  return writeFailure(
+    op,
+    'refused',
+    `Refused by a guardrail: ${op.id} would send to ${recipients} recipients, more than the ${cap} ENGAGE_CAP_RECIPIENTS_PER_SEND allows in one send; nothing was sent. This cap is per send and does not reset: send to a smaller audience, or the tenant owner raises it by changing ENGAGE_CAP_RECIPIENTS_PER_SEND ${OWNER_CHANGES}.`,
+  );
+}
+
+export function dailyCapRefused(op: Operation, adding: number, state: LimitState & { daily: NonNullable<LimitState['daily']> }): CallToolResult {
+  const { cap, used, resetsAt } = state.daily;
+  return writeFailure(
+    op,
+    'refused',
+    `Refused by a guardrail: ${op.id} would send ${adding} message(s), and ${used} of the ${cap} messages ENGAGE_CAP_MESSAGES_PER_DAY allows per day for this key are used; nothing was sent. The count resets at ${resetsAt} (${state.timeZone}). To send more today, the tenant owner raises ENGAGE_CAP_MESSAGES_PER_DAY ${OWNER_CHANGES}.`,
+  );
+}
+
+export function messageCountUnknown(op: Operation): CallToolResult {
+  return writeFailure(
+    op,
+    'refused',
+    `Refused by a guardrail: how many messages ${op.id} would send could not be read, so the send caps (ENGAGE_CAP_RECIPIENTS_PER_SEND, ENGAGE_CAP_MESSAGES_PER_DAY) cannot be checked; nothing was sent. Try again in a moment.`,
+  );
+}
+
+export function quietHoursRefused(op: Operation, state: LimitState & { quietHours: NonNullable<LimitState['quietHours']> }): CallToolResult {
+  const { window, endsAt } = state.quietHours;
+  return writeFailure(
+    op,
+    'refused',
+    `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. Only if the user explicitly wants it sent now, call again with quietHoursOverride: true (the user sees that in the confirmation). The tenant owner changes the window by changing ENGAGE_QUIET_HOURS ${OWNER_CHANGES}.`,
+  );
+}
+
+export function idempotencyKeyReused(op: Operation, first: { operationId: string; at: number }): CallToolResult {
+  return writeFailure(
+    op,
+    'refused',
+    `Refused: this idempotencyKey was used at ${at(first.at)} for ${first.operationId} with other params; nothing was sent. Keys are kept 24 hours: use a new idempotencyKey for a different write, or repeat the first call's params exactly to get its answer.`,
+  );
+}
+
+/** The first answer given for an idempotency key, repeated: said so first, nothing sent again. */
+export function firstOutcomeRepeated(reply: CallToolResult, first: { at: number }): CallToolResult {
+  const note = `This idempotencyKey was first used at ${at(first.at)}; its first answer is repeated below, and nothing was sent again.`;
+  const structured = reply.structuredContent as Record<string, unknown> | undefined;
+  const notes = Array.isArray(structured?.notes) ? structured.notes : [];
+  return {
+    ...reply,
+    content: [{ type: 'text', text: note }, ...reply.content],
+    ...(structured ? { structuredContent: { ...structured, notes: [note, ...notes] } } : {}),
+  };
+}
+
+export function idempotentWriteUnsettled(op: Operation, first: { at: number }): CallToolResult {
+  return writeFailure(
+    op,
+    'unknown',
+    `The write with this idempotencyKey (first used at ${at(first.at)}) is still being sent, or the server that sent it stopped before the API answered: nothing was sent again. Its outcome is unknown: ${checkWhat(op)}; the same call with the same key answers its outcome once it is known.`,
+  );
+}

@@ -1,11 +1,13 @@
 // The stages of a tool call, in order: resolve → prepare → gate → confirm (confirm.ts) → claim →
-// send → answer. Each is a plain function; tool-call.ts runs them. Later guardrails hook in here.
+// send → answer. Each is a plain function; tool-call.ts runs them. The owner's guardrails hook in
+// here and in tool-call.ts (guardrails.ts).
 import { InputError, UpstreamError } from '../model/errors.js';
 import { buildRequest } from '../model/paths.js';
 import type { Operation, Params } from '../model/types.js';
 import { listBodyReaderFor } from '../upstream/body-reader.js';
 import { alreadyRedacted, readAnswer } from './answers.js';
-import type { Approval } from './confirm.js';
+import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
+import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { carriedOut, sentSince, stillRunning } from './outcomes.js';
 import { validateParams } from './validate.js';
@@ -36,21 +38,30 @@ export function gate(deps: CallDeps, call: ToolCall, op: Operation): boolean {
 }
 
 /**
- * claim: the write journal checked again and the write marked in flight, in one synchronous step
- * (nothing awaited between): two yeses racing for the same write send it once, and a yes given
- * before the same write went out (an older token, a spent store that lost it) sends nothing; the
- * same millisecond counts as before, so a doubt means asking again. Reads claim nothing.
+ * claim: the owner's guardrails first (the idempotency key reserved, the caps counted in one
+ * atomic step of the store, shared by every process), then the write journal checked again and
+ * the write marked in flight, in one synchronous step (nothing awaited between): two yeses racing
+ * for the same write send it once, and a yes given before the same write went out (an older token,
+ * a spent store that lost it) sends nothing; the same millisecond counts as before, so a doubt
+ * means asking again. What the write holds is noted in `held`, to give back if nothing is done.
  */
-export function claim(call: ToolCall, { op, params }: Prepared, approval: Approval | undefined): Reply | undefined {
+export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, approval: Approval | undefined, held: Holdings): Promise<Reply | undefined> {
   if (call.kind !== 'action') return undefined;
+  const { op, params } = prepared;
+  const limited = await claimGuardrails(deps, call, op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), held);
+  if (limited) return limited;
   const { journal, keyId } = call.caller;
-  if (approval) {
-    const earlier = journal.lastAttempt(keyId, op.id, params);
-    if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
-    if ((earlier?.outcome === 'done' || earlier?.outcome === 'unknown') && earlier.at >= approval.approvedAt) return sentSince(op, earlier);
-  }
-  journal.attempt(keyId, op.id, params, 'in-flight');
-  return undefined;
+  const earlier = approval ? journal.lastAttempt(keyId, op.id, params) : undefined;
+  const refusal =
+    earlier?.outcome === 'in-flight'
+      ? stillRunning(op, earlier)
+      : earlier && earlier.outcome !== 'refused' && earlier.at >= (approval?.approvedAt ?? 0)
+        ? sentSince(op, earlier)
+        : undefined;
+  if (!refusal) journal.attempt(keyId, op.id, params, 'in-flight');
+  // Nothing new was sent: what the guardrails counted and reserved for this call is given back.
+  else await releaseHoldings(deps.guard, held);
+  return refusal;
 }
 
 /** send: the one request to the API. A write that fails is noted as refused (nothing was done) or unknown. */

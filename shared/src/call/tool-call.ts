@@ -1,19 +1,30 @@
-// One tool call, stage by stage (stages.ts, confirm.ts). Whatever happens, the answer says what
-// was done: every failure becomes an isError answer that tells the truth about a write, and every
-// answer passes finishAnswer (the key redacted in every form, the size capped) on its way out.
+// One tool call, stage by stage (stages.ts, confirm.ts), with the owner's guardrails hooked in
+// (guardrails.ts). Whatever happens, the answer says what was done: every failure becomes an
+// isError answer that tells the truth about a write, and every answer passes finishAnswer (the
+// key redacted in every form, the size capped) on its way out. A write that reached an end gets
+// its audit line.
 import type { Operation } from '../model/types.js';
+import { InputError, UpstreamError } from '../model/errors.js';
 import { finishAnswer } from './answers.js';
 import { confirm, isApproval, type Approval } from './confirm.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
+import { afterWrite, beforeConfirm, type WriteTrace } from './guardrails.js';
 import { failedCall, notConfigured, type CallStage } from './outcomes.js';
 import { answer, claim, gate, prepare, resolve, send } from './stages.js';
-import { InputError } from '../model/errors.js';
 
 export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply> {
-  return finish(await stages(deps, call), call);
+  const trace: { write?: WriteTrace } = {};
+  const reply = finish(await stages(deps, call, trace), call);
+  if (trace.write) {
+    // The answer stands whatever happens to the record: a failure to write it is logged, never turned into a false "failed".
+    await afterWrite(deps, call, trace.write, reply).catch((error: unknown) =>
+      deps.log.error(`guardrails' state or audit record not written for ${trace.write?.op.id}: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+  return reply;
 }
 
-async function stages(deps: CallDeps, call: ToolCall): Promise<Reply> {
+async function stages(deps: CallDeps, call: ToolCall, trace: { write?: WriteTrace }): Promise<Reply> {
   if (!deps.client) return notConfigured(deps.domain, deps.configResult.ok ? [] : deps.configResult.problems);
   let op: Operation | undefined;
   let stage: CallStage = 'before';
@@ -21,13 +32,18 @@ async function stages(deps: CallDeps, call: ToolCall): Promise<Reply> {
     const resolved = await resolve(deps, call);
     op = resolved.op;
     const prepared = prepare(call, op, resolved.siblings);
+    const write: WriteTrace = { op, params: prepared.params, confirmation: 'not needed', held: {} };
+    if (call.kind === 'action') trace.write = write;
+    const early = call.kind === 'action' ? await beforeConfirm(deps.guard, call, op, prepared.params, write.held) : undefined;
+    if (early) return early;
     let approval: Approval | undefined;
     if (gate(deps, call, op)) {
       const confirmed = await confirm(deps, call, op, prepared.params);
       if (!isApproval(confirmed)) return confirmed;
       approval = confirmed;
+      write.confirmation = confirmed.via;
     }
-    const refusal = claim(call, prepared, approval);
+    const refusal = await claim(deps, call, prepared, approval, write.held);
     if (refusal) return refusal;
     stage = 'sent';
     const data = await send(deps, call, prepared);
@@ -36,6 +52,7 @@ async function stages(deps: CallDeps, call: ToolCall): Promise<Reply> {
   } catch (error) {
     if (!(error instanceof InputError))
       deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    if (trace.write && error instanceof UpstreamError && error.details.status !== undefined) trace.write.apiStatus = error.details.status;
     return failedCall(error, op, stage, call.kind === 'action');
   }
 }

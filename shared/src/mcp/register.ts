@@ -1,7 +1,7 @@
 // Tool registration: every tool of every server goes through registerTool here, so every call
 // takes the same path (arguments validated by our parser, the call's stages, metrics) and none
 // can bypass it. The handler never throws: every failure is an isError answer.
-import { fromJsonSchema, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_INFO_META_KEY, fromJsonSchema, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import type { CallDeps, Caller, Reply, ToolArguments } from '../call/context.js';
 import { finishAnswer } from '../call/answers.js';
@@ -66,10 +66,20 @@ async function handle(tool: OfferedTool, args: ToolArguments, exchange: Paramete
         caller,
         request: progressReporter(exchange.ctx),
         asking: askingFor(exchange, deps.log),
+        ...clientOf(exchange),
       })
     : finishAnswer(noKey(), registration.redact);
   registration.onCall?.({ domain: deps.domain, tool: tool.info.name, ok: !('isError' in reply && reply.isError), ms: performance.now() - started });
   return reply;
+}
+
+/** The host's name and version as it introduced itself (initialize in 2025, each request's meta in 2026-07-28), for the audit record. */
+function clientOf({ era, mcp, ctx }: Parameters<typeof askingFor>[0]): { client?: { name?: string; version?: string } } {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const info = (era === 'modern' ? envelope?.[CLIENT_INFO_META_KEY] : mcp.server.getClientVersion()) as { name?: unknown; version?: unknown } | undefined;
+  if (!info) return {};
+  const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 100) : undefined);
+  return { client: { ...(text(info.name) ? { name: text(info.name) } : {}), ...(text(info.version) ? { version: text(info.version) } : {}) } };
 }
 
 /** The SDK validates a call's arguments through this: our parser, with its messages. */

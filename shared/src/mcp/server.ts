@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type SpentStore } from '../call/confirmations.js';
-import type { CallDeps, Caller } from '../call/context.js';
+import type { CallDeps, Caller, Guard } from '../call/context.js';
+import { MemoryGuardStore, type GuardStore } from '../call/guard-store.js';
 import { WriteJournal } from '../call/journal.js';
 import { isOperationEnabled, type Config, type ConfigResult } from '../model/config.js';
 import type { DomainManifest, OperationInfo, ToolInfo } from '../model/manifest.js';
@@ -38,6 +39,14 @@ export interface ServerOptions {
   client?: ApiClient;
   /** Told after every tool call (remote mode's metrics): never the key, the params or the answer. */
   onCall?: (call: { domain: string; tool: string; ok: boolean; ms: number }) => void;
+  /**
+   * Where the guardrails keep counters, idempotency records and the audit record: the stdio entry
+   * passes the file store of the user's state directory; in this process only by default. Made on
+   * the first write, so reads never touch it.
+   */
+  guardStore?: () => GuardStore;
+  /** The clock of the guardrails (quiet hours, the day a cap counts): a seam for tests. */
+  now?: () => number;
 }
 
 export interface EngageServer {
@@ -65,7 +74,7 @@ export function createServer(
     options.log ??
     createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
   const client = config ? (options.client ?? new ApiClient(config, log)) : undefined;
-  const gated = (op: { risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config.confirm, op) : op.risk !== 'safe');
+  const gated = (op: { id: string; risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config, op) : op.risk !== 'safe');
   let catalog: Promise<Domain> | undefined;
   const deps: CallDeps = {
     domain: manifest.name,
@@ -75,6 +84,7 @@ export function createServer(
     log,
     catalog: () => (catalog ??= loadCatalog()),
     gated,
+    guard: guardOf(manifest.name, config, options),
   };
   const redact = keyRedactor(config ? [config.apiKey] : []);
   const registration: Registration = { deps, callerOf: callers(config, options, redact), redact, ...(options.onCall ? { onCall: options.onCall } : {}) };
@@ -83,7 +93,7 @@ export function createServer(
     info,
     operations,
     description: describeTool(info, operations, gated),
-    args: toolArguments(info, operations, disabled),
+    args: toolArguments(info, operations, disabled, { quietHours: config?.guardrails.quietHours !== undefined }),
     view: viewOf(info, operations, gated),
   }));
   const instructions = serverInstructions(manifest, offered, gated);
@@ -105,6 +115,17 @@ export function createServer(
     async close() {
       await client?.close();
     },
+  };
+}
+
+function guardOf(domain: string, config: Config | undefined, options: ServerOptions): Guard {
+  const now = options.now ?? Date.now;
+  let store: GuardStore | undefined;
+  return {
+    server: `engage-mcp-${domain}`,
+    settings: config?.guardrails,
+    now,
+    store: () => (store ??= options.guardStore?.() ?? new MemoryGuardStore(now)),
   };
 }
 

@@ -3,6 +3,7 @@
 // protocol reaches stdout.
 import { Transform, type TransformCallback } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { FileGuardStore } from '../call/file-guard-store.js';
 import type { Domain } from '../model/types.js';
 import { loadConfig, loadDotenvSafely } from '../model/config.js';
 import { createLogger } from '../safe/log.js';
@@ -62,7 +63,10 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
     log.error(`not configured; every tool call will answer with this until it is fixed: ${result.problems.join(' ')}`);
   }
 
-  const engage = createServer(manifest, loadCatalog, result, { log });
+  // The guardrails' state in the user's state directory, shared by the seven servers of this machine.
+  const guardrails = result.ok ? result.config.guardrails : undefined;
+  const guardStore = guardrails ? () => new FileGuardStore(guardrails.stateDir, guardrails.auditLog) : undefined;
+  const engage = createServer(manifest, loadCatalog, result, { log, ...(guardStore ? { guardStore } : {}) });
   // One SDK server per connection; the opening message picks the era (2026-07-28 or 2025). Over-long
   // lines are dropped before the SDK's reader, which would otherwise close the connection on one.
   const input = process.stdin.pipe(new LineLimit(MAX_LINE_BYTES, (bytes) => log.warn(`a message of more than ${bytes} bytes was dropped unread`)));

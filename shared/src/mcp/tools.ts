@@ -43,6 +43,18 @@ const LIST_ARGUMENTS: Record<string, Argument> = {
 };
 const ACTION_ARGUMENTS: Record<string, Argument> = {
   confirmationToken: { schema: { type: 'string', description: 'From a preview, once the user agreed' }, check: text(200) },
+  // No description: the name says it, and the definitions' token budget has no room (README, Guardrails).
+  idempotencyKey: {
+    schema: { type: 'string' },
+    check: (value) => (typeof value === 'string' && /^[\x21-\x7e]{1,100}$/.test(value) ? undefined : 'must be 1 to 100 printable ASCII characters, no spaces'),
+  },
+};
+/** Offered only where the owner set quiet hours. */
+const QUIET_HOURS_ARGUMENT: Record<string, Argument> = {
+  quietHoursOverride: {
+    schema: { type: 'boolean', description: 'true: send inside quiet hours; only if the user asks' },
+    check: (value) => (value === true || value === false ? undefined : 'must be true or false'),
+  },
 };
 
 export interface ArgumentParser {
@@ -55,11 +67,17 @@ export interface ArgumentParser {
  * A tool's arguments. `disabled` explains operations of this domain that this tool does not
  * offer (another tool's, or left out by the configuration), for a clear refusal.
  */
-export function toolArguments(tool: ToolInfo, operations: readonly OperationInfo[], disabled: ReadonlyMap<string, string>): ArgumentParser {
+export function toolArguments(
+  tool: ToolInfo,
+  operations: readonly OperationInfo[],
+  disabled: ReadonlyMap<string, string>,
+  { quietHours = false }: { quietHours?: boolean } = {},
+): ArgumentParser {
   const ids = operations.map((op) => op.id);
   const extra = {
     ...(tool.kind === 'read' && operations.some((op) => op.list) ? LIST_ARGUMENTS : {}),
     ...(tool.kind === 'action' ? ACTION_ARGUMENTS : {}),
+    ...(tool.kind === 'action' && quietHours ? QUIET_HOURS_ARGUMENT : {}),
   };
   const jsonSchema: JsonSchemaType = {
     type: 'object',
@@ -122,7 +140,7 @@ export const ACTION_OUTPUT_SCHEMA: JsonSchemaType = {
     data: {},
     preview: { type: 'string' },
     confirmationToken: { type: 'string' },
-    expiresAt: { type: 'string' },
+    // expiresAt (a preview's) is said in its text; left out here for the definitions' token budget.
     notes: NOTES,
   },
   required: ['operationId', 'outcome'],

@@ -1,7 +1,8 @@
 // Configuration from the environment. A bad setting never crashes a server: it is reported once
 // on stderr at start and in every tool answer, and nothing is sent.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import type { LogLevel } from '../safe/log.js';
 
@@ -19,7 +20,22 @@ export interface Config {
   allow: string[] | undefined;
   deny: string[];
   confirm: ConfirmMode;
+  /** ENGAGE_CONFIRM's operation patterns: named operations gated (`campaign.create`) or not (`-inbox.ticket.assign`). */
+  confirmPatterns: { gate: string[]; skip: string[] };
   logLevel: LogLevel;
+  guardrails: Guardrails;
+}
+
+/** The limits a tenant owner sets (ENGAGE_CAP_*, ENGAGE_QUIET_HOURS), and where their state lives. */
+export interface Guardrails {
+  recipientsPerSend: number | undefined;
+  messagesPerDay: number | undefined;
+  /** Minutes after local midnight; start > end is a window over midnight (21:00-08:00). */
+  quietHours: { start: number; end: number; text: string } | undefined;
+  /** IANA time zone of the quiet hours and of the day the daily cap counts. */
+  timeZone: string;
+  stateDir: string;
+  auditLog: string;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[]; logLevel: LogLevel };
@@ -30,7 +46,18 @@ export const DOMAIN_NAMES = ['contact', 'campaign', 'inbox', 'channel', 'product
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'info', 'debug'];
 
 /** Settings that decide what runs without a person's yes: only the host's own environment sets them. */
-export const HOST_ONLY_SETTINGS = ['ENGAGE_CONFIRM', 'ENGAGE_READ_ONLY', 'ENGAGE_OPERATIONS_ALLOW', 'ENGAGE_OPERATIONS_DENY'];
+export const HOST_ONLY_SETTINGS = [
+  'ENGAGE_CONFIRM',
+  'ENGAGE_READ_ONLY',
+  'ENGAGE_OPERATIONS_ALLOW',
+  'ENGAGE_OPERATIONS_DENY',
+  'ENGAGE_CAP_RECIPIENTS_PER_SEND',
+  'ENGAGE_CAP_MESSAGES_PER_DAY',
+  'ENGAGE_QUIET_HOURS',
+  'ENGAGE_TIMEZONE',
+  'ENGAGE_STATE_DIR',
+  'ENGAGE_AUDIT_LOG',
+];
 /**
  * The only names a .env may set (an allow list, not a deny list): anything else, NODE_OPTIONS or
  * NODE_TLS_REJECT_UNAUTHORIZED say, would let a file in the working directory change how the
@@ -80,7 +107,7 @@ export function loadDotenvSafely(env: NodeJS.ProcessEnv, cwd: string): DotenvSet
   const warnings: string[] = [];
   if (refused.length > 0) {
     warnings.push(
-      `${path} sets ${refused.map(printableName).join(', ')}, which it may not: whether operations run without a person's yes (${HOST_ONLY_SETTINGS.join(', ')}) is read only from the host's environment (the env block of the MCP configuration). Ignored.`,
+      `${path} sets ${refused.map(printableName).join(', ')}, which it may not: what runs without a person's yes and the guardrails (${HOST_ONLY_SETTINGS.join(', ')}) are read only from the host's environment (the env block of the MCP configuration). Ignored.`,
     );
   }
   if (unknown.length > 0) {
@@ -132,17 +159,101 @@ export function loadConfig(
   const timeoutMs = integer(read('ENGAGE_TIMEOUT_MS'), 30_000, 100, 600_000, 'ENGAGE_TIMEOUT_MS', problems);
   const maxRetryWaitSeconds = integer(read('ENGAGE_MAX_RETRY_WAIT_S'), 60, 0, 3_600, 'ENGAGE_MAX_RETRY_WAIT_S', problems);
   const readOnly = boolean(read('ENGAGE_READ_ONLY'), 'ENGAGE_READ_ONLY', problems);
-  const confirm = oneOf(read('ENGAGE_CONFIRM')?.toLowerCase(), ['destructive', 'all', 'none'] as const, 'destructive', 'ENGAGE_CONFIRM', problems);
+  const { confirm, confirmPatterns } = confirmPolicy(read('ENGAGE_CONFIRM'), domain, operationIds, problems);
 
   const allowRaw = read('ENGAGE_OPERATIONS_ALLOW');
   const allow = allowRaw === undefined ? undefined : patterns(allowRaw, 'ENGAGE_OPERATIONS_ALLOW', domain, operationIds, problems);
   const deny = patterns(read('ENGAGE_OPERATIONS_DENY') ?? '', 'ENGAGE_OPERATIONS_DENY', domain, operationIds, problems);
 
+  const guardrails = loadGuardrails(read, env, problems);
+
   if (problems.length > 0 || apiKey === undefined || !baseUrl) return { ok: false, problems, logLevel };
   return {
     ok: true,
-    config: { apiKey, baseUrl, authHeader, timeoutMs, maxRetryWaitSeconds, readOnly, allow, deny, confirm, logLevel },
+    config: { apiKey, baseUrl, authHeader, timeoutMs, maxRetryWaitSeconds, readOnly, allow, deny, confirm, confirmPatterns, logLevel, guardrails },
   };
+}
+
+const CONFIRM_LEVELS = ['destructive', 'all', 'none'] as const;
+
+/**
+ * ENGAGE_CONFIRM: a risk level and operation patterns, comma separated (`destructive,campaign.create`,
+ * `all,-inbox.ticket.assign`). Without a level the default (destructive) stands: naming one
+ * operation never switches the others' questions off.
+ */
+function confirmPolicy(raw: string | undefined, domain: string, operationIds: readonly string[], problems: string[]) {
+  const items = (raw ?? '').split(',').map((item) => item.trim());
+  const levels = items.filter((item) => (CONFIRM_LEVELS as readonly string[]).includes(item.toLowerCase()));
+  if (levels.length > 1) problems.push(`ENGAGE_CONFIRM names more than one level (${levels.join(', ')}): give one of ${CONFIRM_LEVELS.join(', ')}.`);
+  const confirm = (levels[0]?.toLowerCase() ?? 'destructive') as ConfirmMode;
+  const named = items.filter((item) => item !== '' && !levels.includes(item));
+  const strays = named.filter((item) => !item.includes('.') && !item.includes('*'));
+  if (strays.length > 0)
+    problems.push(
+      `ENGAGE_CONFIRM must be one of ${CONFIRM_LEVELS.join(', ')}, or a comma list of one of those and operationId patterns (campaign.create, -inbox.ticket.assign) (got ${JSON.stringify(strays[0]!.slice(0, 40))}).`,
+    );
+  const gate = named.filter((item) => !strays.includes(item) && !item.startsWith('-'));
+  const skip = named.filter((item) => !strays.includes(item) && item.startsWith('-')).map((item) => item.slice(1));
+  return {
+    confirm,
+    confirmPatterns: {
+      gate: patterns(gate.join(','), 'ENGAGE_CONFIRM', domain, operationIds, problems),
+      skip: patterns(skip.join(','), 'ENGAGE_CONFIRM', domain, operationIds, problems),
+    },
+  };
+}
+
+function loadGuardrails(read: (name: string) => string | undefined, env: NodeJS.ProcessEnv, problems: string[]): Guardrails {
+  const cap = (name: string) => {
+    const raw = read(name);
+    return raw === undefined ? undefined : integer(raw, 0, 0, 10_000_000, name, problems);
+  };
+  const timeZone = read('ENGAGE_TIMEZONE') ?? 'UTC';
+  if (!isTimeZone(timeZone)) problems.push(`ENGAGE_TIMEZONE must be an IANA time zone such as Asia/Jakarta (got ${JSON.stringify(timeZone.slice(0, 40))}).`);
+  const stateDir = absolutePath(read('ENGAGE_STATE_DIR'), 'ENGAGE_STATE_DIR', problems) ?? defaultStateDir(env);
+  return {
+    recipientsPerSend: cap('ENGAGE_CAP_RECIPIENTS_PER_SEND'),
+    messagesPerDay: cap('ENGAGE_CAP_MESSAGES_PER_DAY'),
+    quietHours: quietHours(read('ENGAGE_QUIET_HOURS'), problems),
+    timeZone,
+    stateDir,
+    auditLog: absolutePath(read('ENGAGE_AUDIT_LOG'), 'ENGAGE_AUDIT_LOG', problems) ?? join(stateDir, 'audit.jsonl'),
+  };
+}
+
+/** $XDG_STATE_HOME/engage-mcp, else ~/.local/state/engage-mcp (the XDG default). */
+export function defaultStateDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  return join(xdg && isAbsolute(xdg) ? xdg : join(env.HOME?.trim() || homedir(), '.local', 'state'), 'engage-mcp');
+}
+
+function absolutePath(raw: string | undefined, name: string, problems: string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  if (isAbsolute(raw)) return raw;
+  problems.push(`${name} must be an absolute path (got ${JSON.stringify(raw.slice(0, 80))}).`);
+  return undefined;
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `21:00-08:00`: a daily window in local time; start and end the same would be every minute or none, so it is refused. */
+function quietHours(raw: string | undefined, problems: string[]): Guardrails['quietHours'] {
+  if (raw === undefined) return undefined;
+  const match = /^([01]\d|2[0-3]):([0-5]\d)\s*-\s*([01]\d|2[0-3]):([0-5]\d)$/.exec(raw);
+  const start = match ? Number(match[1]) * 60 + Number(match[2]) : 0;
+  const end = match ? Number(match[3]) * 60 + Number(match[4]) : 0;
+  if (!match || start === end) {
+    problems.push(`ENGAGE_QUIET_HOURS must be a window HH:MM-HH:MM in 24-hour local time, such as 21:00-08:00 (got ${JSON.stringify(raw.slice(0, 40))}).`);
+    return undefined;
+  }
+  return { start, end, text: `${match[1]}:${match[2]}-${match[3]}:${match[4]}` };
 }
 
 function parseBaseUrl(raw: string | undefined, problems: string[]): URL | undefined {

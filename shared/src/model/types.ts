@@ -59,6 +59,11 @@ export interface Operation {
   view?: string;
   /** How a confirmation request describes this operation (confirm and destructive only). */
   confirmation?: Confirmation;
+  /**
+   * How many messages to customers this write sends (a campaign's recipients, one reply): the
+   * send caps count them and quiet hours hold them back. Undefined when the count cannot be read.
+   */
+  messages?: (params: Params, read: PreviewReader) => Promise<number | undefined>;
 }
 
 export type ToolKind = 'read' | 'action';

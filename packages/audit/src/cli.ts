@@ -1,0 +1,92 @@
+// engage-mcp-audit: checks and reads the record of every write the engage-mcp servers made.
+//   engage-mcp-audit verify [file]    checks the chain; names the first line that breaks it (exit 1)
+//   engage-mcp-audit tail [file] [-n N]   the last N lines (20), for a person
+// The record's secret and where the chain stands are read from the state directory the servers
+// use: --state-dir, else ENGAGE_STATE_DIR, else $XDG_STATE_HOME/engage-mcp or ~/.local/state/engage-mcp.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { defaultStateDir, readSecret, readState, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
+
+const USAGE = `usage: engage-mcp-audit verify [file] [--state-dir DIR]
+       engage-mcp-audit tail [file] [-n N] [--state-dir DIR]
+The file is ENGAGE_AUDIT_LOG, or audit.jsonl in the state directory.`;
+
+interface Options {
+  command: string | undefined;
+  file: string | undefined;
+  stateDir: string;
+  count: number;
+}
+
+function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | string {
+  const rest = [...argv];
+  let stateDir = env.ENGAGE_STATE_DIR?.trim() || defaultStateDir(env);
+  let count = 20;
+  const positional: string[] = [];
+  while (rest.length > 0) {
+    const arg = rest.shift() as string;
+    if (arg === '--state-dir') stateDir = resolve(rest.shift() ?? '');
+    else if (arg === '-n') count = Number(rest.shift());
+    else if (arg === '-h' || arg === '--help') return USAGE;
+    else positional.push(arg);
+  }
+  if (!Number.isInteger(count) || count < 1) return `-n must be a whole number of at least 1\n${USAGE}`;
+  const [command, file] = positional;
+  return { command, file: file ? resolve(file) : env.ENGAGE_AUDIT_LOG?.trim() || join(stateDir, 'audit.jsonl'), stateDir, count };
+}
+
+function readLines(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+function verify(options: Options & { file: string }): number {
+  const verdict = verifyAuditLines(readSecret(options.stateDir), readLines(options.file), readState(options.stateDir).audit[options.file]);
+  if (verdict.ok) {
+    process.stdout.write(`${options.file}: ${verdict.lines} lines, the chain is intact.\n`);
+    return 0;
+  }
+  process.stdout.write(`${options.file}: line ${verdict.line}: ${verdict.why}. The record was changed from that line on.\n`);
+  return 1;
+}
+
+function tail(options: Options & { file: string }): number {
+  for (const line of readLines(options.file).slice(-options.count)) {
+    let entry: Record<string, unknown>;
+    try {
+      entry = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      process.stdout.write(`(not a JSON line) ${line.slice(0, 120)}\n`);
+      continue;
+    }
+    const client = entry.client as { name?: string; version?: string } | undefined;
+    const status = entry.apiStatus === undefined ? '' : ` HTTP ${String(entry.apiStatus)}`;
+    const who = client ? ` by ${client.name ?? '?'} ${client.version ?? ''}`.trimEnd() : '';
+    process.stdout.write(
+      `#${String(entry.seq)} ${String(entry.time)} ${String(entry.operationId)}: ${String(entry.outcome)}${status}; confirmation: ${String(entry.confirmation)}; ${String(entry.server)}${who}; key ${String(entry.key)}\n    params ${JSON.stringify(entry.params)}\n`,
+    );
+  }
+  return 0;
+}
+
+function main(): number {
+  const options = parseArguments(process.argv.slice(2), process.env);
+  if (typeof options === 'string') {
+    process.stdout.write(`${options}\n`);
+    return options === USAGE ? 0 : 2;
+  }
+  const withFile = options as Options & { file: string };
+  try {
+    if (options.command === 'verify') return verify(withFile);
+    if (options.command === 'tail') return tail(withFile);
+  } catch (error) {
+    process.stderr.write(`engage-mcp-audit: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  process.stderr.write(`${USAGE}\n`);
+  return 2;
+}
+
+process.exitCode = main();

@@ -1,0 +1,97 @@
+// The record of every write: one JSON line per gated or write call, each chained to the one
+// before by an HMAC over the previous line's mac and its own content, so a deleted, inserted or
+// edited line breaks the chain at that line. Customer text never enters it: params appear as a
+// keyed digest and a summary that keeps ids, numbers and switches and only the length of text.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Params } from '../model/types.js';
+import { canonicalJson } from './confirmations.js';
+
+/** How the person's yes was given, if one was needed. */
+export type ConfirmationPath = 'elicitation' | 'input_required' | 'token' | 'app' | 'not needed';
+
+export interface AuditEntry {
+  time: string;
+  /** The key's fingerprint, never the key. */
+  key: string;
+  client?: { name?: string; version?: string };
+  server: string;
+  operationId: string;
+  paramsDigest: string;
+  params: Record<string, unknown>;
+  confirmation: ConfirmationPath;
+  outcome: string;
+  apiStatus?: number;
+  requestId?: string;
+  idempotencyKey?: string;
+}
+
+/** Where the chain stands: the last line's sequence number and mac ('' before the first line). */
+export interface AuditHead {
+  seq: number;
+  mac: string;
+}
+
+const macOf = (secret: Uint8Array, prev: string, body: string) =>
+  createHmac('sha256', secret).update(`engage-mcp audit\n${prev}\n${body}`).digest('base64url').slice(0, 32);
+
+/** The line to append after `head`, and the head after it. */
+export function chainAuditLine(secret: Uint8Array, head: AuditHead, entry: AuditEntry): { line: string; head: AuditHead } {
+  const seq = head.seq + 1;
+  const body = canonicalJson({ seq, ...entry, prev: head.mac });
+  const mac = macOf(secret, head.mac, body);
+  return { line: `${body.slice(0, -1)},"mac":${JSON.stringify(mac)}}`, head: { seq, mac } };
+}
+
+export type AuditVerdict = { ok: true; lines: number } | { ok: false; line: number; why: string };
+
+/** Checks the chain line by line; the first line that does not follow from the one before is named (1-based). */
+export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], recordedHead?: AuditHead): AuditVerdict {
+  let head: AuditHead = { seq: 0, mac: '' };
+  for (const [index, line] of lines.entries()) {
+    const number = index + 1;
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return { ok: false, line: number, why: 'not a JSON line' };
+    }
+    const { mac, ...rest } = parsed;
+    if (rest.prev !== head.mac || rest.seq !== head.seq + 1)
+      return { ok: false, line: number, why: 'does not follow the line before it (a line was removed or inserted here)' };
+    const expected = macOf(secret, head.mac, canonicalJson(rest));
+    if (typeof mac !== 'string' || !sameText(mac, expected)) return { ok: false, line: number, why: 'its content was changed (the mac does not match)' };
+    head = { seq: head.seq + 1, mac };
+  }
+  if (recordedHead && recordedHead.seq > head.seq) {
+    return { ok: false, line: head.seq + 1, why: `missing: the store recorded ${recordedHead.seq} lines, the file ends after ${head.seq}` };
+  }
+  return { ok: true, lines: head.seq };
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** A keyed digest of the params: equal params are recognisable within one record, and guessing them from it takes the secret. */
+export function paramsDigest(secret: Uint8Array, operationId: string, params: Params): string {
+  return createHmac('sha256', secret)
+    .update(`${operationId}\n${canonicalJson(params)}`)
+    .digest('base64url')
+    .slice(0, 32);
+}
+
+const ID_LIKE = /^[\w.:-]{1,64}$/;
+
+/** Ids, numbers and switches as they are; free text only as its length; nested values by their shape. */
+export function summarizeParams(params: Params, pathFields: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(params).map(([name, value]) => {
+      if (typeof value === 'number' || typeof value === 'boolean' || value === null) return [name, value];
+      if (typeof value === 'string') return [name, pathFields.includes(name) && ID_LIKE.test(value) ? value : `<text, ${value.length} chars>`];
+      if (Array.isArray(value)) return [name, `<list of ${value.length}>`];
+      return [name, `<object with ${Object.keys(value as object).length} fields>`];
+    }),
+  );
+}

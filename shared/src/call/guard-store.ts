@@ -1,0 +1,100 @@
+// The state the guardrails keep between calls, processes and restarts: send counters, idempotency
+// records and the audit record. One small interface; the file store (file-guard-store.ts) serves
+// the stdio servers of one machine, the memory store serves tests and a single process. A Redis
+// store for remote mode's replicas implements the same interface.
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { chainAuditLine, type AuditEntry, type AuditHead } from './audit.js';
+
+/** The first answer given for an idempotency key; undefined while that write is still on its way. */
+export interface IdempotencyRecord {
+  operationId: string;
+  /** The digest of the operation and its params: the same key with other params is refused. */
+  digest: string;
+  at: number;
+  reply?: CallToolResult;
+}
+
+export interface GuardStore {
+  /** Adds `amount` unless the counter would pass `cap`, in one atomic step for every process that shares the store. */
+  take(counter: string, amount: number, cap: number, expiresAt: number): Promise<{ taken: boolean; count: number }>;
+  /** Gives back what `take` added, for a send that was never carried out. */
+  giveBack(counter: string, amount: number): Promise<void>;
+  count(counter: string): Promise<number>;
+  /** The record of an idempotency key, if it was used within its lifetime. */
+  lookup(key: string): Promise<IdempotencyRecord | undefined>;
+  /** Reserves the key for this write (undefined), or answers the record that already holds it. */
+  reserve(key: string, record: IdempotencyRecord, expiresAt: number): Promise<IdempotencyRecord | undefined>;
+  /** The write's first answer for its key; undefined forgets the key (nothing was done, so a repeat may run). */
+  settle(key: string, reply: CallToolResult | undefined): Promise<void>;
+  /** Appends one line to the audit record, chained to the one before. */
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** The secret that chains the audit record and keys param digests. */
+  auditSecret(): Promise<Buffer>;
+}
+
+interface Expiring<T> {
+  value: T;
+  expiresAt: number;
+}
+
+/** Counters and records in this process only: for tests, and for a process whose state need not outlive it. */
+export class MemoryGuardStore implements GuardStore {
+  readonly counters = new Map<string, Expiring<number>>();
+  readonly records = new Map<string, Expiring<IdempotencyRecord>>();
+  readonly auditLines: string[] = [];
+  private head: AuditHead = { seq: 0, mac: '' };
+  private readonly secret = randomBytes(32);
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async take(counter: string, amount: number, cap: number, expiresAt: number) {
+    const count = this.live(this.counters, counter) ?? 0;
+    if (count + amount > cap) return { taken: false, count };
+    this.counters.set(counter, { value: count + amount, expiresAt });
+    return { taken: true, count: count + amount };
+  }
+
+  async giveBack(counter: string, amount: number) {
+    const entry = this.counters.get(counter);
+    if (entry) entry.value = Math.max(0, entry.value - amount);
+  }
+
+  async count(counter: string) {
+    return this.live(this.counters, counter) ?? 0;
+  }
+
+  async lookup(key: string) {
+    return this.live(this.records, key);
+  }
+
+  async reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
+    const held = this.live(this.records, key);
+    if (held) return held;
+    this.records.set(key, { value: record, expiresAt });
+    return undefined;
+  }
+
+  async settle(key: string, reply: CallToolResult | undefined) {
+    const entry = this.records.get(key);
+    if (!entry) return;
+    if (reply === undefined) this.records.delete(key);
+    else entry.value = { ...entry.value, reply };
+  }
+
+  async appendAudit(entry: AuditEntry) {
+    const { line, head } = chainAuditLine(this.secret, this.head, entry);
+    this.auditLines.push(line);
+    this.head = head;
+  }
+
+  async auditSecret() {
+    return this.secret;
+  }
+
+  private live<T>(map: Map<string, Expiring<T>>, key: string): T | undefined {
+    const entry = map.get(key);
+    if (entry && entry.expiresAt <= this.now()) map.delete(key);
+    return entry && entry.expiresAt > this.now() ? entry.value : undefined;
+  }
+}

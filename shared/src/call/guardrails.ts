@@ -1,0 +1,213 @@
+// The guardrails a tenant owner sets, hooked into the stages of a write (tool-call.ts, stages.ts):
+// idempotency keys and quiet hours before the confirm stage, the send caps shown in the
+// confirmation and counted atomically at the claim stage, and the audit line once the call has
+// its answer. Reads never come here, so they never touch the store.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Operation, Params, PreviewReader } from '../model/types.js';
+import { paramsDigest, summarizeParams, type AuditEntry, type ConfirmationPath } from './audit.js';
+import type { CallDeps, Guard, Reply, ToolCall } from './context.js';
+import type { IdempotencyRecord } from './guard-store.js';
+import {
+  dailyCapRefused,
+  firstOutcomeRepeated,
+  idempotencyKeyReused,
+  idempotentWriteUnsettled,
+  messageCountUnknown,
+  quietHoursRefused,
+  recipientsCapRefused,
+  type LimitState,
+} from './outcomes.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long an idempotency key holds its first answer. */
+export const IDEMPOTENCY_TTL_MS = DAY_MS;
+/** How long a repeat waits for the first call with its key to finish before saying it is still on its way. */
+const UNSETTLED_WAIT_MS = 5_000;
+
+/** What a write holds once claimed, given back if it turns out nothing was done. */
+export interface Holdings {
+  idempotencyKey?: string;
+  counted?: { counter: string; amount: number };
+  /** The answer is an earlier call's, repeated for its idempotency key: this call sent nothing. */
+  repeated?: boolean;
+}
+
+/** The local clock in the owner's time zone: minutes after midnight, HH:MM, and the date the daily cap counts. */
+export function localClock(now: number, timeZone: string): { minutes: number; text: string; date: string; nextDate: string } {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      .formatToParts(new Date(now))
+      .map((part) => [part.type, part.value]),
+  );
+  const date = `${parts.year}-${parts.month}-${parts.day}`;
+  const nextDate = new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+  return { minutes: Number(parts.hour) * 60 + Number(parts.minute), text: `${parts.hour}:${parts.minute}`, date, nextDate };
+}
+
+function insideWindow(minutes: number, { start, end }: { start: number; end: number }): boolean {
+  return start < end ? minutes >= start && minutes < end : minutes >= start || minutes < end;
+}
+
+const sendsMessages = (op: Operation) => op.messages !== undefined;
+const dailyCounter = (keyId: string, date: string) => `messages:${keyId}:${date}`;
+const idempotencyKeyOf = (call: ToolCall) => (call.args.idempotencyKey === undefined ? undefined : `${call.caller.keyId}:${call.args.idempotencyKey}`);
+
+/** Where each guardrail that applies to this write stands now; undefined when none does. */
+export async function limitState(
+  guard: Guard,
+  call: ToolCall,
+  op: Operation,
+  countMessages: () => Promise<number | undefined>,
+): Promise<LimitState | undefined> {
+  const settings = guard.settings;
+  if (!settings || !sendsMessages(op)) return undefined;
+  const { recipientsPerSend, messagesPerDay, quietHours, timeZone } = settings;
+  if (recipientsPerSend === undefined && messagesPerDay === undefined && !quietHours) return undefined;
+  const clock = localClock(guard.now(), timeZone);
+  const state: LimitState = { timeZone, localTime: clock.text };
+  // Counted only when a cap needs it: without caps, a preview reads nothing more than before.
+  const messages = recipientsPerSend !== undefined || messagesPerDay !== undefined ? await countMessages() : undefined;
+  if (quietHours) {
+    const inside = insideWindow(clock.minutes, quietHours);
+    const endsAt = quietHours.text.split('-')[1] as string;
+    state.quietHours = { window: quietHours.text, inside, endsAt, overridden: inside && call.args.quietHoursOverride === true };
+  }
+  if (recipientsPerSend !== undefined) state.perSend = { cap: recipientsPerSend, recipients: messages };
+  if (messagesPerDay !== undefined) {
+    const used = await guard.store().count(dailyCounter(call.caller.keyId, clock.date));
+    state.daily = { cap: messagesPerDay, used, adding: messages, resetsAt: `${clock.nextDate} 00:00` };
+  }
+  return state;
+}
+
+/** How many messages this write sends, as the catalog counts them; undefined when the look-up failed. */
+export async function messageCount(op: Operation, params: Params, read: PreviewReader): Promise<number | undefined> {
+  const count = await op.messages?.(params, read).catch(() => undefined);
+  return typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : undefined;
+}
+
+/**
+ * Before the confirm stage: a key used before answers its first outcome (or is refused with other
+ * params), and a send inside the quiet hours is refused unless the call overrides them.
+ */
+export async function beforeConfirm(guard: Guard, call: ToolCall, op: Operation, params: Params, held: Holdings): Promise<Reply | undefined> {
+  const key = idempotencyKeyOf(call);
+  if (key !== undefined) {
+    const record = await guard.store().lookup(key);
+    if (record) return answerFromRecord(guard, key, record, op, params, held);
+  }
+  const quietHours = guard.settings?.quietHours;
+  if (!quietHours || !sendsMessages(op) || call.args.quietHoursOverride === true) return undefined;
+  const state = await limitState(guard, call, op, async () => undefined);
+  return state?.quietHours?.inside ? quietHoursRefused(op, state as LimitState & { quietHours: NonNullable<LimitState['quietHours']> }) : undefined;
+}
+
+/** The answer for a key already used: its first outcome (waited for a moment if still on its way), or a refusal for other params. */
+async function answerFromRecord(guard: Guard, key: string, record: IdempotencyRecord, op: Operation, params: Params, held: Holdings): Promise<Reply> {
+  const secret = await guard.store().auditSecret();
+  if (record.operationId !== op.id || record.digest !== paramsDigest(secret, op.id, params)) return idempotencyKeyReused(op, record);
+  held.repeated = true;
+  let current: IdempotencyRecord | undefined = record;
+  for (let waited = 0; current && !current.reply && waited < UNSETTLED_WAIT_MS; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    current = await guard.store().lookup(key);
+  }
+  if (!current) return idempotentWriteUnsettled(op, record); // forgotten meanwhile: that attempt did nothing, but this call was not confirmed for a new one
+  return current.reply ? firstOutcomeRepeated(current.reply, current) : idempotentWriteUnsettled(op, current);
+}
+
+/**
+ * The claim stage's guardrails: the idempotency key reserved for this write, then the caps
+ * checked and counted in one atomic step of the store, so racing sends cannot pass a cap together.
+ */
+export async function claimGuardrails(
+  deps: CallDeps,
+  call: ToolCall,
+  op: Operation,
+  params: Params,
+  read: PreviewReader,
+  held: Holdings,
+): Promise<Reply | undefined> {
+  const { guard } = deps;
+  const key = idempotencyKeyOf(call);
+  if (key !== undefined) {
+    const record: IdempotencyRecord = { operationId: op.id, digest: paramsDigest(await guard.store().auditSecret(), op.id, params), at: guard.now() };
+    const holder = await guard.store().reserve(key, record, guard.now() + IDEMPOTENCY_TTL_MS);
+    if (holder) return answerFromRecord(guard, key, holder, op, params, held);
+    held.idempotencyKey = key;
+  }
+  const settings = guard.settings;
+  if (!settings || !sendsMessages(op) || (settings.recipientsPerSend === undefined && settings.messagesPerDay === undefined)) return undefined;
+  const messages = await messageCount(op, params, read);
+  if (messages === undefined) return messageCountUnknown(op);
+  if (settings.recipientsPerSend !== undefined && messages > settings.recipientsPerSend) return recipientsCapRefused(op, messages, settings.recipientsPerSend);
+  if (settings.messagesPerDay === undefined) return undefined;
+  const clock = localClock(guard.now(), settings.timeZone);
+  const counter = dailyCounter(call.caller.keyId, clock.date);
+  const taken = await guard.store().take(counter, messages, settings.messagesPerDay, guard.now() + DAY_MS + 2 * 60 * 60 * 1000);
+  if (!taken.taken) {
+    const daily = { cap: settings.messagesPerDay, used: taken.count, adding: messages, resetsAt: `${clock.nextDate} 00:00` };
+    return dailyCapRefused(op, messages, { timeZone: settings.timeZone, localTime: clock.text, daily });
+  }
+  held.counted = { counter, amount: messages };
+  return undefined;
+}
+
+/** What the call's answer says happened to the write. */
+export function outcomeOf(reply: Reply): string | undefined {
+  if ('resultType' in reply && reply.resultType === 'input_required') return undefined;
+  const outcome = ((reply as CallToolResult).structuredContent as { outcome?: unknown } | undefined)?.outcome;
+  return typeof outcome === 'string' ? outcome : (reply as CallToolResult).isError ? 'refused' : 'done';
+}
+
+export interface WriteTrace {
+  op: Operation;
+  params: Params;
+  confirmation: ConfirmationPath;
+  apiStatus?: number;
+  held: Holdings;
+}
+
+/**
+ * After the answer: a write that was not carried out gives back what it held (its count, its
+ * key), a write that was (or may have been) keeps its key's first answer, and every write that
+ * reached an end (not a preview or a question) gets its audit line.
+ */
+export async function afterWrite(deps: CallDeps, call: ToolCall, trace: WriteTrace, reply: Reply): Promise<void> {
+  const answered = outcomeOf(reply);
+  if (answered === undefined || answered === 'preview') return;
+  const outcome = trace.held.repeated ? 'repeated' : answered;
+  const { guard } = deps;
+  const store = guard.store();
+  const { held } = trace;
+  if (outcome === 'refused' || outcome === 'declined') await releaseHoldings(guard, held);
+  else if (held.idempotencyKey) await store.settle(held.idempotencyKey, reply as CallToolResult);
+  const secret = await store.auditSecret();
+  const entry: AuditEntry = {
+    time: new Date(guard.now()).toISOString(),
+    key: call.caller.keyId.slice(0, 16),
+    ...(call.client ? { client: call.client } : {}),
+    server: guard.server,
+    operationId: trace.op.id,
+    paramsDigest: paramsDigest(secret, trace.op.id, trace.params),
+    params: summarizeParams(trace.params, pathFieldsOf(trace.op)),
+    confirmation: trace.confirmation,
+    outcome,
+    ...(trace.apiStatus !== undefined ? { apiStatus: trace.apiStatus } : {}),
+    ...(call.args.idempotencyKey !== undefined ? { idempotencyKey: call.args.idempotencyKey } : {}),
+  };
+  await store.appendAudit(entry);
+}
+
+/** Gives back what a write held, once it is known nothing was done: its count, and its idempotency key (a repeat may run). */
+export async function releaseHoldings(guard: Guard, held: Holdings): Promise<void> {
+  const { counted, idempotencyKey } = held;
+  delete held.counted;
+  delete held.idempotencyKey;
+  if (counted) await guard.store().giveBack(counted.counter, counted.amount);
+  if (idempotencyKey) await guard.store().settle(idempotencyKey, undefined);
+}
+
+function pathFieldsOf(op: Operation): string[] {
+  return [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
+}
