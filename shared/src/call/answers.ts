@@ -8,10 +8,11 @@ import type { StreamedList } from '../upstream/stream-list.js';
 import { CUSTOMER_TEXT_NOTICE, MAX_ANSWER_CHARS, fitData, fitValue, jsonLength, shapeList, type ListShape, type Scrub } from '../safe/render.js';
 import { previewTooLarge } from './outcomes.js';
 
-export function readAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub): CallToolResult {
+/** `redact`: the caller's key redactor, which search and projection never see past (see shapeList). */
+export function readAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub, redact?: Redact): CallToolResult {
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
   if (op.list && (Array.isArray(data) || isStreamedList(data))) {
-    const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub });
+    const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub, ...(redact ? { redact } : {}) });
     notes.push(...shaped.notes);
     const { page } = shaped;
     const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;

@@ -56,7 +56,7 @@ export function claim(call: ToolCall, { op, params }: Prepared, approval: Approv
 /** send: the one request to the API. A write that fails is noted as refused (nothing was done) or unknown. */
 export async function send(deps: CallDeps, call: ToolCall, { op, params, request }: Prepared): Promise<unknown> {
   const write = call.kind === 'action';
-  const readBody = write ? undefined : await listBodyReaderFor(op.list, call.args);
+  const readBody = write ? undefined : await listBodyReaderFor(op.list, call.args, call.caller.redact);
   const context = { ...call.request, ...(call.caller.credentials ? { credentials: call.caller.credentials } : {}) };
   const { journal, keyId } = call.caller;
   let data: unknown;
@@ -74,7 +74,7 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
 
 /** answer: the API answered. A write is noted as carried out; the model is told what the data says (a read's records, paged). */
 export function answer(call: ToolCall, { op, params }: Prepared, data: unknown): Reply {
-  if (call.kind === 'read') return readAnswer(op, data, call.args, call.caller.scrub);
+  if (call.kind === 'read') return readAnswer(op, data, call.args, call.caller.scrub, call.caller.redact);
   const { journal, keyId } = call.caller;
   journal.attempt(keyId, op.id, params, 'done');
   journal.record(keyId, op.id, params, data);

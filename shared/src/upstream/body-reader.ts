@@ -1,11 +1,13 @@
 // Which reader takes a response body. A list read reads its body as it arrives once it is large
 // (stream-list.ts), so 200,000 records never sit in memory whole; everything else is read whole.
 // The stream reader is loaded on the first list read, so a server's start does not pay for it.
+import type { Redact } from '../safe/redact.js';
 import type { ListShape } from '../safe/render.js';
 import type { BodySink } from './api-client.js';
 
-export async function listBodyReaderFor(list: { idField?: string } | undefined, shape: ListShape): Promise<(() => BodySink) | undefined> {
+/** `redact`: the caller's key redactor, which search and projection must never see past. */
+export async function listBodyReaderFor(list: { idField?: string } | undefined, shape: ListShape, redact: Redact): Promise<(() => BodySink) | undefined> {
   if (!list) return undefined;
-  const { listBodyReader } = await import('./stream-list.js');
-  return listBodyReader(shape, list.idField);
+  const { listBodyReader, STREAM_THRESHOLD_BYTES } = await import('./stream-list.js');
+  return listBodyReader(shape, list.idField, STREAM_THRESHOLD_BYTES, redact);
 }
