@@ -65,6 +65,9 @@ describe('the confirmation card', { timeout: 60_000 }, () => {
     const token = structuredOf(card.result as never).confirmationToken;
     await card.view.getByText(`Send campaign ${id} now`).waitFor();
     await card.view.getByText('This cannot be undone').waitFor();
+    // The quota in words and numbers, not the API's JSON.
+    await card.view.getByText(/^Quota before sending: AI quota: [\d,]+ of [\d,]+ left \([\d,]+ used\); message quota: [\d,]+ of [\d,]+ left/).waitFor();
+    expect(await card.view.locator('ul.facts').textContent()).not.toMatch(/[{}]|aiQuota|messageQuota/);
     expect(countCarriedOut(sandbox, 'campaign.send')).toBe(0);
 
     // The API answers slowly, so the second click lands while the first call is in flight.

@@ -1,6 +1,6 @@
 // The catalog against the design brief's table of 37 operations, and what is derived from it.
 import { describe, expect, it } from 'vitest';
-import { DOMAIN_NAMES, describeTool, manifestOf, paramSignature } from '@engage-mcp/shared';
+import { DOMAIN_NAMES, describeTool, inWords, manifestOf, paramSignature } from '@engage-mcp/shared';
 import { DOMAINS as LAUNCHABLE } from '../packages/sandbox/src/launch.js';
 import { ALL_OPERATIONS, DOMAINS } from './helpers.js';
 
@@ -88,5 +88,22 @@ describe('catalog', () => {
     expect(text).toContain('- contact.delete [destructive, contact.delete] {id}');
     expect(text).toContain('confirmationToken');
     expect(paramSignature(DOMAINS.channel!.operations.find((op) => op.id === 'channel.whatsapp.send')!)).toBe('msisdn, message?, template?, …');
+  });
+});
+
+describe('inWords: data read from the API, as a person reads it', () => {
+  it('an allowance, counts and names in words, numbers with separators', () => {
+    const quota = { aiQuota: { total: 10_000, used: 2_350, remaining: 7_650 }, messageQuota: { total: 5_000, used: 1_210, remaining: 3_790 } };
+    expect(inWords(quota)).toBe('AI quota: 7,650 of 10,000 left (2,350 used); message quota: 3,790 of 5,000 left (1,210 used)');
+    expect(inWords({ sms_quota: { total: 100, used: 40 }, resetsAt: '2026-12-01' })).toBe('SMS quota: 40 of 100 used; resets at: 2026-12-01');
+    expect(inWords({ credits: 1234567.5, plan: 'Pro', active: true })).toBe('credits: 1,234,567.5; plan: Pro; active: true');
+  });
+
+  it('anything it cannot put in words is shown as it comes, on one line and bounded', () => {
+    expect(inWords({ 'a"b\nc': 1 })).toBe(JSON.stringify({ 'a"b\nc': 1 }));
+    expect(inWords({ a: { b: { c: 1 } } })).toBe('{"a":{"b":{"c":1}}}');
+    expect(inWords({ list: [1, 2] })).toBe('{"list":[1,2]}');
+    expect(inWords({ note: 'line one\nline two' })).toBe('note: line one\\nline two');
+    expect(inWords({ long: 'x'.repeat(400) }).length).toBeLessThanOrEqual(301);
   });
 });

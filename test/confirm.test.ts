@@ -181,7 +181,12 @@ describe('previews say what will happen', () => {
     const text = structuredOf(await server.call('campaign.send', { id: draft._id })).preview as string;
     expect(text).toContain(`“${draft.name}” on whatsapp`);
     expect(text).toContain(`${draft.totalRecipients} recipient(s)`);
-    expect(text).toMatch(/Quota remaining.*messageQuota/);
+    // The quota in words and numbers a person reads at a glance, not the API's JSON.
+    const { aiQuota, messageQuota } = sandbox.tenant('A');
+    const allowance = ({ total, used }: { total: number; used: number }) =>
+      `${(total - used).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} left (${used.toLocaleString('en-US')} used)`;
+    expect(text).toContain(`- Quota before sending: AI quota: ${allowance(aiQuota)}; message quota: ${allowance(messageQuota)}.`);
+    expect(text).not.toMatch(/[{}]|aiQuota|messageQuota/);
     expect(text).toMatch(/cannot be recalled/);
   });
 

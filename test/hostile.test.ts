@@ -134,6 +134,63 @@ describe('the key echoed back by the API never reaches the model or the log', ()
   });
 });
 
+describe('search and projection are no oracle for the key', () => {
+  // The key sits in list data (an API that echoes it into a record). Counting the records a
+  // search matches, one guessed character at a time, must tell nothing about it.
+  const KEY_RECORDS = [
+    { _id: 'k1', note: `token=${HOSTILE_KEY}`, secret: HOSTILE_KEY, [HOSTILE_KEY]: 'as a field name' },
+    { _id: 'k2', note: 'token= none', secret: 'none' },
+  ];
+  const ALPHABET = [...new Set(`${HOSTILE_KEY}abcdefghijklmnopqrstuvwxyz0123456789_-`)];
+  const matched = async (server: InProcess, search: string, fields?: string[]) => {
+    const result = await call(server, 'contact.list', undefined, { search, ...(fields ? { fields } : {}) });
+    expect(result.isError).toBeFalsy();
+    return (structuredOf(result).page as { matched: number }).matched;
+  };
+
+  it('guessing the key a character at a time by counting matches recovers nothing', async () => {
+    const server = await serve('contact');
+    api.respond(() => envelope(KEY_RECORDS));
+    // The attack of the report: extend a known start with the guess that still matches.
+    let known = 'token=';
+    for (let step = 0; step < 6; step++) {
+      let next: string | undefined;
+      for (const guess of ALPHABET) if ((await matched(server, `${known}${guess}`.slice(-10))) > 0) next = guess;
+      if (next === undefined) break;
+      known += next;
+    }
+    expect(known).toBe('token=');
+    // Any piece of the key, a window across its edge, equality with it: no match.
+    for (const piece of [HOSTILE_KEY.slice(0, 3), HOSTILE_KEY.slice(9, 14), `=${HOSTILE_KEY.slice(0, 2)}`, HOSTILE_KEY.slice(-4)]) {
+      expect({ piece, matched: await matched(server, piece) }).toEqual({ piece, matched: 0 });
+    }
+    expect(await matched(server, `secret:${HOSTILE_KEY}`)).toBe(0);
+    // Text outside the key still matches as before.
+    expect(await matched(server, 'token=')).toBe(2);
+    expect(await matched(server, 'none')).toBe(1);
+    expect(await matched(server, 'secret:none')).toBe(1);
+  });
+
+  it('a field named by the key is not projected, and a projection never shows it', async () => {
+    const server = await serve('contact');
+    api.respond(() => envelope(KEY_RECORDS));
+    const result = await call(server, 'contact.list', undefined, { fields: [HOSTILE_KEY.slice(0, 20), HOSTILE_KEY] });
+    expect(structuredOf(result).data).toEqual([{ _id: 'k1' }, { _id: 'k2' }]);
+    expectNoKey(textOf(result), JSON.stringify(result.structuredContent));
+  });
+
+  it('the streamed path (a body over 1 MiB) counts exactly as the simple path', async () => {
+    const server = await serve('contact');
+    const filler = Array.from({ length: 9_000 }, (_, index) => ({ _id: `f${index}`, note: `token=filler-${index} ${'x'.repeat(100)}` }));
+    api.respond(() => envelope([...KEY_RECORDS, ...filler]));
+    for (const piece of [HOSTILE_KEY.slice(0, 3), `token=${HOSTILE_KEY.slice(0, 1)}`, HOSTILE_KEY.slice(20, 24)]) {
+      expect({ piece, matched: await matched(server, piece) }).toEqual({ piece, matched: 0 });
+    }
+    expect(await matched(server, 'none')).toBe(1);
+    expect(await matched(server, 'token=')).toBe(9_002);
+  });
+});
+
 describe('shaping is linear: no answer stalls a server', () => {
   it('an answer nested 100,000 deep is shown to 64 levels', async () => {
     const server = await serve('billing');

@@ -10,6 +10,7 @@ import type { Operation } from '../shared/src/model/catalog.js';
 import { UpstreamError } from '../shared/src/model/errors.js';
 import { ApiClient, parseJson } from '../shared/src/upstream/api-client.js';
 import { createLogger } from '../shared/src/safe/log.js';
+import { keyRedactor, type Redact } from '../shared/src/safe/redact.js';
 import { scrubber, shapeList, type ListShape } from '../shared/src/safe/render.js';
 import { EnvelopeScanner } from '../shared/src/upstream/stream-json.js';
 import { StreamedList, listBodyReader } from '../shared/src/upstream/stream-list.js';
@@ -103,7 +104,7 @@ type Outcome =
   | { kind: 'other'; data: unknown };
 
 /** What the request helper and readAnswer make of a parsed body (mirrors http.ts's interpret). */
-function outcome(parsed: unknown, shape: ListShape): Outcome {
+function outcome(parsed: unknown, shape: ListShape, redact?: Redact): Outcome {
   if (parsed === undefined) return { kind: 'not-json' };
   const value = parsed as Record<string, unknown>;
   if (
@@ -119,17 +120,17 @@ function outcome(parsed: unknown, shape: ListShape): Outcome {
   if (!(value.errorCode === 0 && value.status >= 200 && value.status < 300)) return { kind: 'error', status: value.status, errorCode: value.errorCode };
   const { data } = value;
   if (data instanceof StreamedList) return { kind: 'list', shaped: data.shaped() };
-  if (Array.isArray(data)) return { kind: 'list', shaped: shapeList(data, shape, '_id') };
+  if (Array.isArray(data)) return { kind: 'list', shaped: shapeList(data, shape, '_id', redact ? { redact } : {}) };
   return { kind: 'other', data };
 }
 
-const simple = (body: string, shape: ListShape) => outcome(parseJson(body), shape);
+const simple = (body: string, shape: ListShape, redact?: Redact) => outcome(parseJson(body), shape, redact);
 
-function streamed(body: Buffer, chunkSize: number, shape: ListShape, threshold = 0): Outcome {
-  const sink = listBodyReader(shape, '_id', threshold)();
+function streamed(body: Buffer, chunkSize: number, shape: ListShape, threshold = 0, redact?: Redact): Outcome {
+  const sink = listBodyReader(shape, '_id', threshold, redact)();
   for (let at = 0; at < body.length; at += chunkSize) sink.write(body.subarray(at, at + chunkSize));
   const end = sink.end();
-  return outcome('parsed' in end ? end.parsed : parseJson(end.text), shape);
+  return outcome('parsed' in end ? end.parsed : parseJson(end.text), shape, redact);
 }
 
 describe('streamed list bodies equal the simple path', () => {
@@ -153,6 +154,41 @@ describe('streamed list bodies equal the simple path', () => {
       }
     });
   }
+
+  it("with the caller's redactor, search and projection never match the key, streamed or not", () => {
+    const key = 'eng_live_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+    const redact = keyRedactor([key]);
+    const data = [
+      ...records,
+      { _id: 'k1', note: `token=${key}`, secret: key, [key]: 1, list: [`x${key}`] },
+      { _id: 'k2', note: `token=${[...key].join('\u200b')} budi`, hex: Buffer.from(key).toString('hex') },
+      { _id: 'k3', note: 'token= budi', secret: 'plain' },
+    ];
+    const body = JSON.stringify({ status: 200, errorCode: 0, data });
+    const shapes: ListShape[] = [
+      { search: key.slice(0, 3) },
+      { search: `token=${key.slice(0, 1)}` },
+      { search: key.slice(12, 16) },
+      { search: `secret:${key}` },
+      { search: `${key}:1` },
+      { search: 'token= budi' },
+      { search: '[redacted]' },
+      { search: 'redacted' },
+      { search: '2d3c4b' },
+      { fields: [key, 'note', key.slice(0, 12)] },
+    ];
+    for (const shape of shapes) {
+      const expected = simple(body, shape, redact);
+      for (const size of [1, 7, 64, 1000])
+        expect({ shape, size, got: streamed(Buffer.from(body), size, shape, 0, redact) }).toEqual({ shape, size, got: expected });
+    }
+    const matched = (search: string) => (simple(body, { search }, redact) as { shaped: { page: { matched: number } } }).shaped.page.matched;
+    expect([key.slice(0, 3), `token=${key.slice(0, 1)}`, key.slice(12, 16), `secret:${key}`, `${key}:1`, '2d3c4b', 'redacted'].map(matched)).toEqual([
+      0, 0, 0, 0, 0, 0, 0,
+    ]);
+    expect(matched('token=')).toBe(3);
+    expect(matched('budi')).toBeGreaterThan(3);
+  });
 
   it('a body cut at every byte answers as the simple path does', () => {
     const body = BODIES.keysAfterData as string;

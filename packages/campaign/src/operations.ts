@@ -1,9 +1,9 @@
 // The campaign domain: broadcast campaigns over WhatsApp, Telegram or email.
 import { z } from 'zod';
-import { brief, defineDomain, findRecord, pathId, plain, quote, requiredText, type Params, type PreviewReader, type WrittenBefore } from '@engage-mcp/shared';
+import { defineDomain, findRecord, inWords, pathId, plain, quote, requiredText, type Params, type PreviewReader, type WrittenBefore } from '@engage-mcp/shared';
 
 const CAMPAIGNS = '/api/campaign/campaigns';
-// Read for previews only. The quota's layout is not in the spec, so it is shown as it comes.
+// Read for previews only. The quota's layout is not in the spec: it is shown in words, whatever its fields.
 const QUOTA = '/api/ai/v1/quota';
 const RECIPIENTS = '/api/user/users/campaign';
 
@@ -106,7 +106,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
           describeCampaign(found),
           campaignMessage(found, p, written),
           found?.totalRecipients === undefined && Array.isArray(recipients) ? `Recipients: ${recipients.length}.` : undefined,
-          quota === undefined ? undefined : `Quota remaining before sending (as the API reports it): ${brief(quota)}`,
+          quota === undefined ? undefined : `Quota before sending: ${inWords(quota)}.`,
         ];
       },
     },

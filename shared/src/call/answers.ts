@@ -22,16 +22,17 @@ export function alreadyRedacted(result: CallToolResult): CallToolResult {
 
 export function readAnswer(op: Operation, data: unknown, args: ListShape, caller: Pick<Caller, 'scrub' | 'redact'>): CallToolResult {
   // Notes may quote the call's own arguments (field names), so they are redacted here.
-  const result = shapedAnswer(op, data, args, caller.scrub);
+  const result = shapedAnswer(op, data, args, caller.scrub, caller.redact);
   const notes = (result.structuredContent as { notes?: string[] } | undefined)?.notes;
   if (notes?.some((note) => caller.redact(note) !== note)) return result;
   return alreadyRedacted(result);
 }
 
-function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub): CallToolResult {
+/** `redact`: the caller's key redactor, which search and projection never see past (see shapeList). */
+function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scrub, redact?: Redact): CallToolResult {
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
   if (op.list && (Array.isArray(data) || isStreamedList(data))) {
-    const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub });
+    const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub, ...(redact ? { redact } : {}) });
     notes.push(...shaped.notes);
     const { page } = shaped;
     const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;

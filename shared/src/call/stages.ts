@@ -67,7 +67,7 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
 /** send: the one request to the API. A write that fails is noted as refused (nothing was done) or unknown. */
 export async function send(deps: CallDeps, call: ToolCall, { op, params, request }: Prepared): Promise<unknown> {
   const write = call.kind === 'action';
-  const readBody = write ? undefined : await listBodyReaderFor(op.list, call.args);
+  const readBody = write ? undefined : await listBodyReaderFor(op.list, call.args, call.caller.redact);
   const context = { ...call.request, ...(call.caller.credentials ? { credentials: call.caller.credentials } : {}) };
   const { journal, keyId } = call.caller;
   let data: unknown;

@@ -139,6 +139,59 @@ export function brief(value: unknown, max = 300): string {
 }
 
 /**
+ * Untyped data read from the API (an allowance, a set of counts) as a person reads it at a glance:
+ * field names as words, numbers with thousands separators, and an allowance with a total and what
+ * is used or remaining as "7,650 of 10,000 left (2,350 used)". Two levels of objects at most, and
+ * field names made of letters and digits only; anything else, or a text past `max` characters, as
+ * brief() shows it.
+ */
+export function inWords(value: unknown, max = 300): string {
+  const text = wordsOf(value, 0);
+  return text !== undefined && text.length <= max ? text : brief(value, max);
+}
+
+const INITIALISMS = new Set(['ai', 'api', 'id', 'sms', 'url', 'whatsapp']);
+
+function wordsOf(value: unknown, depth: number): string | undefined {
+  if (typeof value === 'number') return value.toLocaleString('en-US');
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return plain(value);
+  if (typeof value !== 'object' || Array.isArray(value) || depth > 1) return undefined;
+  const record = value as Record<string, unknown>;
+  const allowance = allowanceOf(record);
+  const parts = allowance ? [allowance.text] : [];
+  for (const [key, inner] of Object.entries(record)) {
+    if (allowance?.keys.includes(key)) continue;
+    const name = fieldWords(key);
+    const shown = wordsOf(inner, depth + 1);
+    if (name === undefined || shown === undefined) return undefined;
+    parts.push(`${name}: ${shown}`);
+  }
+  return parts.length === 0 ? undefined : parts.join(depth === 0 ? '; ' : ', ');
+}
+
+/** `{total, used, remaining}` (any two, as numbers) in words, and the fields that says. */
+function allowanceOf(record: Record<string, unknown>): { text: string; keys: string[] } | undefined {
+  const number = (key: string) => (typeof record[key] === 'number' && Number.isFinite(record[key]) ? (record[key] as number) : undefined);
+  const [total, used, remaining] = [number('total'), number('used'), number('remaining')];
+  const shown = (amount: number) => amount.toLocaleString('en-US');
+  if (total === undefined || (used === undefined && remaining === undefined)) return undefined;
+  if (remaining === undefined) return { text: `${shown(used as number)} of ${shown(total)} used`, keys: ['total', 'used'] };
+  const usedText = used === undefined ? '' : ` (${shown(used)} used)`;
+  return { text: `${shown(remaining)} of ${shown(total)} left${usedText}`, keys: ['total', 'used', 'remaining'] };
+}
+
+/** `aiQuota` → `AI quota`, `message_quota` → `message quota`; undefined for a name that is not plain letters and digits. */
+function fieldWords(key: string): string | undefined {
+  if (!/^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(key)) return undefined;
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[_ ]+/)
+    .filter((word) => word !== '')
+    .map((word) => word.toLowerCase());
+  return words.map((word) => (INITIALISMS.has(word) ? (word === 'whatsapp' ? 'WhatsApp' : word.toUpperCase()) : word)).join(' ');
+}
+
+/**
  * A string in “quotes”, whole, on one line: a name or message cannot close its quote or forge a
  * line of the statement (see inlineText). Other values as plain() shows them.
  */

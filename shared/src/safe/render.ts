@@ -2,6 +2,7 @@
 // cleaned and the key redacted before anything is cut; and never more than about 25,000 tokens,
 // text and structured content together. Every step is linear in the size of the data, so no
 // answer, however large or deeply nested, can stall a server.
+import { REDACTED, type Redact } from './redact.js';
 import { cleanData, setField } from './sanitize.js';
 
 export const DEFAULT_LIMIT = 50;
@@ -27,6 +28,11 @@ export function scrubber(redact?: (text: string, options?: { cutAtEnd?: boolean 
 export interface ShapeOptions {
   scrub?: Scrub;
   budget?: number;
+  /**
+   * The caller's key redactor: search and projection never match text that holds a key form (nor
+   * the mark that replaces it), so counting matches cannot spell out a key the API echoed.
+   */
+  redact?: Redact;
 }
 
 export interface ListShape {
@@ -58,15 +64,27 @@ export interface ShapedList {
  */
 export function shapeList(data: unknown[], shape: ListShape, idField: string | undefined, options: ShapeOptions = {}): ShapedList {
   const { limit, offset } = pageBounds(shape);
-  const terms = parseSearch(shape.search ?? '');
+  const terms = parseSearch(shape.search ?? '', options.redact);
   const matched = terms.length === 0 ? data : data.filter((item) => terms.every((term) => term(item)));
-  const unknownFields = shape.fields ? shape.fields.filter((field) => !matched.some((item) => hasField(item, field))) : [];
+  const usable = usableFields(shape.fields, options.redact);
+  const unknownFields = shape.fields ? shape.fields.filter((field) => !usable.includes(field) || !matched.some((item) => hasField(item, field))) : [];
   return shapePage(matched.slice(offset, offset + limit), { total: data.length, matched: matched.length, unknownFields }, shape, idField, options);
 }
 
 /** The page a list shape asks for: `limit` records from `offset`. */
 export function pageBounds(shape: ListShape): { limit: number; offset: number } {
   return { limit: Math.min(shape.limit ?? DEFAULT_LIMIT, MAX_LIMIT), offset: shape.offset ?? 0 };
+}
+
+/** The asked-for fields a projection may match: none that holds a key form. */
+export function usableFields(fields: readonly string[] | undefined, redact: Redact | undefined): string[] {
+  if (!fields) return [];
+  return redact ? fields.filter((field) => !holdsKey(field, redact)) : [...fields];
+}
+
+/** Whether `text` holds a form of the key (the redactor would change it). */
+function holdsKey(text: string, redact: Redact): boolean {
+  return redact(text) !== text;
 }
 
 /** What `fields` checks of a record: whether it is an object with that field. */
@@ -88,6 +106,7 @@ export function shapePage(
   const { scrub = scrubber(), budget = DATA_BUDGET_CHARS } = options;
   const notes: string[] = [];
   const { limit, offset } = pageBounds(shape);
+  const fields = shape.fields ? usableFields(shape.fields, options.redact) : undefined;
   if (counts.unknownFields.length > 0 && counts.matched > 0) notes.push(`No record has the field(s) ${counts.unknownFields.join(', ')}.`);
 
   // Cut at a record boundary so the answer stays within the size budget.
@@ -95,7 +114,7 @@ export function shapePage(
   const stubbed: number[] = [];
   let used = 2;
   for (const [index, raw] of pageItems.entries()) {
-    let item = scrub(shape.fields ? project(raw, shape.fields, idField) : raw);
+    let item = scrub(fields ? project(raw, fields, idField) : raw);
     let size = jsonLength(item) + 1;
     if (size + 2 > budget) {
       item = tooLargeStub(item, idField, size);
@@ -268,24 +287,41 @@ export function searchWords(search: string): SearchWord[] {
     });
 }
 
-/** `budi status:open` → a record containing "budi" whose status equals "open". */
-export function parseSearch(search: string): Term[] {
+/**
+ * `budi status:open` → a record containing "budi" whose status equals "open". With the caller's
+ * `redact`, text is matched as the model would see it, and never inside a key form: a word is found
+ * only outside every key form (and outside the mark that replaces one), equality never holds for a
+ * value that holds one, and a field named by one is never looked at.
+ */
+export function parseSearch(search: string, redact?: Redact): Term[] {
   return searchWords(search).map((word): Term => {
-    if ('field' in word) return (item) => isRecord(item) && equalsLoosely(item[word.field], word.expected);
-    return (item) => containsText(item, word.needle);
+    if ('field' in word) {
+      if (redact && holdsKey(word.field, redact)) return () => false;
+      return (item) => isRecord(item) && equalsLoosely(item[word.field], word.expected, redact);
+    }
+    return (item) => containsText(item, word.needle, redact);
   });
 }
 
-function containsText(value: unknown, needle: string, depth = 0): boolean {
-  if (typeof value === 'string') return value.toLowerCase().includes(needle);
-  if (typeof value === 'number') return String(value).includes(needle);
+function containsText(value: unknown, needle: string, redact: Redact | undefined, depth = 0): boolean {
+  if (typeof value === 'string') return textContains(value, needle, redact);
+  if (typeof value === 'number') return textContains(String(value), needle, redact);
   if (depth > 2 || value === null || typeof value !== 'object') return false;
-  return Object.values(value).some((inner) => containsText(inner, needle, depth + 1));
+  return Object.values(value).some((inner) => containsText(inner, needle, redact, depth + 1));
 }
 
-function equalsLoosely(actual: unknown, expected: string, depth = 0): boolean {
-  if (Array.isArray(actual)) return depth < 2 && actual.some((inner) => equalsLoosely(inner, expected, depth + 1));
-  return actual !== undefined && actual !== null && String(actual).toLowerCase() === expected.toLowerCase();
+/** `needle` (lower case) in `text` outside every key form; the redactor runs only on text that holds the needle at all. */
+function textContains(text: string, needle: string, redact: Redact | undefined): boolean {
+  if (!text.toLowerCase().includes(needle)) return false;
+  if (!redact) return true;
+  const shown = redact(text);
+  return shown === text || shown.split(REDACTED).some((piece) => piece.toLowerCase().includes(needle));
+}
+
+function equalsLoosely(actual: unknown, expected: string, redact: Redact | undefined, depth = 0): boolean {
+  if (Array.isArray(actual)) return depth < 2 && actual.some((inner) => equalsLoosely(inner, expected, redact, depth + 1));
+  if (actual === undefined || actual === null || String(actual).toLowerCase() !== expected.toLowerCase()) return false;
+  return !redact || !holdsKey(String(actual), redact);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -8,7 +8,8 @@
 // from the skeleton this gives it).
 import { StringDecoder } from 'node:string_decoder';
 import { parseJson, type BodySink } from './api-client.js';
-import { hasField, pageBounds, parseSearch, searchWords, shapePage, type ListShape, type ShapeOptions, type ShapedList } from '../safe/render.js';
+import type { Redact } from '../safe/redact.js';
+import { hasField, pageBounds, parseSearch, searchWords, shapePage, usableFields, type ListShape, type ShapeOptions, type ShapedList } from '../safe/render.js';
 import { EnvelopeScanner } from './stream-json.js';
 
 /**
@@ -41,18 +42,20 @@ export class StreamedList {
   private unknownFields: string[];
   private pending: string[] = [];
 
+  /** `redact`: the caller's key redactor, so search and projection never match a key form, as in shapeList. */
   constructor(
     private readonly shape: ListShape,
     private readonly idField: string | undefined,
+    private readonly redact?: Redact,
   ) {
     const { limit, offset } = pageBounds(shape);
     this.offset = offset;
     this.end = offset + limit;
-    this.terms = parseSearch(shape.search ?? '');
+    this.terms = parseSearch(shape.search ?? '', redact);
     this.rawNeedles = searchWords(shape.search ?? '')
       .map((word) => ('field' in word ? word.expected.toLowerCase() : word.needle))
       .filter(canPrefilter);
-    this.unknownFields = shape.fields ? [...shape.fields] : [];
+    this.unknownFields = usableFields(shape.fields, redact);
   }
 
   add(text: string): void {
@@ -104,8 +107,10 @@ export class StreamedList {
   }
 
   shaped(options: ShapeOptions = {}): ShapedList {
-    const unknownFields = this.shape.fields ? this.shape.fields.filter((field) => this.unknownFields.includes(field)) : [];
-    return shapePage(this.page, { total: this.total, matched: this.matched, unknownFields }, this.shape, this.idField, options);
+    const usable = usableFields(this.shape.fields, this.redact);
+    const unknownFields = this.shape.fields ? this.shape.fields.filter((field) => !usable.includes(field) || this.unknownFields.includes(field)) : [];
+    const withRedact = this.redact ? { redact: this.redact, ...options } : options;
+    return shapePage(this.page, { total: this.total, matched: this.matched, unknownFields }, this.shape, this.idField, withRedact);
   }
 }
 
@@ -211,8 +216,8 @@ function mayMatch(joined: string, starts: Int32Array, needles: string[]): Uint8A
  * text (read whole) or the envelope parsed with its data streamed (`parsed`, undefined when the
  * body is not JSON; `text` then has its beginning, for the log and the description).
  */
-export function listBodyReader(shape: ListShape, idField: string | undefined, threshold = STREAM_THRESHOLD_BYTES): () => BodySink {
-  return () => new ListSink(shape, idField, threshold);
+export function listBodyReader(shape: ListShape, idField: string | undefined, threshold = STREAM_THRESHOLD_BYTES, redact?: Redact): () => BodySink {
+  return () => new ListSink(shape, idField, threshold, redact);
 }
 
 class ListSink implements BodySink {
@@ -226,6 +231,7 @@ class ListSink implements BodySink {
     private readonly shape: ListShape,
     private readonly idField: string | undefined,
     private readonly threshold: number,
+    private readonly redact: Redact | undefined,
   ) {}
 
   write(chunk: Buffer): void {
@@ -236,7 +242,7 @@ class ListSink implements BodySink {
     this.chunks.push(chunk);
     this.size += chunk.length;
     if (this.size <= this.threshold) return;
-    const list = new StreamedList(this.shape, this.idField);
+    const list = new StreamedList(this.shape, this.idField, this.redact);
     const scanner = new EnvelopeScanner(
       (text) => list.add(text),
       (text) => list.addBatch(text),
