@@ -36,7 +36,7 @@ async function stages(deps: CallDeps, call: ToolCall): Promise<Reply> {
   } catch (error) {
     if (!(error instanceof InputError))
       deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-    return failedCall(error, op, stage, call.kind === 'action');
+    return failedCall(error, op, stage, call.kind === 'action', call.caller.credentials ? 'request' : 'environment');
   }
 }
 
