@@ -2,6 +2,7 @@
 // protocol eras, with the v1 client most 2025 hosts ship and the v2 client), and small readers
 // for tool results.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
@@ -55,14 +56,18 @@ export interface ClientOptions {
   kind?: ClientKind;
   /** Declares elicitation and answers every request with this. */
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
+  /** v1 only: declares elicitation and answers every request with exactly this result, unchecked (a host's malformed answer). */
+  elicitRaw?: () => unknown;
 }
 
 /** A client of the given kind, with elicitation when asked for. */
-export function makeClient({ kind = 'v1', elicit }: ClientOptions): TestClient {
-  const capabilities = elicit ? { elicitation: {} } : {};
+export function makeClient({ kind = 'v1', elicit, elicitRaw }: ClientOptions): TestClient {
+  const capabilities = elicit || elicitRaw ? { elicitation: {} } : {};
   if (kind === 'v1') {
     const client = new Client({ name: 'test-v1', version: '0' }, { capabilities });
     if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params.message));
+    // The base class's registration: the v1 Client's own checks the result before sending it.
+    if (elicitRaw) Protocol.prototype.setRequestHandler.call(client, ElicitRequestSchema, async () => elicitRaw() as never);
     return {
       kind,
       instructions: () => client.getInstructions(),

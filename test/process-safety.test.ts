@@ -1,6 +1,7 @@
 // The built server as a raw child process, where it matters: a hostile answer does not stall it
 // (pings are answered, it exits when stdin closes), and a hostile .env in its working directory
-// cannot switch confirmation off, and nothing dotenv does reaches stdout.
+// cannot switch confirmation off, and nothing dotenv does reaches stdout; a stdin line over the
+// limit runs no part of itself.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,5 +95,31 @@ describe('a hostile .env in the working directory', () => {
     server.child.stdin.end();
     expect(await server.exited).toBe(0);
     for (const line of server.stdout) expect(JSON.parse(line).jsonrpc, line).toBe('2.0');
+  });
+});
+
+describe('a stdin line over the 8 MiB limit', () => {
+  it('is dropped whole: no prefix of it runs, even one that is a whole message, and the server goes on', async () => {
+    const server = spawnServer('contact', { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_CONFIRM: 'none' });
+    await server.answer(0);
+    const target = sandbox.tenant('A').contacts[0]!;
+    const deletion = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'contact_action', arguments: { operationId: 'contact.delete', params: { id: target._id } } },
+    });
+    // Spaces past the limit keep every prefix a reader could be handed valid JSON; the line as a whole is not.
+    const limit = 8 * 1024 * 1024;
+    server.child.stdin.write(`${deletion}${' '.repeat(limit + 256 * 1024 - deletion.length)}and then not JSON\n`);
+    server.call(2, 'contact_read', { operationId: 'contact.list' });
+    const after = await server.answer(2);
+    expect(after.result.isError, JSON.stringify(after)).toBeFalsy();
+    expect(server.stderr()).toMatch(/a message of more than 8388608 bytes was dropped unread/);
+    expect(sandbox.requests().filter((request) => request.operationId === 'contact.delete')).toEqual([]);
+    expect(sandbox.carriedOut()).toEqual([]);
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+    expect(server.stdout.some((line) => JSON.parse(line).id === 1)).toBe(false);
   });
 });

@@ -133,9 +133,25 @@ export function stillRunning(op: Operation, earlier: Attempt): CallToolResult {
   return writeFailure(op, 'unknown', text);
 }
 
+/** Where the call's key came from: the server's environment (stdio), or the request (remote mode). */
+export type KeySource = 'environment' | 'request';
+
+const CREATE_KEY = 'Create a new key in the tenant console under API key settings';
+/** Where a new key goes: remote mode reads no key of its own, only the one each request brings. */
+const NEW_KEY_GOES: Record<KeySource, string> = {
+  environment: 'set ENGAGE_API_KEY',
+  request: "send it with each request to this service (Authorization: Bearer <key> or X-API-Key), in the host's connector settings",
+};
+
 /** The answer for a call that failed at `stage`; a write's answer says what is known of it. */
-export function failedCall(error: unknown, op: Operation | undefined, stage: CallStage, isWrite: boolean): CallToolResult {
-  const text = describeFailure(error, op, stage);
+export function failedCall(
+  error: unknown,
+  op: Operation | undefined,
+  stage: CallStage,
+  isWrite: boolean,
+  keySource: KeySource = 'environment',
+): CallToolResult {
+  const text = describeFailure(error, op, stage, keySource);
   return op && isWrite ? writeFailure(op, outcomeOfFailure(error, stage), text) : failure(text);
 }
 
@@ -150,14 +166,14 @@ export function outcomeOfFailure(error: unknown, stage: CallStage): Extract<Outc
  * The text a model gets for a failed call of `op`. `stage` says how far the call got, so that the
  * server's own failure after a write was sent is not reported as if nothing had happened.
  */
-export function describeFailure(error: unknown, op: Operation | undefined, stage: CallStage = 'before'): string {
+export function describeFailure(error: unknown, op: Operation | undefined, stage: CallStage = 'before', keySource: KeySource = 'environment'): string {
   if (error instanceof InputError) return error.message;
   if (!(error instanceof UpstreamError)) return describeInternalFailure(op, stage);
   const { status, apiMessage, retryAfterSeconds, mayHaveHappened } = error.details;
   const name = op?.id ?? 'the operation';
   switch (error.kind) {
     case 'auth':
-      return 'The API refused the key (HTTP 401): it is invalid, revoked or expired. Create a new key in the tenant console under API key settings and set ENGAGE_API_KEY.';
+      return `The API refused the key (HTTP 401): it is invalid, revoked or expired. ${CREATE_KEY} and ${NEW_KEY_GOES[keySource]}.`;
     case 'scope':
       return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403). Create a key with that scope in the tenant console under API key settings; retrying will not help.`;
     case 'not-found': {

@@ -53,7 +53,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: { write?: WriteTrac
     if (!(error instanceof InputError))
       deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     if (trace.write && error instanceof UpstreamError && error.details.status !== undefined) trace.write.apiStatus = error.details.status;
-    return failedCall(error, op, stage, call.kind === 'action');
+    return failedCall(error, op, stage, call.kind === 'action', call.caller.credentials ? 'request' : 'environment');
   }
 }
 

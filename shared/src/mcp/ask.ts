@@ -48,7 +48,7 @@ export function askingFor({ era, mcp, ctx }: Exchange, log: Logger): Asking {
       }),
     };
   }
-  return { canAsk, ask: (question, op) => elicit(ctx, question, op, log) };
+  return { canAsk, ask: (question, op) => elicit(mcp, ctx, question, op, log) };
 }
 
 /** A 2026-07-28 repeat of an asked call: the requestState it brought back, and the answer to our question (or that it was not shown). */
@@ -60,17 +60,58 @@ function returnedAnswer(ctx: ServerContext): Pick<Asking, 'returned'> {
   return { returned: { state, answer: { kind: 'answer', yes: answer.action === 'accept' && answer.content?.confirm === true, action: answer.action } } };
 }
 
-/** A 2025 session: elicitation/create, awaited. A failed question (not a cancelled call) means the preview instead. */
-async function elicit(ctx: ServerContext, question: string, op: Operation, log: Logger): Promise<PersonsAnswer | { kind: 'not-shown' }> {
+/**
+ * A 2025 session: elicitation/create, awaited. A failed question (not a cancelled call) means the
+ * preview instead, and so does an answer the connection could not read: the SDK drops a response
+ * that is not JSON-RPC (`result: null`, `"yes"`, `true`) without settling the question, which would
+ * otherwise hold the call until the elicitation timeout.
+ */
+async function elicit(mcp: McpServer, ctx: ServerContext, question: string, op: Operation, log: Logger): Promise<PersonsAnswer | { kind: 'not-shown' }> {
   const signal = ctx.mcpReq.signal;
+  const unreadable = new AbortController();
+  const stopWatching = onUnreadableMessage(mcp, () => unreadable.abort());
   try {
-    const answer = await ctx.mcpReq.elicitInput({ message: question, requestedSchema: confirmSchema(op) }, { signal, timeout: ELICITATION_TIMEOUT_MS });
+    const answer = await ctx.mcpReq.elicitInput(
+      { message: question, requestedSchema: confirmSchema(op) },
+      { signal: signal ? AbortSignal.any([signal, unreadable.signal]) : unreadable.signal, timeout: ELICITATION_TIMEOUT_MS },
+    );
     return { kind: 'answer', yes: answer.action === 'accept' && answer.content?.confirm === true, action: answer.action };
   } catch (error) {
     if (signal?.aborted) throw error;
-    log.warn(`confirmation request for ${op.id} failed, falling back to a preview: ${error instanceof Error ? error.message : String(error)}`);
+    const why = unreadable.signal.aborted
+      ? 'the host sent a message that is not JSON-RPC while it was open'
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    log.warn(`confirmation request for ${op.id} failed, falling back to a preview: ${why}`);
     return { kind: 'not-shown' };
+  } finally {
+    stopWatching();
   }
+}
+
+/** The questions waiting on each connection, told when it receives a message it cannot read (which may be their answer). */
+const waiting = new WeakMap<McpServer, Set<() => void>>();
+
+function onUnreadableMessage(mcp: McpServer, listener: () => void): () => void {
+  let listeners = waiting.get(mcp);
+  if (!listeners) {
+    const told = new Set<() => void>();
+    listeners = told;
+    waiting.set(mcp, told);
+    const previous = mcp.server.onerror;
+    mcp.server.onerror = (error) => {
+      previous?.(error);
+      if (isUnreadableMessage(error)) for (const waiter of [...told]) waiter();
+    };
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The SDK's report of an incoming message it could not read: not JSON (HTTP), not JSON-RPC (a transport's parse, or the protocol's own check). */
+function isUnreadableMessage(error: Error): boolean {
+  return error.name === 'ZodError' || error instanceof SyntaxError || error.message.startsWith('Unknown message type');
 }
 
 function confirmSchema(op: Operation) {

@@ -13,8 +13,13 @@ import { createServer } from './server.js';
 /** No request needs more than this (arguments over 4 MiB are refused anyway); the SDK's reader stops at 10 MiB. */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
-/** Passes newline-delimited input through, dropping any line longer than the limit. */
+/**
+ * Passes newline-delimited input through a whole line at a time, dropping any line longer than the
+ * limit whole: a prefix of it may itself be a valid message (a delete, say), so none of it passes.
+ */
 export class LineLimit extends Transform {
+  /** The pieces of the line being read, held until its newline (at most maxBytes). */
+  private pending: Buffer[] = [];
   private lineBytes = 0;
   private dropping = false;
 
@@ -30,23 +35,30 @@ export class LineLimit extends Transform {
     while (start < chunk.length) {
       const newline = chunk.indexOf(10, start);
       const end = newline < 0 ? chunk.length : newline + 1;
-      const piece = chunk.subarray(start, end);
-      this.lineBytes += piece.length;
-      if (!this.dropping && this.lineBytes > this.maxBytes) {
-        this.dropping = true;
-        this.onDrop(this.maxBytes);
-      }
-      // What was already passed of a dropped line is ended by a newline, so the reader discards it as one bad line.
-      if (this.dropping) {
-        if (newline >= 0) this.push('\n');
-      } else this.push(piece);
-      if (newline >= 0) {
-        this.lineBytes = 0;
-        this.dropping = false;
-      }
+      this.addToLine(chunk.subarray(start, end));
+      if (newline >= 0) this.endLine();
       start = end;
     }
     done();
+  }
+
+  private addToLine(piece: Buffer): void {
+    if (this.dropping) return;
+    this.lineBytes += piece.length;
+    if (this.lineBytes <= this.maxBytes) {
+      this.pending.push(piece);
+      return;
+    }
+    this.dropping = true;
+    this.pending = [];
+    this.onDrop(this.maxBytes);
+  }
+
+  private endLine(): void {
+    if (!this.dropping) this.push(this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending));
+    this.pending = [];
+    this.lineBytes = 0;
+    this.dropping = false;
   }
 }
 

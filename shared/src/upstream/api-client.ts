@@ -60,10 +60,32 @@ const LOOKUP_TIMEOUT_MS = 4_000;
 /** The API's own explanation of a failure is quoted up to this length. */
 const MAX_API_MESSAGE = 300;
 const USER_AGENT = 'engage-mcp/0.1.0';
-// Codes for failures before the request could leave this machine: nothing was sent.
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+// Codes of a connection that failed. They say nothing was sent only for a request not yet written
+// to a socket: a pooled keep-alive socket reports EHOSTUNREACH too, after the request went out on it.
+const CONNECTION_FAILURE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
 /** A TLS handshake that failed on the certificate: nothing (not even the key) was sent, and repeating will not help. */
 const CERTIFICATE_CODE = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|ERR_TLS_CERT|HOSTNAME_MISMATCH|ERR_SSL_)/;
+
+/** How far one attempt got, for telling what its failure means. */
+interface AttemptState {
+  callerSignal: AbortSignal | undefined;
+  deadline: AbortSignal;
+  /** The request was handed to a connected socket (its first bytes were being written). */
+  written: boolean;
+  /** The API's answer had begun (status and headers). */
+  answered: boolean;
+}
 
 interface RawResponse {
   status: number;
@@ -186,9 +208,10 @@ export class ApiClient {
     // times out and asks again is then told about the first attempt instead of sending twice.
     const signal = callerSignal && req.safe ? AbortSignal.any([callerSignal, deadline]) : deadline;
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    let written = false;
     let sent = false;
     try {
-      const response = await dispatcher.request({
+      const response = await dispatcher.compose(whenWritten(() => (written = true))).request({
         origin: this.config.baseUrl.origin,
         path: this.basePath + req.path,
         method: req.method,
@@ -209,13 +232,15 @@ export class ApiClient {
       return { status: response.statusCode, headers: response.headers, ...read };
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
-      throw this.classify(error, req, callerSignal, deadline, sent);
+      throw this.classify(error, req, { callerSignal, deadline, written, answered: sent });
     }
   }
 
-  private classify(error: unknown, req: ApiRequest, callerSignal: AbortSignal | undefined, deadline: AbortSignal, answered: boolean): UpstreamError {
+  private classify(error: unknown, req: ApiRequest, attempt: AttemptState): UpstreamError {
+    const { callerSignal, deadline, written, answered } = attempt;
     const code = errorCode(error);
-    const mayHaveHappened = !req.safe;
+    // A request never handed to a socket was not received, whatever the error; one that was may have been.
+    const mayHaveHappened = !req.safe && written;
     this.log.debug(`${req.method} ${req.path} failed: ${code ?? ''} ${error instanceof Error ? error.message : String(error)}`);
     if (callerSignal?.aborted) {
       return new UpstreamError('cancelled', 'cancelled', { mayHaveHappened });
@@ -225,7 +250,7 @@ export class ApiClient {
         logDetail: code,
       });
     }
-    if (code !== undefined && NOT_SENT_CODES.has(code)) {
+    if (!written && code !== undefined && CONNECTION_FAILURE_CODES.has(code)) {
       return new UpstreamError('unreachable', `Could not connect to the API at ${this.config.baseUrl.origin} (${code})`, { logDetail: code });
     }
     if (deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
@@ -323,6 +348,25 @@ function clientFailure(status: number, reason: string, apiMessage: string | unde
   if (status === 404) return new UpstreamError('not-found', reason, { status, apiMessage });
   if (status === 429) return new UpstreamError('rate-limited', reason, { status, apiMessage });
   return new UpstreamError('rejected', reason, { status, apiMessage });
+}
+
+/**
+ * Tells when undici hands this request to a connected socket: it calls onRequestStart just before
+ * it writes the request there, and never for a request whose connection did not open.
+ */
+function whenWritten(onWritten: () => void): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (options, handler) =>
+    dispatch(options, {
+      onRequestStart(controller, context) {
+        onWritten();
+        handler.onRequestStart?.(controller, context);
+      },
+      onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+      onResponseStart: (controller, statusCode, headers, statusMessage) => handler.onResponseStart?.(controller, statusCode, headers, statusMessage),
+      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+      onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+      onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+    });
 }
 
 function header(response: RawResponse, name: string): string | undefined {

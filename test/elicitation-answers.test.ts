@@ -1,0 +1,55 @@
+// A 2025 host that answers elicitation/create with something that is not an elicitation result:
+// the call is answered at once (not after the elicitation timeout), nothing runs, and the preview
+// says how to confirm; its token then counts. Counted on the sandbox's record, never on what the
+// server says.
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serverEntry, type Sandbox } from '../packages/sandbox/src/index.js';
+import { countCarriedOut, makeClient, structuredOf, textOf, type TestClient } from './helpers.js';
+import { sandboxPerTest } from './sandboxed.js';
+
+let sandbox: Sandbox;
+const serve = sandboxPerTest((started) => (sandbox = started));
+const clients: TestClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+/** Far below the SDK's 60 s request timeout and our 10-minute elicitation timeout: a call held for either fails here. */
+const PROMPTLY = { timeout: 15_000 };
+const target = () => ({ id: sandbox.tenant('A').contacts[0]!._id });
+
+async function expectPreviewThenToken(client: TestClient) {
+  const call = (extra: Record<string, unknown> = {}) =>
+    client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: target(), ...extra } }, undefined, PROMPTLY);
+  const first = await call();
+  expect(structuredOf(first).outcome, textOf(first)).toBe('preview');
+  expect(textOf(first)).toMatch(/The confirmation question could not be shown\.[\s\S]*contact\.delete has NOT been run/);
+  expect(countCarriedOut(sandbox, 'contact.delete')).toBe(0);
+  const token = structuredOf(first).confirmationToken as string;
+  const second = await call({ confirmationToken: token });
+  expect(structuredOf(second).outcome, textOf(second)).toBe('done');
+  expect(countCarriedOut(sandbox, 'contact.delete')).toBe(1);
+}
+
+describe.each([
+  ['result: null', null],
+  ['result: "yes"', 'yes'],
+  ['result: true', true],
+  ['a result with no action', {}],
+  ['a result with content but no action', { content: { confirm: true } }],
+])('an elicitation answer that is %s', (_name, answer) => {
+  it('answers the call at once with the preview; nothing ran, and the preview token runs it once', async () => {
+    const server = await serve('contact.delete', { kind: 'v1', elicitRaw: () => answer });
+    await expectPreviewThenToken(server.client);
+    expect(server.logs.join('\n')).toMatch(/confirmation request for contact\.delete failed, falling back to a preview/);
+  });
+});
+
+it('the built stdio server answers at once when a host answers elicitation/create with result: null', async () => {
+  const client = makeClient({ kind: 'v1', elicitRaw: () => null });
+  clients.push(client);
+  const env = { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full };
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [serverEntry('contact')], env, stderr: 'pipe' }));
+  await expectPreviewThenToken(client);
+});
