@@ -37,7 +37,7 @@ export interface ServiceOptions {
   maxBodyBytes?: number;
   /** Calls one key may have in flight at once; more are answered 429. */
   maxConcurrentPerKey?: number;
-  /** A request not answered within this is answered 504 (its call is cancelled). */
+  /** A request not answered within this is answered 504 (a read is stopped; a write already sent runs to its end). */
   requestTimeoutMs?: number;
   /** How long SIGTERM waits for in-flight calls. */
   drainTimeoutMs?: number;
@@ -137,7 +137,9 @@ function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) 
 
 /** The HTTP server: each request gets an id (the caller's X-Request-Id if sane) for its log lines. */
 async function listen(settings: Settings, handle: RequestHandler, requestIds: AsyncLocalStorage<{ requestId: string }>, log: JsonLog): Promise<Server> {
-  const timeouts = { requestTimeout: settings.requestTimeoutMs + 5_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 };
+  const requestTimeout = settings.requestTimeoutMs + 5_000;
+  // Node refuses a headersTimeout above requestTimeout: a short request deadline shortens both.
+  const timeouts = { requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), keepAliveTimeout: 5_000 };
   const server = createHttpServer(timeouts, (req, res) => {
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

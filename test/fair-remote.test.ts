@@ -1,0 +1,91 @@
+// Fair remote mode: what one tenant (or a crowd of made-up keys) does must not hold up, lock out or
+// make forget another tenant, and what the service says about a call that overran its deadline or
+// met a stalled Redis must be true. Over real HTTP on loopback against the sandbox, counted on the
+// sandbox's own log of what it carried out; never timed on the clock.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { CATALOGS } from '../packages/http/src/catalogs.js';
+import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
+import { WriteJournal } from '../shared/src/call/journal.js';
+import { makeClient, textOf, type ClientKind, type TestClient } from './helpers.js';
+
+let sandbox: Sandbox;
+const logs: string[] = [];
+const open: TestClient[] = [];
+const services: Service[] = [];
+const carried = (op: string) => sandbox.carriedOut().filter((entry) => entry.operationId === op).length;
+
+async function serve(overrides: Partial<ServiceOptions> = {}, env: Record<string, string> = {}): Promise<Service> {
+  const service = await startService({
+    env: { ENGAGE_BASE_URL: sandbox.baseUrl, ...env },
+    catalogs: CATALOGS,
+    port: 0,
+    writeLog: (line) => void logs.push(line),
+    logLevel: 'debug',
+    ...overrides,
+  });
+  services.push(service);
+  return service;
+}
+
+async function connect(kind: ClientKind, on: Service, path: string, key: string): Promise<TestClient> {
+  const url = new URL(path, on.url);
+  const requestInit = { headers: { authorization: `Bearer ${key}` } };
+  const client = makeClient({ kind });
+  await client.connect(kind === 'v1' ? new V1HttpTransport(url, { requestInit }) : new V2HttpTransport(url, { requestInit }));
+  open.push(client);
+  return client;
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await Promise.allSettled(open.splice(0).map((client) => client.close()));
+  await Promise.allSettled(services.map((service) => service.close()));
+  await sandbox?.close();
+  for (const key of [sandbox.keys.full, sandbox.keys.otherTenant]) expect(logs.join('\n')).not.toContain(key);
+});
+
+describe('the request deadline', () => {
+  it('starts with ENGAGE_HTTP_REQUEST_TIMEOUT_MS at the bottom of its range (1000)', async () => {
+    const short = await serve({ requestTimeoutMs: 1_000 });
+    expect((await fetch(new URL('/readyz', short.url))).status).toBe(200);
+  });
+
+  it('a deadline that fires while a write runs does not say the call was cancelled: the write is carried out', async () => {
+    const short = await serve({ requestTimeoutMs: 1_000 }, { ENGAGE_CONFIRM: 'none' });
+    sandbox.injectFault({ kind: 'delay', operationId: 'channel.whatsapp.send', delayMs: 2_500 });
+    const before = carried('channel.whatsapp.send');
+    const client = await connect('v2-modern', short, '/mcp/channel', sandbox.keys.full);
+    const params = { msisdn: '081234567890', message: 'deadline' };
+    const error = await client.callTool({ name: 'channel_action', arguments: { operationId: 'channel.whatsapp.send', params } }).then(
+      (result) => new Error(`answered: ${textOf(result)}`),
+      (thrown: unknown) => thrown as Error,
+    );
+    expect(error.message).toMatch(/"error":"deadline"/);
+    expect(error.message).not.toMatch(/cancelled/);
+    expect(error.message).toMatch(/may still be carried out/);
+    // The write ran to its end after the 504.
+    while (carried('channel.whatsapp.send') === before) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(carried('channel.whatsapp.send')).toBe(before + 1);
+  });
+});
+
+describe('the write journal, per key', () => {
+  it("one tenant's 20,000 ungated writes do not push another tenant's sent write out", () => {
+    const journal = new WriteJournal();
+    const reply = { ticketId: 't1', message: 'Your order shipped' };
+    journal.attempt('tenant-b', 'inbox.reply', reply, 'in-flight');
+    journal.attempt('tenant-b', 'inbox.reply', reply, 'done');
+    for (let index = 0; index < 20_001; index++) {
+      journal.attempt('tenant-a', 'contact.create', { name: `c${index}` }, 'in-flight');
+      journal.attempt('tenant-a', 'contact.create', { name: `c${index}` }, 'done');
+    }
+    expect(journal.lastAttempt('tenant-b', 'inbox.reply', reply)?.outcome).toBe('done');
+    // The flooding tenant remembers its own latest writes.
+    expect(journal.lastAttempt('tenant-a', 'contact.create', { name: 'c20000' })?.outcome).toBe('done');
+  });
+});
