@@ -89,3 +89,33 @@ describe('the write journal, per key', () => {
     expect(journal.lastAttempt('tenant-a', 'contact.create', { name: 'c20000' })?.outcome).toBe('done');
   });
 });
+
+describe("the key's concurrency limit counts calls", () => {
+  it('a 2025 JSON-RPC batch of several tools/call is refused whole: nothing is sent to the API', async () => {
+    const limited = await serve({ maxConcurrentPerKey: 2 });
+    const url = new URL('/mcp/billing', limited.url);
+    const transport = new V1HttpTransport(url, { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } });
+    const client = makeClient({ kind: 'v1' });
+    await client.connect(transport);
+    open.push(client);
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'billing_get', arguments: { operationId: 'billing.quota' } } });
+    const seen = sandbox.requests().length;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${sandbox.keys.full}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': transport.sessionId as string,
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: JSON.stringify(Array.from({ length: 10 }, (_, index) => call(100 + index))),
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(400);
+    expect(text).toMatch(/one request per POST/);
+    expect(sandbox.requests().slice(seen)).toEqual([]);
+    // The session still serves one call at a time.
+    expect((await client.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } })).isError).toBeFalsy();
+  });
+});
