@@ -119,3 +119,36 @@ describe("the key's concurrency limit counts calls", () => {
     expect((await client.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } })).isError).toBeFalsy();
   });
 });
+
+describe('upstream fairness between tenants', () => {
+  it("one tenant's flood against a slow API does not hold up another tenant's read", async () => {
+    const busy = await serve({ maxConcurrentPerKey: 100 });
+    const flood = 20;
+    const a = await connect('v2-modern', busy, '/mcp/contact', sandbox.keys.full);
+    const b = await connect('v2-modern', busy, '/mcp/billing', sandbox.keys.otherTenant);
+    // Both keys are known to the API (accepted) before the flood: their first answers said so.
+    expect((await a.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list' } })).isError).toBeFalsy();
+    expect((await b.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } })).isError).toBeFalsy();
+    const listedBefore = sandbox.requests().filter((request) => request.operationId === 'contact.list').length;
+    sandbox.injectFault({ kind: 'delay', operationId: 'contact.list', delayMs: 2_000, times: flood });
+    try {
+      let finished = 0;
+      const floodCalls = Array.from({ length: flood }, () =>
+        a.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list' } }).finally(() => void finished++),
+      );
+      // Every call of the flood is in the service and the slow API holds the first of them.
+      const listed = () => sandbox.requests().filter((request) => request.operationId === 'contact.list').length - listedBefore;
+      while (!new RegExp(`engage_http_inflight ${flood}\\b`).test(await busy.metrics.render()) || listed() < 4) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const quota = await b.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } });
+      expect(quota.isError, textOf(quota)).toBeFalsy();
+      // Answered while not one call of the flood has come back: it did not queue behind them.
+      expect(finished).toBe(0);
+      // The flood itself is served, four at a time.
+      for (const result of await Promise.all(floodCalls)) expect(result.isError, textOf(result)).toBeFalsy();
+    } finally {
+      sandbox.clearFaults();
+    }
+  });
+});

@@ -14,6 +14,7 @@ import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontex
 import type { Domain, PaceKeeper, SpentStore } from '@engage-mcp/shared';
 import { Drain } from './drain.js';
 import { startEngines, type Engines } from './engines.js';
+import { Fairness } from './fairness.js';
 import { createGuards } from './guards.js';
 import { requestHandler, type RequestHandler } from './handler.js';
 import { createJsonLog, type JsonLog, type LogLevel } from './log.js';
@@ -37,6 +38,10 @@ export interface ServiceOptions {
   maxBodyBytes?: number;
   /** Calls one key may have in flight at once; more are answered 429. */
   maxConcurrentPerKey?: number;
+  /** Upstream requests one key may have at once (fairness.ts): more wait for that key's own slots. */
+  upstreamPerKey?: number;
+  /** Upstream requests all keys the API has not accepted yet may have at once, together. */
+  upstreamUnaccepted?: number;
   /** A request not answered within this is answered 504 (a read is stopped; a write already sent runs to its end). */
   requestTimeoutMs?: number;
   /** How long SIGTERM waits for in-flight calls. */
@@ -71,6 +76,9 @@ export const DEFAULTS = {
   port: 8787,
   maxBodyBytes: 4 * 1024 * 1024 + 64 * 1024,
   maxConcurrentPerKey: 16,
+  // The pool has 16 connections: one key holds at most a quarter, made-up keys an eighth between them.
+  upstreamPerKey: 4,
+  upstreamUnaccepted: 2,
   // Longer than a 2025 elicitation may wait for a person (10 minutes).
   requestTimeoutMs: 12 * 60 * 1000,
   drainTimeoutMs: 30_000,
@@ -102,7 +110,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const drain = new Drain(log);
   let sessions: Sessions | undefined;
   const metrics = createServiceMetrics({ inflight: () => drain.inflight, sessionsOpen: () => sessions?.size ?? 0 });
-  const engines = startEngines(options, metrics, log);
+  const fairness = new Fairness({ perKey: settings.upstreamPerKey, unaccepted: settings.upstreamUnaccepted });
+  const engines = startEngines({ ...options, slots: (keyId) => fairness.slotsOf(keyId) }, metrics, log);
   const endpoints = mcpEndpoints(options.catalogs, engines.engines, settings.maxBodyBytes, log);
   sessions = new Sessions(settings, () => {
     metrics.refused.inc({ reason: 'session-key' });

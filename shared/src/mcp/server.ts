@@ -14,7 +14,7 @@ import { createLogger, type Logger } from '../safe/log.js';
 import { keyRedactor } from '../safe/redact.js';
 import { scrubber } from '../safe/render.js';
 import { ApiClient } from '../upstream/api-client.js';
-import type { PaceKeeper } from '../upstream/pacing.js';
+import type { PaceKeeper, UpstreamSlots } from '../upstream/pacing.js';
 import { registerViews, viewOf, type ViewInfo } from './apps.js';
 import type { ProtocolEra } from './ask.js';
 import { jsonSchemaValidator, registerTools, type OfferedTool, type Registration } from './register.js';
@@ -31,9 +31,9 @@ export interface ServerOptions {
   secret?: Uint8Array;
   /**
    * Remote mode: no key is configured; each call uses the key its HTTP request brought (the SDK's
-   * authInfo.token), for that call only, with that key's pace. Confirmations are bound to it.
+   * authInfo.token), for that call only, with that key's pace and upstream slots. Confirmations are bound to it.
    */
-  remote?: { pace?: (keyFingerprint: string) => PaceKeeper };
+  remote?: { pace?: (keyFingerprint: string) => PaceKeeper; slots?: (keyFingerprint: string) => UpstreamSlots };
   /** The API client to use (remote mode shares one keep-alive pool across domains); one of its own by default. */
   client?: ApiClient;
   /** Told after every tool call (remote mode's metrics): never the key, the params or the answer. */
@@ -143,12 +143,13 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
     const own: Caller = { keyId: config ? keyFingerprint(config.apiKey) : '', redact, scrub: scrubber(redact), journal };
     return () => own;
   }
-  const { pace } = options.remote;
+  const { pace, slots } = options.remote;
   return (ctx) => {
     const apiKey = ctx.http?.authInfo?.token;
     if (!apiKey) return undefined;
     const keyId = keyFingerprint(apiKey);
     const keyOwn = keyRedactor([apiKey]);
-    return { keyId, redact: keyOwn, scrub: scrubber(keyOwn), journal, credentials: { apiKey, ...(pace ? { pace: pace(keyId) } : {}) } };
+    const credentials = { apiKey, ...(pace ? { pace: pace(keyId) } : {}), ...(slots ? { slots: slots(keyId) } : {}) };
+    return { keyId, redact: keyOwn, scrub: scrubber(keyOwn), journal, credentials };
   };
 }
