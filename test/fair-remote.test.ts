@@ -152,3 +152,24 @@ describe('upstream fairness between tenants', () => {
     }
   });
 });
+
+describe('2025 sessions', () => {
+  const sessionsOpen = async (on: Service) => Number(/^engage_sessions_open (\d+)/m.exec(await on.metrics.render())?.[1]);
+  const quota = (client: TestClient) => client.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } });
+
+  it('made-up keys cannot lock 2025 clients out, and one key cannot hold every session', async () => {
+    const bounded = await serve({ maxSessions: 2, maxSessionsPerKey: 2, maxUnacceptedSessions: 3 });
+    // Ten made-up keys open ten sessions: the API never accepted them, so they push out only each other.
+    for (let index = 0; index < 10; index++) await connect('v1', bounded, '/mcp/billing', `made-up-key-${index}`);
+    expect(await sessionsOpen(bounded)).toBe(3);
+    // A real key still opens a session, and its first call makes it an accepted key.
+    const real = await connect('v1', bounded, '/mcp/billing', sandbox.keys.full);
+    expect((await quota(real)).isError).toBeFalsy();
+    // The key at its own bound gives up its least recently used session, not another tenant's place.
+    const more = [await connect('v1', bounded, '/mcp/billing', sandbox.keys.full), await connect('v1', bounded, '/mcp/billing', sandbox.keys.full)];
+    for (const client of more) expect((await quota(client)).isError).toBeFalsy();
+    const other = await connect('v1', bounded, '/mcp/billing', sandbox.keys.otherTenant);
+    expect((await quota(other)).isError).toBeFalsy();
+    expect(await sessionsOpen(bounded)).toBeLessThanOrEqual(2 + 3);
+  });
+});

@@ -52,7 +52,12 @@ export interface ServiceOptions {
    */
   drainDelayMs?: number;
   sessionIdleMs?: number;
+  /** 2025 sessions of keys the API has accepted, all together; more are refused (503). */
   maxSessions?: number;
+  /** 2025 sessions of one key; a new one closes that key's least recently used. */
+  maxSessionsPerKey?: number;
+  /** 2025 sessions of keys not yet accepted (new or made-up), all together; a new one closes the least recently used of them. */
+  maxUnacceptedSessions?: number;
   /** Spent confirmation nonces: in-process by default (one replica), Redis for several. */
   spent?: SpentStore;
   secret?: Uint8Array;
@@ -85,6 +90,9 @@ export const DEFAULTS = {
   drainDelayMs: 0,
   sessionIdleMs: 30 * 60 * 1000,
   maxSessions: 10_000,
+  maxSessionsPerKey: 100,
+  // About 24 KiB each (10,000 took 237 MiB): made-up keys hold at most ~24 MiB, and never an accepted key's place.
+  maxUnacceptedSessions: 1_000,
 };
 
 type Settings = typeof DEFAULTS & ServiceOptions;
@@ -113,10 +121,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const fairness = new Fairness({ perKey: settings.upstreamPerKey, unaccepted: settings.upstreamUnaccepted });
   const engines = startEngines({ ...options, slots: (keyId) => fairness.slotsOf(keyId) }, metrics, log);
   const endpoints = mcpEndpoints(options.catalogs, engines.engines, settings.maxBodyBytes, log);
-  sessions = new Sessions(settings, () => {
-    metrics.refused.inc({ reason: 'session-key' });
-    log.warn('a request came on a session with another key than the one that opened it; refused');
-  });
+  sessions = new Sessions(
+    settings,
+    () => {
+      metrics.refused.inc({ reason: 'session-key' });
+      log.warn('a request came on a session with another key than the one that opened it; refused');
+    },
+    (keyId) => fairness.isAccepted(keyId),
+  );
   const handle = requestHandler({
     guards: createGuards({ settings: guardSettings(settings, endpoints), drain, metrics, log }),
     mcpPaths: new Set(endpoints.keys()),
