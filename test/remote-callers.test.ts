@@ -29,7 +29,7 @@ describe('remote callers', () => {
   });
 
   it('keeps only the most recently used keys', () => {
-    const callerOf = remoteCallers(new WriteJournal(), undefined, 2);
+    const callerOf = remoteCallers(new WriteJournal(), {}, 2);
     const a = callerOf(KEY_A);
     callerOf(KEY_B);
     expect(callerOf(KEY_A).redact).toBe(a.redact); // A is now the most recent

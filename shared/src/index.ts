@@ -8,7 +8,7 @@ export { buildRequest } from './model/paths.js';
 export { manifestOf, paramSignature, type DomainManifest, type OperationInfo, type ToolInfo } from './model/manifest.js';
 export { createLogger, logSafe, redactor, type Logger } from './safe/log.js';
 export { ApiClient } from './upstream/api-client.js';
-export { Pacer, type PaceKeeper } from './upstream/pacing.js';
+export { Pacer, type PaceKeeper, type UpstreamSlots } from './upstream/pacing.js';
 export { validateParams } from './call/validate.js';
 export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type SpentStore } from './call/confirmations.js';
 export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';

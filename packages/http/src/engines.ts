@@ -13,6 +13,7 @@ import {
   type Logger,
   type PaceKeeper,
   type SpentStore,
+  type UpstreamSlots,
 } from '@engage-mcp/shared';
 import type { ServiceMetrics } from './metrics.js';
 
@@ -28,6 +29,8 @@ export interface EngineOptions {
   spent?: SpentStore;
   secret?: Uint8Array;
   pace?: (keyFingerprint: string) => PaceKeeper;
+  /** Each key's upstream slots (fairness.ts). */
+  slots?: (keyFingerprint: string) => UpstreamSlots;
 }
 
 export interface Engines {
@@ -59,7 +62,14 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   // One secret for every domain (and, with Redis, every replica): random for a single replica.
   const secret = options.secret ?? randomBytes(32);
   const engines = configs.map(({ domain, result }) =>
-    createServer(manifestOf(domain), async () => domain, result, { log, spent, secret, remote: { pace: paceOf }, client, onCall }),
+    createServer(manifestOf(domain), async () => domain, result, {
+      log,
+      spent,
+      secret,
+      remote: { pace: paceOf, ...(options.slots ? { slots: options.slots } : {}) },
+      client,
+      onCall,
+    }),
   );
   return { engines, client };
 }

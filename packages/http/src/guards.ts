@@ -143,15 +143,21 @@ function perKeyLimitGuard({ settings, metrics }: GuardDeps): Guard['check'] {
   };
 }
 
-/** A call not answered within requestTimeoutMs is answered 504 (its call is cancelled). */
+/**
+ * A call not answered within requestTimeoutMs is answered 504. A read is stopped then; a write
+ * that was sent is not (never twice: it runs to its answer), so the 504 must not say "cancelled".
+ */
 function deadlineGuard({ settings, metrics, log }: GuardDeps): Guard['check'] {
   const ms = settings.requestTimeoutMs;
+  const message =
+    `No answer within ${ms} ms. A read was stopped; a write that was already sent is not stopped and may still be carried out: ` +
+    'check its result with a read before repeating it.';
   return ({ req, res }) => {
     if (req.method !== 'POST') return undefined;
     const deadline = setTimeout(() => {
       metrics.refused.inc({ reason: 'deadline' });
       log.warn(`request deadline of ${ms} ms passed; answering 504`);
-      if (!res.headersSent) sendJson(res, 504, { error: 'deadline', message: `No answer within ${ms} ms; the call was cancelled.` });
+      if (!res.headersSent) sendJson(res, 504, { error: 'deadline', message });
       else res.destroy();
     }, ms);
     res.once('close', () => clearTimeout(deadline));

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { McpServer, createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { registerViews, SERVER_VERSION, type Domain, type EngageServer, type Logger } from '@engage-mcp/shared';
+import { refusalResponse } from './respond.js';
 import type { Sessions } from './sessions.js';
 
 const MODERN_REVISION = '2026-07-28';
@@ -40,6 +41,30 @@ export function mcpEndpoints(catalogs: Domain[], engines: EngageServer[], maxBod
   return endpoints;
 }
 
+// The 2026-07-28 entry refuses batches, and 2025-06-18 dropped them. One POST is one call, so the
+// key's concurrency limit, the deadline and the drain each count every call.
+const BATCH_REFUSED = {
+  status: 400,
+  error: 'batch_refused',
+  message: 'A JSON-RPC batch of several requests is not served: send one request per POST (one tools/call each).',
+};
+
+/** A POST's body, parsed from a copy (the request stays readable), or undefined when it is not JSON. */
+async function bodyOf(request: Request): Promise<unknown> {
+  if (request.method !== 'POST') return undefined;
+  try {
+    return JSON.parse(await request.clone().text()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many JSON-RPC requests (not notifications or responses) a body holds. */
+function requestsIn(body: unknown): number {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.filter((message) => typeof message === 'object' && message !== null && 'method' in message && 'id' in message).length;
+}
+
 export type NodeMcpHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => Promise<void>;
 
 /** The MCP face as a Node handler; the request's authInfo (its key) was set by the guards. */
@@ -49,9 +74,13 @@ export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessio
     const target = endpoints.get(new URL(request.url).pathname.replace(/\/+$/, '') || '/') as McpEndpoint;
     // A request that names the 2026-07-28 revision in its header is never legacy (the SDK's own rule):
     // it goes straight to the modern entry, without reading its body twice.
-    const modern =
-      request.headers.get('mcp-protocol-version') === MODERN_REVISION || !(await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes }));
-    if (modern) return target.modern.fetch(request, { authInfo });
+    if (request.headers.get('mcp-protocol-version') === MODERN_REVISION) return target.modern.fetch(request, { authInfo });
+    const body = await bodyOf(request);
+    if (!(await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes }))) return target.modern.fetch(request, { authInfo });
+    if (requestsIn(body) > 1) {
+      log.info('refused a JSON-RPC batch of several requests');
+      return refusalResponse(BATCH_REFUSED);
+    }
     return sessions.serve(request, target, authInfo);
   }
   return toNodeHandler({ fetch: serve }, { maxRequestBodySize: maxBodyBytes, onerror: (error) => log.warn(`request: ${error.message}`) });

@@ -14,6 +14,7 @@ import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontex
 import type { Domain, PaceKeeper, SpentStore } from '@engage-mcp/shared';
 import { Drain } from './drain.js';
 import { startEngines, type Engines } from './engines.js';
+import { Fairness } from './fairness.js';
 import { createGuards } from './guards.js';
 import { requestHandler, type RequestHandler } from './handler.js';
 import { createJsonLog, type JsonLog, type LogLevel } from './log.js';
@@ -37,7 +38,11 @@ export interface ServiceOptions {
   maxBodyBytes?: number;
   /** Calls one key may have in flight at once; more are answered 429. */
   maxConcurrentPerKey?: number;
-  /** A request not answered within this is answered 504 (its call is cancelled). */
+  /** Upstream requests one key may have at once (fairness.ts): more wait for that key's own slots. */
+  upstreamPerKey?: number;
+  /** Upstream requests all keys the API has not accepted yet may have at once, together. */
+  upstreamUnaccepted?: number;
+  /** A request not answered within this is answered 504 (a read is stopped; a write already sent runs to its end). */
   requestTimeoutMs?: number;
   /** How long SIGTERM waits for in-flight calls. */
   drainTimeoutMs?: number;
@@ -47,7 +52,12 @@ export interface ServiceOptions {
    */
   drainDelayMs?: number;
   sessionIdleMs?: number;
+  /** 2025 sessions of keys the API has accepted, all together; more are refused (503). */
   maxSessions?: number;
+  /** 2025 sessions of one key; a new one closes that key's least recently used. */
+  maxSessionsPerKey?: number;
+  /** 2025 sessions of keys not yet accepted (new or made-up), all together; a new one closes the least recently used of them. */
+  maxUnacceptedSessions?: number;
   /** Spent confirmation nonces: in-process by default (one replica), Redis for several. */
   spent?: SpentStore;
   secret?: Uint8Array;
@@ -71,12 +81,18 @@ export const DEFAULTS = {
   port: 8787,
   maxBodyBytes: 4 * 1024 * 1024 + 64 * 1024,
   maxConcurrentPerKey: 16,
+  // The pool has 16 connections: one key holds at most a quarter, made-up keys an eighth between them.
+  upstreamPerKey: 4,
+  upstreamUnaccepted: 2,
   // Longer than a 2025 elicitation may wait for a person (10 minutes).
   requestTimeoutMs: 12 * 60 * 1000,
   drainTimeoutMs: 30_000,
   drainDelayMs: 0,
   sessionIdleMs: 30 * 60 * 1000,
   maxSessions: 10_000,
+  maxSessionsPerKey: 100,
+  // About 24 KiB each (10,000 took 237 MiB): made-up keys hold at most ~24 MiB, and never an accepted key's place.
+  maxUnacceptedSessions: 1_000,
 };
 
 type Settings = typeof DEFAULTS & ServiceOptions;
@@ -102,12 +118,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const drain = new Drain(log);
   let sessions: Sessions | undefined;
   const metrics = createServiceMetrics({ inflight: () => drain.inflight, sessionsOpen: () => sessions?.size ?? 0 });
-  const engines = startEngines(options, metrics, log);
+  const fairness = new Fairness({ perKey: settings.upstreamPerKey, unaccepted: settings.upstreamUnaccepted });
+  const engines = startEngines({ ...options, slots: (keyId) => fairness.slotsOf(keyId) }, metrics, log);
   const endpoints = mcpEndpoints(options.catalogs, engines.engines, settings.maxBodyBytes, log);
-  sessions = new Sessions(settings, () => {
-    metrics.refused.inc({ reason: 'session-key' });
-    log.warn('a request came on a session with another key than the one that opened it; refused');
-  });
+  sessions = new Sessions(
+    settings,
+    () => {
+      metrics.refused.inc({ reason: 'session-key' });
+      log.warn('a request came on a session with another key than the one that opened it; refused');
+    },
+    (keyId) => fairness.isAccepted(keyId),
+  );
   const handle = requestHandler({
     guards: createGuards({ settings: guardSettings(settings, endpoints), drain, metrics, log }),
     mcpPaths: new Set(endpoints.keys()),
@@ -137,7 +158,9 @@ function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) 
 
 /** The HTTP server: each request gets an id (the caller's X-Request-Id if sane) for its log lines. */
 async function listen(settings: Settings, handle: RequestHandler, requestIds: AsyncLocalStorage<{ requestId: string }>, log: JsonLog): Promise<Server> {
-  const timeouts = { requestTimeout: settings.requestTimeoutMs + 5_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 };
+  const requestTimeout = settings.requestTimeoutMs + 5_000;
+  // Node refuses a headersTimeout above requestTimeout: a short request deadline shortens both.
+  const timeouts = { requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), keepAliveTimeout: 5_000 };
   const server = createHttpServer(timeouts, (req, res) => {
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

@@ -19,7 +19,12 @@ export interface LegacyTarget {
 }
 
 export interface SessionLimits {
+  /** Sessions of keys the API has accepted (fairness.ts), all keys together: more are refused. */
   maxSessions: number;
+  /** Sessions of one key: a new one closes that key's least recently used. */
+  maxSessionsPerKey: number;
+  /** Sessions of keys the API has not accepted yet (new or made-up keys): a new one closes the least recently used of them. */
+  maxUnacceptedSessions: number;
   sessionIdleMs: number;
   maxBodyBytes: number;
 }
@@ -41,6 +46,8 @@ export class Sessions {
     private readonly limits: SessionLimits,
     /** A request came on a session opened with another key (it is refused). */
     private readonly onOtherKey: () => void,
+    /** Has the API accepted this key (answered it with anything but 401)? Only then do its sessions count against maxSessions. */
+    private readonly isAccepted: (keyId: string) => boolean = () => true,
   ) {
     this.sweep = setInterval(() => this.closeIdle(), Math.min(60_000, limits.sessionIdleMs)).unref();
   }
@@ -65,7 +72,7 @@ export class Sessions {
 
   private async start(request: Request, target: LegacyTarget, authInfo: AuthInfo): Promise<Response> {
     if (request.method !== 'POST') return refusalResponse(NO_SESSION);
-    if (this.open.size >= this.limits.maxSessions) return refusalResponse(TOO_MANY);
+    if (!this.makeRoom(authInfo.clientId)) return refusalResponse(TOO_MANY);
     const mcp = target.factory('legacy');
     let opened: string | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -81,6 +88,24 @@ export class Sessions {
     const response = await transport.handleRequest(request, { authInfo });
     if (opened === undefined) void mcp.close().catch(() => undefined); // not an initialize: nothing to keep
     return response;
+  }
+
+  /**
+   * Room for one more session of this key: a key at its own bound gives up its least recently
+   * used session; a key the API has not accepted yet takes the place of the least recently used
+   * of such keys' sessions (made-up keys push out only each other). False: every accepted slot is taken.
+   */
+  private makeRoom(keyId: string): boolean {
+    const own = [...this.open].filter(([, session]) => session.keyId === keyId);
+    if (own.length >= this.limits.maxSessionsPerKey) void this.close(leastRecentlyUsed(own));
+    if (!this.isAccepted(keyId)) {
+      const unaccepted = [...this.open].filter(([, session]) => !this.isAccepted(session.keyId));
+      if (unaccepted.length >= this.limits.maxUnacceptedSessions) void this.close(leastRecentlyUsed(unaccepted));
+      return true;
+    }
+    let accepted = 0;
+    for (const session of this.open.values()) if (this.isAccepted(session.keyId)) accepted++;
+    return accepted < this.limits.maxSessions;
   }
 
   async close(id: string): Promise<void> {
@@ -100,4 +125,8 @@ export class Sessions {
     const now = Date.now();
     for (const [id, session] of this.open) if (now - session.lastSeen > this.limits.sessionIdleMs) void this.close(id);
   }
+}
+
+function leastRecentlyUsed(sessions: Array<[string, Session]>): string {
+  return sessions.reduce((oldest, each) => (each[1].lastSeen < oldest[1].lastSeen ? each : oldest))[0];
 }

@@ -15,7 +15,7 @@ import { createLogger, type Logger } from '../safe/log.js';
 import { keyRedactor } from '../safe/redact.js';
 import { scrubber } from '../safe/render.js';
 import { ApiClient } from '../upstream/api-client.js';
-import type { PaceKeeper } from '../upstream/pacing.js';
+import type { PaceKeeper, UpstreamSlots } from '../upstream/pacing.js';
 import { registerViews, viewOf, type ViewInfo } from './apps.js';
 import type { ProtocolEra } from './ask.js';
 import { jsonSchemaValidator, registerTools, type OfferedTool, type Registration } from './register.js';
@@ -32,9 +32,9 @@ export interface ServerOptions {
   secret?: Uint8Array;
   /**
    * Remote mode: no key is configured; each call uses the key its HTTP request brought (the SDK's
-   * authInfo.token), for that call only, with that key's pace. Confirmations are bound to it.
+   * authInfo.token), for that call only, with that key's pace and upstream slots. Confirmations are bound to it.
    */
-  remote?: { pace?: (keyFingerprint: string) => PaceKeeper };
+  remote?: { pace?: (keyFingerprint: string) => PaceKeeper; slots?: (keyFingerprint: string) => UpstreamSlots };
   /** The API client to use (remote mode shares one keep-alive pool across domains); one of its own by default. */
   client?: ApiClient;
   /** Told after every tool call (remote mode's metrics): never the key, the params or the answer. */
@@ -164,7 +164,7 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
     const own: Caller = { keyId: config ? keyFingerprint(config.apiKey) : '', redact, scrub: scrubber(redact), journal };
     return () => own;
   }
-  const callerWith = remoteCallers(journal, options.remote.pace);
+  const callerWith = remoteCallers(journal, options.remote);
   return (ctx) => {
     const apiKey = ctx.http?.authInfo?.token;
     return apiKey ? callerWith(apiKey) : undefined;
@@ -179,7 +179,11 @@ export const CACHED_KEYS = 256;
  * built once and kept, by the key's fingerprint (a whole SHA-256), for the CACHED_KEYS keys used
  * most recently: building one per request cost more than the rest of a small call.
  */
-export function remoteCallers(journal: WriteJournal, pace?: (keyFingerprint: string) => PaceKeeper, limit = CACHED_KEYS): (apiKey: string) => Caller {
+export function remoteCallers(
+  journal: WriteJournal,
+  { pace, slots }: NonNullable<ServerOptions['remote']> = {},
+  limit = CACHED_KEYS,
+): (apiKey: string) => Caller {
   const byKey = new Map<string, Pick<Caller, 'redact' | 'scrub'>>();
   return (apiKey) => {
     const keyId = keyFingerprint(apiKey);
@@ -191,6 +195,7 @@ export function remoteCallers(journal: WriteJournal, pace?: (keyFingerprint: str
     }
     byKey.set(keyId, own); // the most recently used last
     if (byKey.size > limit) byKey.delete(byKey.keys().next().value as string);
-    return { keyId, ...own, journal, credentials: { apiKey, ...(pace ? { pace: pace(keyId) } : {}) } };
+    const credentials = { apiKey, ...(pace ? { pace: pace(keyId) } : {}), ...(slots ? { slots: slots(keyId) } : {}) };
+    return { keyId, ...own, journal, credentials };
   };
 }

@@ -11,6 +11,7 @@ import {
   MAX_SAFE_RETRIES,
   Pacer,
   type PaceKeeper,
+  type UpstreamSlots,
   backoffDelayMs,
   isRetryableStatus,
   parseIntegerHeader,
@@ -52,7 +53,7 @@ export interface CallContext {
    * Remote mode: the caller's own key, for this call only (never kept), and the pace of that key.
    * Without it, the configured key and the client's pace.
    */
-  credentials?: { apiKey: string; pace?: PaceKeeper };
+  credentials?: { apiKey: string; pace?: PaceKeeper; slots?: UpstreamSlots };
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -124,7 +125,7 @@ export class ApiClient {
       await this.pace(ctx, pacer, req.lookup ? 0 : this.config.maxRetryWaitSeconds * 1000);
       let response: RawResponse;
       try {
-        response = await this.once(req, ctx);
+        response = await this.inSlot(req, ctx);
       } catch (error) {
         const failure = error as UpstreamError;
         const repeatable = failure.kind === 'unreachable' || (req.safe && (failure.kind === 'network' || failure.kind === 'timeout'));
@@ -195,6 +196,23 @@ export class ApiClient {
       });
     });
     return this.dispatcher;
+  }
+
+  /** One attempt, inside the caller's upstream slot when it has one (remote mode); a wait for the slot sends nothing. */
+  private async inSlot(req: ApiRequest, ctx: CallContext): Promise<RawResponse> {
+    const slots = ctx.credentials?.slots;
+    if (!slots) return this.once(req, ctx);
+    const release = await slots.acquire(ctx.signal).catch(() => {
+      throw new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false });
+    });
+    let status: number | undefined;
+    try {
+      const response = await this.once(req, ctx);
+      status = response.status;
+      return response;
+    } finally {
+      release(status);
+    }
   }
 
   private async once(req: ApiRequest, ctx: CallContext): Promise<RawResponse> {

@@ -52,6 +52,16 @@ export interface PaceKeeper {
 }
 
 /**
+ * Remote mode's fairness between keys: a slot taken around each request attempt, so that one key
+ * (or a crowd of keys the API never accepted) cannot hold every connection of the shared pool.
+ * `acquire` resolves when the attempt may start (it rejects once `signal` aborts); the release is
+ * told the attempt's HTTP status, if one came, which is how the slots learn which keys the API accepts.
+ */
+export interface UpstreamSlots {
+  acquire(signal?: AbortSignal): Promise<(status?: number) => void>;
+}
+
+/**
  * One pace shared by every call of a process. The RateLimit headers tell how many tokens the
  * bucket holds; while it is empty, requests start one refill interval apart instead of all at
  * once, so a burst of concurrent calls does not stampede into 429s.
