@@ -5,6 +5,7 @@ import {
   ApiClient,
   MemorySpentStore,
   Pacer,
+  UpstreamError,
   createServer,
   loadConfig,
   manifestOf,
@@ -28,6 +29,8 @@ export interface EngineOptions {
   spent?: SpentStore;
   secret?: Uint8Array;
   pace?: (keyFingerprint: string) => PaceKeeper;
+  /** Told when the API answers 401 for a request's key (OAuth ends the grants made with it). */
+  onKeyRefused?: (apiKey: string) => void;
 }
 
 export interface Engines {
@@ -50,6 +53,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   const first = configs[0]?.result;
   if (!first?.ok) throw new StartupError('no domains to serve');
   const client = new ApiClient(first.config, log);
+  if (options.onKeyRefused) tellKeyRefused(client, options.onKeyRefused);
   const spent = countedSpentStore(options.spent ?? new MemorySpentStore(), metrics);
   const paceOf = pacesOfKeys(options.pace);
   const onCall = ({ domain, ok, ms }: { domain: string; ok: boolean; ms: number }) => {
@@ -62,6 +66,19 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
     createServer(manifestOf(domain), async () => domain, result, { log, spent, secret, remote: { pace: paceOf }, client, onCall }),
   );
   return { engines, client };
+}
+
+/** Every request of the shared client, watched for the API's 401 on a request's own key. */
+function tellKeyRefused(client: ApiClient, onKeyRefused: (apiKey: string) => void): void {
+  const request = client.request.bind(client);
+  client.request = async (req, ctx = {}) => {
+    try {
+      return await request(req, ctx);
+    } catch (error) {
+      if (error instanceof UpstreamError && error.kind === 'auth' && ctx.credentials) onKeyRefused(ctx.credentials.apiKey);
+      throw error;
+    }
+  };
 }
 
 function countedSpentStore(store: SpentStore, metrics: ServiceMetrics): SpentStore {

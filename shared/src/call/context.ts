@@ -32,6 +32,8 @@ export interface Caller {
   journal: WriteJournal;
   /** Remote mode: the request's own key, for this call only, and that key's pace. */
   credentials?: CallContext['credentials'];
+  /** Remote mode over OAuth: the API scopes the person granted; an operation outside them is refused before anything is sent. */
+  grantedScopes?: ReadonlySet<string>;
 }
 
 /** The person's answer to a question the host showed them. */

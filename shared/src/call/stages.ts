@@ -7,7 +7,7 @@ import { listBodyReaderFor } from '../upstream/body-reader.js';
 import { readAnswer } from './answers.js';
 import type { Approval } from './confirm.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
-import { carriedOut, sentSince, stillRunning } from './outcomes.js';
+import { carriedOut, notGranted, sentSince, stillRunning } from './outcomes.js';
 import { validateParams } from './validate.js';
 
 export interface Prepared {
@@ -21,6 +21,7 @@ export async function resolve(deps: CallDeps, call: ToolCall): Promise<{ op: Ope
   const { operations } = await deps.catalog();
   const op = operations.find((candidate) => candidate.id === call.args.operationId);
   if (!op) throw new InputError(`operationId ${call.args.operationId} is not in the catalog.`);
+  if (call.caller.grantedScopes && !call.caller.grantedScopes.has(op.scope)) throw new InputError(notGranted(op));
   return { op, siblings: operations };
 }
 

@@ -147,8 +147,19 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
   return (ctx) => {
     const apiKey = ctx.http?.authInfo?.token;
     if (!apiKey) return undefined;
-    const keyId = keyFingerprint(apiKey);
+    const fingerprint = keyFingerprint(apiKey);
     const keyOwn = keyRedactor([apiKey]);
-    return { keyId, redact: keyOwn, scrub: scrubber(keyOwn), journal, credentials: { apiKey, ...(pace ? { pace: pace(keyId) } : {}) } };
+    // An OAuth grant (remote mode): confirmations and requestStates bind to the grant, its scopes are the allow-list; the pace stays the key's.
+    const grant = grantOf(ctx.http?.authInfo?.extra);
+    const keyId = grant ? `${fingerprint}:grant:${grant.id}` : fingerprint;
+    const credentials = { apiKey, ...(pace ? { pace: pace(fingerprint) } : {}) };
+    return { keyId, redact: keyOwn, scrub: scrubber(keyOwn), journal, credentials, ...(grant ? { grantedScopes: new Set(grant.scopes) } : {}) };
   };
+}
+
+/** The OAuth grant remote mode puts in authInfo.extra.grant, if well formed. */
+function grantOf(extra: Record<string, unknown> | undefined): { id: string; scopes: string[] } | undefined {
+  const grant = extra?.grant as { id?: unknown; scopes?: unknown } | undefined;
+  if (typeof grant?.id !== 'string' || !Array.isArray(grant.scopes)) return undefined;
+  return { id: grant.id, scopes: grant.scopes.filter((scope): scope is string => typeof scope === 'string') };
 }
