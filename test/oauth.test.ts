@@ -9,6 +9,7 @@ import { ALL_SCOPES, startSandbox, type Sandbox } from '../packages/sandbox/src/
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { MemoryOAuthStore } from '../packages/http/src/oauth/index.js';
 import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
+import { readHttpSettings } from '../packages/http/src/settings.js';
 import { makeClient, structuredOf, textOf, type TestClient } from './helpers.js';
 import { REDIRECT, authorizeUrl, mcpStatus, openConsent, pkce, postConsent, register, signIn, tokenRequest } from './oauth-helpers.js';
 
@@ -303,5 +304,21 @@ describe('hostile', () => {
       expect(dump).not.toContain(secret);
       expect(logs.join('\n')).not.toContain(secret);
     }
+  });
+});
+
+describe('settings', () => {
+  const kek = randomBytes(32).toString('base64');
+  it('ENGAGE_OAUTH_KEK turns OAuth on, with ENGAGE_PUBLIC_URL an https origin (http only on loopback)', () => {
+    const on = readHttpSettings({ ENGAGE_OAUTH_KEK: kek, ENGAGE_PUBLIC_URL: 'https://mcp.example.com/' });
+    expect(on.ok && on.settings.oauth).toMatchObject({ publicUrl: 'https://mcp.example.com', keyMode: true });
+    const none = readHttpSettings({});
+    expect(none.ok && none.settings.oauth).toBeUndefined();
+    for (const url of [undefined, 'http://mcp.example.com', 'https://mcp.example.com/mcp', 'ftp://x']) {
+      expect(readHttpSettings({ ENGAGE_OAUTH_KEK: kek, ...(url ? { ENGAGE_PUBLIC_URL: url } : {}) }).ok, url).toBe(false);
+    }
+    expect(readHttpSettings({ ENGAGE_OAUTH_KEK: 'short', ENGAGE_PUBLIC_URL: 'https://a.example' }).ok).toBe(false);
+    const off = readHttpSettings({ ENGAGE_OAUTH_KEK: kek, ENGAGE_PUBLIC_URL: 'http://127.0.0.1:8787', ENGAGE_OAUTH_KEY_MODE: 'off' });
+    expect(off.ok && off.settings.oauth?.keyMode).toBe(false);
   });
 });

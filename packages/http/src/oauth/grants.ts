@@ -157,13 +157,15 @@ export class Grants {
     const hash = hashOf(token);
     const record = await this.store.get<TokenRecord>(rt(hash));
     if (!record || record.expiresAt <= Date.now() || record.clientId !== clientId) return { ok: false, reused: false };
+    // A revoked grant answers the same every time; only a live one spends the token.
+    const grant = await this.get(record.grantId);
+    if (!grant) return { ok: false, reused: false };
     if (!(await this.store.claimOnce(`rtused:${hash}`, REFRESH_TTL_MS))) {
       await this.revoke(record.grantId);
       return { ok: false, reused: true };
     }
-    const grant = await this.get(record.grantId);
-    const dataKey = grant && open(tokenWrapKey(token, grant.id), record.wrap, grant.id);
-    if (!grant || !dataKey) return { ok: false, reused: false };
+    const dataKey = open(tokenWrapKey(token, grant.id), record.wrap, grant.id);
+    if (!dataKey) return { ok: false, reused: false };
     return { ok: true, tokens: await this.issue(grant, dataKey), grant };
   }
 

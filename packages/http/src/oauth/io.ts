@@ -66,7 +66,8 @@ export function sendHtml(res: ServerResponse, status: number, html: string, opti
     'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // same-origin, not no-referrer: with no-referrer a browser sends Origin: null on the form's POST.
+    'referrer-policy': 'same-origin',
     ...(options.cookie ? { 'set-cookie': options.cookie } : {}),
   });
   res.end(html);
