@@ -68,7 +68,8 @@ export function consentPage(view: ConsentView): string {
     .map(({ scope, checked }) => {
       const words = escapeHtml(SCOPE_WORDS[scope] ?? scope);
       const kind = isWriteScope(scope) ? ' <em>(changes data)</em>' : '';
-      return `<label><input type="checkbox" name="scope" value="${escapeHtml(scope)}"${checked ? ' checked' : ''}> ${words}${kind} <code>${escapeHtml(scope)}</code></label>`;
+      const box = `<input type="checkbox" name="scope" value="${escapeHtml(scope)}"${checked ? ' checked' : ''}>`;
+      return `<label>${box} ${words}${kind} <code>${escapeHtml(scope)}</code></label>`;
     })
     .join('');
   return page(
@@ -79,10 +80,12 @@ export function consentPage(view: ConsentView): string {
       `<form method="post" action="/oauth/authorize" autocomplete="off">` +
       `<input type="hidden" name="request" value="${escapeHtml(view.requestId)}"><input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">` +
       `<fieldset><legend>What it may do</legend>${boxes}</fieldset>` +
-      `<label for="api_key">Your tenant API key (from the tenant console, API key settings). It is checked once and stored encrypted; it is not shown again.</label>` +
+      '<label for="api_key">Your tenant API key (from the tenant console, API key settings). ' +
+      'It is checked once and stored encrypted; it is not shown again.</label>' +
       `<input id="api_key" type="password" name="api_key" autocomplete="off" spellcheck="false">` +
       `<p><button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></p></form>` +
-      `<p><small>Client id: <code>${escapeHtml(view.clientId)}</code>. See or end connections at <a href="/oauth/connections">/oauth/connections</a>.</small></p>`,
+      `<p><small>Client id: <code>${escapeHtml(view.clientId)}</code>. ` +
+      'See or end connections at <a href="/oauth/connections">/oauth/connections</a>.</small></p>',
   );
 }
 
@@ -112,7 +115,8 @@ export function connectionsPage(view: ConnectionsView): string {
         `<tr><td>${escapeHtml(grant.clientName)}<br><small><code>${escapeHtml(grant.clientId)}</code></small></td>` +
         `<td>${grant.scopes.map((scope) => escapeHtml(scope)).join('<br>')}</td><td>${day(grant.createdAt)}</td><td>${day(grant.lastUsedAt)}</td>` +
         `<td><form method="post" action="/oauth/connections"><input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">` +
-        `<input type="hidden" name="handle" value="${escapeHtml(view.listing?.handle ?? '')}"><input type="hidden" name="grant" value="${escapeHtml(grant.id)}">` +
+        `<input type="hidden" name="handle" value="${escapeHtml(view.listing?.handle ?? '')}">` +
+        `<input type="hidden" name="grant" value="${escapeHtml(grant.id)}">` +
         `<button type="submit" name="action" value="revoke">Revoke</button></form></td></tr>`,
     )
     .join('');
