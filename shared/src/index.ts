@@ -3,7 +3,7 @@
 // stays lean. The rooms, bottom up: safe/ → model/ → upstream/ → call/ → mcp/ (docs/architecture.md).
 export * from './model/catalog.js';
 export { loadConfig, matchesPattern, DOMAIN_NAMES, type Config, type ConfigResult } from './model/config.js';
-export { InputError } from './model/errors.js';
+export { InputError, UpstreamError } from './model/errors.js';
 export { buildRequest } from './model/paths.js';
 export { manifestOf, paramSignature, type DomainManifest, type OperationInfo, type ToolInfo } from './model/manifest.js';
 export { createLogger, logSafe, redactor, type Logger } from './safe/log.js';

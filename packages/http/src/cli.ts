@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { connectRedis, RedisPaceKeeper, RedisSpentStore, type RedisClient } from './redis.js';
 import { CATALOGS } from './catalogs.js';
+import { MemoryOAuthStore, RedisOAuthStore } from './oauth/index.js';
 import { startService, type Service } from './service.js';
 import { readHttpSettings, type HttpSettings } from './settings.js';
 import { createJsonLog, type LogLevel } from './log.js';
@@ -59,6 +60,7 @@ async function start(settings: HttpSettings, redis: RedisClient | undefined): Pr
       secret: settings.secret,
       logLevel: settings.logLevel,
       ...(redis ? { spent: new RedisSpentStore(redis), pace: (keyId: string) => new RedisPaceKeeper(redis, keyId) } : {}),
+      ...(settings.oauth ? { oauth: { ...settings.oauth, store: redis ? new RedisOAuthStore(redis) : new MemoryOAuthStore() } } : {}),
     });
   } catch (error) {
     await redis?.close().catch(() => undefined);
@@ -73,7 +75,10 @@ function warnAboutHost(settings: HttpSettings): void {
   }
 }
 
-function warnAboutOneReplica(redis: RedisClient | undefined): void {
+function warnAboutOneReplica(redis: RedisClient | undefined, settings: HttpSettings): void {
+  if (!redis && settings.oauth) {
+    line('warn', 'OAuth grants are kept in this process (ENGAGE_REDIS_URL is not set): every connection ends when it restarts, and people sign in again.');
+  }
   if (!redis) {
     line(
       'warn',
@@ -103,9 +108,10 @@ async function main(): Promise<void> {
   const redis = await openRedis(settings);
   warnAboutHost(settings);
   const service = await start(settings, redis);
-  warnAboutOneReplica(redis);
+  warnAboutOneReplica(redis, settings);
   process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
   line('info', `listening on ${service.url}: /mcp (all tools) and /mcp/<domain>; /healthz, /readyz, /metrics`);
+  if (settings.oauth) line('info', `OAuth on: issuer ${settings.oauth.publicUrl}; tenant keys ${settings.oauth.keyMode ? 'also accepted' : 'refused'}`);
   stopOnSignals(service, redis);
   process.on('uncaughtException', (error) => line('error', `uncaught: ${error.stack ?? error.message}`));
   process.on('unhandledRejection', (reason) => line('error', `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : reason}`));

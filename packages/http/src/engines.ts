@@ -5,6 +5,7 @@ import {
   ApiClient,
   MemorySpentStore,
   Pacer,
+  UpstreamError,
   createServer,
   loadConfig,
   manifestOf,
@@ -31,6 +32,8 @@ export interface EngineOptions {
   pace?: (keyFingerprint: string) => PaceKeeper;
   /** Each key's upstream slots (fairness.ts). */
   slots?: (keyFingerprint: string) => UpstreamSlots;
+  /** Told when the API answers 401 for a request's key (OAuth ends the grants made with it). */
+  onKeyRefused?: (apiKey: string) => void;
 }
 
 export interface Engines {
@@ -53,6 +56,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   const first = configs[0]?.result;
   if (!first?.ok) throw new StartupError('no domains to serve');
   const client = new ApiClient(first.config, log);
+  if (options.onKeyRefused) tellKeyRefused(client, options.onKeyRefused);
   const spent = countedSpentStore(options.spent ?? new MemorySpentStore(), metrics);
   const paceOf = pacesOfKeys(options.pace);
   const onCall = ({ domain, ok, ms }: { domain: string; ok: boolean; ms: number }) => {
@@ -72,6 +76,19 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
     }),
   );
   return { engines, client };
+}
+
+/** Every request of the shared client, watched for the API's 401 on a request's own key. */
+function tellKeyRefused(client: ApiClient, onKeyRefused: (apiKey: string) => void): void {
+  const request = client.request.bind(client);
+  client.request = async (req, ctx = {}) => {
+    try {
+      return await request(req, ctx);
+    } catch (error) {
+      if (error instanceof UpstreamError && error.kind === 'auth' && ctx.credentials) onKeyRefused(ctx.credentials.apiKey);
+      throw error;
+    }
+  };
 }
 
 function countedSpentStore(store: SpentStore, metrics: ServiceMetrics): SpentStore {

@@ -6,6 +6,7 @@ import { validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelc
 import { keyFingerprint, type Logger } from '@engage-mcp/shared';
 import type { Drain } from './drain.js';
 import type { ServiceMetrics } from './metrics.js';
+import type { OAuth } from './oauth/index.js';
 import { sendJson, type Refusal } from './respond.js';
 
 /** One request on its way through the guards; the key guard adds its key. */
@@ -18,13 +19,15 @@ export interface Exchange {
   mcp: boolean;
   key?: string;
   keyId?: string;
+  /** Set by the OAuth guard for an access token: the grant's key, scopes and audience (else the handler builds it from the key). */
+  auth?: AuthInfo;
 }
 
 export interface Guard {
   name: string;
   /** Only for MCP endpoints (/metrics passes only the route and Host/Origin guards). */
   mcpOnly: boolean;
-  check(exchange: Exchange): Refusal | undefined;
+  check(exchange: Exchange): Refusal | undefined | Promise<Refusal | undefined>;
 }
 
 export interface GuardSettings {
@@ -42,6 +45,8 @@ export interface GuardDeps {
   drain: Drain;
   metrics: ServiceMetrics;
   log: Logger;
+  /** OAuth, when ENGAGE_OAUTH_KEK is set. */
+  oauth?: OAuth;
 }
 
 const NO_KEY_CHALLENGE =
@@ -52,6 +57,7 @@ export function createGuards(deps: GuardDeps): Guard[] {
     { name: 'route', mcpOnly: false, check: routeGuard(deps) },
     { name: 'host', mcpOnly: false, check: hostGuard(deps) },
     { name: 'origin', mcpOnly: false, check: originGuard(deps) },
+    ...(deps.oauth ? [{ name: 'oauth', mcpOnly: true, check: deps.oauth.guard }] : []),
     { name: 'key', mcpOnly: true, check: keyGuard(deps) },
     { name: 'draining', mcpOnly: true, check: drainingGuard(deps) },
     { name: 'body-size', mcpOnly: true, check: bodySizeGuard(deps) },
@@ -90,15 +96,17 @@ function originGuard(deps: GuardDeps): Guard['check'] {
   };
 }
 
-function keyGuard({ metrics }: GuardDeps): Guard['check'] {
+function keyGuard({ metrics, oauth }: GuardDeps): Guard['check'] {
   return (exchange) => {
+    if (exchange.auth) return undefined; // an OAuth access token, admitted by the OAuth guard
     const key = keyOf(exchange.req);
-    if (key !== undefined) {
+    if (key !== undefined && oauth?.keyMode !== false) {
       exchange.key = key;
       exchange.keyId = keyFingerprint(key);
       return undefined;
     }
     metrics.refused.inc({ reason: 'no-key' });
+    if (oauth) return oauth.challenge(exchange, key !== undefined);
     const message = 'No API key: send the tenant API key as Authorization: Bearer <key> or X-API-Key: <key>.';
     return { status: 401, error: 'unauthorized', message, headers: { 'www-authenticate': NO_KEY_CHALLENGE } };
   };

@@ -17,6 +17,8 @@ export interface HandlerDeps {
   metrics: ServiceMetrics;
   log: Logger;
   serveMcp: NodeMcpHandler;
+  /** OAuth's own routes (discovery, consent, token…), when it is on. */
+  oauth?: { owns(path: string): boolean; serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> };
 }
 
 export type RequestHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => Promise<void>;
@@ -26,15 +28,16 @@ export function requestHandler(deps: HandlerDeps): RequestHandler {
     const path = (req.url ?? '/').split('?')[0]?.replace(/\/+$/, '') || '/';
     countRequest(res, deps.metrics, deps.mcpPaths.has(path) || OWN_PATHS.has(path) ? path : 'other');
     if (PROBE_PATHS.has(path)) return answerProbe(path, req, res, deps.drain);
+    if (deps.oauth?.owns(path)) return deps.oauth.serve(req, res, path);
     const exchange: Exchange = { req, res, path, mcp: deps.mcpPaths.has(path) };
-    const refusal = firstRefusal(deps.guards, exchange);
+    const refusal = await firstRefusal(deps.guards, exchange);
     if (refusal) return sendRefusal(res, refusal);
     try {
       if (!exchange.mcp) return await answerMetrics(req, res, deps.metrics);
       // Calls (POSTs) are what a drain waits for; a 2025 session's notification stream (GET) is closed with its session.
       deps.drain.track(res, req.method === 'POST');
       // The key is handed to the SDK as this request's authInfo, and from there to this request's calls only.
-      req.auth = { token: exchange.key as string, clientId: exchange.keyId as string, scopes: [] };
+      req.auth = exchange.auth ?? { token: exchange.key as string, clientId: exchange.keyId as string, scopes: [] };
       await deps.serveMcp(req, res);
     } catch (error) {
       deps.log.error(`unhandled: ${error instanceof Error ? error.message : String(error)}`);
@@ -44,10 +47,12 @@ export function requestHandler(deps: HandlerDeps): RequestHandler {
   };
 }
 
-function firstRefusal(guards: Guard[], exchange: Exchange): Refusal | undefined {
+async function firstRefusal(guards: Guard[], exchange: Exchange): Promise<Refusal | undefined> {
   for (const guard of guards) {
     if (guard.mcpOnly && !exchange.mcp) continue;
-    const refusal = guard.check(exchange);
+    // Only the OAuth guard may wait (its store); the others answer at once.
+    const checked = guard.check(exchange);
+    const refusal = checked instanceof Promise ? await checked : checked;
     if (refusal) return refusal;
   }
   return undefined;

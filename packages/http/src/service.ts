@@ -20,6 +20,7 @@ import { requestHandler, type RequestHandler } from './handler.js';
 import { createJsonLog, type JsonLog, type LogLevel } from './log.js';
 import { mcpEndpoints, mcpHandler, type McpEndpoint } from './mcp.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics.js';
+import { createOAuth, type OAuth, type OAuthOptions } from './oauth/index.js';
 import { Sessions } from './sessions.js';
 
 export { StartupError } from './engines.js';
@@ -66,6 +67,8 @@ export interface ServiceOptions {
   /** One JSON log line (no newline); stderr by default. */
   writeLog?: (line: string) => void;
   logLevel?: LogLevel;
+  /** OAuth beside the key header (ENGAGE_OAUTH_KEK, ENGAGE_PUBLIC_URL); off when unset. */
+  oauth?: OAuthOptions;
 }
 
 export interface Service {
@@ -119,8 +122,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   let sessions: Sessions | undefined;
   const metrics = createServiceMetrics({ inflight: () => drain.inflight, sessionsOpen: () => sessions?.size ?? 0 });
   const fairness = new Fairness({ perKey: settings.upstreamPerKey, unaccepted: settings.upstreamUnaccepted });
-  const engines = startEngines({ ...options, slots: (keyId) => fairness.slotsOf(keyId) }, metrics, log);
+  let oauth: OAuth | undefined;
+  const onKeyRefused = options.oauth ? { onKeyRefused: (key: string) => oauth?.keyRefused(key) } : {};
+  const engines = startEngines({ ...options, ...onKeyRefused, slots: (keyId) => fairness.slotsOf(keyId) }, metrics, log);
   const endpoints = mcpEndpoints(options.catalogs, engines.engines, settings.maxBodyBytes, log);
+  oauth = options.oauth && startOAuth(options.oauth, settings, engines, log);
   sessions = new Sessions(
     settings,
     () => {
@@ -130,18 +136,44 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     (keyId) => fairness.isAccepted(keyId),
   );
   const handle = requestHandler({
-    guards: createGuards({ settings: guardSettings(settings, endpoints), drain, metrics, log }),
+    guards: createGuards({ settings: guardSettings(settings, endpoints), drain, metrics, log, ...(oauth ? { oauth } : {}) }),
     mcpPaths: new Set(endpoints.keys()),
     drain,
     metrics,
     log,
     serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log),
+    ...(oauth ? { oauth } : {}),
   });
   const server = await listen(settings, handle, requestIds, log);
+  oauth?.setPublicUrl(urlOf(server));
   drain.markReady();
   const parts: Parts = { settings, server, drain, sessions, endpoints, engines, log };
   let closing: Promise<void> | undefined;
   return { url: urlOf(server), server, metrics, close: () => (closing ??= closeService(parts)) };
+}
+
+/** OAuth's routes and guard; each endpoint offers the API scopes of its operations; a key is checked with one cheap read. */
+function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines, log: JsonLog): OAuth {
+  const scopesOf = (domains: Domain[]) => [...new Set(domains.flatMap((domain) => domain.operations.map((op) => op.scope)))];
+  const scopesByPath = new Map([
+    ['/mcp', scopesOf(settings.catalogs)],
+    ...settings.catalogs.map((domain) => [`/mcp/${domain.name}`, scopesOf([domain])] as const),
+  ]);
+  const probe = settings.catalogs.flatMap((domain) => domain.operations).find((op) => op.id === 'tenant.list');
+  const checkKey = async (apiKey: string) => {
+    try {
+      await engines.client.request(
+        { method: 'GET', path: probe?.path ?? '/api/user/v1/dashboard/tenant/list', safe: true, lookup: true },
+        { credentials: { apiKey } },
+      );
+      return 'valid' as const;
+    } catch (error) {
+      const kind = (error as { kind?: string }).kind;
+      return kind === 'auth' ? ('invalid' as const) : kind === 'scope' ? ('valid' as const) : ('unknown' as const);
+    }
+  };
+  const allowedHosts = settings.allowedHosts ?? localhostAllowedHostnames();
+  return createOAuth(options, { scopesByPath, allowedHosts, checkKey, log });
 }
 
 function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) {

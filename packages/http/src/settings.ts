@@ -1,3 +1,5 @@
+import { parseKek } from './oauth/crypto.js';
+
 // Remote mode's own settings, from the environment. A bad one refuses the start: a service that
 // many people reach must not come up half-configured.
 export interface HttpSettings {
@@ -16,9 +18,17 @@ export interface HttpSettings {
   /** ENGAGE_STATE_SECRET's bytes (UTF-8), when set. */
   secret: Uint8Array | undefined;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** OAuth (ENGAGE_OAUTH_KEK set): the KEK, the public origin, and whether tenant keys are still accepted. */
+  oauth: OAuthSettings | undefined;
 }
 
 export const MIN_SECRET_BYTES = 32;
+
+export interface OAuthSettings {
+  kek: Uint8Array;
+  publicUrl: string;
+  keyMode: boolean;
+}
 
 export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: HttpSettings } | { ok: false; problems: string[] } {
   const problems: string[] = [];
@@ -60,6 +70,7 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
   const level = read('ENGAGE_LOG_LEVEL') ?? 'info';
   if (!['error', 'warn', 'info', 'debug'].includes(level)) problems.push('ENGAGE_LOG_LEVEL must be one of error, warn, info, debug.');
 
+  const oauth = readOAuthSettings(read, problems);
   const settings: HttpSettings = {
     host: read('ENGAGE_HTTP_HOST') ?? '127.0.0.1',
     port: integer('ENGAGE_HTTP_PORT', 8787, 0, 65_535),
@@ -74,6 +85,41 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     redisCaFile,
     secret,
     logLevel: level as HttpSettings['logLevel'],
+    oauth,
   };
   return problems.length > 0 ? { ok: false, problems } : { ok: true, settings };
+}
+
+/** ENGAGE_OAUTH_KEK turns OAuth on; ENGAGE_PUBLIC_URL is then required (https; http only on loopback); ENGAGE_OAUTH_KEY_MODE=off refuses tenant keys. */
+function readOAuthSettings(read: (name: string) => string | undefined, problems: string[]): OAuthSettings | undefined {
+  const rawKek = read('ENGAGE_OAUTH_KEK');
+  const rawUrl = read('ENGAGE_PUBLIC_URL');
+  const keyMode = read('ENGAGE_OAUTH_KEY_MODE') ?? 'on';
+  if (!['on', 'off'].includes(keyMode)) problems.push('ENGAGE_OAUTH_KEY_MODE must be on or off.');
+  if (rawKek === undefined) {
+    if (keyMode === 'off') problems.push('ENGAGE_OAUTH_KEY_MODE=off needs OAuth: set ENGAGE_OAUTH_KEK and ENGAGE_PUBLIC_URL.');
+    return undefined;
+  }
+  const kek = parseKek(rawKek);
+  if (!kek) problems.push('ENGAGE_OAUTH_KEK must be 32 random bytes as base64 or hex (e.g. openssl rand -base64 32).');
+  const publicUrl = rawUrl === undefined ? undefined : publicOrigin(rawUrl);
+  if (!publicUrl) {
+    problems.push(
+      'ENGAGE_PUBLIC_URL must be set with ENGAGE_OAUTH_KEK: the public https origin clients reach (https://mcp.example.com); http only on localhost.',
+    );
+  }
+  return kek && publicUrl ? { kek, publicUrl, keyMode: keyMode === 'on' } : undefined;
+}
+
+function publicOrigin(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) return undefined;
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) return undefined;
+  return url.origin;
 }

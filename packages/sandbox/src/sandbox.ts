@@ -99,6 +99,8 @@ export interface Sandbox {
   /** Mints a key with the given scopes for tenant A (or B). */
   /** Mints a key with the given scopes; rateLimit per minute, burst the bucket's size (default: rateLimit). */
   createKey(scopes: readonly string[], options?: { tenant?: 'A' | 'B'; label?: string; expiresAt?: number; rateLimit?: number; burst?: number }): string;
+  /** Revokes a key, as its holder would in the tenant console: it is refused with 401 from now on. */
+  revokeKey(key: string): void;
   injectFault(fault: Fault): void;
   clearFaults(): void;
   /** Every mutating operation carried out, once, in order. */
@@ -776,6 +778,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     port,
     keys: sandboxKeys,
     createKey,
+    revokeKey: (key) => {
+      const record = keys.get(key);
+      if (record) record.revoked = true;
+    },
     injectFault: (fault) => faults.push({ ...fault, left: fault.times ?? 1 }),
     clearFaults: () => void faults.splice(0),
     carriedOut: () => [...carried],

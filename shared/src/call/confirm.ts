@@ -21,6 +21,9 @@ export interface Approval {
   via: ConfirmationPath;
 }
 
+/** Whose yes a confirmation carries: the key's, or in remote mode with OAuth the grant's. */
+const boundTo = (call: ToolCall) => call.caller.confirmationsBoundTo ?? call.caller.keyId;
+
 export function isApproval(answer: Reply | Approval): answer is Approval {
   return typeof (answer as Partial<Approval>).approvedAt === 'number';
 }
@@ -48,7 +51,7 @@ async function redeemReturned(
   params: Params,
   earlier: Attempt | undefined,
 ) {
-  const redemption = await deps.confirmations.redeem('state', returned.state, call.caller.keyId, op.id, params);
+  const redemption = await deps.confirmations.redeem('state', returned.state, boundTo(call), op.id, params);
   if (redemption === 'spent') return alreadyUsed(op, 'requestState', earlier);
   if (redemption !== 'ok') {
     deps.log.info(`requestState for ${op.id} refused (${redemption}); asking again`);
@@ -62,8 +65,7 @@ async function redeemReturned(
 async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, earlier: Attempt | undefined): Promise<Reply | Approval> {
   const shownAt = Date.now();
   const statement = await describeEffect(deps, call, op, params);
-  const { keyId } = call.caller;
-  const result = await call.asking.ask(`${statement.text}\n\nRun it?`, op, () => deps.confirmations.issue('state', keyId, op.id, params).value);
+  const result = await call.asking.ask(`${statement.text}\n\nRun it?`, op, () => deps.confirmations.issue('state', boundTo(call), op.id, params).value);
   if (result.kind === 'round') return result.round;
   if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN);
   return result.yes ? { approvedAt: shownAt, via: 'elicitation' as const } : declinedBy(op, result.action);
@@ -73,7 +75,7 @@ async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params
 async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operation, params: Params, earlier: Attempt | undefined, reason: string) {
   const token = call.args.confirmationToken;
   if (token !== undefined) {
-    const redemption = await deps.confirmations.redeem('token', token, call.caller.keyId, op.id, params);
+    const redemption = await deps.confirmations.redeem('token', token, boundTo(call), op.id, params);
     if (redemption === 'ok') return { approvedAt: deps.confirmations.issuedAt('token', token), via: 'token' as const };
     // A genuine token for this very call, used before: the yes was given and spent. A retry must
     // not be handed a new way to say yes to what may already have happened.
@@ -81,7 +83,7 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
     reason = [reason, TOKEN_REFUSALS[redemption]].filter(Boolean).join(' ');
   }
   const statement = await describeEffect(deps, call, op, params);
-  const { value: fresh, expiresAt } = deps.confirmations.issue('token', call.caller.keyId, op.id, params);
+  const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), op.id, params);
   return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
 }
 

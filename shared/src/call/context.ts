@@ -33,11 +33,15 @@ export type Reply = CallToolResult | InputRequiredResult;
 /** Whose key a call runs with (the configured one, or in remote mode the request's), and that key's redaction and memory of writes. */
 export interface Caller {
   keyId: string;
+  /** What a confirmation (token, requestState) is bound to, when not the key alone: remote mode's OAuth grant. */
+  confirmationsBoundTo?: string;
   redact: Redact;
   scrub: Scrub;
   journal: WriteJournal;
   /** Remote mode: the request's own key, for this call only, and that key's pace. */
   credentials?: CallContext['credentials'];
+  /** Remote mode over OAuth: the API scopes the person granted; an operation outside them is refused before anything is sent. */
+  grantedScopes?: ReadonlySet<string>;
 }
 
 /** The person's answer to a question the host showed them. */

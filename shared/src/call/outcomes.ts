@@ -16,6 +16,14 @@ function checkWhat(op: Operation | undefined): string {
   return op?.verifyWith ? `check with ${op.verifyWith}` : 'check the current state';
 }
 
+/** An OAuth connection whose grant lacks the operation's scope: nothing was sent. */
+export function notGranted(op: Operation): string {
+  return (
+    `${op.id} needs the API scope ${op.scope}, which was not granted to this connection, so nothing was sent. ` +
+    'Tell the person: to allow it, reconnect this server and tick that permission on the consent page.'
+  );
+}
+
 const at = (time: number) => new Date(time).toISOString();
 const howItEnded = (earlier: Attempt) => (earlier.outcome === 'done' ? 'it was carried out' : 'its outcome is unknown (it may have been carried out)');
 

@@ -9,7 +9,7 @@ import { alreadyRedacted, readAnswer } from './answers.js';
 import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
-import { carriedOut, sentSince, stillRunning } from './outcomes.js';
+import { carriedOut, notGranted, sentSince, stillRunning } from './outcomes.js';
 import { validateParams } from './validate.js';
 
 export interface Prepared {
@@ -23,6 +23,7 @@ export async function resolve(deps: CallDeps, call: ToolCall): Promise<{ op: Ope
   const { operations } = await deps.catalog();
   const op = operations.find((candidate) => candidate.id === call.args.operationId);
   if (!op) throw new InputError(`operationId ${call.args.operationId} is not in the catalog.`);
+  if (call.caller.grantedScopes && !call.caller.grantedScopes.has(op.scope)) throw new InputError(notGranted(op));
   return { op, siblings: operations };
 }
 

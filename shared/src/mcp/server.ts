@@ -167,7 +167,12 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
   const callerWith = remoteCallers(journal, options.remote);
   return (ctx) => {
     const apiKey = ctx.http?.authInfo?.token;
-    return apiKey ? callerWith(apiKey) : undefined;
+    if (!apiKey) return undefined;
+    const caller = callerWith(apiKey);
+    // An OAuth grant: confirmations and requestStates bind to the grant, and its scopes are the allow-list. Caps,
+    // idempotency keys, the journal, the pace and the upstream slots stay the tenant key's, whichever grant it came through.
+    const grant = grantOf(ctx.http?.authInfo?.extra);
+    return grant ? { ...caller, confirmationsBoundTo: `${caller.keyId}:grant:${grant.id}`, grantedScopes: new Set(grant.scopes) } : caller;
   };
 }
 
@@ -198,4 +203,11 @@ export function remoteCallers(
     const credentials = { apiKey, ...(pace ? { pace: pace(keyId) } : {}), ...(slots ? { slots: slots(keyId) } : {}) };
     return { keyId, ...own, journal, credentials };
   };
+}
+
+/** The OAuth grant remote mode puts in authInfo.extra.grant, if well formed. */
+function grantOf(extra: Record<string, unknown> | undefined): { id: string; scopes: string[] } | undefined {
+  const grant = extra?.grant as { id?: unknown; scopes?: unknown } | undefined;
+  if (typeof grant?.id !== 'string' || !Array.isArray(grant.scopes)) return undefined;
+  return { id: grant.id, scopes: grant.scopes.filter((scope): scope is string => typeof scope === 'string') };
 }

@@ -1,0 +1,177 @@
+// The authorization endpoint and its consent page: the request is checked (client, exact redirect
+// URI, PKCE S256, resource, scopes), kept server-side for 10 minutes (single use; the form carries
+// only its id and a CSRF token bound to a cookie), and a consent with a valid key makes a grant and
+// a code, sent back with state and iss (RFC 9207).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ClientProblem, type Client } from './clients.js';
+import { type OAuthContext, normalResource } from './context.js';
+import { hashOf, newId, newSecret, sameText, CODE_PREFIX } from './crypto.js';
+import { CODE_TTL_MS, type CodeRecord } from './grants.js';
+import { BodyProblem, cookieOf, field, readForm, redirect, sendHtml } from './io.js';
+import { consentPage, errorPage, isWriteScope } from './pages.js';
+
+export const PENDING_TTL_MS = 10 * 60 * 1000;
+
+interface Pending {
+  clientId: string;
+  clientName: string;
+  redirectUri: string;
+  codeChallenge: string;
+  state?: string;
+  resource: string;
+  offered: string[];
+  requested: string[];
+  csrf: string;
+  cookieHash: string;
+}
+
+class Refused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const cookieName = (secure: boolean) => (secure ? '__Host-emcp_consent' : 'emcp_consent');
+
+/** GET /oauth/authorize: a request that cannot name a safe way back gets a page; any other problem goes back to the client. */
+export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const query = new URL(req.url ?? '/', 'http://x').searchParams;
+  let client: Client | undefined;
+  try {
+    client = await ctx.clients.find(query.get('client_id') ?? '');
+  } catch (error) {
+    return sendHtml(
+      res,
+      400,
+      errorPage(`The client could not be identified: ${error instanceof ClientProblem ? error.message : 'its metadata could not be read'}.`),
+    );
+  }
+  if (!client) return sendHtml(res, 400, errorPage('Unknown client: it is not registered here (or its registration expired).'));
+  const given = query.get('redirect_uri') ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+  if (!given || !client.redirectUris.includes(given)) return sendHtml(res, 400, errorPage('The redirect URI is not one this client registered.'));
+  const back = (code: string, description: string) => redirect(res, backTo(ctx, given, { error: code, error_description: description }, query.get('state')));
+  try {
+    const pending = pendingFrom(ctx, client, given, query);
+    const cookie = newId();
+    const secure = ctx.issuer().startsWith('https:');
+    await ctx.store.put(`pending:${pending.id}`, { ...pending.record, cookieHash: hashOf(cookie) }, PENDING_TTL_MS);
+    const setCookie = `${cookieName(secure)}=${cookie}; Path=/${secure ? '; Secure' : ''}; HttpOnly; SameSite=Strict; Max-Age=600`;
+    sendHtml(res, 200, renderConsent(pending.id, pending.record), { formTargets: [formTarget(given)], cookie: setCookie });
+  } catch (error) {
+    if (error instanceof Refused) return back(error.code, error.message);
+    throw error;
+  }
+}
+
+function pendingFrom(ctx: OAuthContext, client: Client, redirectUri: string, query: URLSearchParams): { id: string; record: Omit<Pending, 'cookieHash'> } {
+  for (const name of ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'resource']) {
+    if (query.getAll(name).length > 1) throw new Refused('invalid_request', `${name} is given more than once`);
+  }
+  if (query.get('response_type') !== 'code') throw new Refused('unsupported_response_type', 'only response_type=code is supported');
+  const challenge = query.get('code_challenge');
+  if (!challenge || query.get('code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+    throw new Refused('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256');
+  }
+  const resource = normalResource(query.get('resource') ?? `${ctx.issuer()}/mcp`);
+  const offered = ctx.scopesOf(resource);
+  if (!offered) throw new Refused('invalid_target', `${resource} is not a resource of this server`);
+  const asked = (query.get('scope') ?? '').split(' ').filter((scope) => scope !== '');
+  const requested = asked.filter((scope) => offered.includes(scope));
+  if (asked.length > 0 && requested.length === 0) throw new Refused('invalid_scope', `none of the requested scopes is offered by ${resource}`);
+  const state = query.get('state') ?? undefined;
+  const record = { clientId: client.clientId, clientName: client.clientName, redirectUri, codeChallenge: challenge, resource, offered, requested };
+  return { id: newId(), record: { ...record, ...(state !== undefined ? { state } : {}), csrf: newId() } };
+}
+
+/** Write scopes are ticked only when the client asked for them; reads are ticked when asked, or when nothing was asked. */
+function renderConsent(id: string, pending: Omit<Pending, 'cookieHash'>, error?: string, ticked?: string[]): string {
+  const checked = (scope: string) =>
+    ticked ? ticked.includes(scope) : pending.requested.length > 0 ? pending.requested.includes(scope) : !isWriteScope(scope);
+  return consentPage({
+    requestId: id,
+    csrf: pending.csrf,
+    clientName: pending.clientName,
+    clientId: pending.clientId,
+    redirectUri: pending.redirectUri,
+    resource: pending.resource,
+    scopes: pending.offered.map((scope) => ({ scope, checked: checked(scope) })),
+    ...(error ? { error } : {}),
+  });
+}
+
+function formTarget(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : url.protocol;
+}
+
+export function backTo(ctx: OAuthContext, redirectUri: string, params: Record<string, string>, state: string | null | undefined): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  if (state) url.searchParams.set('state', state);
+  url.searchParams.set('iss', ctx.issuer());
+  return url.href;
+}
+
+/** POST /oauth/authorize: the person's answer. */
+export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let form: URLSearchParams;
+  try {
+    form = await readForm(req);
+  } catch (error) {
+    return sendHtml(res, 400, errorPage(error instanceof BodyProblem ? error.message : 'bad form'));
+  }
+  const id = field(form, 'request') ?? '';
+  const pending = /^[\w-]{1,64}$/.test(id) ? await ctx.store.get<Pending>(`pending:${id}`) : undefined;
+  if (!pending) return sendHtml(res, 400, errorPage('This sign-in request is unknown or older than 10 minutes.'));
+  const csrfProblem = forgery(ctx, req, form, pending);
+  if (csrfProblem) return sendHtml(res, 403, errorPage(csrfProblem));
+  const target = { formTargets: [formTarget(pending.redirectUri)] };
+  if (field(form, 'decision') !== 'allow') {
+    if (!(await ctx.store.claimOnce(`pendingused:${id}`, PENDING_TTL_MS))) return sendHtml(res, 400, errorPage('This sign-in request was already answered.'));
+    return redirect(res, backTo(ctx, pending.redirectUri, { error: 'access_denied', error_description: 'the person declined' }, pending.state));
+  }
+  const ticked = form.getAll('scope').filter((scope) => pending.offered.includes(scope));
+  const key = (field(form, 'api_key') ?? '').trim();
+  const again = (message: string) => sendHtml(res, 400, renderConsent(id, pending, message, ticked), target);
+  if (ticked.length === 0) return again('Tick at least one permission.');
+  if (key === '' || key.length > 1024 || /[\s\p{Cc}]/u.test(key)) return again('Enter the tenant API key.');
+  const check = await ctx.checkKey(key);
+  if (check === 'invalid') return again('The API refused this key: it is invalid, revoked or expired. Check it in the tenant console.');
+  if (check === 'unknown') return again('The key could not be checked just now (the API did not answer). Try again in a moment.');
+  if (!(await ctx.store.claimOnce(`pendingused:${id}`, PENDING_TTL_MS))) return sendHtml(res, 400, errorPage('This sign-in request was already answered.'));
+  await ctx.store.delete(`pending:${id}`);
+  const grant = await ctx.grants.create({
+    clientId: pending.clientId,
+    clientName: pending.clientName,
+    scopes: ticked,
+    resource: pending.resource,
+    tenantKey: key,
+  });
+  const code = newSecret(CODE_PREFIX);
+  const record: CodeRecord = {
+    grantId: grant.id,
+    clientId: pending.clientId,
+    redirectUri: pending.redirectUri,
+    codeChallenge: pending.codeChallenge,
+    resource: pending.resource,
+  };
+  await ctx.store.put(`code:${hashOf(code)}`, record, CODE_TTL_MS);
+  ctx.log.info(`oauth: consent given to ${pending.clientId} for ${ticked.length} scope(s)`);
+  redirect(res, backTo(ctx, pending.redirectUri, { code }, pending.state));
+}
+
+/** CSRF: the form's token, the cookie set with the page, and (when a browser says) our own origin. */
+function forgery(ctx: OAuthContext, req: IncomingMessage, form: URLSearchParams, pending: Pending): string | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== ctx.issuer()) return 'This form was sent from another site.';
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') return 'This form was sent from another site.';
+  const csrf = field(form, 'csrf') ?? '';
+  const cookie = cookieOf(req, cookieName(ctx.issuer().startsWith('https:'))) ?? '';
+  if (!sameText(csrf, pending.csrf) || !sameText(hashOf(cookie), pending.cookieHash))
+    return 'This form is not the one this browser was shown; start again from the app.';
+  return undefined;
+}

@@ -1,0 +1,238 @@
+// OAuth clients, two ways: Dynamic Client Registration (RFC 7591; rate-limited, expiring) and
+// Client ID Metadata Documents (the client_id is an https URL whose document we fetch, with the
+// SSRF limits: https only, no loopback or private address, a size and a time limit, cached).
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { SECRET_PREFIX, hashOf, newId, newSecret, sameText } from './crypto.js';
+import type { OAuthStore } from './store.js';
+
+export interface Client {
+  clientId: string;
+  clientName: string;
+  redirectUris: string[];
+  /** 'none' for public clients; else the hash of the secret we issued. */
+  authMethod: 'none' | 'client_secret_post' | 'client_secret_basic';
+  secretHash?: string;
+  /** From a metadata document (its URL is the client_id). */
+  cimd: boolean;
+}
+
+export const REGISTRATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const REGISTRATIONS_PER_HOUR = 20;
+const CIMD_MAX_BYTES = 5 * 1024;
+const CIMD_TIMEOUT_MS = 5_000;
+const CIMD_CACHE_MS = 60 * 60 * 1000;
+
+/** Test seams, set in code only (never from the environment): tests serve the document from loopback with their own CA. */
+export interface CimdSeams {
+  allowPrivateAddresses?: boolean;
+  ca?: string | Buffer;
+}
+
+export class ClientProblem extends Error {
+  constructor(
+    message: string,
+    /** The RFC 7591 error code a registration answers with. */
+    readonly code = 'invalid_client_metadata',
+  ) {
+    super(message);
+  }
+}
+
+/** Redirect URIs we accept: https, http only to a loopback host (native apps), or an app's private-use scheme (cursor://, vscode://). */
+export function redirectUriProblem(uri: unknown): string | undefined {
+  if (typeof uri !== 'string' || uri.length > 2000) return 'a redirect URI must be a string of at most 2000 characters';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `${uri} is not a URL`;
+  }
+  if (url.hash) return `${uri} has a fragment`;
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname) ? undefined : `${uri}: http is allowed only to localhost`;
+  if (['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'ftp:', 'ws:', 'wss:'].includes(url.protocol)) return `${uri}: scheme not allowed`;
+  return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? undefined : `${uri}: scheme not allowed`;
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+const DCR_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
+
+export class Clients {
+  private readonly cimdCache = new Map<string, { client: Client; until: number }>();
+
+  constructor(
+    private readonly store: OAuthStore,
+    private readonly seams: CimdSeams = {},
+  ) {}
+
+  /** RFC 7591: validates the metadata and answers the registration (with a secret only if one was asked for). */
+  async register(body: unknown, requester: string): Promise<Record<string, unknown>> {
+    const metadata = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    if ((await this.store.count(`dcr:${requester}`, 60 * 60 * 1000)) > REGISTRATIONS_PER_HOUR)
+      throw new ClientProblem('too many registrations; try later', 'temporarily_unavailable');
+    const client = clientFrom(metadata, newId(), false);
+    let secret: string | undefined;
+    if (client.authMethod !== 'none') {
+      secret = newSecret(SECRET_PREFIX);
+      client.secretHash = hashOf(secret);
+    }
+    await this.store.put(`client:${client.clientId}`, client, REGISTRATION_TTL_MS);
+    const issuedAt = Math.floor(Date.now() / 1000);
+    return {
+      client_id: client.clientId,
+      ...(secret ? { client_secret: secret, client_secret_expires_at: issuedAt + REGISTRATION_TTL_MS / 1000 } : {}),
+      client_id_issued_at: issuedAt,
+      client_name: client.clientName,
+      redirect_uris: client.redirectUris,
+      token_endpoint_auth_method: client.authMethod,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    };
+  }
+
+  /** The client a client_id names: a registration, or (an https URL) its metadata document. */
+  async find(clientId: string): Promise<Client | undefined> {
+    if (clientId.startsWith('https://')) return this.fromDocument(clientId);
+    if (!/^[\w-]{1,64}$/.test(clientId)) return undefined;
+    return this.store.get<Client>(`client:${clientId}`);
+  }
+
+  /** Token and revocation endpoints: the client, if its authentication (none, or its secret) holds. */
+  async authenticate(clientId: string | undefined, secret: string | undefined): Promise<Client | undefined> {
+    const client = clientId ? await this.find(clientId).catch(() => undefined) : undefined;
+    if (!client) return undefined;
+    if (client.authMethod === 'none') return client;
+    return secret !== undefined && client.secretHash !== undefined && sameText(hashOf(secret), client.secretHash) ? client : undefined;
+  }
+
+  private async fromDocument(url: string): Promise<Client> {
+    const cached = this.cimdCache.get(url);
+    if (cached && cached.until > Date.now()) return cached.client;
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
+      throw new ClientProblem('a client_id URL must be https, with a path, and no fragment or credentials');
+    }
+    const document = await fetchDocument(parsed, this.seams);
+    if (document.client_id !== url) throw new ClientProblem('the client metadata document names another client_id');
+    if (document.client_secret !== undefined || (document.token_endpoint_auth_method ?? 'none') !== 'none') {
+      throw new ClientProblem('a client metadata document client authenticates with "none" only');
+    }
+    const client = clientFrom(document, url, true);
+    if (this.cimdCache.size >= 1000) this.cimdCache.delete(this.cimdCache.keys().next().value as string);
+    this.cimdCache.set(url, { client, until: Date.now() + CIMD_CACHE_MS });
+    return client;
+  }
+}
+
+function clientFrom(metadata: Record<string, unknown>, clientId: string, cimd: boolean): Client {
+  const uris = metadata.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10) throw new ClientProblem('redirect_uris must list 1 to 10 URIs', 'invalid_redirect_uri');
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new ClientProblem(problem, 'invalid_redirect_uri');
+  }
+  const method = metadata.token_endpoint_auth_method ?? 'none';
+  if (!DCR_METHODS.includes(method as (typeof DCR_METHODS)[number])) throw new ClientProblem(`token_endpoint_auth_method ${String(method)} is not supported`);
+  const grantTypes = metadata.grant_types;
+  if (grantTypes !== undefined && (!Array.isArray(grantTypes) || !grantTypes.includes('authorization_code'))) {
+    throw new ClientProblem('grant_types must include authorization_code');
+  }
+  const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() !== '' ? metadata.client_name.trim().slice(0, 100) : undefined;
+  return {
+    clientId,
+    clientName: name ?? (cimd ? new URL(clientId).hostname : 'an unnamed client'),
+    redirectUris: uris as string[],
+    authMethod: method as Client['authMethod'],
+    cimd,
+  };
+}
+
+// Addresses a metadata fetch must never reach: loopback, private, link-local, carrier-grade NAT, multicast, reserved.
+const BLOCKED = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 127],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['2001:db8::', 32],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
+
+export function isBlockedAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return BLOCKED.check(mapped, 'ipv4');
+  const family = isIP(address);
+  return family === 0 || BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Resolves the host and refuses it if any address is blocked; the connection then goes to the address checked (no rebinding). */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 4);
+      const blocked = addresses.find((each) => isBlockedAddress(each.address));
+      if (blocked && !allowPrivate) return callback(new ClientProblem(`the client metadata host resolves to a private address`), '', 4);
+      const first = addresses[0] as LookupAddress;
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+function fetchDocument(url: URL, seams: CimdSeams): Promise<Record<string, unknown>> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) && isBlockedAddress(host) && !seams.allowPrivateAddresses) {
+    return Promise.reject(new ClientProblem('the client metadata URL points at a private or loopback address'));
+  }
+  return new Promise((resolve, reject) => {
+    const options = { lookup: guardedLookup(seams.allowPrivateAddresses === true), timeout: CIMD_TIMEOUT_MS, headers: { accept: 'application/json' } };
+    const req = httpsRequest(url, { ...options, ...(seams.ca ? { ca: seams.ca } : {}) }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return reject(new ClientProblem(`the client metadata document answered ${res.statusCode}`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > CIMD_MAX_BYTES) {
+          req.destroy();
+          reject(new ClientProblem(`the client metadata document is larger than ${CIMD_MAX_BYTES} bytes`));
+        } else chunks.push(chunk);
+      });
+      res.on('end', () => {
+        try {
+          const document = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+          if (typeof document !== 'object' || document === null || Array.isArray(document)) throw new Error('not an object');
+          resolve(document as Record<string, unknown>);
+        } catch {
+          reject(new ClientProblem('the client metadata document is not a JSON object'));
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new ClientProblem('the client metadata document did not arrive in time')));
+    req.on('error', (error) =>
+      reject(error instanceof ClientProblem ? error : new ClientProblem(`the client metadata document could not be fetched (${error.message})`)),
+    );
+    req.end();
+  });
+}

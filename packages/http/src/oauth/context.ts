@@ -1,0 +1,32 @@
+// What every OAuth route shares: the store, grants and clients, the issuer, our resources and
+// their scopes, and the one cheap read that tells whether a tenant key is valid.
+import type { Logger } from '@engage-mcp/shared';
+import type { Clients } from './clients.js';
+import type { Grants } from './grants.js';
+import type { OAuthStore } from './store.js';
+
+/** What one read with the key said: valid (200 or 403: a key lacking a read scope is fine), invalid (401), or not known now. */
+export type KeyCheck = 'valid' | 'invalid' | 'unknown';
+
+export interface OAuthContext {
+  store: OAuthStore;
+  grants: Grants;
+  clients: Clients;
+  /** The public origin, which is also the issuer (no trailing slash). */
+  issuer(): string;
+  /** Our resources (public URL of /mcp and each /mcp/<domain>) → the API scopes their operations use. */
+  scopesOf(resource: string): string[] | undefined;
+  checkKey(tenantKey: string): Promise<KeyCheck>;
+  log: Logger;
+}
+
+/** Resource indicators compared without a trailing slash or fragment (RFC 8707). */
+export function normalResource(value: string): string {
+  try {
+    const url = new URL(value);
+    url.hash = '';
+    return url.href.replace(/\/+$/, '');
+  } catch {
+    return value;
+  }
+}

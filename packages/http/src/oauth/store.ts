@@ -1,0 +1,127 @@
+// Where OAuth state lives: Redis when ENGAGE_REDIS_URL is set (every replica honours every token),
+// else this process (one replica; grants end on restart). Values are JSON records that expire;
+// secrets appear only as hashes, the tenant key only sealed (crypto.ts).
+import type { RedisClient } from '../redis.js';
+
+export interface OAuthStore {
+  put(key: string, value: unknown, ttlMs: number): Promise<void>;
+  get<T>(key: string): Promise<T | undefined>;
+  delete(key: string): Promise<void>;
+  /** True for the first caller only, across replicas (single use of codes and refresh tokens). */
+  claimOnce(key: string, ttlMs: number): Promise<boolean>;
+  /** Adds one to a counter that expires ttlMs after it was first set; returns the new count (rate limits). */
+  count(key: string, ttlMs: number): Promise<number>;
+  addMember(set: string, member: string, ttlMs: number): Promise<void>;
+  members(set: string): Promise<string[]>;
+  removeMember(set: string, member: string): Promise<void>;
+}
+
+/** How many records one process keeps at most: the oldest are dropped first. */
+const MEMORY_LIMIT = 200_000;
+
+export class MemoryOAuthStore implements OAuthStore {
+  private readonly records = new Map<string, { value: unknown; expiresAt: number }>();
+
+  private live(key: string): { value: unknown; expiresAt: number } | undefined {
+    const record = this.records.get(key);
+    if (record && record.expiresAt <= Date.now()) this.records.delete(key);
+    return record && record.expiresAt > Date.now() ? record : undefined;
+  }
+
+  private set(key: string, value: unknown, ttlMs: number): void {
+    this.records.delete(key);
+    if (this.records.size >= MEMORY_LIMIT) this.records.delete(this.records.keys().next().value as string);
+    this.records.set(key, { value, expiresAt: Date.now() + ttlMs });
+  }
+
+  async put(key: string, value: unknown, ttlMs: number): Promise<void> {
+    this.set(key, structuredClone(value), ttlMs);
+  }
+
+  async get<T>(key: string): Promise<T | undefined> {
+    const record = this.live(key);
+    return record ? (structuredClone(record.value) as T) : undefined;
+  }
+
+  async delete(key: string): Promise<void> {
+    this.records.delete(key);
+  }
+
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    if (this.live(key)) return false;
+    this.set(key, true, ttlMs);
+    return true;
+  }
+
+  async count(key: string, ttlMs: number): Promise<number> {
+    const record = this.live(key);
+    const next = ((record?.value as number | undefined) ?? 0) + 1;
+    if (record) record.value = next;
+    else this.set(key, next, ttlMs);
+    return next;
+  }
+
+  async addMember(set: string, member: string, ttlMs: number): Promise<void> {
+    const members = new Set((this.live(set)?.value as string[] | undefined) ?? []);
+    members.add(member);
+    this.set(set, [...members], ttlMs);
+  }
+
+  async members(set: string): Promise<string[]> {
+    return [...((this.live(set)?.value as string[] | undefined) ?? [])];
+  }
+
+  async removeMember(set: string, member: string): Promise<void> {
+    const record = this.live(set);
+    if (record) record.value = (record.value as string[]).filter((each) => each !== member);
+  }
+}
+
+/** The same over Redis (redis.ts's client): JSON strings with PX expiries, SET NX for single use, sets for the connections page. */
+export class RedisOAuthStore implements OAuthStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix = 'engage:oauth:',
+  ) {}
+
+  private key(key: string): string {
+    return `${this.prefix}${key}`;
+  }
+
+  async put(key: string, value: unknown, ttlMs: number): Promise<void> {
+    await this.redis.command(['SET', this.key(key), JSON.stringify(value), 'PX', Math.max(1, Math.ceil(ttlMs))]);
+  }
+
+  async get<T>(key: string): Promise<T | undefined> {
+    const reply = await this.redis.command(['GET', this.key(key)]);
+    return typeof reply === 'string' ? (JSON.parse(reply) as T) : undefined;
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.redis.command(['DEL', this.key(key)]);
+  }
+
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.command(['SET', this.key(key), '1', 'NX', 'PX', Math.max(1, Math.ceil(ttlMs))])) === 'OK';
+  }
+
+  async count(key: string, ttlMs: number): Promise<number> {
+    const count = Number(await this.redis.command(['INCR', this.key(key)]));
+    if (count === 1) await this.redis.command(['PEXPIRE', this.key(key), Math.max(1, Math.ceil(ttlMs))]);
+    return count;
+  }
+
+  async addMember(set: string, member: string, ttlMs: number): Promise<void> {
+    await this.redis.command(['SADD', this.key(set), member]);
+    await this.redis.command(['PEXPIRE', this.key(set), Math.max(1, Math.ceil(ttlMs))]);
+  }
+
+  async members(set: string): Promise<string[]> {
+    const reply = await this.redis.command(['SMEMBERS', this.key(set)]);
+    return Array.isArray(reply) ? reply.filter((each): each is string => typeof each === 'string') : [];
+  }
+
+  async removeMember(set: string, member: string): Promise<void> {
+    await this.redis.command(['SREM', this.key(set), member]);
+  }
+}

@@ -1,0 +1,96 @@
+// The token endpoint (code with PKCE, refresh with rotation), registration (RFC 7591) and
+// revocation (RFC 7009). Errors are the OAuth error JSON, built by the SDK's OAuthError.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ClientProblem, type Client } from './clients.js';
+import { type OAuthContext, normalResource } from './context.js';
+import { hashOf, pkceMatches } from './crypto.js';
+import { CODE_TTL_MS, type CodeRecord } from './grants.js';
+import { OAuthErrorCode, basicCredentials, field, readBody, readForm, sendOAuthError, sendOAuthJson } from './io.js';
+
+/** The client of a token or revocation request, authenticated (none, or its secret in the body or Basic). */
+async function clientOf(ctx: OAuthContext, req: IncomingMessage, form: URLSearchParams): Promise<Client | undefined> {
+  const basic = basicCredentials(req);
+  const id = basic?.id ?? field(form, 'client_id');
+  if (basic && field(form, 'client_id') !== undefined && field(form, 'client_id') !== basic.id) return undefined;
+  return ctx.clients.authenticate(id, basic?.secret ?? field(form, 'client_secret'));
+}
+
+export async function answerToken(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const form = await readForm(req);
+  const client = await clientOf(ctx, req, form);
+  if (!client) return sendOAuthError(res, 401, OAuthErrorCode.InvalidClient, 'unknown client, or its authentication failed');
+  const grantType = field(form, 'grant_type');
+  if (grantType === 'authorization_code') return exchangeCode(ctx, res, form, client);
+  if (grantType === 'refresh_token') return refresh(ctx, res, form, client);
+  sendOAuthError(res, 400, OAuthErrorCode.UnsupportedGrantType, 'grant_type must be authorization_code or refresh_token');
+}
+
+async function exchangeCode(ctx: OAuthContext, res: ServerResponse, form: URLSearchParams, client: Client): Promise<void> {
+  const invalid = (why: string) => sendOAuthError(res, 400, OAuthErrorCode.InvalidGrant, why);
+  const code = field(form, 'code') ?? '';
+  const hash = hashOf(code);
+  const record = await ctx.store.get<CodeRecord>(`code:${hash}`);
+  if (!record || record.clientId !== client.clientId) return invalid("the code is unknown, expired or not this client's");
+  // A code used twice was intercepted: the grant it made, and every token from it, ends (RFC 6749 §4.1.2).
+  if (!(await ctx.store.claimOnce(`codeused:${hash}`, CODE_TTL_MS))) {
+    await ctx.grants.revoke(record.grantId);
+    ctx.log.warn(`oauth: a code was presented twice; its grant is revoked (client ${client.clientId})`);
+    return invalid('the code was already used; the grant it made is revoked');
+  }
+  if (field(form, 'redirect_uri') !== record.redirectUri) return invalid('redirect_uri differs from the one the code was issued for');
+  if (!pkceMatches(field(form, 'code_verifier') ?? '', record.codeChallenge)) return invalid('code_verifier does not match the code_challenge');
+  const resource = field(form, 'resource');
+  if (resource !== undefined && normalResource(resource) !== record.resource) {
+    return sendOAuthError(res, 400, 'invalid_target', 'resource differs from the one the person consented to');
+  }
+  const grant = await ctx.grants.get(record.grantId);
+  const tokens = grant && (await ctx.grants.issueFirst(grant));
+  if (!tokens) return invalid('the grant is gone');
+  sendOAuthJson(res, 200, tokens);
+}
+
+async function refresh(ctx: OAuthContext, res: ServerResponse, form: URLSearchParams, client: Client): Promise<void> {
+  const outcome = await ctx.grants.refresh(field(form, 'refresh_token') ?? '', client.clientId);
+  if (!outcome.ok) {
+    if (outcome.reused) ctx.log.warn(`oauth: a rotated refresh token was used again; its grant is revoked (client ${client.clientId})`);
+    const why = outcome.reused ? 'the refresh token was already used; the grant is revoked' : 'the refresh token is unknown, expired or revoked';
+    return sendOAuthError(res, 400, OAuthErrorCode.InvalidGrant, why);
+  }
+  const resource = field(form, 'resource');
+  if (resource !== undefined && normalResource(resource) !== outcome.grant.resource) {
+    return sendOAuthError(res, 400, 'invalid_target', "resource differs from the grant's");
+  }
+  sendOAuthJson(res, 200, outcome.tokens);
+}
+
+/** RFC 7009: 200 whatever the token (an unknown one is not an error), once the client is authenticated. */
+export async function answerRevoke(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const form = await readForm(req);
+  const client = await clientOf(ctx, req, form);
+  if (!client) return sendOAuthError(res, 401, OAuthErrorCode.InvalidClient, 'unknown client, or its authentication failed');
+  await ctx.grants.revokeToken(field(form, 'token') ?? '', client.clientId);
+  sendOAuthJson(res, 200, {});
+}
+
+/** RFC 7591, rate-limited per address. */
+export async function answerRegister(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (
+    String(req.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim() !== 'application/json'
+  ) {
+    return sendOAuthError(res, 400, 'invalid_client_metadata', 'the body must be application/json');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBody(req));
+  } catch {
+    return sendOAuthError(res, 400, 'invalid_client_metadata', 'the body is not JSON');
+  }
+  try {
+    sendOAuthJson(res, 201, await ctx.clients.register(body, req.socket.remoteAddress ?? 'unknown'));
+  } catch (error) {
+    if (!(error instanceof ClientProblem)) throw error;
+    sendOAuthError(res, error.code === 'temporarily_unavailable' ? 429 : 400, error.code, error.message);
+  }
+}
