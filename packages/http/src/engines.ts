@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   ApiClient,
+  MemoryGuardStore,
   MemorySpentStore,
   Pacer,
   createServer,
@@ -10,6 +11,7 @@ import {
   manifestOf,
   type Domain,
   type EngageServer,
+  type GuardStore,
   type Logger,
   type PaceKeeper,
   type SpentStore,
@@ -28,6 +30,8 @@ export interface EngineOptions {
   spent?: SpentStore;
   secret?: Uint8Array;
   pace?: (keyFingerprint: string) => PaceKeeper;
+  /** The guardrails' counters, idempotency records and audit record: Redis for several replicas, else this process's memory. */
+  guardStore?: GuardStore;
 }
 
 export interface Engines {
@@ -58,8 +62,11 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   };
   // One secret for every domain (and, with Redis, every replica): random for a single replica.
   const secret = options.secret ?? randomBytes(32);
+  // One store for every domain: a daily cap counts a key's messages whichever domain sends them.
+  const guards = options.guardStore ?? new MemoryGuardStore();
+  const guardStore = () => guards;
   const engines = configs.map(({ domain, result }) =>
-    createServer(manifestOf(domain), async () => domain, result, { log, spent, secret, remote: { pace: paceOf }, client, onCall }),
+    createServer(manifestOf(domain), async () => domain, result, { log, spent, secret, remote: { pace: paceOf }, client, onCall, guardStore }),
   );
   return { engines, client };
 }
