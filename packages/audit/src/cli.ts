@@ -3,11 +3,14 @@
 //   engage-mcp-audit tail [file] [-n N]   the last N lines (20), for a person
 // The record's secret and where the chain stands are read from the state directory the servers
 // use: --state-dir, else ENGAGE_STATE_DIR, else $XDG_STATE_HOME/engage-mcp or ~/.local/state/engage-mcp.
+// --remote: the file is an export of remote mode's record in Redis (one key's list, LRANGE'd); its
+// secret is derived from ENGAGE_STATE_SECRET, the service's, and it may begin where the cap cut it.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { defaultStateDir, readSecret, readState, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
+import { defaultStateDir, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
 
 const USAGE = `usage: engage-mcp-audit verify [file] [--state-dir DIR]
+       engage-mcp-audit verify --remote file      (an export of remote mode's record; ENGAGE_STATE_SECRET set as on the service)
        engage-mcp-audit tail [file] [-n N] [--state-dir DIR]
 The file is ENGAGE_AUDIT_LOG, or audit.jsonl in the state directory.`;
 
@@ -16,23 +19,27 @@ interface Options {
   file: string | undefined;
   stateDir: string;
   count: number;
+  remote: boolean;
 }
 
 function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | string {
   const rest = [...argv];
   let stateDir = env.ENGAGE_STATE_DIR?.trim() || defaultStateDir(env);
   let count = 20;
+  let remote = false;
   const positional: string[] = [];
   while (rest.length > 0) {
     const arg = rest.shift() as string;
     if (arg === '--state-dir') stateDir = resolve(rest.shift() ?? '');
     else if (arg === '-n') count = Number(rest.shift());
+    else if (arg === '--remote') remote = true;
     else if (arg === '-h' || arg === '--help') return USAGE;
     else positional.push(arg);
   }
   if (!Number.isInteger(count) || count < 1) return `-n must be a whole number of at least 1\n${USAGE}`;
   const [command, file] = positional;
-  return { command, file: file ? resolve(file) : env.ENGAGE_AUDIT_LOG?.trim() || join(stateDir, 'audit.jsonl'), stateDir, count };
+  if (remote && !file) return `--remote needs the exported file\n${USAGE}`;
+  return { command, file: file ? resolve(file) : env.ENGAGE_AUDIT_LOG?.trim() || join(stateDir, 'audit.jsonl'), stateDir, count, remote };
 }
 
 function readLines(file: string): string[] {
@@ -42,10 +49,21 @@ function readLines(file: string): string[] {
   return lines;
 }
 
+/** Remote mode's secret, derived from the service's ENGAGE_STATE_SECRET exactly as the service derives it. */
+function remoteSecret(): Buffer {
+  const stateSecret = process.env.ENGAGE_STATE_SECRET;
+  if (!stateSecret) throw new Error("--remote needs ENGAGE_STATE_SECRET, set to the service's value");
+  return remoteAuditSecret(new TextEncoder().encode(stateSecret));
+}
+
 function verify(options: Options & { file: string }): number {
-  const verdict = verifyAuditLines(readSecret(options.stateDir), readLines(options.file), readState(options.stateDir).audit[options.file]);
+  const lines = readLines(options.file);
+  const verdict = options.remote
+    ? verifyAuditLines(remoteSecret(), lines, undefined, true)
+    : verifyAuditLines(readSecret(options.stateDir), lines, readState(options.stateDir).audit[options.file]);
   if (verdict.ok) {
-    process.stdout.write(`${options.file}: ${verdict.lines} lines, the chain is intact.\n`);
+    const which = verdict.first ? `lines ${verdict.first} to ${verdict.lines} (the cap dropped the older ones)` : `${verdict.lines} lines`;
+    process.stdout.write(`${options.file}: ${which}, the chain is intact.\n`);
     return 0;
   }
   process.stdout.write(`${options.file}: line ${verdict.line}: ${verdict.why}. The record was changed from that line on.\n`);

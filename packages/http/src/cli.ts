@@ -4,6 +4,7 @@
 // the calls in flight, then exits 0.
 import { readFileSync } from 'node:fs';
 import { connectRedis, RedisPaceKeeper, RedisSpentStore, type RedisClient } from './redis.js';
+import { RedisGuardStore } from './redis-guard-store.js';
 import { CATALOGS } from './catalogs.js';
 import { MemoryOAuthStore, RedisOAuthStore } from './oauth/index.js';
 import { startService, type Service } from './service.js';
@@ -61,6 +62,8 @@ async function start(settings: HttpSettings, redis: RedisClient | undefined): Pr
       logLevel: settings.logLevel,
       ...(redis ? { spent: new RedisSpentStore(redis), pace: (keyId: string) => new RedisPaceKeeper(redis, keyId) } : {}),
       ...(settings.oauth ? { oauth: { ...settings.oauth, store: redis ? new RedisOAuthStore(redis) : new MemoryOAuthStore() } } : {}),
+      // readHttpSettings requires ENGAGE_STATE_SECRET with Redis: the audit secret is derived from it.
+      ...(redis && settings.secret ? { guardStore: new RedisGuardStore(redis, { stateSecret: settings.secret }) } : {}),
     });
   } catch (error) {
     await redis?.close().catch(() => undefined);
@@ -82,7 +85,8 @@ function warnAboutOneReplica(redis: RedisClient | undefined, settings: HttpSetti
   if (!redis) {
     line(
       'warn',
-      'ENGAGE_REDIS_URL is not set: spent confirmation tokens and the API pace are kept in this process. This service must not be replicated: ' +
+      "ENGAGE_REDIS_URL is not set: spent confirmation tokens, the API pace and the guardrails' counters, idempotency keys and audit record " +
+        'are kept in this process. This service must not be replicated: ' +
         'run ONE replica only; to run several behind a load balancer, set ENGAGE_REDIS_URL and ENGAGE_STATE_SECRET on every replica.',
     );
   }

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   ApiClient,
+  MemoryGuardStore,
   MemorySpentStore,
   Pacer,
   UpstreamError,
@@ -11,6 +12,7 @@ import {
   manifestOf,
   type Domain,
   type EngageServer,
+  type GuardStore,
   type Logger,
   type PaceKeeper,
   type SpentStore,
@@ -34,6 +36,8 @@ export interface EngineOptions {
   slots?: (keyFingerprint: string) => UpstreamSlots;
   /** Told when the API answers 401 for a request's key (OAuth ends the grants made with it). */
   onKeyRefused?: (apiKey: string) => void;
+  /** The guardrails' counters, idempotency records and audit record: Redis for several replicas, else this process's memory. */
+  guardStore?: GuardStore;
 }
 
 export interface Engines {
@@ -65,6 +69,9 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   };
   // One secret for every domain (and, with Redis, every replica): random for a single replica.
   const secret = options.secret ?? randomBytes(32);
+  // One store for every domain: a daily cap counts a key's messages whichever domain sends them.
+  const guards = options.guardStore ?? new MemoryGuardStore();
+  const guardStore = () => guards;
   const engines = configs.map(({ domain, result }) =>
     createServer(manifestOf(domain), async () => domain, result, {
       log,
@@ -73,6 +80,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
       remote: { pace: paceOf, ...(options.slots ? { slots: options.slots } : {}) },
       client,
       onCall,
+      guardStore,
     }),
   );
   return { engines, client };

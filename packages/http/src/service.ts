@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
-import type { Domain, PaceKeeper, SpentStore } from '@engage-mcp/shared';
+import type { Domain, GuardStore, PaceKeeper, SpentStore } from '@engage-mcp/shared';
 import { Drain } from './drain.js';
 import { startEngines, type Engines } from './engines.js';
 import { Fairness } from './fairness.js';
@@ -64,6 +64,8 @@ export interface ServiceOptions {
   secret?: Uint8Array;
   /** The pace of one key: a local Pacer by default, shared through Redis for several replicas. */
   pace?: (keyFingerprint: string) => PaceKeeper;
+  /** The guardrails' state (ENGAGE_CAP_*, idempotency keys, the audit record): in-process by default (one replica), Redis for several. */
+  guardStore?: GuardStore;
   /** One JSON log line (no newline); stderr by default. */
   writeLog?: (line: string) => void;
   logLevel?: LogLevel;

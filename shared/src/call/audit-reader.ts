@@ -1,5 +1,5 @@
 // What the audit command (packages/audit) needs to check a record: the chain's check, and the
 // secret and chain head from the state directory the servers write. Nothing that writes.
-export { verifyAuditLines, type AuditVerdict } from './audit.js';
+export { remoteAuditSecret, verifyAuditLines, type AuditVerdict } from './audit.js';
 export { readSecret, readState } from './file-guard-store.js';
 export { defaultStateDir } from '../model/config.js';

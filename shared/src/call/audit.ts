@@ -31,6 +31,14 @@ export interface AuditHead {
   mac: string;
 }
 
+/**
+ * Remote mode's audit secret: derived from ENGAGE_STATE_SECRET (the same on every replica) with its
+ * own label, so it is never kept in Redis and an operator holding that secret can verify an export.
+ */
+export function remoteAuditSecret(stateSecret: Uint8Array): Buffer {
+  return createHmac('sha256', stateSecret).update('engage-mcp remote audit secret').digest();
+}
+
 const macOf = (secret: Uint8Array, prev: string, body: string) =>
   createHmac('sha256', secret).update(`engage-mcp audit\n${prev}\n${body}`).digest('base64url').slice(0, 32);
 
@@ -42,11 +50,17 @@ export function chainAuditLine(secret: Uint8Array, head: AuditHead, entry: Audit
   return { line: `${body.slice(0, -1)},"mac":${JSON.stringify(mac)}}`, head: { seq, mac } };
 }
 
-export type AuditVerdict = { ok: true; lines: number } | { ok: false; line: number; why: string };
+/** `first`: the record's first line when it does not start at 1 (a capped record whose oldest lines were dropped). */
+export type AuditVerdict = { ok: true; lines: number; first?: number } | { ok: false; line: number; why: string };
 
-/** Checks the chain line by line; the first line that does not follow from the one before is named (1-based). */
-export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], recordedHead?: AuditHead): AuditVerdict {
-  let head: AuditHead = { seq: 0, mac: '' };
+/**
+ * Checks the chain line by line; the first line that does not follow from the one before is named (1-based).
+ * `capped`: the record may begin after line 1 (remote mode keeps the newest lines of each key): its
+ * first line's own mac is still checked, and every line after it must follow.
+ */
+export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], recordedHead?: AuditHead, capped = false): AuditVerdict {
+  let head: AuditHead = capped ? cappedStart(lines[0]) : { seq: 0, mac: '' };
+  const first = head.seq + 1;
   for (const [index, line] of lines.entries()) {
     const number = index + 1;
     let parsed: Record<string, unknown>;
@@ -65,7 +79,18 @@ export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], r
   if (recordedHead && recordedHead.seq > head.seq) {
     return { ok: false, line: head.seq + 1, why: `missing: the store recorded ${recordedHead.seq} lines, the file ends after ${head.seq}` };
   }
-  return { ok: true, lines: head.seq };
+  return first > 1 ? { ok: true, lines: head.seq, first } : { ok: true, lines: head.seq };
+}
+
+/** Where a capped record's chain starts: just before its first line, as that line says. */
+function cappedStart(line: string | undefined): AuditHead {
+  try {
+    const { seq, prev } = JSON.parse(line ?? '') as { seq?: unknown; prev?: unknown };
+    if (typeof seq === 'number' && Number.isInteger(seq) && seq > 1 && typeof prev === 'string') return { seq: seq - 1, mac: prev };
+  } catch {
+    // Not a JSON line: the check names it as line 1.
+  }
+  return { seq: 0, mac: '' };
 }
 
 function sameText(a: string, b: string): boolean {

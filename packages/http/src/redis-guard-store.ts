@@ -1,0 +1,208 @@
+// The guardrails' state for remote mode's replicas, in the service's Redis: send counters (checked
+// and added in one Lua step), idempotency records (reserved with SET NX, kept until they expire)
+// and a capped audit record per key fingerprint, chained by the same HMAC as the file store's, so
+// `engage-mcp-audit verify --remote` checks an export of it. Every Redis key names the key's
+// fingerprint, never the key. A Redis that is down or stalls fails closed: the write that needed
+// the store is refused (an InputError: nothing was sent, ask again later), never let past a cap.
+import { createHash } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { chainAuditLine, InputError, remoteAuditSecret, type AuditEntry, type AuditHead, type GuardStore, type IdempotencyRecord } from '@engage-mcp/shared';
+import { RedisReplyError, type RedisClient } from './redis.js';
+
+export const GUARD_STORE_UNAVAILABLE =
+  "The guardrails' shared store (the service's Redis) did not answer, so this write's send caps and idempotency key could not be checked: " +
+  'nothing was sent. Ask again in a minute; if it persists, the service operator must check its Redis (ENGAGE_REDIS_URL).';
+
+/** How many audit lines each key keeps by default; older lines are dropped first. */
+export const AUDIT_MAX_LINES = 10_000;
+/** Appends that lost a race for the chain's head to another replica are tried again, this many times in all. */
+const AUDIT_TRIES = 50;
+
+interface Script {
+  source: string;
+  sha: string;
+}
+const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+
+/**
+ * KEYS[1] the counter. ARGV: amount, cap, expiresAt (ms). Adds amount unless the count would pass
+ * the cap; returns {1, count after} or {0, count now}. A value that is not a count fails (closed).
+ */
+export const TAKE = script(`
+local count = 0
+local held = redis.call('GET', KEYS[1])
+if held then
+  count = tonumber(held)
+  if count == nil then return redis.error_reply('ENGAGE not a counter') end
+end
+local amount = tonumber(ARGV[1])
+if count + amount > tonumber(ARGV[2]) then return {0, count} end
+count = redis.call('INCRBY', KEYS[1], amount)
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+return {1, count}
+`);
+
+/** KEYS[1] the counter. ARGV: amount. Takes it back, never below 0; a counter that expired stays gone (no key without expiry). */
+export const GIVE_BACK = script(`
+local held = redis.call('GET', KEYS[1])
+if not held then return 0 end
+local count = tonumber(held)
+if count == nil then return redis.error_reply('ENGAGE not a counter') end
+local left = math.max(0, count - tonumber(ARGV[1]))
+redis.call('DECRBY', KEYS[1], count - left)
+return left
+`);
+
+/** KEYS[1] the record (a hash: record, reply). ARGV: the record's JSON, expiresAt (ms). Returns nil once reserved, else the holder {record, reply}. */
+export const RESERVE = script(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HMGET', KEYS[1], 'record', 'reply') end
+redis.call('HSET', KEYS[1], 'record', ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+return nil
+`);
+
+/** KEYS[1] the record. ARGV: the reply's JSON. Only a record still held gets it (its expiry unchanged). */
+export const SETTLE = script(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'reply', ARGV[1])
+return 1
+`);
+
+/**
+ * KEYS[1] the audit list, KEYS[2] its head (a hash: seq, mac). ARGV: the seq the line follows,
+ * the line, its seq and mac, the most lines kept. Appends only if the head is still where the line
+ * was chained from; else returns the head, to chain again. {1} when appended, {0, seq, mac} else.
+ */
+export const APPEND_AUDIT = script(`
+local head = redis.call('HMGET', KEYS[2], 'seq', 'mac')
+local seq = tonumber(head[1]) or 0
+if seq ~= tonumber(ARGV[1]) then return {0, seq, head[2] or ''} end
+redis.call('RPUSH', KEYS[1], ARGV[2])
+redis.call('HSET', KEYS[2], 'seq', ARGV[3], 'mac', ARGV[4])
+local excess = redis.call('LLEN', KEYS[1]) - tonumber(ARGV[5])
+if excess > 0 then redis.call('LTRIM', KEYS[1], excess, -1) end
+return {1}
+`);
+
+export interface RedisGuardStoreOptions {
+  /** ENGAGE_STATE_SECRET's bytes, the same on every replica: the audit secret is derived from it, never kept in Redis. */
+  stateSecret: Uint8Array;
+  prefix?: string;
+  /** Audit lines kept per key fingerprint (default AUDIT_MAX_LINES). */
+  auditMaxLines?: number;
+}
+
+/** The Redis key of a key fingerprint's audit record; `{…}` keeps the list and its head in one cluster slot. */
+export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix}audit:{${keyPrefix}}`;
+
+export class RedisGuardStore implements GuardStore {
+  private readonly secret: Buffer;
+  private readonly prefix: string;
+  private readonly auditMaxLines: number;
+
+  constructor(
+    private readonly redis: RedisClient,
+    options: RedisGuardStoreOptions,
+  ) {
+    this.secret = remoteAuditSecret(options.stateSecret);
+    this.prefix = options.prefix ?? 'engage:';
+    this.auditMaxLines = options.auditMaxLines ?? AUDIT_MAX_LINES;
+  }
+
+  async take(counter: string, amount: number, cap: number, expiresAt: number) {
+    const reply = await this.run(TAKE, [this.counterKey(counter)], [amount, cap, Math.ceil(expiresAt)]);
+    if (!Array.isArray(reply) || typeof reply[1] !== 'number') throw unavailable();
+    return { taken: reply[0] === 1, count: reply[1] };
+  }
+
+  async giveBack(counter: string, amount: number) {
+    await this.run(GIVE_BACK, [this.counterKey(counter)], [amount]);
+  }
+
+  async count(counter: string) {
+    const held = await this.command(['GET', this.counterKey(counter)]);
+    const count = held === null ? 0 : Number(held);
+    if (!Number.isInteger(count)) throw unavailable();
+    return count;
+  }
+
+  async lookup(key: string) {
+    const held = await this.command(['HMGET', this.recordKey(key), 'record', 'reply']);
+    return recordOf(held);
+  }
+
+  async reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
+    const held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), Math.ceil(expiresAt)]);
+    return held === null ? undefined : recordOf(held);
+  }
+
+  async settle(key: string, reply: CallToolResult | undefined) {
+    if (reply === undefined) await this.command(['DEL', this.recordKey(key)]);
+    else await this.run(SETTLE, [this.recordKey(key)], [JSON.stringify(reply)]);
+  }
+
+  /** Chained to the head in Redis; a replica that lost the race to another's append chains again from the new head. */
+  async appendAudit(entry: AuditEntry) {
+    const list = auditListKey(entry.key, this.prefix);
+    const headKey = `${list}:head`;
+    const [seq, mac] = (await this.command(['HMGET', headKey, 'seq', 'mac'])) as [string | null, string | null];
+    let head: AuditHead = { seq: Number(seq ?? 0), mac: mac ?? '' };
+    for (let attempt = 0; attempt < AUDIT_TRIES; attempt++) {
+      const chained = chainAuditLine(this.secret, head, entry);
+      const reply = await this.run(APPEND_AUDIT, [list, headKey], [head.seq, chained.line, chained.head.seq, chained.head.mac, this.auditMaxLines]);
+      if (!Array.isArray(reply)) throw unavailable();
+      if (reply[0] === 1) return;
+      head = { seq: Number(reply[1]), mac: String(reply[2] ?? '') };
+    }
+    throw new Error(`the audit record of key ${entry.key} kept moving under ${AUDIT_TRIES} appends; this line was not written`);
+  }
+
+  async auditSecret() {
+    return this.secret;
+  }
+
+  private counterKey(counter: string): string {
+    return `${this.prefix}guard:count:${counter}`;
+  }
+
+  private recordKey(key: string): string {
+    return `${this.prefix}guard:idempotency:${key}`;
+  }
+
+  /** One command; any failure (down, stalled, refused) is the store being unavailable. */
+  private async command(args: Array<string | number>): Promise<unknown> {
+    try {
+      return await this.redis.command(args);
+    } catch {
+      throw unavailable();
+    }
+  }
+
+  /** A script by its sha, sent whole the first time Redis does not know it. */
+  private async run(code: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
+    const tail = [keys.length, ...keys, ...args];
+    try {
+      return await this.redis.command(['EVALSHA', code.sha, ...tail]);
+    } catch (error) {
+      if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw unavailable();
+    }
+    return this.command(['EVAL', code.source, ...tail]);
+  }
+}
+
+function unavailable(): InputError {
+  return new InputError(GUARD_STORE_UNAVAILABLE);
+}
+
+/** The record and its first answer from HMGET record reply; anything unreadable fails closed. */
+function recordOf(held: unknown): IdempotencyRecord | undefined {
+  if (!Array.isArray(held)) throw unavailable();
+  const [record, reply] = held as [unknown, unknown];
+  if (record === null) return undefined;
+  try {
+    const parsed = JSON.parse(String(record)) as IdempotencyRecord;
+    return typeof reply === 'string' ? { ...parsed, reply: JSON.parse(reply) as CallToolResult } : parsed;
+  } catch {
+    throw unavailable();
+  }
+}
