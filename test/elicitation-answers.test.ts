@@ -3,7 +3,10 @@
 // says how to confirm; its token then counts. Counted on the sandbox's record, never on what the
 // server says.
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CATALOGS } from '../packages/http/src/catalogs.js';
+import { startService } from '../packages/http/src/service.js';
 import { serverEntry, type Sandbox } from '../packages/sandbox/src/index.js';
 import { countCarriedOut, makeClient, structuredOf, textOf, type TestClient } from './helpers.js';
 import { sandboxPerTest } from './sandboxed.js';
@@ -52,4 +55,18 @@ it('the built stdio server answers at once when a host answers elicitation/creat
   const env = { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full };
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [serverEntry('contact')], env, stderr: 'pipe' }));
   await expectPreviewThenToken(client);
+});
+
+it('remote mode: a 2025 session whose host answers elicitation/create with result: null is answered at once', async () => {
+  const service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => undefined });
+  try {
+    const client = makeClient({ kind: 'v1', elicitRaw: () => null });
+    clients.push(client);
+    const headers = { authorization: `Bearer ${sandbox.keys.full}` };
+    await client.connect(new V1HttpTransport(new URL('/mcp/contact', service.url), { requestInit: { headers } }));
+    await expectPreviewThenToken(client);
+  } finally {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await service.close();
+  }
 });

@@ -76,7 +76,11 @@ export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessio
     // it goes straight to the modern entry, without reading its body twice.
     if (request.headers.get('mcp-protocol-version') === MODERN_REVISION) return target.modern.fetch(request, { authInfo });
     const body = await bodyOf(request);
-    if (!(await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes }))) return target.modern.fetch(request, { authInfo });
+    // A request in a 2025 session (its id in the header; 2026-07-28 has no sessions) stays in its session
+    // whatever its body: a host's unreadable answer to our question must reach the session's server, which
+    // then stops waiting for it (mcp/ask.ts), instead of being refused by the modern entry.
+    const inSession = request.headers.has('mcp-session-id');
+    if (!inSession && !(await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes }))) return target.modern.fetch(request, { authInfo });
     if (requestsIn(body) > 1) {
       log.info('refused a JSON-RPC batch of several requests');
       return refusalResponse(BATCH_REFUSED);
