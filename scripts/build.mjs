@@ -115,12 +115,15 @@ await Promise.all(
 );
 
 // 4. Remote mode (packages/http): one bundle serving the seven domains over Streamable HTTP. A
-// long-running service loads everything at start, so no splitting.
+// long-running service loads everything at start; only OpenTelemetry's SDK, loaded when it is
+// switched on, sits in a chunk of its own.
 await rm('packages/http/dist', { recursive: true, force: true });
 await build({
   ...common,
   entryPoints: { cli: 'packages/http/src/cli.ts' },
   outdir: 'packages/http/dist',
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   plugins: [sdkShims, zodEnglishOnly],
   conditions: ['@engage-mcp/source'],
 });

@@ -13,5 +13,6 @@ export { validateParams } from './call/validate.js';
 export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type SpentStore } from './call/confirmations.js';
 export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';
 export { describeTool } from './mcp/tools.js';
+export { startTelemetry, telemetrySignals, type Telemetry, type TelemetryOptions } from './mcp/telemetry.js';
 export { registerViews } from './mcp/apps.js';
 export { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';

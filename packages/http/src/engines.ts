@@ -13,6 +13,7 @@ import {
   type Logger,
   type PaceKeeper,
   type SpentStore,
+  type Telemetry,
 } from '@engage-mcp/shared';
 import type { ServiceMetrics } from './metrics.js';
 
@@ -28,6 +29,7 @@ export interface EngineOptions {
   spent?: SpentStore;
   secret?: Uint8Array;
   pace?: (keyFingerprint: string) => PaceKeeper;
+  telemetry?: Telemetry;
 }
 
 export interface Engines {
@@ -59,7 +61,15 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   // One secret for every domain (and, with Redis, every replica): random for a single replica.
   const secret = options.secret ?? randomBytes(32);
   const engines = configs.map(({ domain, result }) =>
-    createServer(manifestOf(domain), async () => domain, result, { log, spent, secret, remote: { pace: paceOf }, client, onCall }),
+    createServer(manifestOf(domain), async () => domain, result, {
+      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+      log,
+      spent,
+      secret,
+      remote: { pace: paceOf },
+      client,
+      onCall,
+    }),
   );
   return { engines, client };
 }

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
-import type { Domain, PaceKeeper, SpentStore } from '@engage-mcp/shared';
+import type { Domain, PaceKeeper, SpentStore, Telemetry } from '@engage-mcp/shared';
 import { Drain } from './drain.js';
 import { startEngines, type Engines } from './engines.js';
 import { createGuards } from './guards.js';
@@ -56,6 +56,8 @@ export interface ServiceOptions {
   /** One JSON log line (no newline); stderr by default. */
   writeLog?: (line: string) => void;
   logLevel?: LogLevel;
+  /** OpenTelemetry, when it is on (startTelemetry): a span per tool call. close() flushes and stops it. */
+  telemetry?: Telemetry;
 }
 
 export interface Service {
@@ -177,5 +179,6 @@ async function closeService({ settings, server, drain, sessions, endpoints, engi
   await stopped;
   await Promise.allSettled(engines.engines.map((engine) => engine.close()));
   await engines.client.close();
+  await settings.telemetry?.shutdown();
   log.info('stopped');
 }
