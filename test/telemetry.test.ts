@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -29,7 +30,7 @@ import { createLogger, keyFingerprint, startTelemetry, type Telemetry } from '@e
 import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService } from '../packages/http/src/service.js';
-import { DOMAINS, inProcess, textOf } from './helpers.js';
+import { DOMAINS, MODERN_REVISION, inProcess, makeClient, textOf } from './helpers.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -191,6 +192,33 @@ describe('telemetry in remote mode (startService, an in-memory exporter)', () =>
     }
     expectSendTree(finished, own.keys.full, id, 'tcp');
     expect(finished.find((span) => span.kind === SERVER)?.attributes['network.protocol.name']).toBe('http');
+  });
+});
+
+describe("the caller's trace context in each protocol era", () => {
+  it.each(['v1', 'v2-modern'] as const)('%s: params._meta.traceparent is the parent of the tool call span', async (kind) => {
+    const { telemetry, spans } = await inMemoryTelemetry();
+    const service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => {}, telemetry });
+    const client = makeClient({ kind });
+    let finished: ReadableSpan[] = [];
+    try {
+      const headers = { authorization: `Bearer ${sandbox.keys.full}` };
+      const url = new URL('/mcp/billing', service.url);
+      await client.connect(
+        kind === 'v1' ? new StreamableHTTPClientTransport(url, { requestInit: { headers } }) : new ModernHttpTransport(url, { requestInit: { headers } }),
+      );
+      const read = await client.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' }, _meta: { traceparent } } as never);
+      expect(read.isError, textOf(read)).toBeFalsy();
+      finished = spans.getFinishedSpans();
+    } finally {
+      await client.close();
+      await service.close();
+    }
+    const root = finished.find((span) => span.kind === SERVER) as ReadableSpan;
+    expect(root.name).toBe('tools/call billing_get');
+    expect(root.spanContext().traceId).toBe(TRACE_ID);
+    expect(root.parentSpanContext?.spanId).toBe(CALLER_SPAN);
+    expect(root.attributes['mcp.protocol.version']).toEqual(kind === 'v1' ? expect.stringMatching(/^2025-/) : MODERN_REVISION);
   });
 });
 
