@@ -1,6 +1,6 @@
-// The OpenTelemetry SDK, loaded only when telemetry is on (telemetry.ts imports this on demand, so
-// it sits in its own bundle chunk). Our own providers, not the global ones: a host process or a
-// test may have its own, and ours must not change what they record. The OTLP/HTTP exporters read
+// The OpenTelemetry SDK, loaded only when telemetry is on (telemetry.ts imports this on demand; the
+// build makes it a bundle of its own). Our own providers, not the global ones: a host process or
+// a test may have its own, and ours must not change what they record. The OTLP/HTTP exporters read
 // the standard OTEL_EXPORTER_OTLP_* settings themselves (endpoint, headers, timeout).
 import { DiagLogLevel, diag } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';

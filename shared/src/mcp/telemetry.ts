@@ -1,6 +1,7 @@
 // OpenTelemetry, off by default and free when off: nothing of it (not even @opentelemetry/api) is
-// loaded unless the environment names an OTLP exporter. Then telemetry-sdk.ts (its own bundle
-// chunk, loaded here on demand) sets up the SDK, and every tool call gets a span (telemetry-spans.ts).
+// loaded unless the environment names an OTLP exporter. Then telemetry-sdk.ts (a bundle of its
+// own beside the server's, loaded here on demand) sets up the SDK, and every tool call gets a
+// span (telemetry-spans.ts).
 import type { Logger } from '../safe/log.js';
 import type { Telemetry, TelemetryOptions } from './telemetry-types.js';
 
