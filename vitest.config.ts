@@ -3,7 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 // Workspace packages export their sources under this condition (see tsconfig's customConditions),
 // so the tests run what is in src/, not a build.
-const conditions = ['@engage-mcp/source', ...defaultServerConditions];
+// Not `module`: a package's build for bundlers (OpenTelemetry's imports files without their extensions)
+// would be handed to Node, which cannot load it; Node's own conditions pick what Node runs.
+const conditions = ['@engage-mcp/source', ...defaultServerConditions.filter((condition) => condition !== 'module')];
 
 export default defineConfig({
   resolve: { conditions },

@@ -75,6 +75,17 @@ const catalogApart = {
   },
 };
 
+// OpenTelemetry's SDK (shared/src/mcp/telemetry-sdk.ts) is a bundle of its own beside each entry,
+// loaded only when telemetry is switched on. Built apart, not as a shared chunk: splitting would
+// move what it shares with the server (esbuild's helpers, paths.ts) into chunks every start loads.
+const telemetryApart = {
+  name: 'engage-telemetry-apart',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/telemetry-sdk\.js$/ }, () => ({ path: './telemetry-sdk.js', external: true }));
+  },
+};
+const telemetrySdk = (outdir) => build({ ...common, entryPoints: { 'telemetry-sdk': 'shared/src/mcp/telemetry-sdk.ts' }, outdir });
+
 // 2. The servers, each with its manifest; what the first call needs goes in chunks.
 await Promise.all(
   DOMAINS.flatMap((domain) => [
@@ -84,8 +95,9 @@ await Promise.all(
       outdir: `packages/${domain}/dist`,
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
-      plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart, zodEnglishOnly],
+      plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart, zodEnglishOnly, telemetryApart],
     }),
+    telemetrySdk(`packages/${domain}/dist`),
     // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
     build({
       ...common,
@@ -115,12 +127,13 @@ await Promise.all(
 );
 
 // 4. Remote mode (packages/http): one bundle serving the seven domains over Streamable HTTP. A
-// long-running service loads everything at start, so no splitting.
+// long-running service loads everything at start, so no splitting (OpenTelemetry's SDK apart).
 await rm('packages/http/dist', { recursive: true, force: true });
+await telemetrySdk('packages/http/dist');
 await build({
   ...common,
   entryPoints: { cli: 'packages/http/src/cli.ts' },
   outdir: 'packages/http/dist',
-  plugins: [sdkShims, zodEnglishOnly],
+  plugins: [sdkShims, zodEnglishOnly, telemetryApart],
   conditions: ['@engage-mcp/source'],
 });

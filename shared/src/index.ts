@@ -15,5 +15,6 @@ export { chainAuditLine, remoteAuditSecret, type AuditEntry, type AuditHead } fr
 export { MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
 export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';
 export { describeTool } from './mcp/tools.js';
+export { startTelemetry, telemetrySignals, type Telemetry, type TelemetryOptions } from './mcp/telemetry.js';
 export { registerViews } from './mcp/apps.js';
 export { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';

@@ -3,6 +3,7 @@
 // line to stdout when it listens ({"url": …}), logs JSON lines to stderr, and on SIGTERM finishes
 // the calls in flight, then exits 0.
 import { readFileSync } from 'node:fs';
+import { startTelemetry } from '@engage-mcp/shared';
 import { connectRedis, RedisPaceKeeper, RedisSpentStore, type RedisClient } from './redis.js';
 import { RedisGuardStore } from './redis-guard-store.js';
 import { CATALOGS } from './catalogs.js';
@@ -46,7 +47,10 @@ async function openRedis(settings: HttpSettings): Promise<RedisClient | undefine
 
 async function start(settings: HttpSettings, redis: RedisClient | undefined): Promise<Service> {
   try {
+    // Off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER asks for it (the service's close() stops it).
+    const telemetry = await startTelemetry(process.env, log, { serviceName: 'engage-mcp-http' });
     return await startService({
+      ...(telemetry ? { telemetry } : {}),
       env: process.env,
       catalogs: CATALOGS,
       host: settings.host,

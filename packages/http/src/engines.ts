@@ -17,6 +17,7 @@ import {
   type PaceKeeper,
   type SpentStore,
   type UpstreamSlots,
+  type Telemetry,
 } from '@engage-mcp/shared';
 import type { ServiceMetrics } from './metrics.js';
 
@@ -38,6 +39,7 @@ export interface EngineOptions {
   onKeyRefused?: (apiKey: string) => void;
   /** The guardrails' counters, idempotency records and audit record: Redis for several replicas, else this process's memory. */
   guardStore?: GuardStore;
+  telemetry?: Telemetry;
 }
 
 export interface Engines {
@@ -74,6 +76,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   const guardStore = () => guards;
   const engines = configs.map(({ domain, result }) =>
     createServer(manifestOf(domain), async () => domain, result, {
+      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
       log,
       spent,
       secret,

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
-import type { Domain, GuardStore, PaceKeeper, SpentStore } from '@engage-mcp/shared';
+import type { Domain, GuardStore, PaceKeeper, SpentStore, Telemetry } from '@engage-mcp/shared';
 import { Drain } from './drain.js';
 import { startEngines, type Engines } from './engines.js';
 import { Fairness } from './fairness.js';
@@ -71,6 +71,8 @@ export interface ServiceOptions {
   logLevel?: LogLevel;
   /** OAuth beside the key header (ENGAGE_OAUTH_KEK, ENGAGE_PUBLIC_URL); off when unset. */
   oauth?: OAuthOptions;
+  /** OpenTelemetry, when it is on (startTelemetry): a span per tool call. close() flushes and stops it. */
+  telemetry?: Telemetry;
 }
 
 export interface Service {
@@ -234,5 +236,6 @@ async function closeService({ settings, server, drain, sessions, endpoints, engi
   await stopped;
   await Promise.allSettled(engines.engines.map((engine) => engine.close()));
   await engines.client.close();
+  await settings.telemetry?.shutdown();
   log.info('stopped');
 }

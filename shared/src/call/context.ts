@@ -7,6 +7,7 @@ import type { Logger } from '../safe/log.js';
 import type { Redact } from '../safe/redact.js';
 import type { Scrub } from '../safe/render.js';
 import type { ApiClient, CallContext } from '../upstream/api-client.js';
+import type { ConfirmationPath } from './audit.js';
 import type { Confirmations } from './confirmations.js';
 import type { GuardStore } from './guard-store.js';
 import type { Guardrails } from '../model/config.js';
@@ -75,11 +76,29 @@ export interface ToolCall {
   kind: ToolKind;
   args: ToolArguments;
   caller: Caller;
-  /** The request's signal and progress reporting. */
-  request: Pick<CallContext, 'signal' | 'onWait'>;
+  /** The request's signal and progress reporting, and (telemetry on) the span of each API request. */
+  request: Pick<CallContext, 'signal' | 'onWait' | 'traceAttempt'>;
   asking: Asking;
   /** The host's name and version, as it introduced itself (for the audit record). */
   client?: { name?: string; version?: string };
+  /** Telemetry is on: told what the call came to (mcp/telemetry-spans.ts keeps it on the call's span). */
+  telemetry?: CallTelemetry;
+}
+
+/**
+ * What a call tells its span as it ends. Only our own words: a catalog's operation id (never one
+ * the model made up), how the yes was given, and the outcome; never params, answers or the key.
+ */
+export interface CallFacts {
+  operationId?: string;
+  /** Writes only: how the person's yes was given, or that none was needed. */
+  confirmation?: ConfirmationPath;
+  /** done, refused, unknown, declined, preview, repeated (an idempotency key's earlier answer), asked (a 2026-07-28 question), failed (a read). */
+  outcome: string;
+}
+
+export interface CallTelemetry {
+  settled(facts: CallFacts): void;
 }
 
 /** What the guardrails need, fixed for a server's life. The store is opened on the first write. */

@@ -74,7 +74,7 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
   let data: unknown;
   try {
     data = await deps.client!.request(
-      { method: op.method, path: request.path, body: request.body, safe: op.risk === 'safe', ...(readBody ? { readBody } : {}) },
+      { method: op.method, path: request.path, template: op.path, body: request.body, safe: op.risk === 'safe', ...(readBody ? { readBody } : {}) },
       context,
     );
   } catch (error) {

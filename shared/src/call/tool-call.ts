@@ -7,14 +7,15 @@ import type { Operation } from '../model/types.js';
 import { InputError, UpstreamError } from '../model/errors.js';
 import { finishAnswer } from './answers.js';
 import { confirm, isApproval, type Approval } from './confirm.js';
-import type { CallDeps, Reply, ToolCall } from './context.js';
-import { afterWrite, beforeConfirm, type WriteTrace } from './guardrails.js';
+import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
+import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
 import { failedCall, notConfigured, type CallStage } from './outcomes.js';
 import { answer, claim, gate, prepare, resolve, send } from './stages.js';
 
 export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply> {
-  const trace: { write?: WriteTrace } = {};
+  const trace: CallTrace = {};
   const reply = finish(await stages(deps, call, trace), call);
+  call.telemetry?.settled(factsOf(call, trace, reply));
   if (trace.write) {
     // The answer stands whatever happens to the record: a failure to write it is logged, never turned into a false "failed".
     await afterWrite(deps, call, trace.write, reply).catch((error: unknown) =>
@@ -24,13 +25,20 @@ export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply
   return reply;
 }
 
-async function stages(deps: CallDeps, call: ToolCall, trace: { write?: WriteTrace }): Promise<Reply> {
+/** What the stages noted on the way: the operation (once it is the catalog's) and, for a write, its trace. */
+interface CallTrace {
+  op?: Operation;
+  write?: WriteTrace;
+}
+
+async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise<Reply> {
   if (!deps.client) return notConfigured(deps.domain, deps.configResult.ok ? [] : deps.configResult.problems);
   let op: Operation | undefined;
   let stage: CallStage = 'before';
   try {
     const resolved = await resolve(deps, call);
     op = resolved.op;
+    trace.op = op;
     const prepared = prepare(call, op, resolved.siblings);
     const write: WriteTrace = { op, params: prepared.params, confirmation: 'not needed', held: {} };
     if (call.kind === 'action') trace.write = write;
@@ -55,6 +63,17 @@ async function stages(deps: CallDeps, call: ToolCall, trace: { write?: WriteTrac
     if (trace.write && error instanceof UpstreamError && error.details.status !== undefined) trace.write.apiStatus = error.details.status;
     return failedCall(error, op, stage, call.kind === 'action', call.caller.credentials ? 'request' : 'environment');
   }
+}
+
+/** What the call's span is told as it ends (telemetry on). */
+function factsOf(call: ToolCall, trace: CallTrace, reply: Reply): CallFacts {
+  const operationId = trace.op?.id;
+  const asked = 'resultType' in reply && reply.resultType === 'input_required';
+  if (call.kind === 'read') return { ...(operationId ? { operationId } : {}), outcome: (reply as { isError?: boolean }).isError ? 'failed' : 'done' };
+  const outcome = asked ? 'asked' : trace.write?.held.repeated ? 'repeated' : (outcomeOf(reply) as string);
+  // A person still to say yes (or who said no) gave no yes by any path: the outcome says so.
+  const noYes = ['preview', 'asked', 'declined'].includes(outcome) && trace.write?.confirmation === 'not needed';
+  return { ...(operationId ? { operationId } : {}), ...(trace.write && !noYes ? { confirmation: trace.write.confirmation } : {}), outcome };
 }
 
 /** A round that asks the person carries our question as it is; every other answer is finished. */

@@ -1,7 +1,7 @@
 // Tool registration: every tool of every server goes through registerTool here, so every call
 // takes the same path (arguments validated by our parser, the call's stages, metrics) and none
 // can bypass it. The handler never throws: every failure is an isError answer.
-import { CLIENT_INFO_META_KEY, fromJsonSchema, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, fromJsonSchema, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import type { CallDeps, Caller, Reply, ToolArguments } from '../call/context.js';
 import { finishAnswer } from '../call/answers.js';
@@ -12,6 +12,7 @@ import type { Redact } from '../safe/redact.js';
 import type { CallContext } from '../upstream/api-client.js';
 import { toolViewMeta, type ViewInfo } from './apps.js';
 import { askingFor, type ProtocolEra } from './ask.js';
+import type { Telemetry, ToolCallSpan } from './telemetry.js';
 import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, type ArgumentParser } from './tools.js';
 
 /** Larger arguments are refused before anything else; no operation needs more. */
@@ -37,9 +38,12 @@ export interface Registration {
   /** Redacts an answer given before any caller is known (no key came). */
   redact: Redact;
   onCall?: (call: { domain: string; tool: string; ok: boolean; ms: number }) => void;
+  /** Telemetry is on: each call gets a span (telemetry-spans.ts). */
+  telemetry?: Telemetry;
 }
 
 export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly OfferedTool[], registration: Registration): Array<ViewInfo | undefined> {
+  const operations = tools.flatMap((tool) => tool.operations);
   for (const tool of tools) {
     const definition = {
       title: tool.info.title,
@@ -49,28 +53,56 @@ export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly 
       annotations: annotations(tool.info, tool.operations),
       ...toolViewMeta(tool.view),
     };
-    mcp.registerTool(tool.info.name, definition, (args: ToolArguments, ctx: ServerContext) => handle(tool, args, { era, mcp, ctx }, registration));
+    mcp.registerTool(tool.info.name, definition, (args: ToolArguments, ctx: ServerContext) =>
+      handle(tool, args, { era, mcp, ctx }, registration, registration.telemetry && startSpan(registration.telemetry, tool, operations, { era, mcp, ctx })),
+    );
   }
   return tools.map((tool) => tool.view);
 }
 
-async function handle(tool: OfferedTool, args: ToolArguments, exchange: Parameters<typeof askingFor>[0], registration: Registration): Promise<Reply> {
+async function handle(
+  tool: OfferedTool,
+  args: ToolArguments,
+  exchange: Parameters<typeof askingFor>[0],
+  registration: Registration,
+  span?: ToolCallSpan,
+): Promise<Reply> {
   const { deps } = registration;
   const started = performance.now();
   const caller = registration.callerOf(exchange.ctx);
-  const reply = caller
-    ? await runToolCall(deps, {
-        toolName: tool.info.name,
-        kind: tool.info.kind,
-        args,
-        caller,
-        request: progressReporter(exchange.ctx),
-        asking: askingFor(exchange, deps.log),
-        ...clientOf(exchange),
-      })
-    : finishAnswer(noKey(), registration.redact);
+  let reply: Reply | undefined;
+  try {
+    reply = caller
+      ? await runToolCall(deps, {
+          toolName: tool.info.name,
+          kind: tool.info.kind,
+          args,
+          caller,
+          request: { ...progressReporter(exchange.ctx), ...(span ? { traceAttempt: span.traceAttempt } : {}) },
+          asking: askingFor(exchange, deps.log),
+          ...clientOf(exchange),
+          ...(span ? { telemetry: span } : {}),
+        })
+      : finishAnswer(noKey(), registration.redact);
+  } finally {
+    span?.end(reply);
+  }
   registration.onCall?.({ domain: deps.domain, tool: tool.info.name, ok: !('isError' in reply && reply.isError), ms: performance.now() - started });
   return reply;
+}
+
+/** The call's span: its parent is the caller's, from params._meta (traceparent, tracestate). */
+function startSpan(telemetry: Telemetry, tool: OfferedTool, operations: OperationInfo[], { era, mcp, ctx }: Parameters<typeof askingFor>[0]): ToolCallSpan {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const version = era === 'modern' ? envelope?.[PROTOCOL_VERSION_META_KEY] : mcp.server.getNegotiatedProtocolVersion();
+  return telemetry.startToolCall({
+    tool: tool.info.name,
+    operations,
+    requestId: ctx.mcpReq.id,
+    meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
+    transport: ctx.http ? 'tcp' : 'pipe',
+    ...(typeof version === 'string' ? { protocolVersion: version } : {}),
+  });
 }
 
 /** The host's name and version as it introduced itself (initialize in 2025, each request's meta in 2026-07-28), for the audit record. */

@@ -19,6 +19,7 @@ import type { PaceKeeper, UpstreamSlots } from '../upstream/pacing.js';
 import { registerViews, viewOf, type ViewInfo } from './apps.js';
 import type { ProtocolEra } from './ask.js';
 import { jsonSchemaValidator, registerTools, type OfferedTool, type Registration } from './register.js';
+import type { Telemetry } from './telemetry.js';
 import { describeTool, serverInstructions, toolArguments } from './tools.js';
 
 export type { ProtocolEra };
@@ -47,6 +48,8 @@ export interface ServerOptions {
   guardStore?: () => GuardStore;
   /** The clock of the guardrails (quiet hours, the day a cap counts): a seam for tests. */
   now?: () => number;
+  /** OpenTelemetry, when it is on (startTelemetry in telemetry.ts): a span per tool call. */
+  telemetry?: Telemetry;
 }
 
 export interface EngageServer {
@@ -87,7 +90,13 @@ export function createServer(
     guard: guardOf(manifest.name, config, options),
   };
   const redact = keyRedactor(config ? [config.apiKey] : []);
-  const registration: Registration = { deps, callerOf: callers(config, options, redact), redact, ...(options.onCall ? { onCall: options.onCall } : {}) };
+  const registration: Registration = {
+    deps,
+    callerOf: callers(config, options, redact),
+    redact,
+    ...(options.onCall ? { onCall: options.onCall } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+  };
   const offered = offeredTools(manifest, config);
   const tools: OfferedTool[] = offered.map(({ info, operations, disabled }) => ({
     info,

@@ -9,6 +9,7 @@ import { loadConfig, loadDotenvSafely } from '../model/config.js';
 import { createLogger } from '../safe/log.js';
 import type { DomainManifest } from '../model/manifest.js';
 import { createServer } from './server.js';
+import { startTelemetry } from './telemetry.js';
 
 /** No request needs more than this (arguments over 4 MiB are refused anyway); the SDK's reader stops at 10 MiB. */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -78,7 +79,9 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   // The guardrails' state in the user's state directory, shared by the seven servers of this machine.
   const guardrails = result.ok ? result.config.guardrails : undefined;
   const guardStore = guardrails ? () => new FileGuardStore(guardrails.stateDir, guardrails.auditLog) : undefined;
-  const engage = createServer(manifest, loadCatalog, result, { log, ...(guardStore ? { guardStore } : {}) });
+  // Off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER asks for it; then the SDK loads now, before the first call.
+  const telemetry = await startTelemetry(process.env, log, { serviceName: `engage-mcp-${manifest.name}` });
+  const engage = createServer(manifest, loadCatalog, result, { log, ...(guardStore ? { guardStore } : {}), ...(telemetry ? { telemetry } : {}) });
   // One SDK server per connection; the opening message picks the era (2026-07-28 or 2025). Over-long
   // lines are dropped before the SDK's reader, which would otherwise close the connection on one.
   const input = process.stdin.pipe(new LineLimit(MAX_LINE_BYTES, (bytes) => log.warn(`a message of more than ${bytes} bytes was dropped unread`)));
@@ -93,7 +96,7 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
     log.info(`shutting down: ${why}`);
     // Whatever is in flight (a rate-limit wait, a request) must not keep the process alive.
     setTimeout(() => process.exit(0), 500).unref();
-    Promise.allSettled([connection.close(), engage.close()]).finally(() => process.exit(0));
+    Promise.allSettled([connection.close(), engage.close(), telemetry?.shutdown()]).finally(() => process.exit(0));
   };
   process.stdin.on('end', () => shutdown('stdin closed'));
   process.stdin.on('close', () => shutdown('stdin closed'));

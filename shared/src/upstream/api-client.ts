@@ -19,6 +19,7 @@ import {
 } from './pacing.js';
 import { keyRedactor, type Redact } from '../safe/redact.js';
 import { cleanText } from '../safe/sanitize.js';
+import type { AttemptTracer } from './tracing.js';
 
 export interface ApiRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -34,6 +35,8 @@ export interface ApiRequest {
   lookup?: boolean;
   /** Reads a 2xx body its own way (a large list, streamed: stream-list.ts); others are read whole. */
   readBody?: () => BodySink;
+  /** The catalog's path template, for telemetry: the filled path (with ids) is never recorded. */
+  template?: string;
 }
 
 /**
@@ -54,6 +57,8 @@ export interface CallContext {
    * Without it, the configured key and the client's pace.
    */
   credentials?: { apiKey: string; pace?: PaceKeeper; slots?: UpstreamSlots };
+  /** Telemetry is on: one span per attempt (upstream/tracing.ts). */
+  traceAttempt?: AttemptTracer;
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -125,7 +130,7 @@ export class ApiClient {
       await this.pace(ctx, pacer, req.lookup ? 0 : this.config.maxRetryWaitSeconds * 1000);
       let response: RawResponse;
       try {
-        response = await this.inSlot(req, ctx);
+        response = await this.inSlot(req, ctx, failures + rateLimited);
       } catch (error) {
         const failure = error as UpstreamError;
         const repeatable = failure.kind === 'unreachable' || (req.safe && (failure.kind === 'network' || failure.kind === 'timeout'));
@@ -199,19 +204,33 @@ export class ApiClient {
   }
 
   /** One attempt, inside the caller's upstream slot when it has one (remote mode); a wait for the slot sends nothing. */
-  private async inSlot(req: ApiRequest, ctx: CallContext): Promise<RawResponse> {
+  private async inSlot(req: ApiRequest, ctx: CallContext, resendCount: number): Promise<RawResponse> {
     const slots = ctx.credentials?.slots;
-    if (!slots) return this.once(req, ctx);
+    if (!slots) return this.attempt(req, ctx, resendCount);
     const release = await slots.acquire(ctx.signal).catch(() => {
       throw new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false });
     });
     let status: number | undefined;
     try {
-      const response = await this.once(req, ctx);
+      const response = await this.attempt(req, ctx, resendCount);
       status = response.status;
       return response;
     } finally {
       release(status);
+    }
+  }
+
+  /** One attempt, in its own span when telemetry is on. */
+  private async attempt(req: ApiRequest, ctx: CallContext, resendCount: number): Promise<RawResponse> {
+    const span = ctx.traceAttempt?.({ method: req.method, path: req.path, template: req.template, resendCount, origin: this.config.baseUrl });
+    if (!span) return this.once(req, ctx);
+    try {
+      const response = await this.once(req, ctx);
+      span.end({ status: response.status });
+      return response;
+    } catch (error) {
+      span.end({ failure: error instanceof UpstreamError ? error.kind : 'network' });
+      throw error;
     }
   }
 

@@ -1,0 +1,58 @@
+// The OpenTelemetry SDK, loaded only when telemetry is on (telemetry.ts imports this on demand; the
+// build makes it a bundle of its own). Our own providers, not the global ones: a host process or
+// a test may have its own, and ours must not change what they record. The OTLP/HTTP exporters read
+// the standard OTEL_EXPORTER_OTLP_* settings themselves (endpoint, headers, timeout).
+import { DiagLogLevel, diag } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { Logger } from '../safe/log.js';
+import type { Telemetry, TelemetryOptions } from './telemetry-types.js';
+import { DURATION_BUCKETS, toolCallSpans } from './telemetry-spans.js';
+
+const SCOPE = { name: 'engage-mcp', version: '0.1.0' };
+const DEFAULT_METRIC_INTERVAL_MS = 60_000;
+
+export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: TelemetryOptions, signals: { traces: boolean; metrics: boolean }): Telemetry {
+  // The SDK's own complaints (an export that failed) go to our log on stderr, made safe there.
+  diag.setLogger({ error: log.warn, warn: log.warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
+  const resource = resourceFromAttributes({ 'service.name': options.serviceName, 'service.version': SCOPE.version }).merge(
+    detectResources({ detectors: [envDetector] }),
+  );
+  const tracerProvider = signals.traces ? new TracerProvider({ resource, spanProcessors: [spanProcessor(env, options)] }) : undefined;
+  const reader = signals.metrics ? (options.metricReader ?? periodicReader(env)) : undefined;
+  const meterProvider = reader ? new MeterProvider({ resource, readers: [reader] }) : undefined;
+  const duration = meterProvider?.getMeter(SCOPE.name, SCOPE.version).createHistogram('mcp.server.operation.duration', {
+    unit: 's',
+    description: 'MCP request duration as observed on the receiver from the time it was received until the result is sent.',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const tracer = tracerProvider?.getTracer(SCOPE.name, SCOPE.version);
+  return {
+    startToolCall: toolCallSpans(tracer, duration, new W3CTraceContextPropagator()),
+    async shutdown() {
+      await Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]);
+    },
+  };
+}
+
+function spanProcessor(env: NodeJS.ProcessEnv, options: TelemetryOptions) {
+  // A test's exporter gets each span as it ends; OTLP gets batches, every OTEL_BSP_SCHEDULE_DELAY ms (5 s by default).
+  if (options.spanExporter) return new SimpleSpanProcessor({ exporter: options.spanExporter });
+  const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);
+  return new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...(Number.isInteger(delay) && delay > 0 ? { scheduledDelayMillis: delay } : {}) });
+}
+
+function periodicReader(env: NodeJS.ProcessEnv): MetricReader {
+  const given = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
+  const interval = Number.isInteger(given) && given > 0 ? given : DEFAULT_METRIC_INTERVAL_MS;
+  // The SDK refuses an export timeout longer than the interval.
+  return new PeriodicExportingMetricReader({
+    exporter: new OTLPMetricExporter(),
+    exportIntervalMillis: interval,
+    exportTimeoutMillis: Math.min(interval, 30_000),
+  });
+}

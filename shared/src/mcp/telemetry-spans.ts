@@ -1,0 +1,114 @@
+// The spans and the duration of a tool call, named and attributed per OpenTelemetry's semantic
+// conventions for MCP (the server span `tools/call {tool}`, mcp.method.name, gen_ai.tool.name,
+// gen_ai.operation.name=execute_tool, error.type=tool_error, the mcp.server.operation.duration
+// histogram, the parent from params._meta.traceparent) and for HTTP clients (one span per API
+// attempt). Attributes are our own words only: tool names, catalog ids and templates, statuses.
+// Never the key, its fingerprint, params, answers or a filled path (ids can be customer data).
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Histogram,
+  type TextMapGetter,
+  type TextMapPropagator,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { CallFacts } from '../call/context.js';
+import type { OperationInfo } from '../model/manifest.js';
+import { routeMatches } from '../model/paths.js';
+import type { AttemptEnd, AttemptStart } from '../upstream/tracing.js';
+import type { ToolCallSpan, ToolCallStart } from './telemetry-types.js';
+
+/** The convention's advised buckets for mcp.server.operation.duration, in seconds. */
+export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+const metaGetter: TextMapGetter<Record<string, unknown>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key];
+    return typeof value === 'string' ? value : undefined;
+  },
+};
+
+const NO_ATTEMPT_SPAN = { end: () => undefined };
+
+/** Opens each tool call's span (when traces are on) and records its duration (when metrics are on). */
+export function toolCallSpans(tracer: Tracer | undefined, duration: Histogram | undefined, propagator: TextMapPropagator) {
+  return (start: ToolCallStart): ToolCallSpan => {
+    const began = performance.now();
+    const common: Attributes = {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': start.tool,
+      'gen_ai.operation.name': 'execute_tool',
+      'network.transport': start.transport,
+      ...(start.transport === 'tcp' ? { 'network.protocol.name': 'http' } : {}),
+      ...(start.protocolVersion ? { 'mcp.protocol.version': start.protocolVersion } : {}),
+    };
+    // The caller's span (W3C trace context in params._meta) is the parent; without one, a new trace.
+    const parent = tracer && start.meta ? propagator.extract(ROOT_CONTEXT, start.meta, metaGetter) : ROOT_CONTEXT;
+    const attributes = { ...common, 'jsonrpc.request.id': String(start.requestId) };
+    const span = tracer?.startSpan(`tools/call ${start.tool}`, { kind: SpanKind.SERVER, attributes }, parent);
+    const within = span ? trace.setSpan(parent, span) : parent;
+    let facts: CallFacts | undefined;
+    return {
+      settled: (given) => void (facts = given),
+      traceAttempt: (attempt) => (tracer ? attemptSpan(tracer, within, attempt, start.operations) : NO_ATTEMPT_SPAN),
+      end(reply) {
+        const errorType = reply === undefined ? '_OTHER' : 'isError' in reply && reply.isError ? 'tool_error' : undefined;
+        const operation: Attributes = facts?.operationId ? { 'engage.operation.id': facts.operationId } : {};
+        if (span) {
+          span.setAttributes({ ...operation, ...outcomeAttributes(facts), ...(errorType ? { 'error.type': errorType } : {}) });
+          // No description: a tool error's text may quote the API or a customer.
+          if (errorType) span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+        }
+        duration?.record((performance.now() - began) / 1000, { ...common, ...operation, ...(errorType ? { 'error.type': errorType } : {}) });
+      },
+    };
+  };
+}
+
+function outcomeAttributes(facts: CallFacts | undefined): Attributes {
+  if (!facts) return {};
+  return { 'engage.outcome': facts.outcome, ...(facts.confirmation ? { 'engage.confirmation': facts.confirmation } : {}) };
+}
+
+/** A client span for one attempt of an API request, named `{method} {url.template}`. */
+function attemptSpan(tracer: Tracer, parent: Context, attempt: AttemptStart, operations: readonly OperationInfo[]) {
+  const template = attempt.template ?? templateOf(attempt, operations);
+  const { origin } = attempt;
+  const attributes: Attributes = {
+    'http.request.method': attempt.method,
+    'server.address': origin.hostname,
+    'server.port': origin.port ? Number(origin.port) : origin.protocol === 'https:' ? 443 : 80,
+    ...(template ? { 'url.template': template } : {}),
+    ...(attempt.resendCount > 0 ? { 'http.request.resend_count': attempt.resendCount } : {}),
+  };
+  const span = tracer.startSpan(template ? `${attempt.method} ${template}` : attempt.method, { kind: SpanKind.CLIENT, attributes }, parent);
+  return {
+    end(result: AttemptEnd) {
+      if ('status' in result) span.setAttribute('http.response.status_code', result.status);
+      const errorType = 'failure' in result ? result.failure : result.status >= 400 ? String(result.status) : undefined;
+      if (errorType) {
+        span.setAttribute('error.type', errorType);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    },
+  };
+}
+
+/** A look-up's path as the template of the operation it is (the most literal match, as a router picks), if any. */
+function templateOf(attempt: AttemptStart, operations: readonly OperationInfo[]): string | undefined {
+  const path = attempt.path.split('?')[0] as string;
+  const literals = (template: string) => template.split('/').filter((segment) => !segment.startsWith('{')).length;
+  let best: string | undefined;
+  for (const op of operations) {
+    if (op.method !== attempt.method || !routeMatches(op.path, path)) continue;
+    if (best === undefined || literals(op.path) > literals(best)) best = op.path;
+  }
+  return best;
+}
