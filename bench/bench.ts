@@ -3,7 +3,8 @@
 // Prints a table and writes bench/results/latest.json (the previous run is compared against).
 // Measures only; nothing here passes or fails. BENCH_ROUNDS sets the cold-start rounds (default 7).
 // `--only large-lists` runs only the large-list section (BENCH_LARGE_ROUNDS rounds, default 5),
-// and writes bench/results/large-lists.json. `--against DIR` compares this checkout's servers with
+// and writes bench/results/large-lists.json. `--only http-peer` runs remote mode against a minimal
+// SDK server (bench/http-peer.ts). `--against DIR` compares this checkout's servers with
 // another built checkout's, side by side (bench/against.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { Pool } from 'undici';
 import { DOMAINS, serverEntry } from '../packages/sandbox/src/launch.js';
 import { benchAgainst } from './against.js';
 import { benchHttp, printHttp } from './http.js';
+import { runHttpPeer } from './http-peer.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
@@ -317,6 +319,11 @@ async function main() {
     printHttp(await benchHttp());
     return;
   }
+  // `npm run bench -- --only http-peer`: remote mode against a minimal SDK server (bench/http-peer.ts).
+  if (only === 'http-peer') {
+    await runHttpPeer();
+    return;
+  }
   if (only === 'large-lists') {
     process.stderr.write(`bench: large lists only, ${LARGE_ROUNDS} rounds\n`);
     const large = await largeLists();
@@ -330,7 +337,7 @@ async function main() {
     process.stdout.write('\nFigures written to bench/results/large-lists.json\n');
     return;
   }
-  if (only !== undefined) throw new Error(`--only takes http or large-lists, not ${only}`);
+  if (only !== undefined) throw new Error(`--only takes http, http-peer or large-lists, not ${only}`);
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
     node: process.version,

@@ -33,7 +33,7 @@ export interface HttpSeries {
 }
 export type HttpResults = Record<'direct' | 'modern' | 'legacy' | 'replay', HttpSeries[]>;
 
-function quantile(values: number[], q: number): number {
+export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const position = (sorted.length - 1) * q;
   const low = Math.floor(position);
@@ -41,7 +41,7 @@ function quantile(values: number[], q: number): number {
   return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (position - low);
 }
 
-async function firstLine(child: ChildProcess): Promise<string> {
+export async function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`exited with ${code} before it was ready`)));

@@ -361,7 +361,19 @@ function separatedSkeleton(offset: number, match: string, hex: boolean): Skeleto
   return sk;
 }
 
+/** Runs up to this long share one skeleton's buffers; a longer one gets its own, so a huge text's is not kept. */
+const SHARED_SKELETON_SIZE = 4096;
+const sharedSkeleton = newSkeleton(SHARED_SKELETON_SIZE);
+
+// Every skeleton is read (WindowIndex.spans) before the next is built, so one set of buffers serves
+// them all: a call redacts each string of its data, and allocating three arrays per run showed in profiles.
 function emptySkeleton(size: number): Skeleton {
+  if (size > SHARED_SKELETON_SIZE) return newSkeleton(size);
+  sharedSkeleton.length = 0;
+  return sharedSkeleton;
+}
+
+function newSkeleton(size: number): Skeleton {
   return { codes: new Uint16Array(size), from: new Int32Array(size), to: new Int32Array(size), length: 0 };
 }
 
