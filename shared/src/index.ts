@@ -11,6 +11,7 @@ export { ApiClient } from './upstream/api-client.js';
 export { Pacer, type PaceKeeper, type UpstreamSlots } from './upstream/pacing.js';
 export { validateParams } from './call/validate.js';
 export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type SpentStore } from './call/confirmations.js';
+export { CONFIRMATION_NOT_CHECKED } from './call/outcomes.js';
 export { chainAuditLine, remoteAuditSecret, type AuditEntry, type AuditHead } from './call/audit.js';
 export { MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
 export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';

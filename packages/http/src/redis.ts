@@ -2,10 +2,10 @@
 // every replica, failing closed) and the pace of each API key (advisory, failing open to this
 // replica's own pace). No dependency: a small RESP2 client over one pipelined TCP or TLS connection
 // (rediss://, and ACL users: what managed Redis services require).
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
-import { InputError, Pacer, type PaceKeeper, type SpentStore } from '@engage-mcp/shared';
+import { CONFIRMATION_NOT_CHECKED, InputError, Pacer, type PaceKeeper, type SpentStore } from '@engage-mcp/shared';
 
 export interface RedisClient {
   /** Sends one command; resolves with its reply (string, number, null, array), rejects on an error reply, a timeout or a lost connection. */
@@ -448,28 +448,146 @@ export async function connectRedis(url: string, log: (line: string) => void = ()
 // ---------------------------------------------------------------------------------------------
 // Spent confirmation nonces
 
-export const SPENT_STORE_UNAVAILABLE =
-  'The confirmation could not be checked (the shared store of used confirmations is unreachable), so nothing was run. Try again shortly.';
+/** What a consume Redis did not answer tells the model (the text is the call's, in shared/src/call/outcomes.ts). */
+export const SPENT_STORE_UNAVAILABLE = CONFIRMATION_NOT_CHECKED;
 
-/** Single use across replicas: `SET NX PXAT`, the nonce's key expiring when the value itself does. Fails closed. */
+// A nonce's entry is a hash: `run` names the attempt that spent it; `unrun:<attempt>` marks an
+// attempt whose consume went unanswered and which was therefore never run. A consume that Redis
+// applies late (it stalled holding the command) finds its own mark and takes nothing, so the
+// token stays free for the next attempt, which runs once. A plain string (an older replica's
+// SET NX) is spent. ARGV: attempt, expiresAt (whole ms), then attempts of this nonce to mark unrun.
+const SETTLE = `
+if redis.call('TYPE', KEYS[1]).ok == 'string' then return 0 end
+local mine = ARGV[1]
+for index = 3, #ARGV do
+  if redis.call('HGET', KEYS[1], 'run') == ARGV[index] then redis.call('HDEL', KEYS[1], 'run') end
+  redis.call('HSET', KEYS[1], 'unrun:' .. ARGV[index], '1')
+end
+local taken = 0
+if mine ~= '' and redis.call('HEXISTS', KEYS[1], 'unrun:' .. mine) == 0 and redis.call('HSETNX', KEYS[1], 'run', mine) == 1 then taken = 1 end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
+return taken
+`;
+const SETTLE_SCRIPT = { source: SETTLE, sha: createHash('sha1').update(SETTLE).digest('hex') };
+
+/** Attempts whose consume went unanswered, per nonce: marked unrun in Redis as soon as it answers. */
+interface Unanswered {
+  attempts: string[];
+  expiresAt: number;
+  timer?: NodeJS.Timeout;
+  tries: number;
+}
+
+export interface RedisSpentStoreOptions {
+  /** Nonces with unanswered attempts kept at most (default 10,000); beyond, such a token stays spent (never run twice). */
+  maxUnanswered?: number;
+  /** The first retry of marking an attempt unrun (default 100 ms), doubling up to 2 s, until the token expires. */
+  retryMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Single use across replicas, failing closed: a nonce's entry expires when the value itself does.
+ * When Redis does not answer a consume, nothing is run, and the attempt is marked unrun (in the
+ * background, until the token expires, and first thing on this replica's next consume of it), so
+ * the same token, asked again, runs once; a consume Redis applies late can never spend it.
+ */
 export class RedisSpentStore implements SpentStore {
+  private readonly unanswered = new Map<string, Unanswered>();
+  private readonly maxUnanswered: number;
+  private readonly retryMs: number;
+  private readonly now: () => number;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix = 'engage:spent:',
-  ) {}
+    options: RedisSpentStoreOptions = {},
+  ) {
+    this.maxUnanswered = options.maxUnanswered ?? 10_000;
+    this.retryMs = options.retryMs ?? 100;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Nonces with an attempt not yet known to Redis as unrun (for tests and metrics). */
+  get unsettled(): number {
+    return this.unanswered.size;
+  }
 
   async consume(nonce: string, expiresAt: number): Promise<boolean> {
+    const attempt = randomBytes(12).toString('base64url');
+    const pending = this.unanswered.get(nonce);
+    const unrun = [...(pending?.attempts ?? [])];
     let reply: unknown;
     try {
-      // PXAT must be a positive whole number of ms; an expired value never reaches here (redeem checks first).
-      reply = await this.redis.command(['SET', `${this.prefix}${nonce}`, '1', 'NX', 'PXAT', Math.max(1, Math.ceil(expiresAt))]);
+      reply = await this.settle(nonce, expiresAt, attempt, unrun);
     } catch {
+      this.remember(nonce, expiresAt, attempt);
       throw new InputError(SPENT_STORE_UNAVAILABLE);
     }
-    if (reply === 'OK') return true;
-    if (reply === null) return false;
-    // Anything else is not an answer we understand: never read as a first use.
+    if (reply === 1 || reply === 0) {
+      if (pending) this.marked(nonce, pending, unrun);
+      return reply === 1;
+    }
+    // Anything else is not an answer we understand: never read as a first use (and this attempt may yet have spent it).
+    this.remember(nonce, expiresAt, attempt);
     throw new InputError(SPENT_STORE_UNAVAILABLE);
+  }
+
+  /** Runs SETTLE for `attempt` ('' to only mark `unrun`); its reply as Redis gave it. */
+  private async settle(nonce: string, expiresAt: number, attempt: string, unrun: string[]): Promise<unknown> {
+    // PEXPIREAT must be a positive whole number of ms; an expired value never reaches here (redeem checks first).
+    const args = [1, `${this.prefix}${nonce}`, attempt, Math.max(1, Math.ceil(expiresAt)), ...unrun];
+    try {
+      return await this.redis.command(['EVALSHA', SETTLE_SCRIPT.sha, ...args]);
+    } catch (error) {
+      // NOSCRIPT: the script did not run (Redis restarted, or never saw it); EVAL loads and runs it.
+      if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw error;
+      return await this.redis.command(['EVAL', SETTLE_SCRIPT.source, ...args]);
+    }
+  }
+
+  private remember(nonce: string, expiresAt: number, attempt: string): void {
+    const known = this.unanswered.get(nonce);
+    if (known) {
+      known.attempts.push(attempt);
+      return;
+    }
+    // Bounded memory: a token whose attempt is forgotten stays spent if that consume lands late, never runs twice.
+    if (this.unanswered.size >= this.maxUnanswered) return;
+    const entry: Unanswered = { attempts: [attempt], expiresAt, tries: 0 };
+    this.unanswered.set(nonce, entry);
+    this.retry(nonce, entry);
+  }
+
+  private forget(nonce: string, entry: Unanswered): void {
+    clearTimeout(entry.timer);
+    if (this.unanswered.get(nonce) === entry) this.unanswered.delete(nonce);
+  }
+
+  /** Redis answered a SETTLE that marked `unrun`: those attempts are settled; the others still wait. */
+  private marked(nonce: string, entry: Unanswered, unrun: string[]): boolean {
+    entry.attempts = entry.attempts.filter((attempt) => !unrun.includes(attempt));
+    if (entry.attempts.length > 0) return false;
+    this.forget(nonce, entry);
+    return true;
+  }
+
+  /** Marks the unanswered attempts unrun once Redis answers; gives up when the token expires (nothing can redeem it then). */
+  private retry(nonce: string, entry: Unanswered): void {
+    const delay = Math.min(2_000, this.retryMs * 2 ** Math.min(entry.tries, 10));
+    entry.tries += 1;
+    entry.timer = setTimeout(() => {
+      if (this.unanswered.get(nonce) !== entry) return;
+      if (this.now() >= entry.expiresAt) return this.forget(nonce, entry);
+      const marked = [...entry.attempts];
+      this.settle(nonce, entry.expiresAt, '', marked).then(
+        (reply) => {
+          if (reply !== 0 || !this.marked(nonce, entry, marked)) this.retry(nonce, entry);
+        },
+        () => this.retry(nonce, entry),
+      );
+    }, delay);
+    entry.timer.unref();
   }
 }
 

@@ -93,6 +93,14 @@ export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
 
 export const QUESTION_NOT_SHOWN = 'The confirmation question could not be shown.';
 
+/**
+ * A shared store of spent confirmations that did not answer the check: nothing ran, and the store
+ * marks that attempt unrun (remote mode's Redis), so the same value, asked again, runs once.
+ */
+export const CONFIRMATION_NOT_CHECKED =
+  'The confirmation could not be checked (the shared store of used confirmations did not answer), so nothing was run. ' +
+  'Try again in a few seconds with the same confirmationToken (or requestState).';
+
 export type TokenRefusal = 'unknown' | 'expired' | 'mismatch';
 export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
   unknown: 'The confirmationToken is not valid (never issued by this server, or altered): nothing was run.',
