@@ -258,6 +258,100 @@ describe('codex (TOML)', () => {
   });
 });
 
+// The guardrails (issue 21), as optional flags written into every server's env, checked with the servers' own rules.
+describe('guardrail flags', () => {
+  const GUARDRAIL_ENV = {
+    ENGAGE_CAP_RECIPIENTS_PER_SEND: '500',
+    ENGAGE_CAP_MESSAGES_PER_DAY: '2000',
+    ENGAGE_QUIET_HOURS: '21:00-08:00',
+    ENGAGE_TIMEZONE: 'Asia/Jakarta',
+    ENGAGE_STATE_DIR: '/var/lib/engage-mcp',
+    ENGAGE_AUDIT_LOG: '/var/log/engage-mcp/audit.jsonl',
+  };
+  const GUARDRAIL_FLAGS = Object.entries({
+    '--cap-recipients-per-send': '500',
+    '--cap-messages-per-day': '2000',
+    '--quiet-hours': '21:00-08:00',
+    '--timezone': 'Asia/Jakarta',
+    '--state-dir': '/var/lib/engage-mcp',
+    '--audit-log': '/var/log/engage-mcp/audit.jsonl',
+  }).flat();
+
+  it('writes them into the env of each server added to a JSON host', async () => {
+    const ran = await setup([...writeArgs('claude-code'), ...GUARDRAIL_FLAGS], { stdin: `${KEY}\n` });
+    expect(ran.code, ran.stderr).toBe(0);
+    expectNoKeyIn(ran);
+    const servers = JSON.parse(await readFile(configPath('claude-code'), 'utf8')).mcpServers;
+    for (const name of ['engage-contact', 'engage-campaign']) {
+      expect(servers[name].env).toEqual({ ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: BASE_URL, ...GUARDRAIL_ENV });
+    }
+  });
+
+  it('writes them into the env tables of Codex (TOML)', async () => {
+    const ran = await setup([...writeArgs('codex'), ...GUARDRAIL_FLAGS], { stdin: `${KEY}\n` });
+    expect(ran.code, ran.stderr).toBe(0);
+    const config = parseToml(await readFile(configPath('codex'), 'utf8')) as Record<string, any>;
+    for (const name of ['engage-contact', 'engage-campaign']) {
+      expect(config.mcp_servers[name].env).toEqual({ ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: BASE_URL, ...GUARDRAIL_ENV });
+    }
+  });
+
+  it('writes only the ones given, and a later run with a new value replaces just that one', async () => {
+    const first = await setup([...writeArgs('cursor', 'inbox'), '--quiet-hours', '22:30-07:00', '--timezone', 'Europe/Berlin'], { stdin: `${KEY}\n` });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await setup([...writeArgs('cursor', 'inbox'), '--quiet-hours', '20:00-09:00'], { stdin: `${KEY}\n` });
+    expect(second.code, second.stderr).toBe(0);
+    const env = JSON.parse(await readFile(configPath('cursor'), 'utf8')).mcpServers['engage-inbox'].env;
+    expect(env).toEqual({ ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: BASE_URL, ENGAGE_QUIET_HOURS: '20:00-09:00', ENGAGE_TIMEZONE: 'Europe/Berlin' });
+  });
+
+  it('shows them in the --print snippet', async () => {
+    const ran = await setup(['--print', '--host', 'gemini', '--servers', 'channel', '--base-url', BASE_URL, ...GUARDRAIL_FLAGS]);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout).mcpServers['engage-channel'].env).toEqual({
+      ENGAGE_API_KEY: '<your tenant API key>',
+      ENGAGE_BASE_URL: BASE_URL,
+      ...GUARDRAIL_ENV,
+    });
+    expect(await readdir(home)).toEqual([]);
+  });
+
+  it.each([
+    ['--cap-recipients-per-send', '0x10', 'ENGAGE_CAP_RECIPIENTS_PER_SEND must be a whole number from 0 to 10000000 (got "0x10")'],
+    ['--cap-recipients-per-send', '1.5', 'ENGAGE_CAP_RECIPIENTS_PER_SEND must be a whole number'],
+    ['--cap-messages-per-day', 'lots', 'ENGAGE_CAP_MESSAGES_PER_DAY must be a whole number from 0 to 10000000 (got "lots")'],
+    ['--cap-messages-per-day', '10000001', 'ENGAGE_CAP_MESSAGES_PER_DAY must be a whole number'],
+    ['--quiet-hours', '9pm-8am', 'ENGAGE_QUIET_HOURS must be a window HH:MM-HH:MM'],
+    ['--quiet-hours', '21:00-21:00', 'ENGAGE_QUIET_HOURS must be a window HH:MM-HH:MM'],
+    ['--quiet-hours', '24:00-08:00', 'ENGAGE_QUIET_HOURS must be a window HH:MM-HH:MM'],
+    ['--timezone', 'Mars/Olympus_Mons', 'ENGAGE_TIMEZONE must be an IANA time zone such as Asia/Jakarta (got "Mars/Olympus_Mons")'],
+    ['--state-dir', 'state/engage', 'ENGAGE_STATE_DIR must be an absolute path (got "state/engage")'],
+    ['--audit-log', 'audit.jsonl', 'ENGAGE_AUDIT_LOG must be an absolute path (got "audit.jsonl")'],
+    ['--quiet-hours', ' ', 'a value is needed (HH:MM-HH:MM)'],
+  ])('refuses %s %j with the reason, and writes nothing', async (flag, value, message) => {
+    for (const hostId of ['claude-desktop', 'codex'] as const) {
+      const ran = await setup([...writeArgs(hostId), flag, value], { stdin: `${KEY}\n` });
+      expect(ran.code).toBe(2);
+      expect(ran.stderr).toContain(`engage-mcp-setup: ${flag}: `);
+      expect(ran.stderr).toContain(message);
+      expectNoKeyIn(ran);
+      expect(await readdir(home)).toEqual([]);
+    }
+  });
+
+  it('refuses a bad value before touching an existing config, which stays byte for byte', async () => {
+    const path = configPath('codex');
+    await mkdir(dirname(path), { recursive: true });
+    const original = '[mcp_servers.engage-contact]\ncommand = "npx"\n\n[mcp_servers.engage-contact.env]\nENGAGE_QUIET_HOURS = "21:00-08:00"\n';
+    await writeFile(path, original);
+    const ran = await setup([...writeArgs('codex', 'contact'), '--quiet-hours', '25:00-08:00', '--timezone', 'Asia/Jakarta'], { stdin: `${KEY}\n` });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('--quiet-hours: ENGAGE_QUIET_HOURS must be a window HH:MM-HH:MM');
+    expect(await readFile(path, 'utf8')).toBe(original);
+    expect(await backupsOf(path)).toEqual([]);
+  });
+});
+
 describe('flags and answers', () => {
   it('--print shows the entries with the key hidden, even when a key was given, and writes nothing', async () => {
     const ran = await setup(['--print', '--host', 'claude-desktop', '--servers', 'tenant', '--base-url', BASE_URL, '--key-stdin'], { stdin: `${KEY}\n` });

@@ -3,7 +3,8 @@
 // which host, the API's address and the key (read with echo off), then merges the entries in the
 // host's own shape, keeping a backup and every other entry. Flags answer the questions for
 // scripts. The key is never printed and never taken on the command line, where other users and
-// the shell's history would see it.
+// the shell's history would see it. The guardrails (caps, quiet hours, where state is kept) are
+// optional flags only, checked by the servers' own rules and written into every server's env.
 import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
@@ -16,6 +17,18 @@ import { mergeTomlConfig } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
 const BASE_URL_PLACEHOLDER = 'https://<your API base address>';
+
+/** The guardrails: optional flags, each written as its variable into every server's env (the servers' defaults otherwise). */
+const GUARDRAILS = [
+  { flag: 'cap-recipients-per-send', env: 'ENGAGE_CAP_RECIPIENTS_PER_SEND', value: 'N', help: 'refuse a campaign send to more than N recipients' },
+  { flag: 'cap-messages-per-day', env: 'ENGAGE_CAP_MESSAGES_PER_DAY', value: 'N', help: 'at most N messages a local day, all sends together' },
+  { flag: 'quiet-hours', env: 'ENGAGE_QUIET_HOURS', value: 'HH:MM-HH:MM', help: 'refuse sends in this daily window (21:00-08:00)' },
+  { flag: 'timezone', env: 'ENGAGE_TIMEZONE', value: 'ZONE', help: 'IANA zone of the quiet hours and the day (default UTC)' },
+  { flag: 'state-dir', env: 'ENGAGE_STATE_DIR', value: 'DIR', help: 'absolute folder for counters and the audit record' },
+  { flag: 'audit-log', env: 'ENGAGE_AUDIT_LOG', value: 'FILE', help: 'absolute path of the audit record' },
+] as const;
+
+type GuardrailFlag = (typeof GUARDRAILS)[number]['flag'];
 
 const HELP = `Usage: npx @engage-mcp/setup [flags]
 
@@ -35,12 +48,16 @@ Without flags it asks; in a script, give every answer:
   --yes               write without asking for confirmation
   --help              this text
 
+Optional guardrails, the same in every server added (left out: the server's default):
+
+${GUARDRAILS.map(({ flag, value, help }) => `  --${`${flag} ${value}`.padEnd(27)}${help}`).join('\n')}
+
 The key is never taken as a flag's value: command lines are visible to other programs.
 VS Code keeps the key itself: it asks for it once, when a server first starts.`;
 
 class UsageError extends Error {}
 
-interface Options {
+interface Options extends Partial<Record<GuardrailFlag, string>> {
   host?: string;
   servers?: string;
   'base-url'?: string;
@@ -68,6 +85,7 @@ function parseOptions(argv: string[]): Options {
         print: { type: 'boolean' },
         yes: { type: 'boolean' },
         help: { type: 'boolean' },
+        ...Object.fromEntries(GUARDRAILS.map(({ flag }) => [flag, { type: 'string' as const }])),
       },
     }).values as Options;
   } catch (error) {
@@ -109,6 +127,27 @@ function checkSettings(key: string | undefined, baseUrl: string | undefined): vo
   if (!result.ok) throw new UsageError(result.problems.join(' '));
 }
 
+/**
+ * The guardrail variables the flags give, checked by the servers' own rules (so a mistake shows
+ * now, not as a refusal in the host), each problem named by the flag that caused it.
+ */
+function guardrailSettings(options: Options): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const { flag, env, value } of GUARDRAILS) {
+    const given = options[flag]?.trim();
+    if (given === undefined) continue;
+    if (given === '') throw new UsageError(`--${flag}: a value is needed (${value}); leave the flag out for the server's default.`);
+    settings[env] = given;
+  }
+  const result = loadConfig({ ENGAGE_API_KEY: 'placeholder', ENGAGE_BASE_URL: 'https://placeholder.invalid', ...settings }, DOMAIN_NAMES[0] as string, []);
+  if (result.ok) return settings;
+  const byFlag = (problem: string) => {
+    const guardrail = GUARDRAILS.find(({ env }) => problem.startsWith(`${env} `));
+    return guardrail ? `--${guardrail.flag}: ${problem}` : problem;
+  };
+  throw new UsageError(result.problems.map(byFlag).join(' '));
+}
+
 async function readKey(options: Options): Promise<string> {
   if (options['key-env'] !== undefined) {
     const value = process.env[options['key-env']];
@@ -128,12 +167,12 @@ async function readKey(options: Options): Promise<string> {
   return key;
 }
 
-function entriesFor(host: Host, servers: string[], key: string, baseUrl: string): Record<string, ServerEntry> {
+function entriesFor(host: Host, servers: string[], key: string, baseUrl: string, guardrails: Record<string, string>): Record<string, ServerEntry> {
   const { platform } = currentEnvironment();
   return Object.fromEntries(
     servers.map((domain) => [
       `engage-${domain}`,
-      { ...launchCommand(host, `@engage-mcp/${domain}`, platform), env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: baseUrl } },
+      { ...launchCommand(host, `@engage-mcp/${domain}`, platform), env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: baseUrl, ...guardrails } },
     ]),
   );
 }
@@ -183,6 +222,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
+  // Before any question, so a mistyped flag costs no answers.
+  const guardrails = guardrailSettings(options);
   const host = parseHost(
     await answer('host', options.host, `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `),
   );
@@ -191,7 +232,7 @@ async function main(argv: string[]): Promise<number> {
   if (options.print) {
     // A snippet to paste: the key is never in it, whatever was given.
     checkSettings(undefined, options['base-url']);
-    const snippet = render(host, undefined, entriesFor(host, servers, KEY_PLACEHOLDER, options['base-url'] ?? BASE_URL_PLACEHOLDER), '(snippet)');
+    const snippet = render(host, undefined, entriesFor(host, servers, KEY_PLACEHOLDER, options['base-url'] ?? BASE_URL_PLACEHOLDER, guardrails), '(snippet)');
     process.stdout.write(snippet);
     return 0;
   }
@@ -203,7 +244,7 @@ async function main(argv: string[]): Promise<number> {
   if (secret) checkSettings(key, baseUrl);
 
   const existing = await readConfig(path);
-  const entries = entriesFor(host, servers, key, baseUrl);
+  const entries = entriesFor(host, servers, key, baseUrl, guardrails);
   const text = render(host, existing, entries, path);
   const names = servers.map((domain) => `engage-${domain}`).join(', ');
   if (text === existing) {
