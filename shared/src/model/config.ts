@@ -211,7 +211,8 @@ function loadGuardrails(read: (name: string) => string | undefined, env: NodeJS.
   // Checked only when set: building the first Intl.DateTimeFormat loads ICU's time-zone data (about 8 MiB of a
   // server's memory), which a server without quiet hours or caps never needs.
   const timeZone = read('ENGAGE_TIMEZONE') ?? 'UTC';
-  if (timeZone !== 'UTC' && !isTimeZone(timeZone)) problems.push(`ENGAGE_TIMEZONE must be an IANA time zone such as Asia/Jakarta (got ${JSON.stringify(timeZone.slice(0, 40))}).`);
+  if (timeZone !== 'UTC' && !isTimeZone(timeZone))
+    problems.push(`ENGAGE_TIMEZONE must be an IANA time zone such as Asia/Jakarta (got ${JSON.stringify(timeZone.slice(0, 40))}).`);
   const stateDir = absolutePath(read('ENGAGE_STATE_DIR'), 'ENGAGE_STATE_DIR', problems) ?? defaultStateDir(env);
   return {
     recipientsPerSend: cap('ENGAGE_CAP_RECIPIENTS_PER_SEND'),
