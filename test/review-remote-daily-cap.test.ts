@@ -29,10 +29,15 @@ afterAll(async () => {
 describe('review: remote mode counts one key against one daily cap', () => {
   it('a cap of 1: one inbox reply, then a WhatsApp send with the same key is refused', async () => {
     const client = makeClient({ kind: 'v1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', service.url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', service.url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }),
+    );
     try {
       const before = countCarriedOut(sandbox, 'inbox.ticket.reply') + countCarriedOut(sandbox, 'channel.whatsapp.send');
-      const reply = await client.callTool({ name: 'inbox_action', arguments: { operationId: 'inbox.ticket.reply', params: { ticketID: 'TCK-1001', message: 'Satu' } } });
+      const reply = await client.callTool({
+        name: 'inbox_action',
+        arguments: { operationId: 'inbox.ticket.reply', params: { ticketID: 'TCK-1001', message: 'Satu' } },
+      });
       expect(structuredOf(reply).outcome, textOf(reply)).toBe('done');
       const whatsapp = await client.callTool({
         name: 'channel_action',

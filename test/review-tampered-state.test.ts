@@ -27,7 +27,12 @@ async function takeWith(value: unknown): Promise<'taken' | 'refused' | 'threw'> 
 }
 
 describe('review: a tampered counters file', () => {
-  it.each([['"lots"', 'lots'], ['null', null], ['{}', {}], ['"9999"+garbage', '9999x']])('a counter of %s is not taken as room under the cap', async (_name, value) => {
+  it.each([
+    ['"lots"', 'lots'],
+    ['null', null],
+    ['{}', {}],
+    ['"9999"+garbage', '9999x'],
+  ])('a counter of %s is not taken as room under the cap', async (_name, value) => {
     expect(await takeWith(value)).not.toBe('taken');
   });
 });
