@@ -58,13 +58,15 @@ export interface ClientOptions {
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
   /** v1 only: declares elicitation and answers every request with exactly this result, unchecked (a host's malformed answer). */
   elicitRaw?: () => unknown;
+  /** The name the client introduces itself by (clientInfo.name); test-<kind> if unset. */
+  clientName?: string;
 }
 
 /** A client of the given kind, with elicitation when asked for. */
-export function makeClient({ kind = 'v1', elicit, elicitRaw }: ClientOptions): TestClient {
+export function makeClient({ kind = 'v1', elicit, elicitRaw, clientName }: ClientOptions): TestClient {
   const capabilities = elicit || elicitRaw ? { elicitation: {} } : {};
   if (kind === 'v1') {
-    const client = new Client({ name: 'test-v1', version: '0' }, { capabilities });
+    const client = new Client({ name: clientName ?? 'test-v1', version: '0' }, { capabilities });
     if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params.message));
     // The base class's registration: the v1 Client's own checks the result before sending it.
     if (elicitRaw) Protocol.prototype.setRequestHandler.call(client, ElicitRequestSchema, async () => elicitRaw() as never);
@@ -82,7 +84,7 @@ export function makeClient({ kind = 'v1', elicit, elicitRaw }: ClientOptions): T
     };
   }
   const mode = kind === 'v2-legacy' ? 'legacy' : kind === 'v2-auto' ? 'auto' : { pin: MODERN_REVISION };
-  const client = new ModernClient({ name: `test-${kind}`, version: '0' }, { capabilities, versionNegotiation: { mode } });
+  const client = new ModernClient({ name: clientName ?? `test-${kind}`, version: '0' }, { capabilities, versionNegotiation: { mode } });
   if (elicit) client.setRequestHandler('elicitation/create', async (request) => (await elicit((request.params as { message: string }).message)) as never);
   return {
     kind,

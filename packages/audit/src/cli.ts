@@ -7,7 +7,12 @@
 // secret is derived from ENGAGE_STATE_SECRET, the service's, and it may begin where the cap cut it.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { defaultStateDir, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
+import { defaultStateDir, oneLine, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
+
+/** One line for the terminal: the record's text may carry control characters (ESC sequences rewrite a terminal), so each is escaped. */
+function say(text: string, to: NodeJS.WriteStream = process.stdout): void {
+  to.write(`${oneLine(text)}\n`);
+}
 
 const USAGE = `usage: engage-mcp-audit verify [file] [--state-dir DIR]
        engage-mcp-audit verify --remote file      (an export of remote mode's record; ENGAGE_STATE_SECRET set as on the service)
@@ -60,14 +65,24 @@ function verify(options: Options & { file: string }): number {
   const lines = readLines(options.file);
   const verdict = options.remote
     ? verifyAuditLines(remoteSecret(), lines, undefined, true)
-    : verifyAuditLines(readSecret(options.stateDir), lines, readState(options.stateDir).audit[options.file]);
+    : verifyAuditLines(readSecret(options.stateDir), lines, recordedHead(options));
   if (verdict.ok) {
     const which = verdict.first ? `lines ${verdict.first} to ${verdict.lines} (the cap dropped the older ones)` : `${verdict.lines} lines`;
-    process.stdout.write(`${options.file}: ${which}, the chain is intact.\n`);
+    say(`${options.file}: ${which}, the chain is intact.`);
     return 0;
   }
-  process.stdout.write(`${options.file}: line ${verdict.line}: ${verdict.why}. The record was changed from that line on.\n`);
+  say(`${options.file}: line ${verdict.line}: ${verdict.why}. The record was changed from that line on.`);
   return 1;
+}
+
+/** Where the store says the chain ends; a damaged state file is said (stderr) and the lines are still checked. */
+function recordedHead(options: Options & { file: string }) {
+  try {
+    return readState(options.stateDir).audit[options.file];
+  } catch (error) {
+    say(`engage-mcp-audit: ${error instanceof Error ? error.message : String(error)}; lines cut from the record's end cannot be noticed.`, process.stderr);
+    return undefined;
+  }
 }
 
 function tail(options: Options & { file: string }): number {
@@ -75,16 +90,17 @@ function tail(options: Options & { file: string }): number {
     let entry: Record<string, unknown>;
     try {
       entry = JSON.parse(line) as Record<string, unknown>;
+      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new TypeError('not an object');
     } catch {
-      process.stdout.write(`(not a JSON line) ${line.slice(0, 120)}\n`);
+      say(`(not a line of the record) ${line.slice(0, 120)}`);
       continue;
     }
     const client = entry.client as { name?: string; version?: string } | undefined;
     const status = entry.apiStatus === undefined ? '' : ` HTTP ${String(entry.apiStatus)}`;
     const who = client ? ` by ${client.name ?? '?'} ${client.version ?? ''}`.trimEnd() : '';
-    process.stdout.write(
-      `#${String(entry.seq)} ${String(entry.time)} ${String(entry.operationId)}: ${String(entry.outcome)}${status}; confirmation: ${String(entry.confirmation)}; ${String(entry.server)}${who}; key ${String(entry.key)}\n    params ${JSON.stringify(entry.params)}\n`,
-    );
+    const what = `#${String(entry.seq)} ${String(entry.time)} ${String(entry.operationId)}: ${String(entry.outcome)}${status}`;
+    say(`${what}; confirmation: ${String(entry.confirmation)}; ${String(entry.server)}${who}; key ${String(entry.key)}`);
+    say(`    params ${JSON.stringify(entry.params)}`);
   }
   return 0;
 }
@@ -100,7 +116,7 @@ function main(): number {
     if (options.command === 'verify') return verify(withFile);
     if (options.command === 'tail') return tail(withFile);
   } catch (error) {
-    process.stderr.write(`engage-mcp-audit: ${error instanceof Error ? error.message : String(error)}\n`);
+    say(`engage-mcp-audit: ${error instanceof Error ? error.message : String(error)}`, process.stderr);
     return 2;
   }
   process.stderr.write(`${USAGE}\n`);

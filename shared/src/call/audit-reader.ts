@@ -3,3 +3,5 @@
 export { remoteAuditSecret, verifyAuditLines, type AuditVerdict } from './audit.js';
 export { readSecret, readState } from './file-guard-store.js';
 export { defaultStateDir } from '../model/config.js';
+// For a person's terminal: a record's text with its controls and invisible characters escaped.
+export { oneLine } from '../safe/sanitize.js';

@@ -63,12 +63,8 @@ export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], r
   const first = head.seq + 1;
   for (const [index, line] of lines.entries()) {
     const number = index + 1;
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      return { ok: false, line: number, why: 'not a JSON line' };
-    }
+    const parsed = parseLine(line);
+    if (typeof parsed === 'string') return { ok: false, line: number, why: parsed };
     const { mac, ...rest } = parsed;
     if (rest.prev !== head.mac || rest.seq !== head.seq + 1)
       return { ok: false, line: number, why: 'does not follow the line before it (a line was removed or inserted here)' };
@@ -80,6 +76,27 @@ export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], r
     return { ok: false, line: head.seq + 1, why: `missing: the store recorded ${recordedHead.seq} lines, the file ends after ${head.seq}` };
   }
   return first > 1 ? { ok: true, lines: head.seq, first } : { ok: true, lines: head.seq };
+}
+
+/** A line's fields, or why it is not a line of the record (any JSON value may be found there: null, a number, a list). */
+function parseLine(line: string): Record<string, unknown> | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return 'not a JSON line';
+  }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : 'not a JSON object';
+}
+
+/** The head after `line` if it is a line of a chain under `secret` whose own mac checks; undefined for anything else. */
+export function headOfLine(secret: Uint8Array, line: string): AuditHead | undefined {
+  const parsed = parseLine(line);
+  if (typeof parsed === 'string') return undefined;
+  const { mac, ...rest } = parsed;
+  const { seq, prev } = rest;
+  if (typeof mac !== 'string' || typeof prev !== 'string' || typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return undefined;
+  return sameText(mac, macOf(secret, prev, canonicalJson(rest))) ? { seq, mac } : undefined;
 }
 
 /** Where a capped record's chain starts: just before its first line, as that line says. */

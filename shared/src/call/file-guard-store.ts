@@ -1,25 +1,19 @@
 // The guardrails' state for the stdio servers of one machine: a JSON file in the user's state
 // directory, read and rewritten under a lock file (created exclusively) and replaced by an atomic
 // rename, so the seven server processes (and a restarted one) see one set of counters, one set of
-// idempotency records and one audit chain. Every file is the owner's only (0600, directory 0700).
+// idempotency records and one audit chain. Every file is the owner's only (0600, directory 0700);
+// a directory or file others could have changed, or a state file that is not what the store
+// wrote, refuses every write (own-files.ts, guard-state.ts) instead of being trusted.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { chainAuditLine, type AuditEntry, type AuditHead } from './audit.js';
+import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
 import type { GuardStore, IdempotencyRecord } from './guard-store.js';
+import { emptyState, parseGuardState, type Expiring, type GuardState } from './guard-state.js';
+import { openAuditFile, openOwnFile, ownDirectory, readOwnFile } from './own-files.js';
 
-interface Expiring<T> {
-  value: T;
-  expiresAt: number;
-}
-
-export interface GuardState {
-  counters: Record<string, Expiring<number>>;
-  records: Record<string, Expiring<IdempotencyRecord>>;
-  /** Where the audit chain stands, per audit file: `verify` also notices lines cut from its end. */
-  audit: Record<string, AuditHead>;
-}
+export type { GuardState } from './guard-state.js';
 
 const LOCK_WAIT_MS = 10_000;
 /** A lock older than this was left by a process that died holding it (a turn takes milliseconds). */
@@ -54,10 +48,12 @@ export class FileGuardStore implements GuardStore {
   }
 
   async count(counter: string) {
+    ownDirectory(this.dir);
     return live(readState(this.dir).counters[counter], this.now()) ?? 0;
   }
 
   async lookup(key: string) {
+    ownDirectory(this.dir);
     return live(readState(this.dir).records[key], this.now());
   }
 
@@ -82,17 +78,22 @@ export class FileGuardStore implements GuardStore {
   async appendAudit(entry: AuditEntry) {
     const secret = await this.auditSecret();
     await this.turn((state) => {
-      const { line, head } = chainAuditLine(secret, state.audit[this.auditFile] ?? { seq: 0, mac: '' }, entry);
-      fs.mkdirSync(dirname(this.auditFile), { recursive: true, mode: 0o700 });
-      fs.appendFileSync(this.auditFile, `${line}\n`, { mode: 0o600 });
-      state.audit[this.auditFile] = head;
+      state.audit[this.auditFile] = appendChained(this.auditFile, secret, state.audit[this.auditFile], entry);
     });
+  }
+
+  /** Every write asks first: a directory or file others could change, or a damaged state file, refuses it before anything is sent. */
+  async ready() {
+    ownDirectory(this.dir);
+    readState(this.dir);
+    fs.mkdirSync(dirname(this.auditFile), { recursive: true, mode: 0o700 });
+    fs.closeSync(openAuditFile(this.auditFile));
   }
 
   /** Created once, exclusively: the first process to write makes it, every later one reads it. */
   async auditSecret() {
     if (this.secret) return this.secret;
-    ensureDir(this.dir);
+    ownDirectory(this.dir);
     const path = join(this.dir, SECRET_FILE);
     try {
       fs.writeFileSync(path, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
@@ -105,7 +106,7 @@ export class FileGuardStore implements GuardStore {
 
   /** One turn with the state: under the lock, read, change, written back by rename. Nothing is awaited inside. */
   private async turn<T>(change: (state: GuardState) => T): Promise<T> {
-    ensureDir(this.dir);
+    ownDirectory(this.dir);
     const release = await lock(join(this.dir, 'state.lock'));
     try {
       const state = readState(this.dir);
@@ -118,30 +119,65 @@ export class FileGuardStore implements GuardStore {
   }
 }
 
-function ensureDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+/**
+ * Appends the entry's line to the audit file and answers the new head. The chain continues from
+ * the file's own last line when that line is intact and further on than the state's head (state.json
+ * lost or reset, or a process that died between the append and the state's write); otherwise from
+ * the state's head, so lines cut from the file's end still show in verify.
+ */
+function appendChained(file: string, secret: Buffer, recorded: AuditHead | undefined, entry: AuditEntry): AuditHead {
+  fs.mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const fd = openAuditFile(file);
+  try {
+    const { last, complete } = lastLine(fd);
+    const fromFile = last === undefined ? undefined : headOfLine(secret, last);
+    const head = fromFile && fromFile.seq > (recorded?.seq ?? 0) ? fromFile : (recorded ?? { seq: 0, mac: '' });
+    const { line, head: next } = chainAuditLine(secret, head, entry);
+    // A line cut short by a crash is left as it is (verify names it) and ours starts on a line of its own.
+    fs.writeSync(fd, `${complete ? '' : '\n'}${line}\n`);
+    return next;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Audit lines are far shorter; a longer last line is not looked for, and the state's head is used. */
+const LAST_LINE_LIMIT = 64 * 1024;
+
+/** The file's last line (without its newline), and whether the file ends with a newline (an empty one does). */
+function lastLine(fd: number): { last: string | undefined; complete: boolean } {
+  const size = fs.fstatSync(fd).size;
+  if (size === 0) return { last: undefined, complete: true };
+  const length = Math.min(size, LAST_LINE_LIMIT);
+  const buffer = Buffer.alloc(length);
+  fs.readSync(fd, buffer, 0, length, size - length);
+  const text = buffer.toString('utf8');
+  const complete = text.endsWith('\n');
+  const body = complete ? text.slice(0, -1) : text;
+  const start = body.lastIndexOf('\n');
+  if (start < 0 && length < size) return { last: undefined, complete };
+  return { last: body.slice(start + 1), complete };
 }
 
 export function readSecret(dir: string): Buffer {
   // The secret may be mid-write by another process for an instant; an empty read is retried by the caller's next call.
-  const text = fs.readFileSync(join(dir, SECRET_FILE), 'utf8').trim();
-  if (text.length < 40) throw new Error(`${join(dir, SECRET_FILE)} is not a complete audit secret`);
+  const path = join(dir, SECRET_FILE);
+  const text = (readOwnFile(path) ?? '').trim();
+  if (text.length < 40) throw new Error(`${path} is not a complete audit secret`);
   return Buffer.from(text, 'base64url');
 }
 
+/** The state as the store wrote it (empty if there is none yet); anything else is refused (guard-state.ts). */
 export function readState(dir: string): GuardState {
-  try {
-    const parsed = JSON.parse(fs.readFileSync(join(dir, STATE_FILE), 'utf8')) as Partial<GuardState>;
-    return { counters: parsed.counters ?? {}, records: parsed.records ?? {}, audit: parsed.audit ?? {} };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { counters: {}, records: {}, audit: {} };
-    throw error;
-  }
+  const path = join(dir, STATE_FILE);
+  const text = readOwnFile(path);
+  return text === undefined ? emptyState() : parseGuardState(text, path);
 }
 
 function writeState(dir: string, state: GuardState): void {
   const temporary = join(dir, `${STATE_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
-  const fd = fs.openSync(temporary, 'w', 0o600);
+  // Created exclusively: a file or link already at that name is never written through.
+  const fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
   try {
     fs.writeSync(fd, JSON.stringify(state));
     fs.fsyncSync(fd);

@@ -6,6 +6,15 @@ import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, type AuditEntry, type AuditHead } from './audit.js';
 
+/**
+ * The store's state cannot be trusted (a directory others may write, a planted link, a damaged
+ * file): every write that needs it is refused, never let through. The message says where and what
+ * to do; it is shown to the model (outcomes.ts) and in the log.
+ */
+export class GuardStateError extends Error {
+  override readonly name = 'GuardStateError';
+}
+
 /** The first answer given for an idempotency key; undefined while that write is still on its way. */
 export interface IdempotencyRecord {
   operationId: string;
@@ -31,6 +40,8 @@ export interface GuardStore {
   appendAudit(entry: AuditEntry): Promise<void>;
   /** The secret that chains the audit record and keys param digests. */
   auditSecret(): Promise<Buffer>;
+  /** Throws a GuardStateError when the state cannot be trusted, so a write is refused before anything is sent. */
+  ready?(): Promise<void>;
 }
 
 interface Expiring<T> {

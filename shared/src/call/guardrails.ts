@@ -87,10 +87,12 @@ export async function messageCount(op: Operation, params: Params, read: PreviewR
 }
 
 /**
- * Before the confirm stage: a key used before answers its first outcome (or is refused with other
- * params), and a send inside the quiet hours is refused unless the call overrides them.
+ * Before the confirm stage: a store that cannot be trusted refuses the write, a key used before
+ * answers its first outcome (or is refused with other params), and a send inside the quiet hours
+ * is refused unless the call overrides them.
  */
 export async function beforeConfirm(guard: Guard, call: ToolCall, op: Operation, params: Params, held: Holdings): Promise<Reply | undefined> {
+  await guard.store().ready?.();
   const key = idempotencyKeyOf(call);
   if (key !== undefined) {
     const record = await guard.store().lookup(key);

@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { InputError, UpstreamError } from '../model/errors.js';
 import type { CallStage, Operation, Outcome } from '../model/types.js';
 import { fitData, type Scrub } from '../safe/render.js';
+import { GuardStateError } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { PREVIEW_TEXT_NOTICE, type Statement } from './statement.js';
 
@@ -184,6 +185,7 @@ export function outcomeOfFailure(error: unknown, stage: CallStage): Extract<Outc
  */
 export function describeFailure(error: unknown, op: Operation | undefined, stage: CallStage = 'before', keySource: KeySource = 'environment'): string {
   if (error instanceof InputError) return error.message;
+  if (error instanceof GuardStateError && stage === 'before') return guardStateRefused(error, op);
   if (!(error instanceof UpstreamError)) return describeInternalFailure(op, stage);
   const { status, apiMessage, retryAfterSeconds, mayHaveHappened } = error.details;
   const name = op?.id ?? 'the operation';
@@ -213,6 +215,11 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
     case 'timeout':
       return mayHaveHappened ? unknownOutcome(error.message, op) : `${error.message}. Try again later.`;
   }
+}
+
+/** The guardrails' own state cannot be trusted: the owner must fix it (the store says what and how); reads are unaffected. */
+function guardStateRefused(error: GuardStateError, op: Operation | undefined): string {
+  return `Refused by a guardrail: ${error.message}. Nothing was sent; ${op?.id ?? 'the write'} can be asked again once that is fixed (reads still work).`;
 }
 
 function describeInternalFailure(op: Operation | undefined, stage: CallStage): string {

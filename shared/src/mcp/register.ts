@@ -9,6 +9,7 @@ import { noKey } from '../call/outcomes.js';
 import { runToolCall } from '../call/tool-call.js';
 import type { OperationInfo, ToolInfo } from '../model/manifest.js';
 import type { Redact } from '../safe/redact.js';
+import { cleanText, oneLine } from '../safe/sanitize.js';
 import type { CallContext } from '../upstream/api-client.js';
 import { toolViewMeta, type ViewInfo } from './apps.js';
 import { askingFor, type ProtocolEra } from './ask.js';
@@ -110,7 +111,8 @@ function clientOf({ era, mcp, ctx }: Parameters<typeof askingFor>[0]): { client?
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const info = (era === 'modern' ? envelope?.[CLIENT_INFO_META_KEY] : mcp.server.getClientVersion()) as { name?: unknown; version?: unknown } | undefined;
   if (!info) return {};
-  const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 100) : undefined);
+  // The host names itself: hidden characters are dropped and line breaks escaped before the record keeps it.
+  const text = (value: unknown) => (typeof value === 'string' ? oneLine(cleanText(value.slice(0, 100))) : undefined);
   return { client: { ...(text(info.name) ? { name: text(info.name) } : {}), ...(text(info.version) ? { version: text(info.version) } : {}) } };
 }
 

@@ -1,0 +1,72 @@
+// What state.json must hold to be used: exactly the shapes the file store writes. Anything else (a
+// hand edit, another tool, a partial restore) makes the store refuse every write that needs it,
+// so a damaged counter can never read as room under a cap.
+import { oneLine } from '../safe/sanitize.js';
+import type { AuditHead } from './audit.js';
+import { GuardStateError, type IdempotencyRecord } from './guard-store.js';
+
+export interface Expiring<T> {
+  value: T;
+  expiresAt: number;
+}
+
+export interface GuardState {
+  counters: Record<string, Expiring<number>>;
+  records: Record<string, Expiring<IdempotencyRecord>>;
+  /** Where the audit chain stands, per audit file: `verify` also notices lines cut from its end. */
+  audit: Record<string, AuditHead>;
+}
+
+export const emptyState = (): GuardState => ({ counters: {}, records: {}, audit: {} });
+
+/** The state in `text` (state.json at `path`), or a refusal that says what is wrong and what to do. */
+export function parseGuardState(text: string, path: string): GuardState {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw damagedState(path, 'it is not JSON');
+  }
+  if (!isObject(parsed)) throw damagedState(path, 'it is not a JSON object');
+  return {
+    counters: checkedMap(parsed.counters, 'counters', isCounter, path),
+    records: checkedMap(parsed.records, 'records', isRecord, path),
+    audit: checkedMap(parsed.audit, 'audit', isHead, path),
+  };
+}
+
+export function damagedState(path: string, what: string): GuardStateError {
+  return new GuardStateError(
+    `the guardrails' state file ${path} is damaged (${what}), so the send caps and idempotency keys cannot be checked. ` +
+      `Move it aside (mv ${path} ${path}.damaged): the counters and idempotency keys then start over, and the audit record continues`,
+  );
+}
+
+function checkedMap<T>(value: unknown, name: string, valid: (entry: unknown) => entry is T, path: string): Record<string, T> {
+  // A file from before this part of the state existed has none: that is not damage.
+  if (value === undefined) return {};
+  if (!isObject(value)) throw damagedState(path, `${name} is not an object`);
+  for (const [key, entry] of Object.entries(value))
+    if (!valid(entry)) throw damagedState(path, `${name}["${oneLine(key.slice(0, 80))}"] is not what the servers write`);
+  return value as Record<string, T>;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+function isCounter(entry: unknown): entry is Expiring<number> {
+  return isObject(entry) && Number.isSafeInteger(entry.value) && (entry.value as number) >= 0 && isTime(entry.expiresAt);
+}
+
+function isRecord(entry: unknown): entry is Expiring<IdempotencyRecord> {
+  if (!isObject(entry) || !isTime(entry.expiresAt) || !isObject(entry.value)) return false;
+  const { operationId, digest, at, reply } = entry.value;
+  return typeof operationId === 'string' && typeof digest === 'string' && isTime(at) && (reply === undefined || isObject(reply));
+}
+
+function isHead(entry: unknown): entry is AuditHead {
+  return isObject(entry) && Number.isSafeInteger(entry.seq) && (entry.seq as number) >= 0 && typeof entry.mac === 'string';
+}

@@ -1,0 +1,72 @@
+// The file store's files are trusted only when nobody else could have put them there: the state
+// directory is made 0700 and, when it already exists, used only if it is ours and nobody else may
+// write in it; files are opened without following a symbolic link, so a link planted at their
+// path (pointing at ~/.bashrc, say) is refused instead of written through.
+import * as fs from 'node:fs';
+import { GuardStateError } from './guard-store.js';
+
+// Windows has no O_NOFOLLOW (nor modes or uids to check): there the checks below do nothing.
+const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const WRITABLE_BY_OTHERS = 0o022;
+
+/** The state directory, created 0700 if it is missing; refused if another user owns it or others may write in it. */
+export function ownDirectory(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = fs.statSync(dir);
+  if (!stat.isDirectory()) throw new GuardStateError(`the state directory ${dir} is not a directory. Set ENGAGE_STATE_DIR to a directory of your own`);
+  refuseShared(stat, dir, 'the state directory', `chmod 700 ${dir}`, 'ENGAGE_STATE_DIR to a directory');
+}
+
+/** Opens `path` (created 0600 with O_CREAT), refusing a symbolic link in its place. */
+export function openOwnFile(path: string, flags: number): number {
+  try {
+    return fs.openSync(path, flags | NO_FOLLOW, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK')
+      throw new GuardStateError(`${path} is a symbolic link, and the guardrails' state is never read or written through one. Remove the link (rm ${path})`);
+    throw error;
+  }
+}
+
+/** The whole text of `path`, read without following a link; undefined if there is no such file. */
+export function readOwnFile(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openOwnFile(path, fs.constants.O_RDONLY);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The audit record opened for appending (and reading its last line): a regular file of ours that others cannot write. */
+export function openAuditFile(path: string): number {
+  const fd = openOwnFile(path, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT);
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new GuardStateError(`the audit record ${path} is not a regular file. Set ENGAGE_AUDIT_LOG to a file of your own`);
+    refuseShared(stat, path, 'the audit record', `chmod 600 ${path}`, 'ENGAGE_AUDIT_LOG to a file');
+    return fd;
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+function refuseShared(stat: fs.Stats, path: string, what: string, tighten: string, setting: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  if (stat.uid !== uid) throw new GuardStateError(`${what} ${path} belongs to another user (uid ${stat.uid}), who could change it. Set ${setting} of your own`);
+  if (stat.mode & WRITABLE_BY_OTHERS) {
+    const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
+    throw new GuardStateError(
+      `${what} ${path} can be written by others (mode ${mode}), who could change the send counters or the audit record. Run: ${tighten}`,
+    );
+  }
+}
