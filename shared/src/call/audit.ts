@@ -22,7 +22,8 @@ export interface AuditEntry {
   outcome: string;
   apiStatus?: number;
   requestId?: string;
-  idempotencyKey?: string;
+  /** A keyed digest of the call's idempotencyKey (never its text): repeats of one key are recognisable. */
+  idempotencyKeyDigest?: string;
 }
 
 /** Where the chain stands: the last line's sequence number and mac ('' before the first line). */

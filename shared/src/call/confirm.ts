@@ -5,11 +5,12 @@
 //   repeated with exactly the same call, is the yes;
 // - where the host declared it can ask but the question could not be shown, the preview is the
 //   way: a token from it is honoured then, so such a host is never stuck in a loop of questions.
-// Tokens and requestStates are bound to the operation, its exact params and the key (confirmations.ts).
+// Tokens and requestStates are bound to the operation, its exact params and the key (confirmations.ts),
+// and to quietHoursOverride: a yes to a confirmation that did not show the override never carries one.
 import type { Operation, Params, PreviewReader } from '../model/types.js';
 import type { ConfirmationPath } from './audit.js';
 import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
-import { limitState, messageCount } from './guardrails.js';
+import { limitState, messageCount, type WriteTrace } from './guardrails.js';
 import type { Attempt } from './journal.js';
 import { QUESTION_NOT_SHOWN, TOKEN_REFUSALS, alreadyUsed, declinedBy, limitLines, previewAnswer, sentBeforeWarning, stillRunning } from './outcomes.js';
 import { composeStatement, type Statement } from './statement.js';
@@ -24,22 +25,45 @@ export interface Approval {
 /** Whose yes a confirmation carries: the key's, or in remote mode with OAuth the grant's. */
 const boundTo = (call: ToolCall) => call.caller.confirmationsBoundTo ?? call.caller.keyId;
 
+/** What a confirmation is bound to besides the params: the operation, and whether the call overrides the quiet hours. */
+const boundOperation = (call: ToolCall, op: Operation) => (call.args.quietHoursOverride === true ? `${op.id} with quietHoursOverride` : op.id);
+
+/**
+ * What the confirm stage notes for the audit record when it answers instead of a yes: the
+ * confirmation path the call presented, and `held.repeated` when the call sent nothing because
+ * it repeated an earlier one (a spent confirmation, the same write still on its way).
+ */
+export type ConfirmNotes = Pick<WriteTrace, 'confirmation' | 'held'>;
+
+/** The confirmation a call came with, whatever became of it. */
+function presentedPath(call: ToolCall): ConfirmationPath {
+  if (call.asking.returned) return 'input_required';
+  return call.args.confirmationToken !== undefined ? 'token' : 'not needed';
+}
+
+/** A call that sent nothing because it repeated an earlier one: noted so, with the path it came by. */
+function repeatedCall(notes: ConfirmNotes, via: ConfirmationPath, reply: Reply): Reply {
+  notes.confirmation = via;
+  notes.held.repeated = true;
+  return reply;
+}
+
 export function isApproval(answer: Reply | Approval): answer is Approval {
   return typeof (answer as Partial<Approval>).approvedAt === 'number';
 }
 
 /** The confirm stage: the person's yes, or the answer to give instead (a question, a preview, a decline, a refusal). */
-export async function confirm(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Reply | Approval> {
+export async function confirm(deps: CallDeps, call: ToolCall, op: Operation, params: Params, notes: ConfirmNotes): Promise<Reply | Approval> {
   const { caller, asking } = call;
   // The same write still on its way (a host that timed out and asked again): nothing new runs.
   const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
-  if (earlier?.outcome === 'in-flight') return stillRunning(op, earlier);
+  if (earlier?.outcome === 'in-flight') return repeatedCall(notes, presentedPath(call), stillRunning(op, earlier));
   if (asking.returned) {
-    const verdict = await redeemReturned(deps, call, asking.returned, op, params, earlier);
+    const verdict = await redeemReturned(deps, call, asking.returned, op, params, earlier, notes);
     if (verdict) return verdict;
   }
-  if (asking.canAsk) return ask(deps, call, op, params, earlier);
-  return redeemTokenOrPreview(deps, call, op, params, earlier, '');
+  if (asking.canAsk) return ask(deps, call, op, params, earlier, notes);
+  return redeemTokenOrPreview(deps, call, op, params, earlier, '', notes);
 }
 
 /** A 2026-07-28 repeat of an asked call: its requestState must be ours, for this call, unspent; else the person is asked again. */
@@ -50,40 +74,61 @@ async function redeemReturned(
   op: Operation,
   params: Params,
   earlier: Attempt | undefined,
+  notes: ConfirmNotes,
 ) {
-  const redemption = await deps.confirmations.redeem('state', returned.state, boundTo(call), op.id, params);
-  if (redemption === 'spent') return alreadyUsed(op, 'requestState', earlier);
+  const redemption = await deps.confirmations.redeem('state', returned.state, boundTo(call), boundOperation(call, op), params);
+  if (redemption === 'spent') return repeatedCall(notes, 'input_required', alreadyUsed(op, 'requestState', earlier));
   if (redemption !== 'ok') {
     deps.log.info(`requestState for ${op.id} refused (${redemption}); asking again`);
     return undefined;
   }
   const { answer } = returned;
-  if (answer.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN);
-  return answer.yes ? { approvedAt: deps.confirmations.issuedAt('state', returned.state), via: 'input_required' as const } : declinedBy(op, answer.action);
+  if (answer.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN, notes);
+  if (answer.yes) return { approvedAt: deps.confirmations.issuedAt('state', returned.state), via: 'input_required' as const };
+  notes.confirmation = 'input_required';
+  return declinedBy(op, answer.action);
 }
 
-async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, earlier: Attempt | undefined): Promise<Reply | Approval> {
+async function ask(
+  deps: CallDeps,
+  call: ToolCall,
+  op: Operation,
+  params: Params,
+  earlier: Attempt | undefined,
+  notes: ConfirmNotes,
+): Promise<Reply | Approval> {
   const shownAt = Date.now();
   const statement = await describeEffect(deps, call, op, params);
-  const result = await call.asking.ask(`${statement.text}\n\nRun it?`, op, () => deps.confirmations.issue('state', boundTo(call), op.id, params).value);
+  const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params).value;
+  const result = await call.asking.ask(`${statement.text}\n\nRun it?`, op, issueState);
   if (result.kind === 'round') return result.round;
-  if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN);
-  return result.yes ? { approvedAt: shownAt, via: 'elicitation' as const } : declinedBy(op, result.action);
+  if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN, notes);
+  if (result.yes) return { approvedAt: shownAt, via: 'elicitation' as const };
+  notes.confirmation = 'elicitation';
+  return declinedBy(op, result.action);
 }
 
 /** The preview path: a token that came with the call is the yes; without one (or with a bad one), a preview and a fresh token. */
-async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operation, params: Params, earlier: Attempt | undefined, reason: string) {
+async function redeemTokenOrPreview(
+  deps: CallDeps,
+  call: ToolCall,
+  op: Operation,
+  params: Params,
+  earlier: Attempt | undefined,
+  reason: string,
+  notes: ConfirmNotes,
+) {
   const token = call.args.confirmationToken;
   if (token !== undefined) {
-    const redemption = await deps.confirmations.redeem('token', token, boundTo(call), op.id, params);
+    const redemption = await deps.confirmations.redeem('token', token, boundTo(call), boundOperation(call, op), params);
     if (redemption === 'ok') return { approvedAt: deps.confirmations.issuedAt('token', token), via: 'token' as const };
     // A genuine token for this very call, used before: the yes was given and spent. A retry must
     // not be handed a new way to say yes to what may already have happened.
-    if (redemption === 'spent') return alreadyUsed(op, 'confirmationToken', earlier);
+    if (redemption === 'spent') return repeatedCall(notes, 'token', alreadyUsed(op, 'confirmationToken', earlier));
     reason = [reason, TOKEN_REFUSALS[redemption]].filter(Boolean).join(' ');
   }
   const statement = await describeEffect(deps, call, op, params);
-  const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), op.id, params);
+  const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), boundOperation(call, op), params);
   return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
 }
 

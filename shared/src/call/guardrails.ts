@@ -2,6 +2,7 @@
 // idempotency keys and quiet hours before the confirm stage, the send caps shown in the
 // confirmation and counted atomically at the claim stage, and the audit line once the call has
 // its answer. Reads never come here, so they never touch the store.
+import { createHmac } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Operation, Params, PreviewReader } from '../model/types.js';
 import { paramsDigest, summarizeParams, type AuditEntry, type ConfirmationPath } from './audit.js';
@@ -50,7 +51,21 @@ function insideWindow(minutes: number, { start, end }: { start: number; end: num
 
 const sendsMessages = (op: Operation) => op.messages !== undefined;
 const dailyCounter = (keyId: string, date: string) => `messages:${keyId}:${date}`;
-const idempotencyKeyOf = (call: ToolCall) => (call.args.idempotencyKey === undefined ? undefined : `${call.caller.keyId}:${call.args.idempotencyKey}`);
+
+/**
+ * The idempotency key as the store and the audit record keep it: a keyed digest (HMAC with the
+ * store's secret), never the model's text, which may be anything a model wrote.
+ */
+export function idempotencyKeyDigest(secret: Uint8Array, idempotencyKey: string): string {
+  return createHmac('sha256', secret).update(`engage-mcp idempotency key\n${idempotencyKey}`).digest('base64url').slice(0, 32);
+}
+
+/** The store's name for this call's idempotency key: per tenant key, by digest. */
+async function idempotencyKeyOf(guard: Guard, call: ToolCall): Promise<string | undefined> {
+  const { idempotencyKey } = call.args;
+  if (idempotencyKey === undefined) return undefined;
+  return `${call.caller.keyId}:${idempotencyKeyDigest(await guard.store().auditSecret(), idempotencyKey)}`;
+}
 
 /** Where each guardrail that applies to this write stands now; undefined when none does. */
 export async function limitState(
@@ -70,7 +85,8 @@ export async function limitState(
   if (quietHours) {
     const inside = insideWindow(clock.minutes, quietHours);
     const endsAt = quietHours.text.split('-')[1] as string;
-    state.quietHours = { window: quietHours.text, inside, endsAt, overridden: inside && call.args.quietHoursOverride === true };
+    const override = call.args.quietHoursOverride === true;
+    state.quietHours = { window: quietHours.text, inside, endsAt, override, overridden: inside && override };
   }
   if (recipientsPerSend !== undefined) state.perSend = { cap: recipientsPerSend, recipients: messages };
   if (messagesPerDay !== undefined) {
@@ -93,15 +109,27 @@ export async function messageCount(op: Operation, params: Params, read: PreviewR
  */
 export async function beforeConfirm(guard: Guard, call: ToolCall, op: Operation, params: Params, held: Holdings): Promise<Reply | undefined> {
   await guard.store().ready?.();
-  const key = idempotencyKeyOf(call);
+  const key = await idempotencyKeyOf(guard, call);
   if (key !== undefined) {
     const record = await guard.store().lookup(key);
     if (record) return answerFromRecord(guard, key, record, op, params, held);
   }
-  const quietHours = guard.settings?.quietHours;
-  if (!quietHours || !sendsMessages(op) || call.args.quietHoursOverride === true) return undefined;
-  const state = await limitState(guard, call, op, async () => undefined);
-  return state?.quietHours?.inside ? quietHoursRefused(op, state as LimitState & { quietHours: NonNullable<LimitState['quietHours']> }) : undefined;
+  return quietHoursRefusal(guard, call, op);
+}
+
+/**
+ * A send inside the quiet hours without quietHoursOverride is refused: checked before the question
+ * and again at the claim, since a person may say yes after the quiet hours have begun.
+ */
+function quietHoursRefusal(guard: Guard, call: ToolCall, op: Operation): Reply | undefined {
+  const settings = guard.settings;
+  const quietHours = settings?.quietHours;
+  if (!settings || !quietHours || !sendsMessages(op) || call.args.quietHoursOverride === true) return undefined;
+  const clock = localClock(guard.now(), settings.timeZone);
+  if (!insideWindow(clock.minutes, quietHours)) return undefined;
+  const endsAt = quietHours.text.split('-')[1] as string;
+  const window = { window: quietHours.text, inside: true, endsAt, override: false, overridden: false };
+  return quietHoursRefused(op, { timeZone: settings.timeZone, localTime: clock.text, quietHours: window });
 }
 
 /** The answer for a key already used: its first outcome (waited for a moment if still on its way), or a refusal for other params. */
@@ -119,7 +147,8 @@ async function answerFromRecord(guard: Guard, key: string, record: IdempotencyRe
 }
 
 /**
- * The claim stage's guardrails: the idempotency key reserved for this write, then the caps
+ * The claim stage's guardrails, right before the send: the quiet hours checked again (the yes may
+ * have come after they began), the idempotency key reserved for this write, then the caps
  * checked and counted in one atomic step of the store, so racing sends cannot pass a cap together.
  */
 export async function claimGuardrails(
@@ -131,7 +160,9 @@ export async function claimGuardrails(
   held: Holdings,
 ): Promise<Reply | undefined> {
   const { guard } = deps;
-  const key = idempotencyKeyOf(call);
+  const quiet = quietHoursRefusal(guard, call, op);
+  if (quiet) return quiet;
+  const key = await idempotencyKeyOf(guard, call);
   if (key !== undefined) {
     const record: IdempotencyRecord = { operationId: op.id, digest: paramsDigest(await guard.store().auditSecret(), op.id, params), at: guard.now() };
     const holder = await guard.store().reserve(key, record, guard.now() + IDEMPOTENCY_TTL_MS);
@@ -196,7 +227,7 @@ export async function afterWrite(deps: CallDeps, call: ToolCall, trace: WriteTra
     confirmation: trace.confirmation,
     outcome,
     ...(trace.apiStatus !== undefined ? { apiStatus: trace.apiStatus } : {}),
-    ...(call.args.idempotencyKey !== undefined ? { idempotencyKey: call.args.idempotencyKey } : {}),
+    ...(call.args.idempotencyKey !== undefined ? { idempotencyKeyDigest: idempotencyKeyDigest(secret, call.args.idempotencyKey) } : {}),
   };
   await store.appendAudit(entry);
 }

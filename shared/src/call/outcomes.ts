@@ -106,7 +106,7 @@ export type TokenRefusal = 'unknown' | 'expired' | 'mismatch';
 export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
   unknown: 'The confirmationToken is not valid (never issued by this server, or altered): nothing was run.',
   expired: 'The confirmationToken has expired: nothing was run.',
-  mismatch: 'The confirmationToken was issued for other params or another operation: nothing was run, and the token is spent.',
+  mismatch: 'The confirmationToken was issued for other params, another operation or another quietHoursOverride: ' + 'nothing was run, and the token is spent.',
 };
 
 export function declinedBy(op: Operation, action: string): CallToolResult {
@@ -244,7 +244,8 @@ const OWNER_CHANGES = "in the server's environment (the env block of the MCP con
 export interface LimitState {
   timeZone: string;
   localTime: string;
-  quietHours?: { window: string; inside: boolean; endsAt: string; overridden: boolean };
+  /** `override`: the call says quietHoursOverride; `overridden`: it does, and the send is inside the quiet hours. */
+  quietHours?: { window: string; inside: boolean; endsAt: string; override: boolean; overridden: boolean };
   daily?: { cap: number; used: number; adding: number | undefined; resetsAt: string };
   perSend?: { cap: number; recipients: number | undefined };
 }
@@ -261,11 +262,15 @@ export function limitLines(state: LimitState): string[] {
     );
   }
   if (quietHours) {
+    // The person sees what a yes allows if the quiet hours begin before it comes: with the override, a send inside them.
     const where = quietHours.inside
       ? quietHours.overridden
         ? `overridden (quietHoursOverride): sending at ${state.localTime} local time, inside the quiet hours`
         : `now inside them (${state.localTime} local time)`
-      : `now outside them: sending at ${state.localTime} local time`;
+      : quietHours.override
+        ? `now outside them: sending at ${state.localTime} local time; ` +
+          'overridden (quietHoursOverride): it is sent even if the quiet hours have begun by the yes'
+        : `now outside them: sending at ${state.localTime} local time; if they have begun by the yes, nothing is sent`;
     lines.push(`Quiet hours ${quietHours.window} (${state.timeZone}): ${where}.`);
   }
   return lines;
@@ -302,6 +307,14 @@ export function quietHoursRefused(op: Operation, state: LimitState & { quietHour
     op,
     'refused',
     `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. Only if the user explicitly wants it sent now, call again with quietHoursOverride: true (the user sees that in the confirmation). The tenant owner changes the window by changing ENGAGE_QUIET_HOURS ${OWNER_CHANGES}.`,
+  );
+}
+
+/** The idempotencyKey holds the API key in some form: it would be kept and recorded, so it is refused like params. */
+export function idempotencyKeyHoldsKey(op: Operation): string {
+  return (
+    'The idempotencyKey contains the API key (or part of it, or an encoding of it), which is never kept or recorded; nothing was sent. ' +
+    `Call ${op.id} again with another idempotencyKey, such as an order or ticket number.`
   );
 }
 

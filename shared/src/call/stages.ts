@@ -9,7 +9,7 @@ import { alreadyRedacted, readAnswer } from './answers.js';
 import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
-import { carriedOut, notGranted, sentSince, stillRunning } from './outcomes.js';
+import { carriedOut, idempotencyKeyHoldsKey, notGranted, sentSince, stillRunning } from './outcomes.js';
 import { validateParams } from './validate.js';
 
 export interface Prepared {
@@ -27,9 +27,16 @@ export async function resolve(deps: CallDeps, call: ToolCall): Promise<{ op: Ope
   return { op, siblings: operations };
 }
 
-/** prepare: params validated (never the key in any form), the request built. A failure here means nothing was sent. */
+/**
+ * prepare: params validated (never the key in any form), the request built. The idempotencyKey
+ * is held to the same rule: it is the model's text, kept (as a digest) by the guardrails. A
+ * failure here means nothing was sent.
+ */
 export function prepare(call: ToolCall, op: Operation, siblings: readonly Operation[]): Prepared {
-  const params = validateParams(op, call.args.params, (text) => call.caller.redact(text) !== text);
+  const holdsKey = (text: string) => call.caller.redact(text) !== text;
+  const { idempotencyKey } = call.args;
+  if (idempotencyKey !== undefined && holdsKey(idempotencyKey)) throw new InputError(idempotencyKeyHoldsKey(op));
+  const params = validateParams(op, call.args.params, holdsKey);
   return { op, params, request: buildRequest(op, params, siblings) };
 }
 
@@ -59,9 +66,14 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
       : earlier && earlier.outcome !== 'refused' && earlier.at >= (approval?.approvedAt ?? 0)
         ? sentSince(op, earlier)
         : undefined;
-  if (!refusal) journal.attempt(keyId, op.id, params, 'in-flight');
+  if (!refusal) {
+    journal.attempt(keyId, op.id, params, 'in-flight');
+    return undefined;
+  }
   // Nothing new was sent: what the guardrails counted and reserved for this call is given back.
-  else await releaseHoldings(deps.guard, held);
+  await releaseHoldings(deps.guard, held);
+  // The same write still on its way: this call repeated it (the audit record says so, not 'unknown').
+  if (earlier?.outcome === 'in-flight') held.repeated = true;
   return refusal;
 }
 

@@ -46,7 +46,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     if (early) return early;
     let approval: Approval | undefined;
     if (gate(deps, call, op)) {
-      const confirmed = await confirm(deps, call, op, prepared.params);
+      const confirmed = await confirm(deps, call, op, prepared.params, write);
       if (!isApproval(confirmed)) return confirmed;
       approval = confirmed;
       write.confirmation = confirmed.via;

@@ -85,7 +85,35 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
     checkKey: deps.checkKey,
     log: deps.log,
   };
-  const verifier = {
+  const verifier = accessTokenVerifier(ctx);
+  const prmUrl = (path: string) => getOAuthProtectedResourceMetadataUrl(new URL(resourceOf(path)));
+  return {
+    keyMode: options.keyMode !== false,
+    owns: (path) => path.startsWith('/.well-known/oauth-') || path.startsWith('/oauth/'),
+    serve: (req, res, path) => serveRoute(ctx, deps, req, res, path),
+    guard(exchange) {
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(String(exchange.req.headers.authorization ?? ''))?.[1];
+      if (!bearer?.startsWith(TOKEN_PREFIX)) return undefined;
+      return admit(exchange, verifier, resourceOf(exchange.path), prmUrl(exchange.path));
+    },
+    challenge: (exchange, keyRefused) => challengeOf(deps, exchange, keyRefused, prmUrl(exchange.path)),
+    keyRefused(tenantKey) {
+      void ctx.grants
+        .revokeAllOfKey(tenantKey)
+        .then((count) => count > 0 && deps.log.warn(`oauth: the API refused a key (401); its ${count} grant(s) are revoked`))
+        .catch((error: unknown) =>
+          deps.log.error(`oauth: revoking the grants of a refused key failed: ${error instanceof Error ? error.message : String(error)}`),
+        );
+    },
+    setPublicUrl(url) {
+      publicUrl ??= url.replace(/\/+$/, '');
+    },
+  };
+}
+
+/** Our access tokens, opened: the request then runs with the grant's tenant key, bound to the grant. */
+function accessTokenVerifier(ctx: OAuthContext): { verifyAccessToken(token: string): Promise<AuthInfo> } {
+  return {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       const opened = await ctx.grants.openAccess(token);
       if (!opened) throw new OAuthError(ErrorCode.InvalidToken, 'the access token is unknown, expired or revoked');
@@ -100,38 +128,18 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
       };
     },
   };
-  const prmUrl = (path: string) => getOAuthProtectedResourceMetadataUrl(new URL(resourceOf(path)));
-  return {
-    keyMode: options.keyMode !== false,
-    owns: (path) => path.startsWith('/.well-known/oauth-') || path.startsWith('/oauth/'),
-    serve: (req, res, path) => serveRoute(ctx, deps, req, res, path),
-    guard(exchange) {
-      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(String(exchange.req.headers.authorization ?? ''))?.[1];
-      if (!bearer?.startsWith(TOKEN_PREFIX)) return undefined;
-      return admit(exchange, verifier, resourceOf(exchange.path), prmUrl(exchange.path));
-    },
-    challenge(exchange, keyRefused) {
-      const scope = (deps.scopesByPath.get(exchange.path) ?? []).filter((each) => !isWriteScope(each)).join(' ');
-      const base = `Bearer resource_metadata="${prmUrl(exchange.path)}", scope="${scope}"`;
-      if (!keyRefused) {
-        const message = 'Not signed in: connect with OAuth (this server publishes its authorization metadata), or send the tenant API key as X-API-Key.';
-        return { status: 401, error: 'unauthorized', message, headers: { 'www-authenticate': base } };
-      }
-      const message = 'Tenant API keys are not accepted by this service: connect with OAuth (sign in once with the key on the consent page).';
-      return { status: 401, error: 'invalid_token', message, headers: { 'www-authenticate': `${base}, error="invalid_token", error_description="use OAuth"` } };
-    },
-    keyRefused(tenantKey) {
-      void ctx.grants
-        .revokeAllOfKey(tenantKey)
-        .then((count) => count > 0 && deps.log.warn(`oauth: the API refused a key (401); its ${count} grant(s) are revoked`))
-        .catch((error: unknown) =>
-          deps.log.error(`oauth: revoking the grants of a refused key failed: ${error instanceof Error ? error.message : String(error)}`),
-        );
-    },
-    setPublicUrl(url) {
-      publicUrl ??= url.replace(/\/+$/, '');
-    },
-  };
+}
+
+/** The 401 when no usable credential came: a bare challenge with resource_metadata and the endpoint's read scopes. */
+function challengeOf(deps: OAuthDeps, exchange: Exchange, keyRefused: boolean, prm: URL | string): Refusal {
+  const scope = (deps.scopesByPath.get(exchange.path) ?? []).filter((each) => !isWriteScope(each)).join(' ');
+  const base = `Bearer resource_metadata="${prm}", scope="${scope}"`;
+  if (!keyRefused) {
+    const message = 'Not signed in: connect with OAuth (this server publishes its authorization metadata), or send the tenant API key as X-API-Key.';
+    return { status: 401, error: 'unauthorized', message, headers: { 'www-authenticate': base } };
+  }
+  const message = 'Tenant API keys are not accepted by this service: connect with OAuth (sign in once with the key on the consent page).';
+  return { status: 401, error: 'invalid_token', message, headers: { 'www-authenticate': `${base}, error="invalid_token", error_description="use OAuth"` } };
 }
 
 async function admit(
