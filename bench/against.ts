@@ -120,6 +120,15 @@ const CASES: Case[] = [
 ];
 /** The reference's comparable read: server-memory's read_graph of 20 entities. */
 const REFERENCE_CASE = 'read_graph, 20 entities';
+/**
+ * The floor for a call that makes one GET: a minimal server on the same SDK (bench/stdio-peer.mjs)
+ * returning the API's JSON as text, with nothing of ours (measured in the reference's turn).
+ */
+const PEER_CASES = [
+  { name: 'billing.quota', path: '/api/ai/v1/quota' },
+  { name: 'contact.list, 20 records', path: '/api/user/users' },
+] as const;
+const peerEntry = join(dirname(new URL(import.meta.url).pathname), 'stdio-peer.mjs');
 let writes = 0;
 
 /** CPU per call and the median latency of `count` calls made one after another. */
@@ -183,7 +192,19 @@ async function measure(side: Side, root: string, sandboxes: Sandboxes, memoryFil
     if (path) out[`${one.name}: added`] = warm.medianMs - (await direct[one.sandbox](path));
     server.close();
   }
+  if (side === 'reference') for (const peer of PEER_CASES) out[`peer ${peer.name}: cpu`] = await peerCpu(peer.path, env('small'));
   return out;
+}
+
+/** Server CPU per warm call of the minimal SDK server doing one GET of `path`. */
+async function peerCpu(path: string, env: Record<string, string>): Promise<number> {
+  const server = serverProcess(peerEntry, env);
+  await server.open();
+  const call = () => server.request('tools/call', { name: 'get', arguments: { path } });
+  await series(server, 50, call);
+  const warm = await series(server, CALLS, call);
+  server.close();
+  return warm.cpuMs;
 }
 
 type Directs = Record<keyof Sandboxes, (path: string) => Promise<number>>;
@@ -260,5 +281,14 @@ function report(figures: Record<Side, Figures[]>, otherRoot: string): string {
     ]),
     '',
     `Reference figures per call are its ${REFERENCE_CASE} (no API behind it).`,
+    '',
+    '| server CPU per warm call (ms) | this checkout | minimal SDK server, same GET (bench/stdio-peer.mjs) | × minimal |',
+    '|---|---|---|---|',
+    ...PEER_CASES.map((peer) => {
+      const [mine, floor] = [of('this', `${peer.name}: cpu`), of('reference', `peer ${peer.name}: cpu`)];
+      return `| ${peer.name} | ${f(mine, 3)} | ${f(floor, 3)} | ${ratio(mine, floor)} |`;
+    }),
+    '',
+    'The minimal server answers with the API body as text (for the list, all 40 records of the small tenant): no paging, cleaning, redaction or output schema.',
   ].join('\n');
 }

@@ -2,7 +2,7 @@
 // marked customer text. In process, against the sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { finishAnswer, readAnswer } from '../shared/src/call/answers.js';
+import { finishAnswer, knownStructuredLength, readAnswer } from '../shared/src/call/answers.js';
 import { keyRedactor } from '../shared/src/safe/redact.js';
 import { scrubber } from '../shared/src/safe/render.js';
 import { DOMAINS, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
@@ -133,6 +133,29 @@ describe('the key is redacted once', () => {
     expect(seen.some((text) => text.includes('Contact number 7') && text.includes('Contact number 8'))).toBe(false);
     expect(JSON.stringify(answer)).not.toContain(KEY);
     expect(textIn(answer)).toContain('"note":"key [redacted]"');
+  });
+
+  it("a list's records are serialized once: the length kept for the size check is the structured content's exact JSON length", () => {
+    const { redact } = countingRedactor(KEY);
+    const shapes = [
+      [],
+      [{ _id: 'c1' }],
+      Array.from({ length: 30 }, (_, index) => ({
+        _id: `c${index}`,
+        name: `Kontak «${index}» \u2028 "quoted"`,
+        tags: ['a', index],
+        nested: { deep: [null, true] },
+      })),
+      [1, 'two', null, { three: 3 }],
+    ];
+    for (const data of shapes) {
+      for (const args of [{}, { limit: 5, offset: 2 }, { fields: ['name'] }, { search: 'kontak' }]) {
+        const answer = readAnswer(contactList(), data, args, { scrub: scrubber(redact), redact });
+        expect(knownStructuredLength(answer)).toBe(JSON.stringify(answer.structuredContent).length);
+        const lines = textIn(answer).split('\n');
+        for (const item of (answer.structuredContent as { data: unknown[] }).data) expect(lines).toContain(JSON.stringify(item));
+      }
+    }
   });
 
   it('a field name the call asked for, quoted in a note, is still redacted', () => {

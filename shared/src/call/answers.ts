@@ -14,6 +14,14 @@ import { previewTooLarge } from './outcomes.js';
 /** Answers whose every string is already redacted: their data by the caller's scrub, our own words by its redact. */
 const redactedAnswers = new WeakSet<CallToolResult>();
 
+/** The JSON length of an answer's structured content, where it was worked out as the answer was built (a list's records are measured once). */
+const structuredLengths = new WeakMap<CallToolResult, number>();
+
+/** The structured content's JSON length as measured while the answer was built, if it was (exported for its test). */
+export function knownStructuredLength(result: CallToolResult): number | undefined {
+  return structuredLengths.get(result);
+}
+
 /** Marks an answer built from scrubbed data and our own fixed words as redacted, so finishAnswer does not redact it again. */
 export function alreadyRedacted(result: CallToolResult): CallToolResult {
   redactedAnswers.add(result);
@@ -39,11 +47,12 @@ function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scru
     const filtered = page.matched !== page.total ? ` (${page.matched} match the filter)` : '';
     const next = page.nextOffset !== undefined ? ` Next page: offset ${page.nextOffset}.` : ' No more records.';
     const head = `${op.id}: ${range} of ${page.total}${filtered}.${next}`;
-    const text = [head, ...notes, ...shaped.items.map((item) => JSON.stringify(item))].join('\n');
-    return {
-      content: [{ type: 'text', text }],
-      structuredContent: { operationId: op.id, data: shaped.items, page, ...(notes.length ? { notes } : {}) },
-    };
+    const text = [head, ...notes, ...shaped.itemsJson].join('\n');
+    const structuredContent = { operationId: op.id, data: shaped.items, page, ...(notes.length ? { notes } : {}) };
+    const result: CallToolResult = { content: [{ type: 'text', text }], structuredContent };
+    const itemsLength = shaped.itemsJson.reduce((sum, json) => sum + json.length + 1, 0) - Math.min(1, shaped.itemsJson.length);
+    structuredLengths.set(result, jsonLength({ ...structuredContent, data: [] }) + itemsLength);
+    return result;
   }
   const ignoredShaping = (['limit', 'offset', 'fields', 'search'] as const).filter((key) => args[key] !== undefined);
   if (ignoredShaping.length > 0) notes.push(`${ignoredShaping.join(', ')} apply to list operations only and were ignored.`);
@@ -71,7 +80,7 @@ export function finishAnswer(result: CallToolResult, redact: Redact): CallToolRe
       ? (result.structuredContent as Record<string, unknown> | undefined)
       : (mapStrings(result.structuredContent, redact) as Record<string, unknown>);
   const textLength = content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.length : 0), 0);
-  const structuredLength = structured === undefined ? 0 : jsonLength(structured);
+  const structuredLength = structured === undefined ? 0 : ((redacted ? knownStructuredLength(result) : undefined) ?? jsonLength(structured));
   if (textLength + structuredLength <= MAX_ANSWER_CHARS) return { ...result, content, ...(structured ? { structuredContent: structured } : {}) };
   if (structured?.outcome === 'preview') return previewTooLarge(structured.operationId);
 

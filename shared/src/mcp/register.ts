@@ -16,6 +16,33 @@ import { askingFor, type ProtocolEra } from './ask.js';
 import type { Telemetry, ToolCallSpan } from './telemetry.js';
 import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, type ArgumentParser } from './tools.js';
 
+/**
+ * Each tool's definition, built once and shared by every SDK server that registers it: remote mode
+ * builds one per request, and compiling the schemas' validators each time showed in its profiles.
+ * The SDK only reads a definition.
+ */
+const definitions = new WeakMap<OfferedTool, ReturnType<typeof buildDefinition>>();
+
+function definitionOf(tool: OfferedTool): ReturnType<typeof buildDefinition> {
+  let definition = definitions.get(tool);
+  if (!definition) {
+    definition = buildDefinition(tool);
+    definitions.set(tool, definition);
+  }
+  return definition;
+}
+
+function buildDefinition(tool: OfferedTool) {
+  return {
+    title: tool.info.title,
+    description: tool.description,
+    inputSchema: fromJsonSchema<ToolArguments>(tool.args.jsonSchema, argumentValidator(tool.args)),
+    outputSchema: fromJsonSchema(tool.info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA, jsonSchemaValidator),
+    annotations: annotations(tool.info, tool.operations),
+    ...toolViewMeta(tool.view),
+  };
+}
+
 /** Larger arguments are refused before anything else; no operation needs more. */
 const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
 
@@ -46,15 +73,7 @@ export interface Registration {
 export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly OfferedTool[], registration: Registration): Array<ViewInfo | undefined> {
   const operations = tools.flatMap((tool) => tool.operations);
   for (const tool of tools) {
-    const definition = {
-      title: tool.info.title,
-      description: tool.description,
-      inputSchema: fromJsonSchema<ToolArguments>(tool.args.jsonSchema, argumentValidator(tool.args)),
-      outputSchema: fromJsonSchema(tool.info.kind === 'read' ? READ_OUTPUT_SCHEMA : ACTION_OUTPUT_SCHEMA, jsonSchemaValidator),
-      annotations: annotations(tool.info, tool.operations),
-      ...toolViewMeta(tool.view),
-    };
-    mcp.registerTool(tool.info.name, definition, (args: ToolArguments, ctx: ServerContext) =>
+    mcp.registerTool(tool.info.name, definitionOf(tool), (args: ToolArguments, ctx: ServerContext) =>
       handle(tool, args, { era, mcp, ctx }, registration, registration.telemetry && startSpan(registration.telemetry, tool, operations, { era, mcp, ctx })),
     );
   }

@@ -18,7 +18,8 @@ const MIN_PREFIX_AT_CUT = 8;
 /** Keys shorter than this are not treated as secrets (they would match ordinary text). */
 const MIN_SECRET = 4;
 const HASH_BASE = 257;
-const HASH_MOD = 1_000_000_007;
+/** Windows' hashes are looked up only where this many low bits match one of the forms' (most text matches none). */
+const FILTER_BITS = 16;
 /** A skeleton character that matches no form (non-ASCII text). */
 const NO_MATCH = 0xffff;
 /** What a character folds to when it is dropped from the skeleton (a combining mark). */
@@ -188,9 +189,14 @@ function replaceSpans(text: string, spans: Array<[number, number]>): string {
   return out + text.slice(last);
 }
 
-/** Every window of `window` characters of the forms, by rolling hash, for a linear scan. */
+/**
+ * Every window of `window` characters of the forms, by rolling hash (polynomial, in 32-bit integer
+ * arithmetic; a hit is checked character by character, so a collision costs a comparison, never a
+ * wrong answer), for a linear scan. A bit per low hash value spares the map look-up at most positions.
+ */
 class WindowIndex {
   private readonly windows = new Map<number, number[]>();
+  private readonly filter = new Uint8Array(1 << FILTER_BITS);
   private readonly topPower: number;
 
   constructor(
@@ -198,7 +204,7 @@ class WindowIndex {
     private readonly window: number,
   ) {
     let power = 1;
-    for (let step = 1; step < window; step++) power = (power * HASH_BASE) % HASH_MOD;
+    for (let step = 1; step < window; step++) power = Math.imul(power, HASH_BASE);
     this.topPower = power;
     forms.forEach((form, formIndex) => {
       let hash = 0;
@@ -208,6 +214,7 @@ class WindowIndex {
         const list = this.windows.get(hash) ?? [];
         list.push(formIndex, at - window + 1);
         this.windows.set(hash, list);
+        this.filter[hash & ((1 << FILTER_BITS) - 1)] = 1;
       }
     });
   }
@@ -216,18 +223,20 @@ class WindowIndex {
   spans({ codes, from, to, length }: Skeleton, atEnd: boolean): Array<[number, number]> {
     const spans: Array<[number, number]> = [];
     let start = 0;
-    let hash = -1;
+    let hash = 0;
+    let hashed = false;
     while (start + this.window <= length) {
-      if (hash < 0) {
+      if (!hashed) {
         hash = 0;
         for (let offset = 0; offset < this.window; offset++) hash = this.roll(hash, codes[start + offset] as number, -1);
+        hashed = true;
       }
-      const candidates = this.windows.get(hash);
+      const candidates = this.filter[hash & ((1 << FILTER_BITS) - 1)] === 1 ? this.windows.get(hash) : undefined;
       const run = candidates ? this.longestRun(codes, length, start, candidates) : 0;
       if (run > 0) {
         spans.push([from[start] as number, to[start + run - 1] as number]);
         start += run;
-        hash = -1;
+        hashed = false;
         continue;
       }
       if (start + this.window < length) hash = this.roll(hash, codes[start + this.window] as number, codes[start] as number);
@@ -243,9 +252,8 @@ class WindowIndex {
 
   /** Adds `incoming` to a rolling hash, dropping `outgoing` (-1: none) from its front. */
   private roll(hash: number, incoming: number, outgoing: number): number {
-    let next = hash;
-    if (outgoing >= 0) next = (next - ((outgoing * this.topPower) % HASH_MOD) + HASH_MOD) % HASH_MOD;
-    return (next * HASH_BASE + incoming) % HASH_MOD;
+    const kept = outgoing >= 0 ? (hash - Math.imul(outgoing, this.topPower)) | 0 : hash;
+    return (Math.imul(kept, HASH_BASE) + incoming) | 0;
   }
 
   /** The longest run of a form starting at `start` (0 if the hash hit was a collision). */

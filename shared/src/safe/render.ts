@@ -53,6 +53,8 @@ export interface Page {
 
 export interface ShapedList {
   items: unknown[];
+  /** Each item's JSON, as measured for the budget: the answer's text lines, so no record is serialized twice. */
+  itemsJson: string[];
   page: Page;
   notes: string[];
 }
@@ -111,19 +113,21 @@ export function shapePage(
 
   // Cut at a record boundary so the answer stays within the size budget.
   const items: unknown[] = [];
+  const itemsJson: string[] = [];
   const stubbed: number[] = [];
   let used = 2;
   for (const [index, raw] of pageItems.entries()) {
     let item = scrub(fields ? project(raw, fields, idField) : raw);
-    let size = jsonLength(item) + 1;
-    if (size + 2 > budget) {
-      item = tooLargeStub(item, idField, size);
-      size = jsonLength(item) + 1;
+    let json = JSON.stringify(item) ?? 'null';
+    if (json.length + 3 > budget) {
+      item = tooLargeStub(item, idField, json.length + 1);
+      json = JSON.stringify(item);
       stubbed.push(offset + index);
     }
-    if (used + size > budget) break;
-    used += size;
+    if (used + json.length + 1 > budget) break;
+    used += json.length + 1;
     items.push(item);
+    itemsJson.push(json);
   }
   if (stubbed.length > 0) {
     notes.push(
@@ -137,6 +141,7 @@ export function shapePage(
   const nextOffset = offset + items.length < counts.matched ? offset + items.length : undefined;
   return {
     items,
+    itemsJson,
     page: { total: counts.total, matched: counts.matched, offset, returned: items.length, ...(nextOffset !== undefined ? { nextOffset } : {}) },
     notes,
   };

@@ -86,7 +86,7 @@ const CERTIFICATE_CODE = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_I
 /** How far one attempt got, for telling what its failure means. */
 interface AttemptState {
   callerSignal: AbortSignal | undefined;
-  deadline: AbortSignal;
+  deadline: AttemptSignal;
   /** The request was handed to a connected socket (its first bytes were being written). */
   written: boolean;
   /** The API's answer had begun (status and headers). */
@@ -239,11 +239,11 @@ export class ApiClient {
     if (callerSignal?.aborted) throw new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false });
     const dispatcher = await this.getDispatcher();
     const timeoutMs = req.lookup ? Math.min(this.config.timeoutMs, LOOKUP_TIMEOUT_MS) : this.config.timeoutMs;
-    const deadline = AbortSignal.timeout(timeoutMs);
     // A write, once it leaves, is not abandoned when the host cancels: it runs to its answer within
     // its deadline, so the server learns (and remembers) whether it was carried out. A host that
     // times out and asks again is then told about the first attempt instead of sending twice.
-    const signal = callerSignal && req.safe ? AbortSignal.any([callerSignal, deadline]) : deadline;
+    const deadline = attemptSignal(timeoutMs, req.safe ? callerSignal : undefined);
+    const { signal } = deadline;
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     let written = false;
     let sent = false;
@@ -270,6 +270,8 @@ export class ApiClient {
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
       throw this.classify(error, req, { callerSignal, deadline, written, answered: sent });
+    } finally {
+      deadline.end();
     }
   }
 
@@ -290,7 +292,7 @@ export class ApiClient {
     if (!written && code !== undefined && CONNECTION_FAILURE_CODES.has(code)) {
       return new UpstreamError('unreachable', `Could not connect to the API at ${this.config.baseUrl.origin} (${code})`, { logDetail: code });
     }
-    if (deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    if (deadline.timedOut() || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return new UpstreamError('timeout', `The API did not answer within ${this.config.timeoutMs} ms (ENGAGE_TIMEOUT_MS)`, {
         mayHaveHappened,
         logDetail: code,
@@ -404,6 +406,37 @@ function whenWritten(onWritten: () => void): Dispatcher.DispatcherComposeInterce
       onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
       onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
     });
+}
+
+interface AttemptSignal {
+  signal: AbortSignal;
+  timedOut(): boolean;
+  /** Stops the timer and lets go of the caller's signal: the attempt is over. */
+  end(): void;
+}
+
+/**
+ * One attempt's signal: aborted at its deadline or, when given, by the caller's signal. A timer
+ * and a listener, cleared when the attempt ends: AbortSignal.timeout and AbortSignal.any do the
+ * same with weak references and finalizers, which showed as about 4% of a small read's CPU.
+ */
+function attemptSignal(timeoutMs: number, callerSignal: AbortSignal | undefined): AttemptSignal {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  }, timeoutMs);
+  const onCancel = () => controller.abort(callerSignal?.reason);
+  callerSignal?.addEventListener('abort', onCancel, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    end: () => {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCancel);
+    },
+  };
 }
 
 function header(response: RawResponse, name: string): string | undefined {
