@@ -176,7 +176,8 @@ export async function benchHttpPeer(): Promise<PeerSeries[]> {
     ENGAGE_HTTP_PORT: '0',
     ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY: '1000',
   });
-  const peer = start([join(root, 'bench/peer-server.mjs'), baseUrl]);
+  const peerArgs = (process.env.BENCH_PEER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const peer = start([...peerArgs, join(root, 'bench/peer-server.mjs'), baseUrl]);
   const results: PeerSeries[] = [];
   try {
     const ours = JSON.parse(await firstLine(service)) as { url: string };

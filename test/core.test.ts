@@ -392,6 +392,18 @@ describe('redaction', () => {
     expect(redact(`ends with ${key.slice(0, 8)}`)).toBe(`ends with ${key.slice(0, 8)}`);
   });
 
+  it('finds the shortest fragments written with separators: 6 hex pairs or 12 spaced characters, and 4 pairs or 8 characters at a cut', () => {
+    const redact = keyRedactor([key]);
+    const pairs = Buffer.from(key).toString('hex').match(/../g) as string[];
+    expect(redact(`was (${pairs.slice(3, 9).join(':')})`)).toBe('was ([redacted])');
+    expect(redact(`was (${pairs.slice(3, 8).join(':')})`)).toBe(`was (${pairs.slice(3, 8).join(':')})`);
+    expect(redact(`ends (${pairs.slice(0, 4).join('-')}`, { cutAtEnd: true })).toBe('ends ([redacted]');
+    expect(redact(`was (${[...key.slice(5, 17)].join(' ')})`)).toBe('was ([redacted])');
+    expect(redact(`ends (${[...key.slice(0, 8)].join(' ')}`, { cutAtEnd: true })).toBe('ends ([redacted]');
+    const dates = 'created 2026-08-09T08:00:00.000Z, at 12:30:45, on 24/11/26';
+    expect(redact(dates)).toBe(dates);
+  });
+
   it('leaves ordinary text, ids and numbers alone', () => {
     const redact = keyRedactor([key]);
     const text = 'Halo kak, pesanan 64f1a2b3c4d5e6f708192a3b untuk 6281234567890 sudah dikirim. Bearer of good news.';

@@ -140,6 +140,10 @@ function separatedSpans(text: string, index: WindowIndex, cutAtEnd: boolean): Ar
       const whole = (run.exec(text) as RegExpExecArray)[0];
       seed.lastIndex = start + whole.length;
       const atEnd = cutAtEnd && text.length - seed.lastIndex <= 1;
+      // A run too short to hold a window of a form (a date's "26-08-09", say) is not read further:
+      // its skeleton has at most one character per hex digit, or per two characters spaced out.
+      const most = hex ? whole.length : Math.ceil(whole.length / 2);
+      if (most < (atEnd ? Math.min(index.window, MIN_PREFIX_AT_CUT) : index.window)) continue;
       found.push(...index.spans(separatedSkeleton(start, whole, hex), atEnd));
     }
   }
@@ -201,7 +205,7 @@ class WindowIndex {
 
   constructor(
     private readonly forms: Uint16Array[],
-    private readonly window: number,
+    readonly window: number,
   ) {
     let power = 1;
     for (let step = 1; step < window; step++) power = Math.imul(power, HASH_BASE);
