@@ -115,8 +115,8 @@ export class Clients {
     const cached = this.cimdCache.get(url);
     if (cached && cached.until > Date.now()) return cached.client;
     const parsed = new URL(url);
-    if (parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
-      throw new ClientProblem('a client_id URL must be https, with a path, and no fragment or credentials');
+    if (url.length > 2000 || parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
+      throw new ClientProblem('a client_id URL must be https, at most 2000 characters, with a path, and no fragment or credentials');
     }
     const document = await fetchDocument(parsed, this.seams);
     if (document.client_id !== url) throw new ClientProblem('the client metadata document names another client_id');

@@ -22,7 +22,7 @@ import { answerConsent, showConsent } from './authorize.js';
 import { Clients, type CimdSeams } from './clients.js';
 import { answerConnections, showConnections } from './connections.js';
 import { type KeyCheck, type OAuthContext, normalResource } from './context.js';
-import { TOKEN_PREFIX } from './crypto.js';
+import { TOKEN_PREFIX, kekKeys, openRecord, sealRecord } from './crypto.js';
 import { Grants } from './grants.js';
 import { BodyProblem, OAuthErrorCode, sendHtml, sendOAuthError, sendWeb } from './io.js';
 import { errorPage, isWriteScope } from './pages.js';
@@ -73,6 +73,7 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
   let publicUrl = options.publicUrl?.replace(/\/+$/, '');
   const issuer = () => publicUrl as string;
   const resourceOf = (path: string) => `${issuer()}${path}`;
+  const consentKey = kekKeys(options.kek).consent;
   const ctx: OAuthContext = {
     store,
     grants: new Grants(store, options.kek),
@@ -83,6 +84,10 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
       return normalResource(resource).startsWith(`${issuer()}/`) ? deps.scopesByPath.get(path) : undefined;
     },
     checkKey: deps.checkKey,
+    consent: {
+      seal: (record) => sealRecord(consentKey, record, 'consent request'),
+      open: (sealed) => openRecord(consentKey, sealed, 'consent request'),
+    },
     log: deps.log,
   };
   const verifier = accessTokenVerifier(ctx);
