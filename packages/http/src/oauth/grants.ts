@@ -115,7 +115,9 @@ export class Grants {
     return this.issue(grant, dataKey);
   }
 
-  private async issue(grant: Grant, dataKey: Buffer): Promise<IssuedTokens> {
+  private async issue(grant: Grant, dataKey: Buffer): Promise<IssuedTokens | undefined> {
+    // The grant lives as long as its newest refresh token; a grant revoked meanwhile stays revoked.
+    if (!(await this.store.replace(grantKey(grant.id), grant, REFRESH_TTL_MS))) return undefined;
     const access = newSecret(ACCESS_PREFIX);
     const refresh = newSecret(REFRESH_PREFIX);
     const now = Date.now();
@@ -127,7 +129,6 @@ export class Grants {
     });
     await this.store.put(at(hashOf(access)), record(access, ACCESS_TTL_MS), ACCESS_TTL_MS);
     await this.store.put(rt(hashOf(refresh)), record(refresh, REFRESH_TTL_MS), REFRESH_TTL_MS);
-    await this.store.put(grantKey(grant.id), grant, REFRESH_TTL_MS);
     return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TTL_MS / 1000, refresh_token: refresh, scope: grant.scopes.join(' ') };
   }
 
@@ -143,7 +144,8 @@ export class Grants {
     if (!tenantKey) return undefined;
     if (Date.now() - grant.lastUsedAt > LAST_USED_EVERY_MS) {
       grant.lastUsedAt = Date.now();
-      await this.store.put(grantKey(grant.id), grant, REFRESH_TTL_MS);
+      // Only over the live grant: one revoked since it was read stays revoked (and this token with it).
+      if (!(await this.store.replace(grantKey(grant.id), grant, REFRESH_TTL_MS))) return undefined;
     }
     return { grant, tenantKey: tenantKey.toString(), expiresAt: record.expiresAt };
   }
@@ -165,8 +167,9 @@ export class Grants {
       return { ok: false, reused: true };
     }
     const dataKey = open(tokenWrapKey(token, grant.id), record.wrap, grant.id);
-    if (!dataKey) return { ok: false, reused: false };
-    return { ok: true, tokens: await this.issue(grant, dataKey), grant };
+    const tokens = dataKey && (await this.issue(grant, dataKey));
+    if (!tokens) return { ok: false, reused: false };
+    return { ok: true, tokens, grant };
   }
 
   /** RFC 7009: an access or refresh token of this client ends its whole grant. Unknown tokens are not an error. */
