@@ -143,7 +143,9 @@ function clientFrom(metadata: Record<string, unknown>, clientId: string, cimd: b
   if (grantTypes !== undefined && (!Array.isArray(grantTypes) || !grantTypes.includes('authorization_code'))) {
     throw new ClientProblem('grant_types must include authorization_code');
   }
-  const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() !== '' ? metadata.client_name.trim().slice(0, 100) : undefined;
+  // Shown on the consent page: no control, invisible or direction-changing characters (a name that reads as another).
+  const given = typeof metadata.client_name === 'string' ? metadata.client_name.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').trim() : '';
+  const name = given !== '' ? given.slice(0, 100) : undefined;
   return {
     clientId,
     clientName: name ?? (cimd ? new URL(clientId).hostname : 'an unnamed client'),

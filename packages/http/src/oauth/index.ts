@@ -191,7 +191,11 @@ function authorizationServerMetadata(issuer: string, scopes: string[]): OAuthMet
 async function serveRoute(ctx: OAuthContext, deps: OAuthDeps, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   if (!validateHostHeader(req.headers.host, deps.allowedHosts).ok) return sendOAuthError(res, 403, 'invalid_request', 'this Host is not served here');
   try {
-    if (path.startsWith('/.well-known/')) return await serveMetadata(ctx, deps, req, res);
+    if (path.startsWith('/.well-known/')) {
+      if (!['GET', 'HEAD', 'OPTIONS'].includes(req.method ?? ''))
+        return sendOAuthError(res, 405, 'invalid_request', 'the metadata documents are read with GET');
+      return await serveMetadata(ctx, deps, req, res);
+    }
     const route = `${req.method} ${path}`;
     if (req.method === 'OPTIONS') return preflight(res);
     if (route === 'GET /oauth/authorize') return await showConsent(ctx, req, res);

@@ -10,6 +10,7 @@ import { OAuthErrorCode, basicCredentials, field, readBody, readForm, sendOAuthE
 /** The client of a token or revocation request, authenticated (none, or its secret in the body or Basic). */
 async function clientOf(ctx: OAuthContext, req: IncomingMessage, form: URLSearchParams): Promise<Client | undefined> {
   const basic = basicCredentials(req);
+  if (basic?.id === '') return undefined;
   const id = basic?.id ?? field(form, 'client_id');
   if (basic && field(form, 'client_id') !== undefined && field(form, 'client_id') !== basic.id) return undefined;
   return ctx.clients.authenticate(id, basic?.secret ?? field(form, 'client_secret'));
