@@ -69,3 +69,30 @@ describe('revocation', () => {
     }
   });
 });
+
+describe('refresh for another resource', () => {
+  it('is refused without spending the refresh token: the grant goes on', async () => {
+    const service = await serveOAuth(sandbox, logs);
+    try {
+      const issuer = service.url;
+      const tokens = await signIn(issuer, sandbox.keys.full, { resource: `${issuer}/mcp` });
+      const other = await tokenRequest(issuer, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh,
+        client_id: tokens.clientId,
+        resource: `${issuer}/mcp/contact`,
+      });
+      expect(other).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
+      const same = await tokenRequest(issuer, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh,
+        client_id: tokens.clientId,
+        resource: `${issuer}/mcp`,
+      });
+      expect(same.status, JSON.stringify(same.body)).toBe(200);
+      expect((await mcpStatus(`${issuer}/mcp`, `Bearer ${same.body.access_token as string}`)).status).not.toBe(401);
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -61,7 +61,7 @@ export interface Opened {
   expiresAt: number;
 }
 
-export type RefreshOutcome = { ok: true; tokens: IssuedTokens; grant: Grant } | { ok: false; reused: boolean };
+export type RefreshOutcome = { ok: true; tokens: IssuedTokens; grant: Grant } | { ok: false; reused: boolean; otherResource?: boolean };
 
 const at = (hash: string) => `at:${hash}`;
 const rt = (hash: string) => `rt:${hash}`;
@@ -154,7 +154,7 @@ export class Grants {
    * A refresh: the refresh token is spent (single use, across replicas) and a new pair issued.
    * A refresh token presented a second time means it leaked: the whole grant is revoked.
    */
-  async refresh(token: string, clientId: string): Promise<RefreshOutcome> {
+  async refresh(token: string, clientId: string, resource?: string): Promise<RefreshOutcome> {
     if (!token.startsWith(REFRESH_PREFIX)) return { ok: false, reused: false };
     const hash = hashOf(token);
     const record = await this.store.get<TokenRecord>(rt(hash));
@@ -162,6 +162,8 @@ export class Grants {
     // A revoked grant answers the same every time; only a live one spends the token.
     const grant = await this.get(record.grantId);
     if (!grant) return { ok: false, reused: false };
+    // Checked before the token is spent: a request for another resource leaves the grant as it was.
+    if (resource !== undefined && resource !== grant.resource) return { ok: false, reused: false, otherResource: true };
     if (!(await this.store.claimOnce(`rtused:${hash}`, REFRESH_TTL_MS))) {
       await this.revoke(record.grantId);
       return { ok: false, reused: true };
