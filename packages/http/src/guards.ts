@@ -6,7 +6,7 @@ import { validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelc
 import { keyFingerprint, type Logger } from '@engage-mcp/shared';
 import type { Drain } from './drain.js';
 import type { ServiceMetrics } from './metrics.js';
-import type { OAuth } from './oauth/index.js';
+import { TOKEN_PREFIX, type OAuth } from './oauth/index.js';
 import { sendJson, type Refusal } from './respond.js';
 
 /** One request on its way through the guards; the key guard adds its key. */
@@ -100,6 +100,11 @@ function keyGuard({ metrics, oauth }: GuardDeps): Guard['check'] {
   return (exchange) => {
     if (exchange.auth) return undefined; // an OAuth access token, admitted by the OAuth guard
     const key = keyOf(exchange.req);
+    // One of our OAuth tokens in X-API-Key is no tenant key: it is never sent on to the API.
+    if (oauth && key?.startsWith(TOKEN_PREFIX)) {
+      metrics.refused.inc({ reason: 'no-key' });
+      return oauth.challenge(exchange, false);
+    }
     if (key !== undefined && oauth?.keyMode !== false) {
       exchange.key = key;
       exchange.keyId = keyFingerprint(key);

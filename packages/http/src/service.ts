@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
-import type { Domain, GuardStore, PaceKeeper, SpentStore, Telemetry } from '@engage-mcp/shared';
+import { keyFingerprint, type Domain, type GuardStore, type PaceKeeper, type SpentStore, type Telemetry } from '@engage-mcp/shared';
 import { Drain } from './drain.js';
 import { startEngines, type Engines } from './engines.js';
 import { Fairness } from './fairness.js';
@@ -130,7 +130,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const onKeyRefused = options.oauth ? { onKeyRefused: (key: string) => oauth?.keyRefused(key) } : {};
   const engines = startEngines({ ...options, ...onKeyRefused, slots: (keyId) => fairness.slotsOf(keyId) }, metrics, log);
   const endpoints = mcpEndpoints(options.catalogs, engines.engines, settings.maxBodyBytes, log);
-  oauth = options.oauth && startOAuth(options.oauth, settings, engines, log);
+  oauth = options.oauth && startOAuth(options.oauth, settings, engines, fairness, log);
   sessions = new Sessions(
     settings,
     () => {
@@ -156,8 +156,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   return { url: urlOf(server), server, metrics, close: () => (closing ??= closeService(parts)) };
 }
 
-/** OAuth's routes and guard; each endpoint offers the API scopes of its operations; a key is checked with one cheap read. */
-function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines, log: JsonLog): OAuth {
+/**
+ * OAuth's routes and guard; each endpoint offers the API scopes of its operations; a key is checked
+ * with one cheap read, in that key's upstream slots like any call (made-up keys posted on a consent
+ * page share the allowance of keys the API has not accepted, and never hold the pool).
+ */
+function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines, fairness: Fairness, log: JsonLog): OAuth {
   const scopesOf = (domains: Domain[]) => [...new Set(domains.flatMap((domain) => domain.operations.map((op) => op.scope)))];
   const scopesByPath = new Map([
     ['/mcp', scopesOf(settings.catalogs)],
@@ -168,7 +172,7 @@ function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines,
     try {
       await engines.client.request(
         { method: 'GET', path: probe?.path ?? '/api/user/v1/dashboard/tenant/list', safe: true, lookup: true },
-        { credentials: { apiKey } },
+        { credentials: { apiKey, slots: fairness.slotsOf(keyFingerprint(apiKey)) } },
       );
       return 'valid' as const;
     } catch (error) {

@@ -1,7 +1,8 @@
 // The authorization endpoint and its consent page: the request is checked (client, exact redirect
-// URI, PKCE S256, resource, scopes), kept server-side for 10 minutes (single use; the form carries
-// only its id and a CSRF token bound to a cookie), and a consent with a valid key makes a grant and
-// a code, sent back with state and iss (RFC 9207).
+// URI, PKCE S256, resource, scopes) and carried by its page's form, sealed under a key of the KEK
+// (10 minutes; bound to a cookie; nothing is stored for a page nobody answers, so opening pages
+// costs no memory), and a consent with a valid key makes a grant and a code (single use), sent back
+// with state and iss (RFC 9207).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientProblem, type Client } from './clients.js';
 import { type OAuthContext, normalResource } from './context.js';
@@ -11,6 +12,8 @@ import { BodyProblem, cookieOf, field, readForm, redirect, sendHtml } from './io
 import { consentPage, errorPage, isWriteScope } from './pages.js';
 
 export const PENDING_TTL_MS = 10 * 60 * 1000;
+/** The longest state carried (the sealed request must fit the consent form's 16 KiB). */
+const MAX_STATE = 2048;
 
 interface Pending {
   clientId: string;
@@ -23,6 +26,9 @@ interface Pending {
   requested: string[];
   csrf: string;
   cookieHash: string;
+  /** What the single use is claimed by. */
+  nonce: string;
+  expiresAt: number;
 }
 
 class Refused extends Error {
@@ -54,19 +60,19 @@ export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: 
   if (!given || !client.redirectUris.includes(given)) return sendHtml(res, 400, errorPage('The redirect URI is not one this client registered.'));
   const back = (code: string, description: string) => redirect(res, backTo(ctx, given, { error: code, error_description: description }, query.get('state')));
   try {
-    const pending = pendingFrom(ctx, client, given, query);
+    const record = pendingFrom(ctx, client, given, query);
     const cookie = newId();
     const secure = ctx.issuer().startsWith('https:');
-    await ctx.store.put(`pending:${pending.id}`, { ...pending.record, cookieHash: hashOf(cookie) }, PENDING_TTL_MS);
+    const pending: Pending = { ...record, cookieHash: hashOf(cookie), nonce: newId(), expiresAt: Date.now() + PENDING_TTL_MS };
     const setCookie = `${cookieName(secure)}=${cookie}; Path=/${secure ? '; Secure' : ''}; HttpOnly; SameSite=Strict; Max-Age=600`;
-    sendHtml(res, 200, renderConsent(pending.id, pending.record), { formTargets: [formTarget(given)], cookie: setCookie });
+    sendHtml(res, 200, renderConsent(ctx.consent.seal(pending), pending), { formTargets: [formTarget(given)], cookie: setCookie });
   } catch (error) {
     if (error instanceof Refused) return back(error.code, error.message);
     throw error;
   }
 }
 
-function pendingFrom(ctx: OAuthContext, client: Client, redirectUri: string, query: URLSearchParams): { id: string; record: Omit<Pending, 'cookieHash'> } {
+function pendingFrom(ctx: OAuthContext, client: Client, redirectUri: string, query: URLSearchParams): Omit<Pending, 'cookieHash' | 'nonce' | 'expiresAt'> {
   for (const name of ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge', 'code_challenge_method', 'resource']) {
     if (query.getAll(name).length > 1) throw new Refused('invalid_request', `${name} is given more than once`);
   }
@@ -82,12 +88,13 @@ function pendingFrom(ctx: OAuthContext, client: Client, redirectUri: string, que
   const requested = asked.filter((scope) => offered.includes(scope));
   if (asked.length > 0 && requested.length === 0) throw new Refused('invalid_scope', `none of the requested scopes is offered by ${resource}`);
   const state = query.get('state') ?? undefined;
+  if (state !== undefined && state.length > MAX_STATE) throw new Refused('invalid_request', `state is longer than ${MAX_STATE} characters`);
   const record = { clientId: client.clientId, clientName: client.clientName, redirectUri, codeChallenge: challenge, resource, offered, requested };
-  return { id: newId(), record: { ...record, ...(state !== undefined ? { state } : {}), csrf: newId() } };
+  return { ...record, ...(state !== undefined ? { state } : {}), csrf: newId() };
 }
 
 /** Write scopes are ticked only when the client asked for them; reads are ticked when asked, or when nothing was asked. */
-function renderConsent(id: string, pending: Omit<Pending, 'cookieHash'>, error?: string, ticked?: string[]): string {
+function renderConsent(id: string, pending: Pending, error?: string, ticked?: string[]): string {
   const checked = (scope: string) =>
     ticked ? ticked.includes(scope) : pending.requested.length > 0 ? pending.requested.includes(scope) : !isWriteScope(scope);
   return consentPage({
@@ -124,13 +131,17 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
     return sendHtml(res, 400, errorPage(error instanceof BodyProblem ? error.message : 'bad form'));
   }
   const id = field(form, 'request') ?? '';
-  const pending = /^[\w-]{1,64}$/.test(id) ? await ctx.store.get<Pending>(`pending:${id}`) : undefined;
+  const opened = ctx.consent.open<Pending>(id);
+  const pending = opened && opened.expiresAt > Date.now() ? opened : undefined;
   if (!pending) return sendHtml(res, 400, errorPage('This sign-in request is unknown or older than 10 minutes.'));
   const csrfProblem = forgery(ctx, req, form, pending);
   if (csrfProblem) return sendHtml(res, 403, errorPage(csrfProblem));
   const target = { formTargets: [formTarget(pending.redirectUri)] };
+  const used = `pendingused:${pending.nonce}`;
+  const answered = () => sendHtml(res, 400, errorPage('This sign-in request was already answered.'));
   if (field(form, 'decision') !== 'allow') {
-    if (!(await ctx.store.claimOnce(`pendingused:${id}`, PENDING_TTL_MS))) return sendHtml(res, 400, errorPage('This sign-in request was already answered.'));
+    // A decline stores nothing (it may be repeated harmlessly); one after the consent is refused.
+    if (await ctx.store.get(used)) return answered();
     return redirect(res, backTo(ctx, pending.redirectUri, { error: 'access_denied', error_description: 'the person declined' }, pending.state));
   }
   const ticked = form.getAll('scope').filter((scope) => pending.offered.includes(scope));
@@ -141,8 +152,7 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
   const check = await ctx.checkKey(key);
   if (check === 'invalid') return again('The API refused this key: it is invalid, revoked or expired. Check it in the tenant console.');
   if (check === 'unknown') return again('The key could not be checked just now (the API did not answer). Try again in a moment.');
-  if (!(await ctx.store.claimOnce(`pendingused:${id}`, PENDING_TTL_MS))) return sendHtml(res, 400, errorPage('This sign-in request was already answered.'));
-  await ctx.store.delete(`pending:${id}`);
+  if (!(await ctx.store.claimOnce(used, PENDING_TTL_MS))) return answered();
   const grant = await ctx.grants.create({
     clientId: pending.clientId,
     clientName: pending.clientName,

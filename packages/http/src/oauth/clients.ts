@@ -2,6 +2,7 @@
 // Client ID Metadata Documents (the client_id is an https URL whose document we fetch, with the
 // SSRF limits: https only, no loopback or private address, a size and a time limit, cached).
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { SECRET_PREFIX, hashOf, newId, newSecret, sameText } from './crypto.js';
@@ -114,8 +115,8 @@ export class Clients {
     const cached = this.cimdCache.get(url);
     if (cached && cached.until > Date.now()) return cached.client;
     const parsed = new URL(url);
-    if (parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
-      throw new ClientProblem('a client_id URL must be https, with a path, and no fragment or credentials');
+    if (url.length > 2000 || parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
+      throw new ClientProblem('a client_id URL must be https, at most 2000 characters, with a path, and no fragment or credentials');
     }
     const document = await fetchDocument(parsed, this.seams);
     if (document.client_id !== url) throw new ClientProblem('the client metadata document names another client_id');
@@ -142,7 +143,9 @@ function clientFrom(metadata: Record<string, unknown>, clientId: string, cimd: b
   if (grantTypes !== undefined && (!Array.isArray(grantTypes) || !grantTypes.includes('authorization_code'))) {
     throw new ClientProblem('grant_types must include authorization_code');
   }
-  const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() !== '' ? metadata.client_name.trim().slice(0, 100) : undefined;
+  // Shown on the consent page: no control, invisible or direction-changing characters (a name that reads as another).
+  const given = typeof metadata.client_name === 'string' ? metadata.client_name.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').trim() : '';
+  const name = given !== '' ? given.slice(0, 100) : undefined;
   return {
     clientId,
     clientName: name ?? (cimd ? new URL(clientId).hostname : 'an unnamed client'),
@@ -203,9 +206,22 @@ function fetchDocument(url: URL, seams: CimdSeams): Promise<Record<string, unkno
   if (isIP(host) && isBlockedAddress(host) && !seams.allowPrivateAddresses) {
     return Promise.reject(new ClientProblem('the client metadata URL points at a private or loopback address'));
   }
-  return new Promise((resolve, reject) => {
+  let req: ClientRequest | undefined;
+  let deadline: NodeJS.Timeout | undefined;
+  // 5 s for the whole document, not between bytes (the socket's own timeout): a server that
+  // trickles its body, or drops the connection after the headers, does not hold the request open.
+  const late = new Promise<never>((_, reject) => {
+    deadline = setTimeout(() => {
+      reject(new ClientProblem('the client metadata document did not arrive in time'));
+      req?.destroy();
+    }, CIMD_TIMEOUT_MS);
+  });
+  const fetched = new Promise<Record<string, unknown>>((resolve, reject) => {
     const options = { lookup: guardedLookup(seams.allowPrivateAddresses === true), timeout: CIMD_TIMEOUT_MS, headers: { accept: 'application/json' } };
-    const req = httpsRequest(url, { ...options, ...(seams.ca ? { ca: seams.ca } : {}) }, (res) => {
+    req = httpsRequest(url, { ...options, ...(seams.ca ? { ca: seams.ca } : {}) }, (res) => {
+      const cutOff = () => reject(new ClientProblem('the client metadata document was cut off'));
+      res.on('error', cutOff);
+      res.on('aborted', cutOff);
       if (res.statusCode !== 200) {
         res.resume();
         return reject(new ClientProblem(`the client metadata document answered ${res.statusCode}`));
@@ -215,11 +231,12 @@ function fetchDocument(url: URL, seams: CimdSeams): Promise<Record<string, unkno
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > CIMD_MAX_BYTES) {
-          req.destroy();
+          req?.destroy();
           reject(new ClientProblem(`the client metadata document is larger than ${CIMD_MAX_BYTES} bytes`));
         } else chunks.push(chunk);
       });
       res.on('end', () => {
+        if (!res.complete) return cutOff();
         try {
           const document = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
           if (typeof document !== 'object' || document === null || Array.isArray(document)) throw new Error('not an object');
@@ -229,10 +246,11 @@ function fetchDocument(url: URL, seams: CimdSeams): Promise<Record<string, unkno
         }
       });
     });
-    req.on('timeout', () => req.destroy(new ClientProblem('the client metadata document did not arrive in time')));
+    req.on('timeout', () => req?.destroy(new ClientProblem('the client metadata document did not arrive in time')));
     req.on('error', (error) =>
       reject(error instanceof ClientProblem ? error : new ClientProblem(`the client metadata document could not be fetched (${error.message})`)),
     );
     req.end();
   });
+  return Promise.race([fetched, late]).finally(() => clearTimeout(deadline));
 }

@@ -31,8 +31,10 @@ export async function answerConnections(ctx: OAuthContext, req: IncomingMessage,
   const key = (field(form, 'api_key') ?? '').trim();
   if (key === '') return sendHtml(res, 400, connectionsPage({ csrf, message: 'Enter the tenant API key.' }));
   const grants = await ctx.grants.ofKey(key);
-  const handle = newId();
-  await ctx.store.put(`connections:${hashOf(handle)}`, { keyIndex: ctx.grants.keyIndex(key) } satisfies Handle, HANDLE_TTL_MS);
+  // A handle only for a key that has connections (grants exist only for keys the API accepted):
+  // a made-up key stores nothing.
+  const handle = grants.length > 0 ? newId() : '';
+  if (handle) await ctx.store.put(`connections:${hashOf(handle)}`, { keyIndex: ctx.grants.keyIndex(key) } satisfies Handle, HANDLE_TTL_MS);
   sendHtml(res, 200, connectionsPage({ csrf, listing: { handle, grants } }));
 }
 

@@ -17,6 +17,8 @@ export interface OAuthContext {
   /** Our resources (public URL of /mcp and each /mcp/<domain>) → the API scopes their operations use. */
   scopesOf(resource: string): string[] | undefined;
   checkKey(tenantKey: string): Promise<KeyCheck>;
+  /** Consent requests travel sealed in their page's form, never stored (the page is free to open). */
+  consent: { seal(record: object): string; open<T>(sealed: string): T | undefined };
   log: Logger;
 }
 

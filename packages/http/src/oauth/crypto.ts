@@ -63,11 +63,27 @@ export function tokenWrapKey(token: string, grantId: string): Buffer {
 }
 
 /** Keys derived from the KEK, one per use, so the KEK itself wraps only data keys. */
-export function kekKeys(kek: Uint8Array): { wrap: Buffer; index: Buffer } {
+export function kekKeys(kek: Uint8Array): { wrap: Buffer; index: Buffer; consent: Buffer } {
   return {
     wrap: Buffer.from(hkdfSync('sha256', kek, 'engage-mcp oauth', 'data key wrap', 32)),
     index: Buffer.from(hkdfSync('sha256', kek, 'engage-mcp oauth', 'key index', 32)),
+    consent: Buffer.from(hkdfSync('sha256', kek, 'engage-mcp oauth', 'consent request', 32)),
   };
+}
+
+/** A consent request carried by its own page (sealed, so nothing is stored for a page nobody answers). */
+export function sealRecord(key: Uint8Array, record: object, purpose: string): string {
+  return seal(key, Buffer.from(JSON.stringify(record)), purpose);
+}
+
+export function openRecord<T>(key: Uint8Array, sealed: string, purpose: string): T | undefined {
+  const bytes = sealed.length <= 16 * 1024 && /^[\w-]+$/.test(sealed) ? open(key, sealed, purpose) : undefined;
+  if (!bytes) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8')) as T;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Which grants a tenant key made, looked up without storing the key or a plain hash of it. */

@@ -61,7 +61,7 @@ export interface Opened {
   expiresAt: number;
 }
 
-export type RefreshOutcome = { ok: true; tokens: IssuedTokens; grant: Grant } | { ok: false; reused: boolean };
+export type RefreshOutcome = { ok: true; tokens: IssuedTokens; grant: Grant } | { ok: false; reused: boolean; otherResource?: boolean };
 
 const at = (hash: string) => `at:${hash}`;
 const rt = (hash: string) => `rt:${hash}`;
@@ -115,7 +115,9 @@ export class Grants {
     return this.issue(grant, dataKey);
   }
 
-  private async issue(grant: Grant, dataKey: Buffer): Promise<IssuedTokens> {
+  private async issue(grant: Grant, dataKey: Buffer): Promise<IssuedTokens | undefined> {
+    // The grant lives as long as its newest refresh token; a grant revoked meanwhile stays revoked.
+    if (!(await this.store.replace(grantKey(grant.id), grant, REFRESH_TTL_MS))) return undefined;
     const access = newSecret(ACCESS_PREFIX);
     const refresh = newSecret(REFRESH_PREFIX);
     const now = Date.now();
@@ -127,7 +129,6 @@ export class Grants {
     });
     await this.store.put(at(hashOf(access)), record(access, ACCESS_TTL_MS), ACCESS_TTL_MS);
     await this.store.put(rt(hashOf(refresh)), record(refresh, REFRESH_TTL_MS), REFRESH_TTL_MS);
-    await this.store.put(grantKey(grant.id), grant, REFRESH_TTL_MS);
     return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TTL_MS / 1000, refresh_token: refresh, scope: grant.scopes.join(' ') };
   }
 
@@ -143,7 +144,8 @@ export class Grants {
     if (!tenantKey) return undefined;
     if (Date.now() - grant.lastUsedAt > LAST_USED_EVERY_MS) {
       grant.lastUsedAt = Date.now();
-      await this.store.put(grantKey(grant.id), grant, REFRESH_TTL_MS);
+      // Only over the live grant: one revoked since it was read stays revoked (and this token with it).
+      if (!(await this.store.replace(grantKey(grant.id), grant, REFRESH_TTL_MS))) return undefined;
     }
     return { grant, tenantKey: tenantKey.toString(), expiresAt: record.expiresAt };
   }
@@ -152,7 +154,7 @@ export class Grants {
    * A refresh: the refresh token is spent (single use, across replicas) and a new pair issued.
    * A refresh token presented a second time means it leaked: the whole grant is revoked.
    */
-  async refresh(token: string, clientId: string): Promise<RefreshOutcome> {
+  async refresh(token: string, clientId: string, resource?: string): Promise<RefreshOutcome> {
     if (!token.startsWith(REFRESH_PREFIX)) return { ok: false, reused: false };
     const hash = hashOf(token);
     const record = await this.store.get<TokenRecord>(rt(hash));
@@ -160,13 +162,16 @@ export class Grants {
     // A revoked grant answers the same every time; only a live one spends the token.
     const grant = await this.get(record.grantId);
     if (!grant) return { ok: false, reused: false };
+    // Checked before the token is spent: a request for another resource leaves the grant as it was.
+    if (resource !== undefined && resource !== grant.resource) return { ok: false, reused: false, otherResource: true };
     if (!(await this.store.claimOnce(`rtused:${hash}`, REFRESH_TTL_MS))) {
       await this.revoke(record.grantId);
       return { ok: false, reused: true };
     }
     const dataKey = open(tokenWrapKey(token, grant.id), record.wrap, grant.id);
-    if (!dataKey) return { ok: false, reused: false };
-    return { ok: true, tokens: await this.issue(grant, dataKey), grant };
+    const tokens = dataKey && (await this.issue(grant, dataKey));
+    if (!tokens) return { ok: false, reused: false };
+    return { ok: true, tokens, grant };
   }
 
   /** RFC 7009: an access or refresh token of this client ends its whole grant. Unknown tokens are not an error. */

@@ -22,7 +22,7 @@ import { answerConsent, showConsent } from './authorize.js';
 import { Clients, type CimdSeams } from './clients.js';
 import { answerConnections, showConnections } from './connections.js';
 import { type KeyCheck, type OAuthContext, normalResource } from './context.js';
-import { TOKEN_PREFIX } from './crypto.js';
+import { TOKEN_PREFIX, kekKeys, openRecord, sealRecord } from './crypto.js';
 import { Grants } from './grants.js';
 import { BodyProblem, OAuthErrorCode, sendHtml, sendOAuthError, sendWeb } from './io.js';
 import { errorPage, isWriteScope } from './pages.js';
@@ -73,6 +73,7 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
   let publicUrl = options.publicUrl?.replace(/\/+$/, '');
   const issuer = () => publicUrl as string;
   const resourceOf = (path: string) => `${issuer()}${path}`;
+  const consentKey = kekKeys(options.kek).consent;
   const ctx: OAuthContext = {
     store,
     grants: new Grants(store, options.kek),
@@ -83,6 +84,10 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
       return normalResource(resource).startsWith(`${issuer()}/`) ? deps.scopesByPath.get(path) : undefined;
     },
     checkKey: deps.checkKey,
+    consent: {
+      seal: (record) => sealRecord(consentKey, record, 'consent request'),
+      open: (sealed) => openRecord(consentKey, sealed, 'consent request'),
+    },
     log: deps.log,
   };
   const verifier = accessTokenVerifier(ctx);
@@ -186,7 +191,11 @@ function authorizationServerMetadata(issuer: string, scopes: string[]): OAuthMet
 async function serveRoute(ctx: OAuthContext, deps: OAuthDeps, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   if (!validateHostHeader(req.headers.host, deps.allowedHosts).ok) return sendOAuthError(res, 403, 'invalid_request', 'this Host is not served here');
   try {
-    if (path.startsWith('/.well-known/')) return await serveMetadata(ctx, deps, req, res);
+    if (path.startsWith('/.well-known/')) {
+      if (!['GET', 'HEAD', 'OPTIONS'].includes(req.method ?? ''))
+        return sendOAuthError(res, 405, 'invalid_request', 'the metadata documents are read with GET');
+      return await serveMetadata(ctx, deps, req, res);
+    }
     const route = `${req.method} ${path}`;
     if (req.method === 'OPTIONS') return preflight(res);
     if (route === 'GET /oauth/authorize') return await showConsent(ctx, req, res);

@@ -100,5 +100,9 @@ export function basicCredentials(req: IncomingMessage): { id: string; secret: st
   const [id, ...secret] = Buffer.from(match[1] as string, 'base64')
     .toString('utf8')
     .split(':');
-  return id ? { id: decodeURIComponent(id), secret: decodeURIComponent(secret.join(':')) } : undefined;
+  try {
+    return id ? { id: decodeURIComponent(id), secret: decodeURIComponent(secret.join(':')) } : undefined;
+  } catch {
+    return { id: '', secret: '' }; // not urlencoded: a client that authenticates as no one (401)
+  }
 }

@@ -5,6 +5,8 @@ import type { RedisClient } from '../redis.js';
 
 export interface OAuthStore {
   put(key: string, value: unknown, ttlMs: number): Promise<void>;
+  /** Writes only over a live record (false when it is gone): an update never brings back what was deleted meanwhile. */
+  replace(key: string, value: unknown, ttlMs: number): Promise<boolean>;
   get<T>(key: string): Promise<T | undefined>;
   delete(key: string): Promise<void>;
   /** True for the first caller only, across replicas (single use of codes and refresh tokens). */
@@ -36,6 +38,12 @@ export class MemoryOAuthStore implements OAuthStore {
 
   async put(key: string, value: unknown, ttlMs: number): Promise<void> {
     this.set(key, structuredClone(value), ttlMs);
+  }
+
+  async replace(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    if (!this.live(key)) return false;
+    this.set(key, structuredClone(value), ttlMs);
+    return true;
   }
 
   async get<T>(key: string): Promise<T | undefined> {
@@ -90,6 +98,10 @@ export class RedisOAuthStore implements OAuthStore {
 
   async put(key: string, value: unknown, ttlMs: number): Promise<void> {
     await this.redis.command(['SET', this.key(key), JSON.stringify(value), 'PX', Math.max(1, Math.ceil(ttlMs))]);
+  }
+
+  async replace(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    return (await this.redis.command(['SET', this.key(key), JSON.stringify(value), 'PX', Math.max(1, Math.ceil(ttlMs)), 'XX'])) === 'OK';
   }
 
   async get<T>(key: string): Promise<T | undefined> {

@@ -10,6 +10,7 @@ import { OAuthErrorCode, basicCredentials, field, readBody, readForm, sendOAuthE
 /** The client of a token or revocation request, authenticated (none, or its secret in the body or Basic). */
 async function clientOf(ctx: OAuthContext, req: IncomingMessage, form: URLSearchParams): Promise<Client | undefined> {
   const basic = basicCredentials(req);
+  if (basic?.id === '') return undefined;
   const id = basic?.id ?? field(form, 'client_id');
   if (basic && field(form, 'client_id') !== undefined && field(form, 'client_id') !== basic.id) return undefined;
   return ctx.clients.authenticate(id, basic?.secret ?? field(form, 'client_secret'));
@@ -50,15 +51,13 @@ async function exchangeCode(ctx: OAuthContext, res: ServerResponse, form: URLSea
 }
 
 async function refresh(ctx: OAuthContext, res: ServerResponse, form: URLSearchParams, client: Client): Promise<void> {
-  const outcome = await ctx.grants.refresh(field(form, 'refresh_token') ?? '', client.clientId);
+  const resource = field(form, 'resource');
+  const outcome = await ctx.grants.refresh(field(form, 'refresh_token') ?? '', client.clientId, resource === undefined ? undefined : normalResource(resource));
+  if (!outcome.ok && outcome.otherResource) return sendOAuthError(res, 400, 'invalid_target', "resource differs from the grant's");
   if (!outcome.ok) {
     if (outcome.reused) ctx.log.warn(`oauth: a rotated refresh token was used again; its grant is revoked (client ${client.clientId})`);
     const why = outcome.reused ? 'the refresh token was already used; the grant is revoked' : 'the refresh token is unknown, expired or revoked';
     return sendOAuthError(res, 400, OAuthErrorCode.InvalidGrant, why);
-  }
-  const resource = field(form, 'resource');
-  if (resource !== undefined && normalResource(resource) !== outcome.grant.resource) {
-    return sendOAuthError(res, 400, 'invalid_target', "resource differs from the grant's");
   }
   sendOAuthJson(res, 200, outcome.tokens);
 }
