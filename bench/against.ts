@@ -8,9 +8,10 @@
 // warm and over the first 100 calls of a fresh server, and the latency it adds to the same request
 // made directly.
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Pool } from 'undici';
 
@@ -19,6 +20,14 @@ const SIDES: readonly Side[] = ['this', 'other', 'reference'];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const FIRST_CALLS = 100;
+/**
+ * Calls made before a warm figure is measured. V8 optimizes a function after many calls, on its own
+ * threads (counted in the process's CPU): after 50 calls the figure still held that compiling, and
+ * ranked the servers by how much code they have rather than by what a call costs. The cold cost is
+ * the first-100 figure.
+ */
+const WARM_UP_CALLS = Number(process.env.BENCH_WARM_UP ?? 1000);
+const stateRoot = mkdtempSync(join(tmpdir(), 'engage-bench-'));
 const require = createRequire(import.meta.url);
 const referenceEntry = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
 
@@ -159,9 +168,12 @@ const DOMAINS = ['contact', 'campaign', 'inbox', 'channel', 'product', 'billing'
 /** One side's figures for one round. */
 async function measure(side: Side, root: string, sandboxes: Sandboxes, memoryFile: string, direct: Directs): Promise<Figures> {
   const entry = (domain: string) => (side === 'reference' ? referenceEntry : join(root, `packages/${domain}/dist/index.js`));
+  // Each server gets its own, empty state folder (the confirmed writes' journal and audit record):
+  // a folder shared by the rounds would grow, and make each write's cost depend on the ones before.
   const env = (which: keyof Sandboxes, extra: Record<string, string> = {}) => ({
     ENGAGE_BASE_URL: sandboxes[which].baseUrl,
     ENGAGE_API_KEY: sandboxes[which].key,
+    ENGAGE_STATE_DIR: mkdtempSync(join(stateRoot, 'state-')),
     MEMORY_FILE_PATH: memoryFile,
     ...extra,
   });
@@ -184,7 +196,7 @@ async function measure(side: Side, root: string, sandboxes: Sandboxes, memoryFil
     const server = serverProcess(entry(one.domain), env(one.sandbox, (one as Case).env));
     await server.open();
     const call = (index: number) => one.call(server, index + writes++);
-    await series(server, 50, call);
+    await series(server, WARM_UP_CALLS, call);
     const warm = await series(server, CALLS, call);
     out[`${one.name}: cpu`] = warm.cpuMs;
     out[`${one.name}: latency`] = warm.medianMs;
@@ -201,7 +213,7 @@ async function peerCpu(path: string, env: Record<string, string>): Promise<numbe
   const server = serverProcess(peerEntry, env);
   await server.open();
   const call = () => server.request('tools/call', { name: 'get', arguments: { path } });
-  await series(server, 50, call);
+  await series(server, WARM_UP_CALLS, call);
   const warm = await series(server, CALLS, call);
   server.close();
   return warm.cpuMs;
@@ -241,6 +253,7 @@ export async function benchAgainst(thisRoot: string, otherRoot: string, sandboxe
     }
   } finally {
     await direct.close();
+    rmSync(stateRoot, { recursive: true, force: true });
   }
   return report(figures, otherRoot);
 }
@@ -264,7 +277,7 @@ function report(figures: Record<Side, Figures[]>, otherRoot: string): string {
   const refCase = `${REFERENCE_CASE}: cpu`;
   return [
     `This checkout, ${otherRoot}, and the reference server (server-memory): medians of ${ROUNDS} rounds (the order rotating),`,
-    `${CALLS} warm calls per figure after 50 unmeasured, the first ${FIRST_CALLS} calls of a fresh server; CPU is the server process's, from /proc.`,
+    `${CALLS} warm calls per figure after ${WARM_UP_CALLS} unmeasured, the first ${FIRST_CALLS} calls of a fresh server; CPU is the server process's, from /proc.`,
     '',
     '| measure | this checkout | the other | × the other | reference | × reference |',
     '|---|---|---|---|---|---|',
