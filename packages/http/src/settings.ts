@@ -28,6 +28,8 @@ export interface OAuthSettings {
   kek: Uint8Array;
   publicUrl: string;
   keyMode: boolean;
+  /** ENGAGE_TRUSTED_PROXY_HOPS: how many proxies in front write X-Forwarded-For (0: none; the socket's address counts). */
+  trustedProxyHops: number;
 }
 
 export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: HttpSettings } | { ok: false; problems: string[] } {
@@ -70,7 +72,7 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
   const level = read('ENGAGE_LOG_LEVEL') ?? 'info';
   if (!['error', 'warn', 'info', 'debug'].includes(level)) problems.push('ENGAGE_LOG_LEVEL must be one of error, warn, info, debug.');
 
-  const oauth = readOAuthSettings(read, problems);
+  const oauth = readOAuthSettings(read, problems, integer('ENGAGE_TRUSTED_PROXY_HOPS', 0, 0, 10));
   const settings: HttpSettings = {
     host: read('ENGAGE_HTTP_HOST') ?? '127.0.0.1',
     port: integer('ENGAGE_HTTP_PORT', 8787, 0, 65_535),
@@ -91,7 +93,7 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
 }
 
 /** ENGAGE_OAUTH_KEK turns OAuth on; ENGAGE_PUBLIC_URL is then required (https; http only on loopback); ENGAGE_OAUTH_KEY_MODE=off refuses tenant keys. */
-function readOAuthSettings(read: (name: string) => string | undefined, problems: string[]): OAuthSettings | undefined {
+function readOAuthSettings(read: (name: string) => string | undefined, problems: string[], trustedProxyHops: number): OAuthSettings | undefined {
   const rawKek = read('ENGAGE_OAUTH_KEK');
   const rawUrl = read('ENGAGE_PUBLIC_URL');
   const keyMode = read('ENGAGE_OAUTH_KEY_MODE') ?? 'on';
@@ -108,7 +110,7 @@ function readOAuthSettings(read: (name: string) => string | undefined, problems:
       'ENGAGE_PUBLIC_URL must be set with ENGAGE_OAUTH_KEK: the public https origin clients reach (https://mcp.example.com); http only on localhost.',
     );
   }
-  return kek && publicUrl ? { kek, publicUrl, keyMode: keyMode === 'on' } : undefined;
+  return kek && publicUrl ? { kek, publicUrl, keyMode: keyMode === 'on', trustedProxyHops } : undefined;
 }
 
 function publicOrigin(raw: string): string | undefined {

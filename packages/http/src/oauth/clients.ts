@@ -21,6 +21,8 @@ export interface Client {
 
 export const REGISTRATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const REGISTRATIONS_PER_HOUR = 20;
+/** Client metadata documents fetched at once, across every caller. */
+const MAX_CIMD_FETCHES = 8;
 const CIMD_MAX_BYTES = 5 * 1024;
 const CIMD_TIMEOUT_MS = 5_000;
 const CIMD_CACHE_MS = 60 * 60 * 1000;
@@ -65,6 +67,7 @@ const DCR_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as con
 
 export class Clients {
   private readonly cimdCache = new Map<string, { client: Client; until: number }>();
+  private readonly fetching = new Map<string, Promise<Client>>();
 
   constructor(
     private readonly store: OAuthStore,
@@ -118,6 +121,19 @@ export class Clients {
     if (url.length > 2000 || parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
       throw new ClientProblem('a client_id URL must be https, at most 2000 characters, with a path, and no fragment or credentials');
     }
+    // Anyone can name a client_id URL: identical fetches share one, and only a few run at once, so
+    // the service cannot be made to send a flood of GETs to someone else's server.
+    const inFlight = this.fetching.get(url);
+    if (inFlight) return inFlight;
+    if (this.fetching.size >= MAX_CIMD_FETCHES) {
+      throw new ClientProblem('too many client metadata documents are being fetched right now; try again in a moment', 'temporarily_unavailable');
+    }
+    const fetched = this.clientFromDocument(url, parsed).finally(() => this.fetching.delete(url));
+    this.fetching.set(url, fetched);
+    return fetched;
+  }
+
+  private async clientFromDocument(url: string, parsed: URL): Promise<Client> {
     const document = await fetchDocument(parsed, this.seams);
     if (document.client_id !== url) throw new ClientProblem('the client metadata document names another client_id');
     if (document.client_secret !== undefined || (document.token_endpoint_auth_method ?? 'none') !== 'none') {

@@ -1,5 +1,6 @@
 // What every OAuth route shares: the store, grants and clients, the issuer, our resources and
 // their scopes, and the one cheap read that tells whether a tenant key is valid.
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from '@engage-mcp/shared';
 import type { Clients } from './clients.js';
 import type { Grants } from './grants.js';
@@ -17,6 +18,8 @@ export interface OAuthContext {
   /** Our resources (public URL of /mcp and each /mcp/<domain>) → the API scopes their operations use. */
   scopesOf(resource: string): string[] | undefined;
   checkKey(tenantKey: string): Promise<KeyCheck>;
+  /** Who is asking, for the limits on routes anyone may call (requester.ts). */
+  requester(req: Pick<IncomingMessage, 'headers' | 'socket'>): string;
   /** Consent requests travel sealed in their page's form, never stored (the page is free to open). */
   consent: { seal(record: object): string; open<T>(sealed: string): T | undefined };
   log: Logger;

@@ -27,6 +27,7 @@ import { Grants } from './grants.js';
 import { BodyProblem, OAuthErrorCode, sendHtml, sendOAuthError, sendWeb } from './io.js';
 import { errorPage, isWriteScope } from './pages.js';
 import { MemoryOAuthStore, type OAuthStore } from './store.js';
+import { requesterOf } from './requester.js';
 import { answerRegister, answerRevoke, answerToken } from './token.js';
 
 export { TOKEN_PREFIX } from './crypto.js';
@@ -42,6 +43,8 @@ export interface OAuthOptions {
   keyMode?: boolean;
   /** Redis for several replicas; in-process by default. */
   store?: OAuthStore;
+  /** How many proxies in front write X-Forwarded-For (requester.ts); 0 by default. */
+  trustedProxyHops?: number;
   /** Test seams for Client ID Metadata Document fetches (loopback, a test CA). Never from the environment. */
   cimd?: CimdSeams;
 }
@@ -84,6 +87,7 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
       return normalResource(resource).startsWith(`${issuer()}/`) ? deps.scopesByPath.get(path) : undefined;
     },
     checkKey: deps.checkKey,
+    requester: (req) => requesterOf(req, options.trustedProxyHops ?? 0),
     consent: {
       seal: (record) => sealRecord(consentKey, record, 'consent request'),
       open: (sealed) => openRecord(consentKey, sealed, 'consent request'),

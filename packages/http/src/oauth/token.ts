@@ -87,7 +87,7 @@ export async function answerRegister(ctx: OAuthContext, req: IncomingMessage, re
     return sendOAuthError(res, 400, 'invalid_client_metadata', 'the body is not JSON');
   }
   try {
-    sendOAuthJson(res, 201, await ctx.clients.register(body, req.socket.remoteAddress ?? 'unknown'));
+    sendOAuthJson(res, 201, await ctx.clients.register(body, ctx.requester(req)));
   } catch (error) {
     if (!(error instanceof ClientProblem)) throw error;
     sendOAuthError(res, error.code === 'temporarily_unavailable' ? 429 : 400, error.code, error.message);
