@@ -69,4 +69,10 @@ describe('malformed OAuth requests', () => {
     expect(page.html).toContain('<strong>Claudefdp.exe</strong>');
     for (const char of ['\u202E', '\u200B', '\u0007']) expect(page.html.includes(char)).toBe(false);
   });
+
+  it('a long client name is cut at 100 characters, never inside one (no half of an emoji left)', async () => {
+    const { client_name } = await register(service.url, { client_name: `${'a'.repeat(99)}😀😀` });
+    expect(client_name).toBe(`${'a'.repeat(99)}😀`);
+    expect(String(client_name)).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  });
 });

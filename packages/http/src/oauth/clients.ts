@@ -161,7 +161,7 @@ function clientFrom(metadata: Record<string, unknown>, clientId: string, cimd: b
   }
   // Shown on the consent page: no control, invisible or direction-changing characters (a name that reads as another).
   const given = typeof metadata.client_name === 'string' ? metadata.client_name.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').trim() : '';
-  const name = given !== '' ? given.slice(0, 100) : undefined;
+  const name = given !== '' ? Array.from(given).slice(0, 100).join('') : undefined;
   return {
     clientId,
     clientName: name ?? (cimd ? new URL(clientId).hostname : 'an unnamed client'),
