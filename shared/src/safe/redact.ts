@@ -105,7 +105,12 @@ function buildRedactor(secrets: readonly string[]): Redact {
       const runStart = at;
       while (at < text.length && isCandidate(text, at)) at++;
       if (at - runStart < minimum) continue;
-      for (const [start, end] of index.spans(skeleton(text, runStart, at), cutAtEnd && at === text.length)) found.push([start, end]);
+      for (const [start, end] of index.spans(skeleton(text, runStart, at, true), cutAtEnd && at === text.length)) found.push([start, end]);
+      // A `%` or `\` just before a form (or inside a run of one) is read as an escape with the form's
+      // first characters as its digits ("%a1b2…", "\\u0123…"): the run is read again as it is written.
+      if (hasEscapeStart(text, runStart, at)) {
+        for (const [start, end] of index.spans(skeleton(text, runStart, at, false), cutAtEnd && at === text.length)) found.push([start, end]);
+      }
     }
     found.push(...separatedSpans(text, index, cutAtEnd));
     return found.length === 0 ? text : replaceSpans(text, found);
@@ -300,7 +305,7 @@ interface Skeleton {
  * combining marks dropped, %XX, \xNN and \u00NN decoded, other letters folded to the ASCII they
  * stand for (NFKD, marks dropped: full-width, mathematical, accented), ASCII lowercased.
  */
-function skeleton(text: string, start: number, end: number): Skeleton {
+function skeleton(text: string, start: number, end: number, decode: boolean): Skeleton {
   const sk = emptySkeleton(end - start);
   for (let at = start; at < end; ) {
     const point = text.codePointAt(at) as number;
@@ -311,7 +316,7 @@ function skeleton(text: string, start: number, end: number): Skeleton {
     }
     let code = point;
     let consumed = width;
-    const escaped = point === 0x25 || point === 0x5c ? escapeAt(text, at, end) : undefined;
+    const escaped = decode && (point === 0x25 || point === 0x5c) ? escapeAt(text, at, end) : undefined;
     if (escaped) [code, consumed] = escaped;
     if (code >= 0x80 && code !== NO_MATCH) code = foldPoint(code);
     if (code === FOLD_SKIP) {
@@ -322,6 +327,15 @@ function skeleton(text: string, start: number, end: number): Skeleton {
     at += consumed;
   }
   return sk;
+}
+
+/** Whether text[start, end) holds a `%` or `\` (where an escape may begin). */
+function hasEscapeStart(text: string, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x25 || code === 0x5c) return true;
+  }
+  return false;
 }
 
 /** `%XX`, `\xNN` or `\uNNNN` at `at`: the character it stands for and the escape's length. */

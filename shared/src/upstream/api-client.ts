@@ -428,7 +428,10 @@ function attemptSignal(timeoutMs: number, callerSignal: AbortSignal | undefined)
     controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
   }, timeoutMs);
   const onCancel = () => controller.abort(callerSignal?.reason);
-  callerSignal?.addEventListener('abort', onCancel, { once: true });
+  // The caller may have cancelled while the attempt waited for its connection pool: an abort
+  // event that has already fired is never heard again (AbortSignal.any saw the aborted state).
+  if (callerSignal?.aborted) onCancel();
+  else callerSignal?.addEventListener('abort', onCancel, { once: true });
   return {
     signal: controller.signal,
     timedOut: () => timedOut,

@@ -1,0 +1,459 @@
+// Reference for test/review4-equivalence.test.ts: shared/src/safe/redact.ts as it was before c1b6274
+// (hash modulo a prime, every run with separators read), frozen. The redactor in use must give
+// exactly what this gives; change both together only when what is redacted is meant to change.
+// The key must never reach the model or a log, whatever the API echoes back. A hostile or buggy
+// API can return the key as it is, in other letter case, URL-encoded or \xNN / \u00NN escaped, hex
+// (also with separators between the pairs), base64 (in any of the three byte alignments), base32
+// (any of five), ROT13 or reversed, spaced out (one blank between characters), in full-width,
+// mathematical or other compatibility letters, with combining marks on its characters, or with
+// invisible characters between them. Every such form is found, and so is any run of MIN_RUN or
+// more characters of a form, so a fragment the API left is caught too. Redaction runs after
+// invisible characters are cleaned and before anything is cut; where a text had to be cut first
+// (a huge log message), the start of a form left at the cut is redacted as well. Every pass is
+// linear in the text's length.
+import { hiddenBmpTable, isHiddenCodePoint } from '../shared/src/safe/sanitize.js';
+
+export const REDACTED = '[redacted]';
+/** The shortest run of a key's form that is redacted: long enough that ids and words never match by chance. */
+const MIN_RUN = 12;
+/** The shortest start of a form that is redacted where a text was cut off. */
+const MIN_PREFIX_AT_CUT = 8;
+/** Keys shorter than this are not treated as secrets (they would match ordinary text). */
+const MIN_SECRET = 4;
+const HASH_BASE = 257;
+const HASH_MOD = 1_000_000_007;
+/** A skeleton character that matches no form (non-ASCII text). */
+const NO_MATCH = 0xffff;
+/** What a character folds to when it is dropped from the skeleton (a combining mark). */
+const FOLD_SKIP = 0xfffe;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** Redacts a text; `cutAtEnd`: the text was cut off, so it may end with the start of a form. */
+export type Redact = (text: string, options?: { cutAtEnd?: boolean }) => string;
+
+/**
+ * The forms a key can take in text, lowercased: the key, its hex, ROT13 and reversed, and the
+ * parts of its base64, base64url and base32 encodings that do not depend on the bytes around it,
+ * for each byte alignment the key can have inside a larger encoded blob.
+ */
+export function keyForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const forms = new Set([secret, bytes.toString('hex'), rot13(secret), [...secret].reverse().join('')]);
+  // Base32: 5 bits a character; with `shift` bytes before the key, the characters that mix in
+  // bits of the bytes around it are left out.
+  for (let shift = 0; shift < 5; shift++) {
+    const encoded = base32(Buffer.concat([Buffer.alloc(shift), bytes]));
+    forms.add(encoded.slice(Math.ceil((8 * shift) / 5), Math.floor((8 * (shift + bytes.length)) / 5)));
+  }
+  // With `shift` bytes before the key, the first 0, 2 or 3 characters mix in those bytes, and
+  // the characters after the last whole group of three depend on the bytes after it.
+  const firstStable = [0, 2, 3];
+  for (let shift = 0; shift < 3; shift++) {
+    const padded = Buffer.concat([Buffer.alloc(shift), bytes]);
+    const end = Math.floor(padded.length / 3) * 4;
+    for (const encoding of ['base64', 'base64url'] as const) forms.add(padded.toString(encoding).slice(firstStable[shift], end));
+  }
+  return [...forms].map((form) => form.toLowerCase());
+}
+
+function base32(bytes: Buffer): string {
+  let out = '';
+  let value = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    value = ((value << 8) | byte) & 0xfff;
+    bits += 8;
+    for (; bits >= 5; bits -= 5) out += BASE32[(value >>> (bits - 5)) & 31];
+  }
+  return bits > 0 ? out + BASE32[(value << (5 - bits)) & 31] : out;
+}
+
+function rot13(text: string): string {
+  return text.replace(/[a-z]/gi, (char) => {
+    const base = char <= 'Z' ? 0x41 : 0x61;
+    return String.fromCharCode(((char.charCodeAt(0) - base + 13) % 26) + base);
+  });
+}
+
+/**
+ * Replaces every form of the secrets (see above) with [redacted]. Linear in the text's length.
+ * Built on first use: a server that is never called does not pay for it at start-up.
+ */
+export function keyRedactor(secrets: readonly string[]): Redact {
+  let built: Redact | undefined;
+  return (text, options) => (built ??= buildRedactor(secrets))(text, options);
+}
+
+function buildRedactor(secrets: readonly string[]): Redact {
+  const usable = secrets.filter((secret) => secret.length >= MIN_SECRET);
+  if (usable.length === 0) return (text) => text;
+  const window = Math.min(MIN_RUN, ...usable.map((secret) => secret.length));
+  const forms = usable
+    .flatMap(keyForms)
+    .filter((form) => form.length >= window)
+    .map((form) => Uint16Array.from(form, (char) => char.charCodeAt(0)));
+  const index = new WindowIndex(forms, window);
+  const isCandidate = candidateTest(forms);
+  const minimum = Math.min(window, MIN_PREFIX_AT_CUT);
+
+  return (text, options = {}) => {
+    if (text.length < minimum) return text;
+    const cutAtEnd = options.cutAtEnd === true;
+    const found: Array<[number, number]> = [];
+    // Most text holds no long run of the characters a form is made of: only the runs that could
+    // hold one (with %XX, escapes, marks and invisible characters inside) are scanned.
+    for (let at = 0; at < text.length; ) {
+      while (at < text.length && !isCandidate(text, at)) at++;
+      const runStart = at;
+      while (at < text.length && isCandidate(text, at)) at++;
+      if (at - runStart < minimum) continue;
+      for (const [start, end] of index.spans(skeleton(text, runStart, at, true), cutAtEnd && at === text.length)) found.push([start, end]);
+      // A `%` or `\` just before a form (or inside a run of one) is read as an escape with the form's
+      // first characters as its digits ("%a1b2…", "\\u0123…"): the run is read again as it is written.
+      if (hasEscapeStart(text, runStart, at)) {
+        for (const [start, end] of index.spans(skeleton(text, runStart, at, false), cutAtEnd && at === text.length)) found.push([start, end]);
+      }
+    }
+    found.push(...separatedSpans(text, index, cutAtEnd));
+    return found.length === 0 ? text : replaceSpans(text, found);
+  };
+}
+
+const BLANK = '[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]';
+const UNIT = '[\\ud800-\\udbff]?\\S';
+/**
+ * Forms with a separator between their hex pairs or characters, which breaks the runs the main
+ * scan reads: a cheap seed (3 hex pairs, or 5 characters, each with one separator or blank
+ * between) finds where one may start, and the run from there is read whole. Quantified groups
+ * over the whole text were measured several times slower than the seeds.
+ */
+const SEPARATED = [
+  {
+    hex: true,
+    seed: /[0-9a-f]{2}(?:, |[\t :,._/|-])(?:0x)?[0-9a-f]{2}(?:, |[\t :,._/|-])(?:0x)?[0-9a-f]{2}/gi,
+    run: /(?:(?:0x)?[0-9a-f]{2}(?:, |[\t :,._/|-]))*(?:0x)?[0-9a-f]{2}/iy,
+  },
+  { hex: false, seed: new RegExp(`${UNIT}${BLANK}`.repeat(4) + UNIT, 'g'), run: new RegExp(`(?:${UNIT}${BLANK})*${UNIT}`, 'y') },
+];
+
+/** Spans of forms written with separators (see SEPARATED). */
+function separatedSpans(text: string, index: WindowIndex, cutAtEnd: boolean): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  for (const { hex, seed, run } of SEPARATED) {
+    seed.lastIndex = 0;
+    for (let hit = seed.exec(text); hit !== null; hit = seed.exec(text)) {
+      const start = hex && /^0x$/i.test(text.slice(Math.max(0, hit.index - 2), hit.index)) ? hit.index - 2 : hit.index;
+      run.lastIndex = start;
+      const whole = (run.exec(text) as RegExpExecArray)[0];
+      seed.lastIndex = start + whole.length;
+      const atEnd = cutAtEnd && text.length - seed.lastIndex <= 1;
+      found.push(...index.spans(separatedSkeleton(start, whole, hex), atEnd));
+    }
+  }
+  return found;
+}
+
+/**
+ * Which characters can be part of a form as the skeleton reads it: the forms' own, hex digits,
+ * the escapes' `%`, `\`, `x` and `u`, invisible characters, combining marks, and letters that
+ * fold to one of those. An ASCII table and the shared table of invisible characters (a redactor
+ * is built once per call in remote mode, so it copies no 64K table).
+ */
+function candidateTest(forms: Uint16Array[]): (text: string, at: number) => boolean {
+  const hidden = hiddenBmpTable();
+  const ascii = new Uint8Array(128);
+  const formChars = new Set<number>();
+  for (const form of forms) for (const code of form) formChars.add(code);
+  for (const char of '%\\xu0123456789abcdef') formChars.add(char.charCodeAt(0));
+  for (const code of formChars) {
+    if (code >= 128) continue;
+    ascii[code] = 1;
+    ascii[String.fromCharCode(code).toUpperCase().charCodeAt(0)] = 1;
+  }
+  const foldsToCandidate = (point: number) => {
+    const folded = foldPoint(point);
+    return folded === FOLD_SKIP || (folded < 128 && ascii[folded] === 1);
+  };
+  return (text, at) => {
+    const code = text.charCodeAt(at);
+    if (code < 128) return ascii[code] === 1 || hidden[code] === 1;
+    if (code < 0xd800 || code > 0xdfff) return hidden[code] === 1 || formChars.has(code) || foldsToCandidate(code);
+    const point = text.codePointAt(code >= 0xdc00 && at > 0 ? at - 1 : at) as number;
+    return isHiddenCodePoint(point) || foldsToCandidate(point);
+  };
+}
+
+/** `text` with the spans (merged where they overlap) replaced by [redacted]. */
+function replaceSpans(text: string, spans: Array<[number, number]>): string {
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let last = 0;
+  for (const [start, end] of spans) {
+    if (end <= last) continue;
+    out += start > last ? `${text.slice(last, start)}${REDACTED}` : last === 0 ? REDACTED : '';
+    last = end;
+  }
+  return out + text.slice(last);
+}
+
+/** Every window of `window` characters of the forms, by rolling hash, for a linear scan. */
+class WindowIndex {
+  private readonly windows = new Map<number, number[]>();
+  private readonly topPower: number;
+
+  constructor(
+    private readonly forms: Uint16Array[],
+    private readonly window: number,
+  ) {
+    let power = 1;
+    for (let step = 1; step < window; step++) power = (power * HASH_BASE) % HASH_MOD;
+    this.topPower = power;
+    forms.forEach((form, formIndex) => {
+      let hash = 0;
+      for (let at = 0; at < form.length; at++) {
+        hash = this.roll(hash, form[at] as number, at >= window ? (form[at - window] as number) : -1);
+        if (at < window - 1) continue;
+        const list = this.windows.get(hash) ?? [];
+        list.push(formIndex, at - window + 1);
+        this.windows.set(hash, list);
+      }
+    });
+  }
+
+  /** Spans [start, end) of the text to redact: runs of a form of at least `window` characters, and with `atEnd` a form's start at the end. */
+  spans({ codes, from, to, length }: Skeleton, atEnd: boolean): Array<[number, number]> {
+    const spans: Array<[number, number]> = [];
+    let start = 0;
+    let hash = -1;
+    while (start + this.window <= length) {
+      if (hash < 0) {
+        hash = 0;
+        for (let offset = 0; offset < this.window; offset++) hash = this.roll(hash, codes[start + offset] as number, -1);
+      }
+      const candidates = this.windows.get(hash);
+      const run = candidates ? this.longestRun(codes, length, start, candidates) : 0;
+      if (run > 0) {
+        spans.push([from[start] as number, to[start + run - 1] as number]);
+        start += run;
+        hash = -1;
+        continue;
+      }
+      if (start + this.window < length) hash = this.roll(hash, codes[start + this.window] as number, codes[start] as number);
+      start++;
+    }
+    if (atEnd) {
+      const size = this.startOfFormAtEnd(codes, length);
+      const covered = spans.length > 0 ? (spans[spans.length - 1] as [number, number])[1] : 0;
+      if (size > 0 && (from[length - size] as number) >= covered) spans.push([from[length - size] as number, to[length - 1] as number]);
+    }
+    return spans;
+  }
+
+  /** Adds `incoming` to a rolling hash, dropping `outgoing` (-1: none) from its front. */
+  private roll(hash: number, incoming: number, outgoing: number): number {
+    let next = hash;
+    if (outgoing >= 0) next = (next - ((outgoing * this.topPower) % HASH_MOD) + HASH_MOD) % HASH_MOD;
+    return (next * HASH_BASE + incoming) % HASH_MOD;
+  }
+
+  /** The longest run of a form starting at `start` (0 if the hash hit was a collision). */
+  private longestRun(codes: Uint16Array, length: number, start: number, candidates: number[]): number {
+    let best = 0;
+    for (let at = 0; at < candidates.length; at += 2) {
+      const form = this.forms[candidates[at] as number] as Uint16Array;
+      const offset = candidates[at + 1] as number;
+      let run = 0;
+      while (start + run < length && offset + run < form.length && codes[start + run] === form[offset + run]) run++;
+      if (run >= this.window && run > best) best = run;
+    }
+    return best;
+  }
+
+  /** The length of the longest start of a form (at least MIN_PREFIX_AT_CUT) that the skeleton ends with; 0 if none. */
+  private startOfFormAtEnd(codes: Uint16Array, length: number): number {
+    let best = 0;
+    for (const form of this.forms) {
+      for (let size = Math.min(form.length, length); size >= MIN_PREFIX_AT_CUT && size > best; size--) {
+        let same = true;
+        for (let at = 0; at < size && same; at++) same = codes[length - size + at] === form[at];
+        if (same) best = size;
+      }
+    }
+    return best;
+  }
+}
+
+/** Text as the forms are compared with it: each character remembers the span [from, to) of the text it came from. */
+interface Skeleton {
+  codes: Uint16Array;
+  from: Int32Array;
+  to: Int32Array;
+  length: number;
+}
+
+/**
+ * `text` from `start` to `end` as the forms are compared with it: invisible characters and
+ * combining marks dropped, %XX, \xNN and \u00NN decoded, other letters folded to the ASCII they
+ * stand for (NFKD, marks dropped: full-width, mathematical, accented), ASCII lowercased.
+ */
+function skeleton(text: string, start: number, end: number, decode: boolean): Skeleton {
+  const sk = emptySkeleton(end - start);
+  for (let at = start; at < end; ) {
+    const point = text.codePointAt(at) as number;
+    const width = point > 0xffff ? 2 : 1;
+    if (point < 0x80 ? (point < 0x20 && point !== 0x09 && point !== 0x0a) || point === 0x7f : isHiddenCodePoint(point)) {
+      at += width;
+      continue;
+    }
+    let code = point;
+    let consumed = width;
+    const escaped = decode && (point === 0x25 || point === 0x5c) ? escapeAt(text, at, end) : undefined;
+    if (escaped) [code, consumed] = escaped;
+    if (code >= 0x80 && code !== NO_MATCH) code = foldPoint(code);
+    if (code === FOLD_SKIP) {
+      at += consumed;
+      continue;
+    }
+    push(sk, code, at, at + consumed);
+    at += consumed;
+  }
+  return sk;
+}
+
+/** Whether text[start, end) holds a `%` or `\` (where an escape may begin). */
+function hasEscapeStart(text: string, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x25 || code === 0x5c) return true;
+  }
+  return false;
+}
+
+/** `%XX`, `\xNN` or `\uNNNN` at `at`: the character it stands for and the escape's length. */
+function escapeAt(text: string, at: number, end: number): [number, number] | undefined {
+  const percent = text.charCodeAt(at) === 0x25;
+  const kind = percent ? 0 : text.charCodeAt(at + 1);
+  const digitsAt = percent ? at + 1 : at + 2;
+  const digits = percent || kind === 0x78 ? 2 : kind === 0x75 ? 4 : 0;
+  if (digits === 0 || digitsAt + digits > end) return undefined;
+  let value = 0;
+  for (let offset = 0; offset < digits; offset++) {
+    const digit = hexValue(text.charCodeAt(digitsAt + offset));
+    if (digit < 0) return undefined;
+    value = value * 16 + digit;
+  }
+  // A %XX or \xNN byte past ASCII is part of an encoded character, not a character of its own.
+  return [digits === 2 && value >= 0x80 ? NO_MATCH : value, digitsAt + digits - at];
+}
+
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
+
+/**
+ * A run of SEPARATED found at `offset`: of hex pairs (`hex`: its hex digits, so it compares with
+ * the hex form exactly as hex without separators does), or of spaced-out characters (folded as in skeleton).
+ */
+function separatedSkeleton(offset: number, match: string, hex: boolean): Skeleton {
+  const sk = emptySkeleton(match.length);
+  let unitStart = -1;
+  for (let at = 0; at < match.length; ) {
+    const point = match.codePointAt(at) as number;
+    const width = point > 0xffff ? 2 : 1;
+    if (hex && point === 0x30 && (match.charCodeAt(at + 1) | 0x20) === 0x78) {
+      unitStart = at; // a 0x prefix: redacted with the pair it stands before
+      at += 2;
+      continue;
+    }
+    if (hex ? isHex(point) : !isBlank(point)) {
+      let code = point >= 0x80 ? foldPoint(point) : point;
+      if (code === FOLD_SKIP) code = NO_MATCH;
+      push(sk, code, offset + (unitStart >= 0 ? unitStart : at), offset + at + width);
+      unitStart = -1;
+    }
+    at += width;
+  }
+  return sk;
+}
+
+/** Runs up to this long share one skeleton's buffers; a longer one gets its own, so a huge text's is not kept. */
+const SHARED_SKELETON_SIZE = 4096;
+const sharedSkeleton = newSkeleton(SHARED_SKELETON_SIZE);
+
+// Every skeleton is read (WindowIndex.spans) before the next is built, so one set of buffers serves
+// them all: a call redacts each string of its data, and allocating three arrays per run showed in profiles.
+function emptySkeleton(size: number): Skeleton {
+  if (size > SHARED_SKELETON_SIZE) return newSkeleton(size);
+  sharedSkeleton.length = 0;
+  return sharedSkeleton;
+}
+
+function newSkeleton(size: number): Skeleton {
+  return { codes: new Uint16Array(size), from: new Int32Array(size), to: new Int32Array(size), length: 0 };
+}
+
+function push(sk: Skeleton, code: number, from: number, to: number): void {
+  sk.codes[sk.length] = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+  sk.from[sk.length] = from;
+  sk.to[sk.length] = to;
+  sk.length++;
+}
+
+function isBlank(point: number): boolean {
+  return (
+    point === 0x09 ||
+    point === 0x20 ||
+    point === 0xa0 ||
+    point === 0x1680 ||
+    (point >= 0x2000 && point <= 0x200a) ||
+    point === 0x202f ||
+    point === 0x205f ||
+    point === 0x3000
+  );
+}
+
+// What each non-ASCII character folds to, worked out on first sight: BMP in a table, the rest in a bounded map.
+const MARK = /^\p{M}$/u;
+const MARKS = /\p{M}/gu;
+let bmpFolds: Uint16Array | undefined;
+const astralFolds = new Map<number, number>();
+
+/** The ASCII character NFKD takes a character to once marks are dropped; FOLD_SKIP for a mark; NO_MATCH otherwise. */
+function foldPoint(point: number): number {
+  if (point < 0x10000) {
+    bmpFolds ??= new Uint16Array(0x10000);
+    const known = bmpFolds[point] as number;
+    if (known !== 0) return known;
+    const folded = computeFold(point);
+    bmpFolds[point] = folded;
+    return folded;
+  }
+  const known = astralFolds.get(point);
+  if (known !== undefined) return known;
+  const folded = computeFold(point);
+  if (astralFolds.size < 4096) astralFolds.set(point, folded);
+  return folded;
+}
+
+function computeFold(point: number): number {
+  const char = String.fromCodePoint(point);
+  if (MARK.test(char)) return FOLD_SKIP;
+  const base = char.normalize('NFKD').replace(MARKS, '');
+  const code = base.charCodeAt(0);
+  return base.length === 1 && code > 0x20 && code < 0x7f ? code : NO_MATCH;
+}
+
+function isHex(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
+}
+
+// Credentials of any kind in log text (a header echoed in an error), not just our key.
+const CREDENTIAL_VALUE = /(bearer\s+|x-api-key["':=\s]+)[^\s"',]+/gi;
+
+/** For log lines: the key in every form, and any Bearer or x-api-key value. */
+export function logRedactor(secrets: readonly string[]): Redact {
+  const redactKey = keyRedactor(secrets);
+  return (text, options) => redactKey(text, options).replace(CREDENTIAL_VALUE, `$1${REDACTED}`);
+}
