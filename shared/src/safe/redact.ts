@@ -158,8 +158,8 @@ function separatedSpans(text: string, index: WindowIndex, cutAtEnd: boolean): Ar
 /**
  * Which characters can be part of a form as the skeleton reads it: the forms' own, hex digits,
  * the escapes' `%`, `\`, `x` and `u`, invisible characters, combining marks, and letters that
- * fold to one of those. An ASCII table and the shared table of invisible characters (a redactor
- * is built once per call in remote mode, so it copies no 64K table).
+ * fold to one of those. An ASCII table and the shared table of invisible characters (remote mode
+ * builds a redactor for each key it serves, so none copies a 64K table).
  */
 function candidateTest(forms: Uint16Array[]): (text: string, at: number) => boolean {
   const hidden = hiddenBmpTable();
@@ -205,7 +205,8 @@ function replaceSpans(text: string, spans: Array<[number, number]>): string {
  */
 class WindowIndex {
   private readonly windows = new Map<number, number[]>();
-  private readonly filter = new Uint8Array(1 << FILTER_BITS);
+  /** One bit per value of a hash's low FILTER_BITS bits (8 KB): set where some window of a form has it. */
+  private readonly filter = new Uint32Array(1 << (FILTER_BITS - 5));
   private readonly topPower: number;
 
   constructor(
@@ -223,7 +224,8 @@ class WindowIndex {
         const list = this.windows.get(hash) ?? [];
         list.push(formIndex, at - window + 1);
         this.windows.set(hash, list);
-        this.filter[hash & ((1 << FILTER_BITS) - 1)] = 1;
+        const slot = (hash >>> 5) & ((1 << (FILTER_BITS - 5)) - 1);
+        this.filter[slot] = (this.filter[slot] as number) | (1 << (hash & 31));
       }
     });
   }
@@ -240,7 +242,8 @@ class WindowIndex {
         for (let offset = 0; offset < this.window; offset++) hash = this.roll(hash, codes[start + offset] as number, -1);
         hashed = true;
       }
-      const candidates = this.filter[hash & ((1 << FILTER_BITS) - 1)] === 1 ? this.windows.get(hash) : undefined;
+      const filtered = ((this.filter[(hash >>> 5) & ((1 << (FILTER_BITS - 5)) - 1)] as number) >>> (hash & 31)) & 1;
+      const candidates = filtered === 1 ? this.windows.get(hash) : undefined;
       const run = candidates ? this.longestRun(codes, length, start, candidates) : 0;
       if (run > 0) {
         spans.push([from[start] as number, to[start + run - 1] as number]);

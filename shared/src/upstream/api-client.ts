@@ -242,9 +242,9 @@ export class ApiClient {
     // A write, once it leaves, is not abandoned when the host cancels: it runs to its answer within
     // its deadline, so the server learns (and remembers) whether it was carried out. A host that
     // times out and asks again is then told about the first attempt instead of sending twice.
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     const deadline = attemptSignal(timeoutMs, req.safe ? callerSignal : undefined);
     const { signal } = deadline;
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     let written = false;
     let sent = false;
     try {
