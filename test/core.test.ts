@@ -44,6 +44,8 @@ describe('configuration', () => {
     [{ ENGAGE_BASE_URL: 'not a url' }, /not a URL/],
     [{ ENGAGE_BASE_URL: 'https://u:p@api.example.com' }, /no credentials/],
     [{ ENGAGE_AUTH_HEADER: 'basic' }, /ENGAGE_AUTH_HEADER must be one of x-api-key, bearer/],
+    [{ ENGAGE_API_KEY: 'eng_live_4C2M1€R€m0123' }, /ENGAGE_API_KEY contains characters beyond ASCII/],
+    [{ ENGAGE_API_KEY: 'eng_live_ｆｕｌｌｗｉｄｔｈ' }, /ENGAGE_API_KEY contains characters beyond ASCII/],
     [{ ENGAGE_TIMEOUT_MS: '5s' }, /ENGAGE_TIMEOUT_MS must be a whole number/],
     [{ ENGAGE_CONFIRM: 'sometimes' }, /ENGAGE_CONFIRM must be one of destructive, all, none/],
     [{ ENGAGE_READ_ONLY: 'maybe' }, /ENGAGE_READ_ONLY must be true or false/],

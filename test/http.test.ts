@@ -168,6 +168,18 @@ describe('tenants and keys', () => {
     await expect(connect('v2-legacy', '/mcp/contact', undefined)).rejects.toThrow();
   });
 
+  it('a key with characters beyond ASCII is no key (401): nothing is sent with a key the redactor could not recognise', async () => {
+    const tries: Array<Record<string, string>> = [{ 'x-api-key': 'eng_live_caf\u00e9' }, { authorization: 'Bearer eng_live_caf\u00e9' }];
+    for (const headers of tries) {
+      const response = await fetch(new URL('/mcp/contact', service.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
+      expect(response.status).toBe(401);
+    }
+  });
+
   it("two tenants' keys at once: each sees only its own contacts", async () => {
     const [a, b] = await Promise.all([connect('v2-modern', '/mcp', sandbox.keys.full), connect('v1', '/mcp', sandbox.keys.otherTenant)]);
     const list = (client: TestClient) => client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', limit: 100 } });

@@ -178,11 +178,11 @@ function deadlineGuard({ settings, metrics, log }: GuardDeps): Guard['check'] {
   };
 }
 
-/** The tenant's key: Authorization: Bearer …, else X-API-Key. A value with spaces or control characters is no key. */
+/** The tenant's key: Authorization: Bearer …, else X-API-Key. A value with anything but printable ASCII is no key (the API's keys are ASCII, and the redactor knows their forms in ASCII only). */
 export function keyOf(req: IncomingMessage): string | undefined {
   const authorization = req.headers.authorization;
   const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   const header = req.headers['x-api-key'];
   const key = bearer ?? (typeof header === 'string' ? header.trim() : undefined);
-  return key && !/[\s\p{Cc}]/u.test(key) && key.length <= 1024 ? key : undefined;
+  return key && /^[\x21-\x7e]+$/.test(key) && key.length <= 1024 ? key : undefined;
 }

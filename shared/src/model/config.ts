@@ -150,6 +150,8 @@ export function loadConfig(
   const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
   if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
   else if (/[\s\p{Cc}]/u.test(apiKey)) problems.push('ENGAGE_API_KEY contains spaces or control characters: paste the key exactly as the console showed it.');
+  // The API's keys are ASCII; the redactor recognises the key's forms in ASCII only (redact.ts).
+  else if (/[^\x21-\x7e]/.test(apiKey)) problems.push('ENGAGE_API_KEY contains characters beyond ASCII: paste the key exactly as the console showed it.');
 
   const baseUrl = parseBaseUrl(read('ENGAGE_BASE_URL'), problems);
 
