@@ -218,6 +218,32 @@ describe('codex (TOML)', () => {
     expect(merged).not.toMatch(/[^\r]\n/);
   });
 
+  it('keeps a comment after a value it rewrites, and the line endings, a multi-line array included', () => {
+    const existing = [
+      '[mcp_servers.engage-contact]',
+      'command = "node"   # the old launcher',
+      'args = [',
+      '  "old.js",',
+      ']  # one file',
+      '',
+      '[mcp_servers.engage-contact.env]',
+      "ENGAGE_BASE_URL = 'https://old.example.com' # staging",
+    ].join('\n');
+    const merged = mergeTomlConfig(
+      existing,
+      { 'engage-contact': { command: 'npx', args: ['-y', '@engage-mcp/contact'], env: { ENGAGE_BASE_URL: BASE_URL } } },
+      'config.toml',
+    );
+    expect(merged).toContain('command = "npx"   # the old launcher\n');
+    expect(merged).toContain('args = ["-y", "@engage-mcp/contact"]  # one file\n');
+    expect(merged).toMatch(/ENGAGE_BASE_URL = "[^"]+" # staging$/);
+    expect((parseToml(merged) as Record<string, any>).mcp_servers['engage-contact']).toEqual({
+      command: 'npx',
+      args: ['-y', '@engage-mcp/contact'],
+      env: { ENGAGE_BASE_URL: BASE_URL },
+    });
+  });
+
   it.each([
     ['an unclosed string', 'model = "o3\n'],
     ['an unclosed multi-line string', 'instructions = """\nnever closed\n'],

@@ -14,6 +14,8 @@ interface Statement {
   end: number;
   /** header: the table's path; keyval: the (dotted) key. */
   keys: string[];
+  /** keyval: where its value ends (what follows, blanks and a comment, stays when the value is replaced). */
+  valueEnd?: number;
   arrayTable?: boolean;
 }
 
@@ -168,8 +170,9 @@ export function scanToml(text: string): Statement[] {
       i++;
       skipSpaces();
       value();
+      const valueEnd = i;
       endOfLine();
-      statements.push({ kind: 'keyval', start, end: i, keys });
+      statements.push({ kind: 'keyval', start, end: i, keys, valueEnd });
     }
   }
   return statements;
@@ -252,10 +255,11 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
         continue;
       }
       const indent = /^[ \t]*/.exec(text.slice(statement.start))?.[0] ?? '';
-      const replacement = line(key, value, indent);
-      // A value on the file's last line may have no newline: keep it that way.
-      const ending = /\r?\n$/.test(text.slice(statement.start, statement.end)) ? replacement : replacement.replace(/\r?\n$/, '');
-      if (text.slice(statement.start, statement.end) !== ending) edits.push([statement.start, statement.end - statement.start, ending]);
+      // Only the key and its value are rewritten: blanks and a comment after the value stay, and
+      // so does the line's ending (a value on the file's last line may have none).
+      const valueEnd = statement.valueEnd ?? statement.end;
+      const replacement = line(key, value, indent).replace(/\r?\n$/, '');
+      if (text.slice(statement.start, valueEnd) !== replacement) edits.push([statement.start, valueEnd - statement.start, replacement]);
     }
     if (missing.length > 0) edits.push([section.header.end, 0, missing.join('')]);
   };
