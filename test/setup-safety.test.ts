@@ -122,19 +122,51 @@ describe('project and shared files', () => {
     expect(JSON.parse(text).mcpServers['engage-contact'].env.ENGAGE_API_KEY).toBe('${ENGAGE_API_KEY}');
   });
 
-  it.each([
-    ['claude-desktop', 'claude_desktop_config.json'],
-    ['codex', 'config.toml'],
-  ] as const)('refuses another file for %s, which has no env reference, writing nothing', async (hostId, name) => {
-    const path = join(home, 'shared', name);
-    const ran = await setup([...writeArgs(hostId), '--config-path', path]);
-    expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(path);
-    expect(ran.stderr).toMatch(/would put the API key in .* not your own .* config/);
-    expect(ran.stderr).toContain('--config-path');
+  it("has Codex pass the key on by name in a project's .codex/config.toml (env_vars), never writing it", async () => {
+    const project = join(home, 'work', 'codex-project');
+    await mkdir(join(project, '.git'), { recursive: true });
+    const path = join(project, '.codex', 'config.toml');
+    const ran = await setup([...writeArgs('codex'), '--config-path', path], '');
+    expect(ran.code, ran.stderr).toBe(0);
+    const text = await readFile(path, 'utf8');
+    expect(text).not.toContain(KEY);
+    const server = (parseToml(text) as any).mcp_servers['engage-contact'];
+    expect(server.env_vars).toEqual(['ENGAGE_API_KEY']);
+    expect(server.env).toEqual({ ENGAGE_BASE_URL: BASE_URL });
+    expect(ran.stdout).toMatch(/pass ENGAGE_API_KEY on by name \(env_vars\)/);
     expect(ran.stdout + ran.stderr).not.toContain(KEY);
-    expect(existsSync(path)).toBe(false);
+    // A second run changes nothing.
+    const again = await setup([...writeArgs('codex'), '--config-path', path], '');
+    expect(again.code, again.stderr).toBe(0);
+    expect(await readFile(path, 'utf8')).toBe(text);
   });
+
+  it('refuses a Codex project file that already sets ENGAGE_API_KEY in our env table, leaving it as it was', async () => {
+    const project = join(home, 'work', 'codex-keyed');
+    await mkdir(join(project, '.git'), { recursive: true });
+    const path = join(project, '.codex', 'config.toml');
+    const existing = `[mcp_servers.engage-contact]\ncommand = "npx"\n\n[mcp_servers.engage-contact.env]\nENGAGE_API_KEY = "${KEY}"\n`;
+    await writeConfig(path, existing);
+    const ran = await setup([...writeArgs('codex'), '--config-path', path], '');
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(/sets ENGAGE_API_KEY, which must not be written in this file/);
+    expect(ran.stdout + ran.stderr).not.toContain(KEY);
+    expect(await readFile(path, 'utf8')).toBe(existing);
+  });
+
+  it.each([['claude-desktop', 'claude_desktop_config.json']] as const)(
+    'refuses another file for %s, which has no env reference, writing nothing',
+    async (hostId, name) => {
+      const path = join(home, 'shared', name);
+      const ran = await setup([...writeArgs(hostId), '--config-path', path]);
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toContain(path);
+      expect(ran.stderr).toMatch(/would put the API key in .* not your own .* config/);
+      expect(ran.stderr).toContain('--config-path');
+      expect(ran.stdout + ran.stderr).not.toContain(KEY);
+      expect(existsSync(path)).toBe(false);
+    },
+  );
 
   it('gives the key only to the usual file, however it is named, and outside git work trees', async () => {
     const usual = join(home, '.cursor', 'mcp.json');

@@ -167,12 +167,15 @@ async function readKey(options: Options): Promise<string> {
   return key;
 }
 
-function entriesFor(host: Host, servers: string[], key: string, baseUrl: string, guardrails: Record<string, string>): Record<string, ServerEntry> {
+function entriesFor(host: Host, servers: string[], key: KeyToWrite, baseUrl: string, guardrails: Record<string, string>): Record<string, ServerEntry> {
   const { platform } = currentEnvironment();
+  // A key passed on by name is not in env at all: the host takes it from its own environment.
+  const keyEntry: Pick<ServerEntry, 'envVars'> = key.forward ? { envVars: [KEY_VARIABLE] } : {};
+  const keyEnv: Record<string, string> = key.forward ? {} : { ENGAGE_API_KEY: key.key };
   return Object.fromEntries(
     servers.map((domain) => [
       `engage-${domain}`,
-      { ...launchCommand(host, `@engage-mcp/${domain}`, platform), env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: baseUrl, ...guardrails } },
+      { ...launchCommand(host, `@engage-mcp/${domain}`, platform), ...keyEntry, env: { ...keyEnv, ENGAGE_BASE_URL: baseUrl, ...guardrails } },
     ]),
   );
 }
@@ -188,6 +191,8 @@ interface KeyToWrite {
   key: string;
   /** Whether that is the live key, so the file must be its owner's only. */
   secret: boolean;
+  /** The host passes ENGAGE_API_KEY on from its environment by name (env_vars): nothing goes in env. */
+  forward?: boolean;
   note?: string;
 }
 
@@ -197,6 +202,12 @@ async function keyFor(host: Host, path: string, options: Options): Promise<KeyTo
   if (host.asksForKey) return { key: `\${input:${VSCODE_KEY_INPUT.id}}`, secret: false };
   const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
   if (placement.kind === 'key') return { key: await readKey(options), secret: true };
+  if (placement.kind === 'forward') {
+    const note =
+      `The key is not written into ${path} (it is ${placement.reason}): the entries pass ${KEY_VARIABLE} on by name (env_vars), ` +
+      `which ${host.name} takes from the environment it starts in, so set ${KEY_VARIABLE} there.`;
+    return { key: '', secret: false, forward: true, note };
+  }
   const note =
     `The key is not written into ${path} (it is ${placement.reason}): the entries name ${placement.reference}, ` +
     `which ${host.name} fills from the environment it starts in, so set ${KEY_VARIABLE} there.`;
@@ -232,7 +243,12 @@ async function main(argv: string[]): Promise<number> {
   if (options.print) {
     // A snippet to paste: the key is never in it, whatever was given.
     checkSettings(undefined, options['base-url']);
-    const snippet = render(host, undefined, entriesFor(host, servers, KEY_PLACEHOLDER, options['base-url'] ?? BASE_URL_PLACEHOLDER, guardrails), '(snippet)');
+    const snippet = render(
+      host,
+      undefined,
+      entriesFor(host, servers, { key: KEY_PLACEHOLDER, secret: false }, options['base-url'] ?? BASE_URL_PLACEHOLDER, guardrails),
+      '(snippet)',
+    );
     process.stdout.write(snippet);
     return 0;
   }
@@ -240,11 +256,12 @@ async function main(argv: string[]): Promise<number> {
   const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ');
   checkSettings(undefined, baseUrl);
   const path = options['config-path'] ?? host.configPath(currentEnvironment());
-  const { key, secret, note } = await keyFor(host, path, options);
+  const keyToWrite = await keyFor(host, path, options);
+  const { key, secret, note } = keyToWrite;
   if (secret) checkSettings(key, baseUrl);
 
   const existing = await readConfig(path);
-  const entries = entriesFor(host, servers, key, baseUrl, guardrails);
+  const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails);
   const text = render(host, existing, entries, path);
   const names = servers.map((domain) => `engage-${domain}`).join(', ');
   if (text === existing) {

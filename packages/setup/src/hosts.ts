@@ -20,6 +20,8 @@ export interface ServerEntry {
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** Variables the host passes on from the environment it starts in, by name (Codex's env_vars). */
+  envVars?: string[];
 }
 
 export interface Host {
@@ -32,9 +34,11 @@ export interface Host {
   asksForKey: boolean;
   /**
    * How the host's config names the key in the environment, for files that must not hold it.
-   * None for Claude Desktop (it expands nothing) and Codex (it forwards variables only by env_vars).
+   * None for Claude Desktop (it expands nothing) and Codex (it forwards variables only by name).
    */
   keyReference?: string;
+  /** The host passes a variable of its own environment on by name (Codex: env_vars = ["ENGAGE_API_KEY"]). */
+  forwardsKeyByName?: boolean;
   configPath(environment: Environment): string;
   /** The entry in the host's own shape. */
   shape(entry: ServerEntry): Record<string, unknown>;
@@ -106,6 +110,7 @@ export const HOSTS: Record<HostId, Host> = {
     format: 'toml',
     container: 'mcpServers',
     asksForKey: false,
+    forwardsKeyByName: true,
     configPath: ({ home, env }) => join(env.CODEX_HOME ?? join(home, '.codex'), 'config.toml'),
     shape: plain,
   },

@@ -1,8 +1,9 @@
 // Where the live API key may be written. The rule: only into the host's own per-user config
 // file (the one written without --config-path), and only when that file is outside every git
 // work tree. Any other file may be a project's, checked in or shared (.mcp.json,
-// .cursor/mcp.json, a dotfiles repository): there the entries name an environment variable in
-// the host's own syntax, and a host that has none is refused rather than given the key.
+// .cursor/mcp.json, .codex/config.toml, a dotfiles repository): there the entries name an
+// environment variable in the host's own syntax (Codex: passes it on by name), and a host that has
+// neither is refused rather than given the key.
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigRefused } from './config-error.js';
@@ -10,12 +11,13 @@ import type { Host } from './hosts.js';
 
 export const KEY_VARIABLE = 'ENGAGE_API_KEY';
 
-export type KeyPlacement = { kind: 'key' } | { kind: 'reference'; reference: string; reason: string };
+export type KeyPlacement = { kind: 'key' } | { kind: 'reference'; reference: string; reason: string } | { kind: 'forward'; reason: string };
 
 export async function keyPlacement(host: Host, path: string, usualPath: string): Promise<KeyPlacement> {
   const reason = await whyShared(path, usualPath);
   if (reason === undefined) return { kind: 'key' };
   if (host.keyReference !== undefined) return { kind: 'reference', reference: host.keyReference, reason };
+  if (host.forwardsKeyByName) return { kind: 'forward', reason };
   const instead = reason.startsWith('inside')
     ? 'Add the entries by hand (--print shows them) and keep the key out of that file.'
     : `Run again without --config-path to write ${usualPath}, or add the entries by hand (--print shows them) and keep the key out of that file.`;

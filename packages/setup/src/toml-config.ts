@@ -270,7 +270,15 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
     const main = sections.get(tablePath.join('\u0000'));
     const env = sections.get([...tablePath, 'env'].join('\u0000'));
     const block = appended.length;
-    setKeys(main, tablePath, { command: entry.command, args: entry.args });
+    for (const name of entry.envVars ?? []) {
+      // Passed on by name means the file must not set it: a value there would win, and stay in the file.
+      if (env?.keyvals.some((statement) => samePath(statement.keys, [name]))) {
+        throw new ConfigRefused(
+          `${path}: [${[...tablePath, 'env'].join('.')}] sets ${name}, which must not be written in this file; remove that line (and set ${name} in the environment instead), then run again. Nothing was changed.`,
+        );
+      }
+    }
+    setKeys(main, tablePath, { command: entry.command, args: entry.args, ...(entry.envVars ? { env_vars: entry.envVars } : {}) });
     setKeys(env, [...tablePath, 'env'], entry.env, main);
     // A server new to the file is one block: its table and its env table, a blank line between.
     if (appended.length - block === 2) appended.splice(block, 2, `${appended[block]}${newline}${appended[block + 1]}`);
