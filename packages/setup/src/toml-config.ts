@@ -270,34 +270,14 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
     const main = sections.get(tablePath.join('\u0000'));
     const env = sections.get([...tablePath, 'env'].join('\u0000'));
     const block = appended.length;
-    for (const name of entry.envVars ?? []) {
-      // Passed on by name means the file must not set it: a value there would win, and stay in the file.
-      if (env?.keyvals.some((statement) => samePath(statement.keys, [name]))) {
-        throw new ConfigRefused(
-          `${path}: [${[...tablePath, 'env'].join('.')}] sets ${name}, which must not be written in this file; remove that line (and set ${name} in the environment instead), then run again. Nothing was changed.`,
-        );
-      }
-    }
+    refuseForwardedSetHere(entry, env, [...tablePath, 'env'], path);
     setKeys(main, tablePath, { command: entry.command, args: entry.args, ...(entry.envVars ? { env_vars: entry.envVars } : {}) });
     setKeys(env, [...tablePath, 'env'], entry.env, main);
     // A server new to the file is one block: its table and its env table, a blank line between.
     if (appended.length - block === 2) appended.splice(block, 2, `${appended[block]}${newline}${appended[block + 1]}`);
   }
 
-  // Rebuilt from the original text in order. At one offset, insertions go before a replaced line
-  // (keys added after a header come before its first key), and insertions keep their order.
-  const ordered = edits
-    .map((edit, index) => ({ edit, index }))
-    .sort((a, b) => a.edit[0] - b.edit[0] || Number(a.edit[1] > 0) - Number(b.edit[1] > 0) || a.index - b.index);
-  let result = '';
-  let cursor = 0;
-  for (const {
-    edit: [offset, removed, inserted],
-  } of ordered) {
-    result += text.slice(cursor, offset) + inserted;
-    cursor = offset + removed;
-  }
-  result += text.slice(cursor);
+  let result = applyEdits(text, edits);
   if (appended.length > 0) {
     const separator = result === '' ? '' : result.endsWith('\n') ? newline : newline + newline;
     result += separator + appended.join(newline);
@@ -311,6 +291,36 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
 }
 
 /** Our servers' tables, keyed by path; refuses forms of mcp_servers this tool does not edit. */
+/**
+ * The text rebuilt from the original in order. At one offset, insertions go before a replaced line
+ * (keys added after a header come before its first key), and insertions keep their order.
+ */
+function applyEdits(text: string, edits: [number, number, string][]): string {
+  const ordered = edits
+    .map((edit, index) => ({ edit, index }))
+    .sort((a, b) => a.edit[0] - b.edit[0] || Number(a.edit[1] > 0) - Number(b.edit[1] > 0) || a.index - b.index);
+  let result = '';
+  let cursor = 0;
+  for (const {
+    edit: [offset, removed, inserted],
+  } of ordered) {
+    result += text.slice(cursor, offset) + inserted;
+    cursor = offset + removed;
+  }
+  return result + text.slice(cursor);
+}
+
+/** A variable the host passes on by name must not be set in the file: a value there would win, and stay in the file. */
+function refuseForwardedSetHere(entry: ServerEntry, env: Section | undefined, envPath: string[], path: string): void {
+  for (const name of entry.envVars ?? []) {
+    if (env?.keyvals.some((statement) => samePath(statement.keys, [name]))) {
+      throw new ConfigRefused(
+        `${path}: [${envPath.join('.')}] sets ${name}, which must not be written in this file; remove that line (and set ${name} in the environment instead), then run again. Nothing was changed.`,
+      );
+    }
+  }
+}
+
 function sectionsOf(statements: Statement[], names: string[], path: string): Map<string, Section> {
   const sections = new Map<string, Section>();
   const seen = new Set<string>();
