@@ -16,6 +16,8 @@ interface Statement {
   keys: string[];
   /** keyval: where its value ends (what follows, blanks and a comment, stays when the value is replaced). */
   valueEnd?: number;
+  /** keyval: the items of its value when that is an array of one-line strings (env_vars). */
+  strings?: string[];
   arrayTable?: boolean;
 }
 
@@ -111,12 +113,22 @@ export function scanToml(text: string): Statement[] {
     }
   };
 
+  // The items of a key's array while they are all one-line strings (undefined otherwise).
+  let arrayStrings: string[] | undefined;
+  let depth = 0;
   const value = (): void => {
+    const item = depth === 1 && arrayStrings !== undefined;
+    if (item && !peek('"""') && !peek("'''") && (text[i] === '"' || text[i] === "'")) {
+      arrayStrings?.push(text[i] === '"' ? basicString() : literalString());
+      return;
+    }
+    if (item) arrayStrings = undefined;
     if (peek('"""')) multiline('"""');
     else if (peek("'''")) multiline("'''");
     else if (text[i] === '"') basicString();
     else if (text[i] === "'") literalString();
     else if (text[i] === '[') {
+      depth++;
       i++;
       for (;;) {
         skipBlank();
@@ -126,8 +138,10 @@ export function scanToml(text: string): Statement[] {
         if (text[i] === ',') i++;
         else if (text[i] !== ']') fail('expected , or ] in an array');
       }
+      depth--;
       i++;
     } else if (text[i] === '{') {
+      depth++;
       i++;
       for (;;) {
         skipBlank();
@@ -141,6 +155,7 @@ export function scanToml(text: string): Statement[] {
         if (text[i] === ',') i++;
         else if (text[i] !== '}') fail('expected , or } in an inline table');
       }
+      depth--;
       i++;
     } else {
       // Numbers, booleans, dates and times; a date and a time may be separated by one space.
@@ -169,10 +184,13 @@ export function scanToml(text: string): Statement[] {
       if (text[i] !== '=') fail('expected = after a key');
       i++;
       skipSpaces();
+      arrayStrings = text[i] === '[' ? [] : undefined;
+      depth = 0;
       value();
       const valueEnd = i;
+      const strings = arrayStrings;
       endOfLine();
-      statements.push({ kind: 'keyval', start, end: i, keys, valueEnd });
+      statements.push({ kind: 'keyval', start, end: i, keys, valueEnd, ...(strings ? { strings } : {}) });
     }
   }
   return statements;
@@ -261,7 +279,9 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
       const replacement = line(key, value, indent).replace(/\r?\n$/, '');
       if (text.slice(statement.start, valueEnd) !== replacement) edits.push([statement.start, valueEnd - statement.start, replacement]);
     }
-    if (missing.length > 0) edits.push([section.header.end, 0, missing.join('')]);
+    // A header on the file's last line has no newline of its own: the keys go on the next line.
+    const afterHeader = text[section.header.end - 1] === '\n' ? '' : newline;
+    if (missing.length > 0) edits.push([section.header.end, 0, afterHeader + missing.join('')]);
   };
 
   for (const name of names) {
@@ -271,7 +291,8 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
     const env = sections.get([...tablePath, 'env'].join('\u0000'));
     const block = appended.length;
     refuseForwardedSetHere(entry, env, [...tablePath, 'env'], path);
-    setKeys(main, tablePath, { command: entry.command, args: entry.args, ...(entry.envVars ? { env_vars: entry.envVars } : {}) });
+    const envVars = entry.envVars ? mergedEnvVars(main, entry.envVars, tablePath, path) : undefined;
+    setKeys(main, tablePath, { command: entry.command, args: entry.args, ...(envVars ? { env_vars: envVars } : {}) });
     setKeys(env, [...tablePath, 'env'], entry.env, main);
     // A server new to the file is one block: its table and its env table, a blank line between.
     if (appended.length - block === 2) appended.splice(block, 2, `${appended[block]}${newline}${appended[block + 1]}`);
@@ -308,6 +329,19 @@ function applyEdits(text: string, edits: [number, number, string][]): string {
     cursor = offset + removed;
   }
   return result + text.slice(cursor);
+}
+
+/** The names an env_vars the table already has passes on, ours added: the person's own names stay. */
+function mergedEnvVars(main: Section | undefined, ours: string[], tablePath: string[], path: string): string[] {
+  const current = main?.keyvals.filter((statement) => samePath(statement.keys, ['env_vars'])) ?? [];
+  const statement = current[0];
+  if (!statement || current.length > 1) return ours;
+  if (!statement.strings) {
+    throw new ConfigRefused(
+      `${path}: [${tablePath.join('.')}] has an env_vars that is not a list of names in one-line strings, a form this setup does not edit; nothing was changed. Add ${ours.join(', ')} to it by hand.`,
+    );
+  }
+  return [...statement.strings, ...ours.filter((name) => !statement.strings?.includes(name))];
 }
 
 /** A variable the host passes on by name must not be set in the file: a value there would win, and stay in the file. */
