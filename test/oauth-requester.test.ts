@@ -25,6 +25,12 @@ describe('requesterOf', () => {
     expect(requesterOf(request('10.0.0.3', '192.0.2.44, 10.0.0.2'), 2)).toBe('192.0.2.44');
   });
 
+  it('reads an address a proxy wrote with its port, or an IPv6 one in brackets', () => {
+    expect(requesterOf(request('10.0.0.2', '192.0.2.44:5555'), 1)).toBe('192.0.2.44');
+    expect(requesterOf(request('10.0.0.2', '[2001:db8:1:2::9]:443'), 1)).toBe('2001:db8:1:2::/64');
+    expect(requesterOf(request('10.0.0.2', '[2001:db8:1:2::9]'), 1)).toBe('2001:db8:1:2::/64');
+  });
+
   it('stops at the nearest hop that wrote no usable address, and at the socket when there is no header', () => {
     expect(requesterOf(request('10.0.0.2', 'unknown'), 1)).toBe('10.0.0.2');
     expect(requesterOf(request('10.0.0.2'), 1)).toBe('10.0.0.2');

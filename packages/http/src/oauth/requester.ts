@@ -14,12 +14,17 @@ export function requesterOf(req: Pick<IncomingMessage, 'headers' | 'socket'>, tr
     const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((part) => part.trim());
     // Nearest first: the socket is the nearest proxy, the header's last entry the address it saw.
     for (let hop = 1; hop <= trustedProxyHops && hop <= forwarded.length; hop++) {
-      const address = forwarded[forwarded.length - hop] as string;
+      const address = withoutPort(forwarded[forwarded.length - hop] as string);
       if (isIP(address) === 0) break; // a proxy that wrote no address: trust goes no further
       addresses.push(address);
     }
   }
   return addressGroup(addresses[addresses.length - 1] as string);
+}
+
+/** Some proxies write the port too: `192.0.2.1:5555`, `[2001:db8::1]:443`. */
+function withoutPort(entry: string): string {
+  return /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(entry)?.[1] ?? /^\[([0-9a-fA-F:.]+)\](?::\d+)?$/.exec(entry)?.[1] ?? entry;
 }
 
 /** An IPv4 address as it is (mapped IPv6 forms included); an IPv6 address as its /64; anything else as one shared group. */
