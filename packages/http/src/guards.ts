@@ -3,7 +3,7 @@
 // deadline. Each guard returns a refusal or nothing; a new concern (OAuth, telemetry) is one more.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server';
-import { keyFingerprint, type Logger } from '@engage-mcp/shared';
+import { isPrintableAsciiKey, keyFingerprint, type Logger } from '@engage-mcp/shared';
 import type { Drain } from './drain.js';
 import type { ServiceMetrics } from './metrics.js';
 import { TOKEN_PREFIX, type OAuth } from './oauth/index.js';
@@ -178,11 +178,11 @@ function deadlineGuard({ settings, metrics, log }: GuardDeps): Guard['check'] {
   };
 }
 
-/** The tenant's key: Authorization: Bearer …, else X-API-Key. A value with anything but printable ASCII is no key (the API's keys are ASCII, and the redactor knows their forms in ASCII only). */
+/** The tenant's key: Authorization: Bearer …, else X-API-Key. A value with anything but printable ASCII is no key (isPrintableAsciiKey). */
 export function keyOf(req: IncomingMessage): string | undefined {
   const authorization = req.headers.authorization;
   const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   const header = req.headers['x-api-key'];
   const key = bearer ?? (typeof header === 'string' ? header.trim() : undefined);
-  return key && /^[\x21-\x7e]+$/.test(key) && key.length <= 1024 ? key : undefined;
+  return key && isPrintableAsciiKey(key) && key.length <= 1024 ? key : undefined;
 }

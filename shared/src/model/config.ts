@@ -130,6 +130,15 @@ function printableName(name: string): string {
 }
 
 /**
+ * Whether a key is made of printable ASCII, as the API's keys are. Anything else is no key: the
+ * redactor recognises a key's forms in ASCII only (redact.ts), so such a key could be echoed
+ * unredacted. Checked wherever a key comes in (the configuration, remote requests, the consent page).
+ */
+export function isPrintableAsciiKey(key: string): boolean {
+  return /^[\x21-\x7e]+$/.test(key);
+}
+
+/**
  * `keyPerRequest` (remote mode): no key is configured, each request brings its own; ENGAGE_API_KEY
  * is then neither needed nor used, and `apiKey` is empty.
  */
@@ -150,8 +159,8 @@ export function loadConfig(
   const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
   if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
   else if (/[\s\p{Cc}]/u.test(apiKey)) problems.push('ENGAGE_API_KEY contains spaces or control characters: paste the key exactly as the console showed it.');
-  // The API's keys are ASCII; the redactor recognises the key's forms in ASCII only (redact.ts).
-  else if (/[^\x21-\x7e]/.test(apiKey)) problems.push('ENGAGE_API_KEY contains characters beyond ASCII: paste the key exactly as the console showed it.');
+  else if (!keyPerRequest && !isPrintableAsciiKey(apiKey))
+    problems.push('ENGAGE_API_KEY contains characters beyond ASCII: paste the key exactly as the console showed it.');
 
   const baseUrl = parseBaseUrl(read('ENGAGE_BASE_URL'), problems);
 

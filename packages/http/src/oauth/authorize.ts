@@ -4,6 +4,7 @@
 // costs no memory), and a consent with a valid key makes a grant and a code (single use), sent back
 // with state and iss (RFC 9207).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isPrintableAsciiKey } from '@engage-mcp/shared';
 import { ClientProblem, type Client } from './clients.js';
 import { type OAuthContext, normalResource } from './context.js';
 import { hashOf, newId, newSecret, sameText, CODE_PREFIX } from './crypto.js';
@@ -149,8 +150,7 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
   const again = (message: string) => sendHtml(res, 400, renderConsent(id, pending, message, ticked), target);
   if (ticked.length === 0) return again('Tick at least one permission.');
   if (key === '' || key.length > 1024 || /[\s\p{Cc}]/u.test(key)) return again('Enter the tenant API key.');
-  // As keyOf and the stdio config: the API's keys are ASCII, and the redactor knows their forms in ASCII only.
-  if (/[^\x21-\x7e]/.test(key)) return again('This key has characters beyond ASCII, which no tenant API key has: paste it exactly as the console showed it.');
+  if (!isPrintableAsciiKey(key)) return again('This key has characters beyond ASCII, which no tenant API key has: paste it exactly as the console showed it.');
   const check = await ctx.checkKey(key);
   if (check === 'invalid') return again('The API refused this key: it is invalid, revoked or expired. Check it in the tenant console.');
   if (check === 'unknown') return again('The key could not be checked just now (the API did not answer). Try again in a moment.');
