@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Pool } from 'undici';
-import { firstLine, quantile } from './http.js';
+import { drive, firstLine, quantile } from './http.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const LEVELS = (process.env.BENCH_PEER_LEVELS ?? '1,16,64').split(',').map(Number);
@@ -88,24 +88,6 @@ async function captureCall(target: Target, headers: Record<string, string>): Pro
 
 type Run = { times: number[]; seconds: number; cpuMs: number };
 
-/** `workers` calling one after another until `total` calls were made, each timed, with the server's CPU over the run. */
-async function drive(workers: Array<() => Promise<void>>, total: number, pid: number): Promise<Run> {
-  const times: number[] = [];
-  let left = total;
-  const cpuBefore = cpuMs(pid);
-  const started = performance.now();
-  await Promise.all(
-    workers.map(async (call) => {
-      while (left-- > 0) {
-        const at = performance.now();
-        await call();
-        times.push(performance.now() - at);
-      }
-    }),
-  );
-  return { times, seconds: (performance.now() - started) / 1000, cpuMs: cpuMs(pid) - cpuBefore };
-}
-
 /** The workers of one kind of client for one target at one level, and how to close them. */
 async function workersFor(kind: ClientKind, target: Target, level: number, headers: Record<string, string>) {
   if (kind === 'sdk') {
@@ -155,10 +137,10 @@ async function level(kind: ClientKind, targets: Target[], clients: number, heade
   const prepared = await Promise.all(targets.map((target) => workersFor(kind, target, clients, headers)));
   const runs: Run[][] = targets.map(() => []);
   try {
-    for (const [index, target] of targets.entries()) await drive(prepared[index]!.workers, Math.min(total, 500), target.child.pid!);
+    for (const [index, target] of targets.entries()) await drive(prepared[index]!.workers, Math.min(total, 500), () => cpuMs(target.child.pid!));
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 ? [1, 0] : [0, 1];
-      for (const index of order) runs[index]!.push(await drive(prepared[index]!.workers, total / ROUNDS, targets[index]!.child.pid!));
+      for (const index of order) runs[index]!.push(await drive(prepared[index]!.workers, total / ROUNDS, () => cpuMs(targets[index]!.child.pid!)));
     }
   } finally {
     await Promise.all(prepared.map((one) => one.close()));

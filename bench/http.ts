@@ -54,11 +54,15 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
 }
 
-/** `clients` workers, each making calls one after another until `total` calls were made; every call timed. */
-async function drive(clients: Array<() => Promise<unknown>>, total: number, pid: number): Promise<{ times: number[]; seconds: number; cpuMs: number }> {
+/** `clients` workers, each making calls one after another until `total` calls were made; every call timed, with the server's CPU (`readCpuMs`) over the run. */
+export async function drive(
+  clients: Array<() => Promise<unknown>>,
+  total: number,
+  readCpuMs: () => number,
+): Promise<{ times: number[]; seconds: number; cpuMs: number }> {
   const times: number[] = [];
   let left = total;
-  const cpuBefore = cpuMs(pid);
+  const cpuBefore = readCpuMs();
   const started = performance.now();
   await Promise.all(
     clients.map(async (call) => {
@@ -69,7 +73,7 @@ async function drive(clients: Array<() => Promise<unknown>>, total: number, pid:
       }
     }),
   );
-  return { times, seconds: (performance.now() - started) / 1000, cpuMs: cpuMs(pid) - cpuBefore };
+  return { times, seconds: (performance.now() - started) / 1000, cpuMs: readCpuMs() - cpuBefore };
 }
 
 export async function benchHttp(): Promise<HttpResults> {
@@ -155,9 +159,9 @@ export async function benchHttp(): Promise<HttpResults> {
       };
       // Warm up each side, then alternate them so drift hits all alike.
       const pidOf = (side: keyof HttpResults) => (side === 'direct' ? sandbox.pid : service.pid) as number;
-      for (const side of SIDES) await drive(series[side](), Math.min(total, 500), pidOf(side));
+      for (const side of SIDES) await drive(series[side](), Math.min(total, 500), () => cpuMs(pidOf(side)));
       const runs: Record<keyof HttpResults, Array<{ times: number[]; seconds: number; cpuMs: number }>> = { direct: [], modern: [], legacy: [], replay: [] };
-      for (let round = 0; round < 2; round++) for (const side of SIDES) runs[side].push(await drive(series[side](), total / 2, pidOf(side)));
+      for (let round = 0; round < 2; round++) for (const side of SIDES) runs[side].push(await drive(series[side](), total / 2, () => cpuMs(pidOf(side))));
       for (const side of SIDES) {
         const merged = {
           times: runs[side].flatMap((run) => run.times),
