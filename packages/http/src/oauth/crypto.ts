@@ -63,12 +63,40 @@ export function tokenWrapKey(token: string, grantId: string): Buffer {
 }
 
 /** Keys derived from the KEK, one per use, so the KEK itself wraps only data keys. */
-export function kekKeys(kek: Uint8Array): { wrap: Buffer; index: Buffer; consent: Buffer } {
+export function kekKeys(kek: Uint8Array): { wrap: Buffer; index: Buffer; consent: Buffer; refresh: Buffer } {
   return {
     wrap: Buffer.from(hkdfSync('sha256', kek, 'engage-mcp oauth', 'data key wrap', 32)),
     index: Buffer.from(hkdfSync('sha256', kek, 'engage-mcp oauth', 'key index', 32)),
     consent: Buffer.from(hkdfSync('sha256', kek, 'engage-mcp oauth', 'consent request', 32)),
+    refresh: Buffer.from(hkdfSync('sha256', kek, 'engage-mcp oauth', 'refresh token', 32)),
   };
+}
+
+const GRANT_ID_BYTES = 16;
+const REFRESH_BODY_BYTES = GRANT_ID_BYTES + 32 + 32;
+
+/**
+ * A refresh token names its grant and carries our MAC: one that is ours but no longer its grant's
+ * current token is known to be an old one (a reuse) without a record kept per token issued, and
+ * nobody can make one that names someone else's grant. Its 32 random bytes are stored nowhere.
+ */
+export function newRefreshToken(macKey: Uint8Array, grantId: string): string {
+  const head = Buffer.concat([Buffer.from(grantId, 'base64url'), randomBytes(32)]);
+  const mac = createHmac('sha256', macKey).update(head).digest();
+  return `${REFRESH_PREFIX}${Buffer.concat([head, mac]).toString('base64url')}`;
+}
+
+/** The grant a refresh token of ours names, or undefined for anything we did not issue. */
+export function grantOfRefreshToken(macKey: Uint8Array, token: string): string | undefined {
+  if (!token.startsWith(REFRESH_PREFIX)) return undefined;
+  const body = token.slice(REFRESH_PREFIX.length);
+  if (!/^[\w-]{107}$/.test(body)) return undefined;
+  const bytes = Buffer.from(body, 'base64url');
+  if (bytes.length !== REFRESH_BODY_BYTES) return undefined;
+  const head = bytes.subarray(0, GRANT_ID_BYTES + 32);
+  const mac = createHmac('sha256', macKey).update(head).digest();
+  if (!timingSafeEqual(mac, bytes.subarray(GRANT_ID_BYTES + 32))) return undefined;
+  return head.subarray(0, GRANT_ID_BYTES).toString('base64url');
 }
 
 /** A consent request carried by its own page (sealed, so nothing is stored for a page nobody answers). */

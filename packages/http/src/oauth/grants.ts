@@ -1,10 +1,25 @@
 // Grants and their tokens. A grant is what one consent made: a client, the API scopes ticked, the
-// resource (audience), and the tenant key sealed under the grant's data key. Access and refresh
-// tokens, and codes, are stored by hash only; each live token wraps the data key, and so does the
-// KEK (for the code exchange, which has no token yet). Revoking a grant deletes it: every token of
-// it then finds nothing.
+// resource (audience), and the tenant key sealed under the grant's data key. Access tokens and codes
+// are stored by hash only; each live token wraps the data key, and so does the KEK (for the code
+// exchange, which has no token yet). A grant's refresh tokens are one family: the grant keeps only
+// its current one (hash and wrap) and its last two access tokens, so refreshing in a loop stores
+// nothing more; an older refresh token, recognised by our MAC, is a reuse and ends the grant.
+// Revoking a grant deletes it and its family: every token of it then finds nothing.
 import { randomBytes } from 'node:crypto';
-import { ACCESS_PREFIX, REFRESH_PREFIX, hashOf, kekKeys, keyIndexOf, newId, newSecret, open, seal, tokenWrapKey } from './crypto.js';
+import {
+  ACCESS_PREFIX,
+  grantOfRefreshToken,
+  hashOf,
+  kekKeys,
+  keyIndexOf,
+  newId,
+  newRefreshToken,
+  newSecret,
+  open,
+  sameText,
+  seal,
+  tokenWrapKey,
+} from './crypto.js';
 import type { OAuthStore } from './store.js';
 
 export const ACCESS_TTL_MS = 60 * 60 * 1000;
@@ -14,6 +29,10 @@ export const CODE_TTL_MS = 60 * 1000;
 const UNREDEEMED_GRANT_TTL_MS = 10 * 60 * 1000;
 /** last used is written at most this often, so a busy token does not write on every request. */
 const LAST_USED_EVERY_MS = 60 * 1000;
+/** How long a refresh holds its token against a second, simultaneous use (until the family moves on). */
+const REFRESH_CLAIM_TTL_MS = 2 * 60 * 1000;
+/** Access tokens a family keeps alive: the newest and the one before (a request may still carry it). */
+const LIVE_ACCESS_TOKENS = 2;
 
 export interface Grant {
   id: string;
@@ -36,6 +55,16 @@ interface TokenRecord {
   expiresAt: number;
   /** The data key under a key derived from this token. */
   wrap: string;
+}
+
+/** A grant's refresh state: its one current refresh token, and the access tokens still alive. */
+interface Family {
+  refreshHash: string;
+  /** The data key under a key derived from the current refresh token. */
+  refreshWrap: string;
+  expiresAt: number;
+  /** Hashes of the live access tokens, oldest first. */
+  accessHashes: string[];
 }
 
 export interface CodeRecord {
@@ -64,12 +93,12 @@ export interface Opened {
 export type RefreshOutcome = { ok: true; tokens: IssuedTokens; grant: Grant } | { ok: false; reused: boolean; otherResource?: boolean };
 
 const at = (hash: string) => `at:${hash}`;
-const rt = (hash: string) => `rt:${hash}`;
+const familyKey = (grantId: string) => `family:${grantId}`;
 const grantKey = (id: string) => `grant:${id}`;
 const keyGrants = (index: string) => `keygrants:${index}`;
 
 export class Grants {
-  private readonly keys: { wrap: Buffer; index: Buffer };
+  private readonly keys: { wrap: Buffer; index: Buffer; refresh: Buffer };
 
   constructor(
     private readonly store: OAuthStore,
@@ -115,20 +144,34 @@ export class Grants {
     return this.issue(grant, dataKey);
   }
 
-  private async issue(grant: Grant, dataKey: Buffer): Promise<IssuedTokens | undefined> {
+  /** New tokens for a grant; `family` is its state before (a refresh), which only a live family may replace. */
+  private async issue(grant: Grant, dataKey: Buffer, family?: Family): Promise<IssuedTokens | undefined> {
     // The grant lives as long as its newest refresh token; a grant revoked meanwhile stays revoked.
     if (!(await this.store.replace(grantKey(grant.id), grant, REFRESH_TTL_MS))) return undefined;
     const access = newSecret(ACCESS_PREFIX);
-    const refresh = newSecret(REFRESH_PREFIX);
+    const refresh = newRefreshToken(this.keys.refresh, grant.id);
     const now = Date.now();
-    const record = (token: string, ttl: number): TokenRecord => ({
+    const accessRecord: TokenRecord = {
       grantId: grant.id,
       clientId: grant.clientId,
-      expiresAt: now + ttl,
-      wrap: seal(tokenWrapKey(token, grant.id), dataKey, grant.id),
-    });
-    await this.store.put(at(hashOf(access)), record(access, ACCESS_TTL_MS), ACCESS_TTL_MS);
-    await this.store.put(rt(hashOf(refresh)), record(refresh, REFRESH_TTL_MS), REFRESH_TTL_MS);
+      expiresAt: now + ACCESS_TTL_MS,
+      wrap: seal(tokenWrapKey(access, grant.id), dataKey, grant.id),
+    };
+    const accessHashes = [...(family?.accessHashes ?? []), hashOf(access)];
+    const next: Family = {
+      refreshHash: hashOf(refresh),
+      refreshWrap: seal(tokenWrapKey(refresh, grant.id), dataKey, grant.id),
+      expiresAt: now + REFRESH_TTL_MS,
+      accessHashes: accessHashes.slice(-LIVE_ACCESS_TOKENS),
+    };
+    await this.store.put(at(next.accessHashes.at(-1) as string), accessRecord, ACCESS_TTL_MS);
+    if (family) {
+      if (!(await this.store.replace(familyKey(grant.id), next, REFRESH_TTL_MS))) {
+        await this.store.delete(at(hashOf(access)));
+        return undefined;
+      }
+    } else await this.store.put(familyKey(grant.id), next, REFRESH_TTL_MS);
+    await Promise.all(accessHashes.slice(0, -LIVE_ACCESS_TOKENS).map((hash) => this.store.delete(at(hash))));
     return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TTL_MS / 1000, refresh_token: refresh, scope: grant.scopes.join(' ') };
   }
 
@@ -151,39 +194,44 @@ export class Grants {
   }
 
   /**
-   * A refresh: the refresh token is spent (single use, across replicas) and a new pair issued.
-   * A refresh token presented a second time means it leaked: the whole grant is revoked.
+   * A refresh: the family's current refresh token is spent (single use, across replicas) and a new
+   * pair issued. One of ours that is not the current one was used before, so it leaked: the whole
+   * grant is revoked.
    */
   async refresh(token: string, clientId: string, resource?: string): Promise<RefreshOutcome> {
-    if (!token.startsWith(REFRESH_PREFIX)) return { ok: false, reused: false };
-    const hash = hashOf(token);
-    const record = await this.store.get<TokenRecord>(rt(hash));
-    if (!record || record.expiresAt <= Date.now() || record.clientId !== clientId) return { ok: false, reused: false };
-    // A revoked grant answers the same every time; only a live one spends the token.
-    const grant = await this.get(record.grantId);
-    if (!grant) return { ok: false, reused: false };
+    const grantId = grantOfRefreshToken(this.keys.refresh, token);
+    const grant = grantId === undefined ? undefined : await this.get(grantId);
+    const family = grant && (await this.store.get<Family>(familyKey(grant.id)));
+    // A revoked grant, or one of another client, answers the same every time.
+    if (!grant || !family || grant.clientId !== clientId || family.expiresAt <= Date.now()) return { ok: false, reused: false };
     // Checked before the token is spent: a request for another resource leaves the grant as it was.
     if (resource !== undefined && resource !== grant.resource) return { ok: false, reused: false, otherResource: true };
-    if (!(await this.store.claimOnce(`rtused:${hash}`, REFRESH_TTL_MS))) {
-      await this.revoke(record.grantId);
+    const hash = hashOf(token);
+    if (!sameText(hash, family.refreshHash) || !(await this.store.claimOnce(`rtused:${hash}`, REFRESH_CLAIM_TTL_MS))) {
+      await this.revoke(grant.id);
       return { ok: false, reused: true };
     }
-    const dataKey = open(tokenWrapKey(token, grant.id), record.wrap, grant.id);
-    const tokens = dataKey && (await this.issue(grant, dataKey));
+    const dataKey = open(tokenWrapKey(token, grant.id), family.refreshWrap, grant.id);
+    const tokens = dataKey && (await this.issue(grant, dataKey, family));
     if (!tokens) return { ok: false, reused: false };
     return { ok: true, tokens, grant };
   }
 
   /** RFC 7009: an access or refresh token of this client ends its whole grant. Unknown tokens are not an error. */
   async revokeToken(token: string, clientId: string): Promise<void> {
-    const key = token.startsWith(ACCESS_PREFIX) ? at(hashOf(token)) : token.startsWith(REFRESH_PREFIX) ? rt(hashOf(token)) : undefined;
-    const record = key ? await this.store.get<TokenRecord>(key) : undefined;
-    if (record && record.clientId === clientId) await this.revoke(record.grantId);
+    const grantId = token.startsWith(ACCESS_PREFIX)
+      ? (await this.store.get<TokenRecord>(at(hashOf(token))))?.grantId
+      : grantOfRefreshToken(this.keys.refresh, token);
+    const grant = grantId === undefined ? undefined : await this.get(grantId);
+    if (grant && grant.clientId === clientId) await this.revoke(grant.id);
   }
 
   async revoke(grantId: string): Promise<void> {
     const grant = await this.get(grantId);
+    const family = await this.store.get<Family>(familyKey(grantId));
     await this.store.delete(grantKey(grantId));
+    await this.store.delete(familyKey(grantId));
+    await Promise.all((family?.accessHashes ?? []).map((hash) => this.store.delete(at(hash))));
     if (grant) await this.store.removeMember(keyGrants(grant.keyIndex), grantId);
   }
 
