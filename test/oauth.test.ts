@@ -245,6 +245,26 @@ describe('hostile', () => {
     }
   });
 
+  it('an error before the person saw the page is not a redirect to the web (RFC 9700 §4.11.2): a page links back', async () => {
+    const { client_id } = await register(issuer, { client_name: 'Web app', redirect_uris: ['https://app.example/cb'] });
+    const wrong = new URL(authorizeUrl(issuer, { clientId: client_id, challenge: pkce().challenge, redirectUri: 'https://app.example/cb', state: 's&1' }));
+    wrong.searchParams.set('code_challenge_method', 'plain');
+    const answer = await fetch(wrong, { redirect: 'manual' });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('location')).toBeNull();
+    const html = await answer.text();
+    expect(html).toContain('Web app sent a sign-in request this server cannot take: PKCE is required');
+    const link = /<a href="([^"]*)"/.exec(html)?.[1]?.replaceAll('&#38;', '&') as string;
+    const back = new URL(link);
+    expect(`${back.origin}${back.pathname}`).toBe('https://app.example/cb');
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'invalid_request', state: 's&1', iss: issuer });
+    // A loopback redirect URI (a native app on the person's own machine) is still sent back by itself.
+    const { client_id: native } = await register(issuer);
+    const local = new URL(authorizeUrl(issuer, { clientId: native, challenge: pkce().challenge }));
+    local.searchParams.set('code_challenge_method', 'plain');
+    expect((await fetch(local, { redirect: 'manual' })).status).toBe(303);
+  });
+
   it('a code replayed is refused and revokes the tokens the first use gave', async () => {
     const { client_id } = await register(issuer);
     const { verifier, challenge } = pkce();

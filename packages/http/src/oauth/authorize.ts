@@ -5,7 +5,7 @@
 // with state and iss (RFC 9207).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPrintableAsciiKey } from '@engage-mcp/shared';
-import { ClientProblem, type Client } from './clients.js';
+import { ClientProblem, isLoopbackHost, type Client } from './clients.js';
 import { type OAuthContext, normalResource } from './context.js';
 import { hashOf, newId, newSecret, sameText, CODE_PREFIX } from './crypto.js';
 import { CODE_TTL_MS, type CodeRecord } from './grants.js';
@@ -43,7 +43,7 @@ class Refused extends Error {
 
 const cookieName = (secure: boolean) => (secure ? '__Host-emcp_consent' : 'emcp_consent');
 
-/** GET /oauth/authorize: a request that cannot name a safe way back gets a page; any other problem goes back to the client. */
+/** GET /oauth/authorize: a request that cannot name a safe way back gets a page; any other problem goes back to a loopback client, or is a page with a link back. */
 export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const query = new URL(req.url ?? '/', 'http://x').searchParams;
   let client: Client | undefined;
@@ -59,7 +59,18 @@ export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: 
   if (!client) return sendHtml(res, 400, errorPage('Unknown client: it is not registered here (or its registration expired).'));
   const given = query.get('redirect_uri') ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
   if (!given || !client.redirectUris.includes(given)) return sendHtml(res, 400, errorPage('The redirect URI is not one this client registered.'));
-  const back = (code: string, description: string) => redirect(res, backTo(ctx, given, { error: code, error_description: description }, query.get('state')));
+  const back = (code: string, description: string) => {
+    const location = backTo(ctx, given, { error: code, error_description: description }, query.get('state'));
+    // RFC 9700 §4.11.2: anyone may register a redirect URI here, so an error found before the
+    // person has seen our page is never an automatic redirect to the web (an open redirector on
+    // our name); only the person's own machine (a loopback address) is sent back by itself.
+    if (isLoopbackRedirect(given)) return redirect(res, location);
+    sendHtml(
+      res,
+      400,
+      errorPage(`${client.clientName} sent a sign-in request this server cannot take: ${description}.`, { href: location, to: originOf(given) }),
+    );
+  };
   try {
     const record = pendingFrom(ctx, client, given, query);
     const cookie = newId();
@@ -108,6 +119,16 @@ function renderConsent(id: string, pending: Pending, error?: string, ticked?: st
     scopes: pending.offered.map((scope) => ({ scope, checked: checked(scope) })),
     ...(error ? { error } : {}),
   });
+}
+
+function isLoopbackRedirect(redirectUri: string): boolean {
+  const url = new URL(redirectUri);
+  return url.protocol === 'http:' && isLoopbackHost(url.hostname);
+}
+
+function originOf(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === 'https:' ? url.host : `${url.protocol}//${url.host}`;
 }
 
 function formTarget(redirectUri: string): string {

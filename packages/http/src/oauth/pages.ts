@@ -89,8 +89,12 @@ export function consentPage(view: ConsentView): string {
   );
 }
 
-export function errorPage(message: string): string {
-  return page('This connection cannot continue', `<p class="error" role="alert">${escapeHtml(message)}</p><p>Go back to the app and start again.</p>`);
+/** `back`: where the app asked to be sent, offered as a link the person chooses (never followed by itself). */
+export function errorPage(message: string, back?: { href: string; to: string }): string {
+  const next = back
+    ? `<p>To tell the app, follow this link back to <strong>${escapeHtml(back.to)}</strong>: <a href="${escapeHtml(back.href)}" rel="noreferrer">return to the app</a>.</p>`
+    : '<p>Go back to the app and start again.</p>';
+  return page('This connection cannot continue', `<p class="error" role="alert">${escapeHtml(message)}</p>${next}`);
 }
 
 export interface ConnectionsView {
