@@ -9,7 +9,7 @@ import { MemoryOAuthStore } from '../packages/http/src/oauth/index.js';
 import { addressGroup, requesterOf } from '../packages/http/src/oauth/requester.js';
 import { startService, type Service } from '../packages/http/src/service.js';
 import { readHttpSettings } from '../packages/http/src/settings.js';
-import { REDIRECT } from './oauth-helpers.js';
+import { REDIRECT, authorizeUrl, openConsent, pkce, register } from './oauth-helpers.js';
 
 const request = (remoteAddress: string, forwarded?: string | string[]) =>
   ({ socket: { remoteAddress }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as Parameters<typeof requesterOf>[0];
@@ -101,5 +101,50 @@ describe('registrations behind a proxy', () => {
     for (let index = 0; index < 25; index++) statuses.push(await registerAs(issuer, `192.0.2.${index}`));
     expect(statuses.filter((status) => status === 201)).toHaveLength(20);
     expect(statuses.at(-1)).toBe(429);
+  });
+});
+
+describe('keys tried on consent pages, per requester', () => {
+  let sandbox: Sandbox;
+  let issuer: string;
+  let clientId: string;
+  let service: Service;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    service = await startService({
+      env: { ENGAGE_BASE_URL: sandbox.baseUrl },
+      catalogs: CATALOGS,
+      port: 0,
+      writeLog: () => undefined,
+      oauth: { kek: randomBytes(32), store: new MemoryOAuthStore(), trustedProxyHops: 1 },
+    });
+    issuer = service.url;
+    clientId = (await register(issuer)).client_id;
+  });
+  afterAll(async () => {
+    await service.close();
+    await sandbox.close();
+  });
+
+  async function consentAs(forwardedFor: string, key: string): Promise<{ status: number; html: string }> {
+    const page = await openConsent(authorizeUrl(issuer, { clientId, challenge: pkce().challenge }));
+    const form = new URLSearchParams({ request: page.request, csrf: page.csrf, api_key: key, decision: 'allow', scope: 'contact.read' });
+    const response = await fetch(`${issuer}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie, origin: issuer, 'x-forwarded-for': forwardedFor },
+      body: form,
+    });
+    return { status: response.status, html: await response.text() };
+  }
+
+  it('after 20 keys from one requester the next is not checked, even a good one; another requester is not held back', async () => {
+    for (let index = 0; index < 20; index++) expect((await consentAs('192.0.2.20', `eng_live_guess_${index}`)).html).toContain('The API refused this key');
+    const before = sandbox.requests().length;
+    const refused = await consentAs('192.0.2.20', sandbox.keys.full);
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('More than 20 keys were entered from this network in the last 10 minutes');
+    expect(sandbox.requests().length).toBe(before);
+    expect((await consentAs('192.0.2.21', sandbox.keys.full)).status).toBe(303);
   });
 });

@@ -77,15 +77,15 @@ describe('fairness of the consent key check', () => {
       );
       await expect.poll(() => api.held(), { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const started = Date.now();
+      // The tenant's call is answered while the guesses are still held (it would wait for them otherwise).
       const read = await Promise.race([call(), new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 3_000))]);
-      const took = Date.now() - started;
       api.release();
       expect(read).not.toBe('late');
       expect((read as Awaited<ReturnType<typeof call>>).isError, textOf(read as Awaited<ReturnType<typeof call>>)).toBeFalsy();
-      expect(took).toBeLessThan(1_500);
-      // Every guess is told the key was refused.
-      for (const guess of await Promise.all(guesses)) expect(guess.html).toContain('The API refused this key');
+      // Every guess is refused: 20 are checked (and told the API refused them), the rest not even sent.
+      const answers = (await Promise.all(guesses)).map((guess) => guess.html);
+      expect(answers.filter((html) => html.includes('The API refused this key'))).toHaveLength(20);
+      expect(answers.filter((html) => html.includes('More than 20 keys were entered from this network'))).toHaveLength(4);
     } finally {
       api.release();
       await client.close().catch(() => undefined);

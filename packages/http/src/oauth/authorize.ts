@@ -13,6 +13,8 @@ import { BodyProblem, cookieOf, field, readForm, redirect, sendHtml } from './io
 import { consentPage, errorPage, isWriteScope } from './pages.js';
 
 export const PENDING_TTL_MS = 10 * 60 * 1000;
+/** Keys one requester may enter on consent pages in 10 minutes (a person mistyping needs a few). */
+export const KEY_TRIES_PER_REQUESTER = 20;
 /** The longest state carried (the sealed request must fit the consent form's 16 KiB). */
 const MAX_STATE = 2048;
 
@@ -172,6 +174,11 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
   if (ticked.length === 0) return again('Tick at least one permission.');
   if (key === '' || key.length > 1024 || /[\s\p{Cc}]/u.test(key)) return again('Enter the tenant API key.');
   if (!isPrintableAsciiKey(key)) return again('This key has characters beyond ASCII, which no tenant API key has: paste it exactly as the console showed it.');
+  // Keys tried per requester, counted before the check: a guesser cannot hold the API connections
+  // that keys not yet accepted share (fairness.ts), nor use the page as a fast oracle.
+  if ((await ctx.store.count(`keytries:${ctx.requester(req)}`, PENDING_TTL_MS)) > KEY_TRIES_PER_REQUESTER) {
+    return again(`More than ${KEY_TRIES_PER_REQUESTER} keys were entered from this network in the last 10 minutes. Wait a few minutes, then try again.`);
+  }
   const check = await ctx.checkKey(key);
   if (check === 'invalid') return again('The API refused this key: it is invalid, revoked or expired. Check it in the tenant console.');
   if (check === 'unknown') return again('The key could not be checked just now (the API did not answer). Try again in a moment.');
