@@ -50,8 +50,8 @@ export interface ConsentPage {
   cookie: string;
 }
 
-export async function openConsent(url: string): Promise<ConsentPage> {
-  const response = await fetch(url, { redirect: 'manual' });
+export async function openConsent(url: string, headers: Record<string, string> = {}): Promise<ConsentPage> {
+  const response = await fetch(url, { redirect: 'manual', headers });
   const html = await response.text();
   const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
   const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';

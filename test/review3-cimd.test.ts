@@ -73,18 +73,20 @@ describe('a hostile client metadata server', () => {
         res.end(documentOf(`${new URL(url).origin}${req.url}`));
       });
     });
-    const service = await serveOAuth(sandbox, logs, { cimd: { allowPrivateAddresses: true, ca: host.ca } });
+    const service = await serveOAuth(sandbox, logs, { cimd: { allowPrivateAddresses: true, ca: host.ca }, trustedProxyHops: 1 });
     const origin = new URL(host.url).origin;
+    // Each requester (the address the proxy saw) may hold two fetches: these come from several.
+    const from = (index: number) => ({ 'x-forwarded-for': `192.0.2.${index}` });
+    const open = (path: string, requester: number) =>
+      openConsent(authorizeUrl(service.url, { clientId: `${origin}${path}`, challenge: pkce().challenge }), from(requester));
     try {
-      const same = Array.from({ length: 5 }, () => openConsent(authorizeUrl(service.url, { clientId: `${origin}/same.json`, challenge: pkce().challenge })));
+      const same = Array.from({ length: 5 }, () => open('/same.json', 100));
       await expect.poll(() => seen.length).toBe(1);
-      const others = Array.from({ length: 12 }, (_, index) =>
-        openConsent(authorizeUrl(service.url, { clientId: `${origin}/client-${index}.json`, challenge: pkce().challenge })),
-      );
+      const others = Array.from({ length: 12 }, (_, index) => open(`/client-${index}.json`, Math.floor(index / 2)));
       const pages = [...same, ...others];
       await expect.poll(() => seen.length).toBe(8);
       // While 8 are in flight, a ninth distinct document is refused at once, not fetched.
-      const refused = await openConsent(authorizeUrl(service.url, { clientId: `${origin}/one-more.json`, challenge: pkce().challenge }));
+      const refused = await open('/one-more.json', 50);
       expect(refused.status).toBe(400);
       expect(refused.html).toContain('try again in a moment');
       expect(seen.filter((path) => path === '/same.json')).toHaveLength(1);
@@ -93,6 +95,34 @@ describe('a hostile client metadata server', () => {
       expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
       expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(8);
       expect(seen.length).toBe(8);
+    } finally {
+      await service.close();
+      await host.close();
+    }
+  }, 20_000);
+
+  it('one requester holds at most two fetches: a third is refused, another requester is still served', async () => {
+    const held: Array<() => void> = [];
+    const host = await startMetadataHost((url, req, res) => {
+      held.push(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(documentOf(`${new URL(url).origin}${req.url}`));
+      });
+    });
+    const service = await serveOAuth(sandbox, logs, { cimd: { allowPrivateAddresses: true, ca: host.ca }, trustedProxyHops: 1 });
+    const origin = new URL(host.url).origin;
+    const open = (path: string, requester: string) =>
+      openConsent(authorizeUrl(service.url, { clientId: `${origin}${path}`, challenge: pkce().challenge }), { 'x-forwarded-for': requester });
+    try {
+      const greedy = [open('/a.json', '198.51.100.7'), open('/b.json', '198.51.100.7')];
+      await expect.poll(() => held.length).toBe(2);
+      const third = await open('/c.json', '198.51.100.7');
+      expect(third.status).toBe(400);
+      expect(third.html).toContain('try again in a moment');
+      const someoneElse = open('/d.json', '198.51.100.8');
+      await expect.poll(() => held.length).toBe(3);
+      for (const release of held) release();
+      expect((await Promise.all([...greedy, someoneElse])).map((page) => page.status)).toEqual([200, 200, 200]);
     } finally {
       await service.close();
       await host.close();

@@ -50,7 +50,7 @@ export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: 
   const query = new URL(req.url ?? '/', 'http://x').searchParams;
   let client: Client | undefined;
   try {
-    client = await ctx.clients.find(query.get('client_id') ?? '');
+    client = await ctx.clients.find(query.get('client_id') ?? '', ctx.requester(req));
   } catch (error) {
     return sendHtml(
       res,

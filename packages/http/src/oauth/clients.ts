@@ -21,8 +21,9 @@ export interface Client {
 
 export const REGISTRATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const REGISTRATIONS_PER_HOUR = 20;
-/** Client metadata documents fetched at once, across every caller. */
+/** Client metadata documents fetched at once, across every caller, and for one requester. */
 const MAX_CIMD_FETCHES = 8;
+const MAX_CIMD_FETCHES_PER_REQUESTER = 2;
 const CIMD_MAX_BYTES = 5 * 1024;
 const CIMD_TIMEOUT_MS = 5_000;
 const CIMD_CACHE_MS = 60 * 60 * 1000;
@@ -68,6 +69,7 @@ const DCR_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as con
 export class Clients {
   private readonly cimdCache = new Map<string, { client: Client; until: number }>();
   private readonly fetching = new Map<string, Promise<Client>>();
+  private readonly fetchingFor = new Map<string, number>();
 
   constructor(
     private readonly store: OAuthStore,
@@ -99,22 +101,22 @@ export class Clients {
     };
   }
 
-  /** The client a client_id names: a registration, or (an https URL) its metadata document. */
-  async find(clientId: string): Promise<Client | undefined> {
-    if (clientId.startsWith('https://')) return this.fromDocument(clientId);
+  /** The client a client_id names: a registration, or (an https URL) its metadata document; `requester` (requester.ts) is who asks. */
+  async find(clientId: string, requester?: string): Promise<Client | undefined> {
+    if (clientId.startsWith('https://')) return this.fromDocument(clientId, requester);
     if (!/^[\w-]{1,64}$/.test(clientId)) return undefined;
     return this.store.get<Client>(`client:${clientId}`);
   }
 
   /** Token and revocation endpoints: the client, if its authentication (none, or its secret) holds. */
-  async authenticate(clientId: string | undefined, secret: string | undefined): Promise<Client | undefined> {
-    const client = clientId ? await this.find(clientId).catch(() => undefined) : undefined;
+  async authenticate(clientId: string | undefined, secret: string | undefined, requester?: string): Promise<Client | undefined> {
+    const client = clientId ? await this.find(clientId, requester).catch(() => undefined) : undefined;
     if (!client) return undefined;
     if (client.authMethod === 'none') return client;
     return secret !== undefined && client.secretHash !== undefined && sameText(hashOf(secret), client.secretHash) ? client : undefined;
   }
 
-  private async fromDocument(url: string): Promise<Client> {
+  private async fromDocument(url: string, requester = ''): Promise<Client> {
     const cached = this.cimdCache.get(url);
     if (cached && cached.until > Date.now()) return cached.client;
     const parsed = new URL(url);
@@ -122,13 +124,21 @@ export class Clients {
       throw new ClientProblem('a client_id URL must be https, at most 2000 characters, with a path, and no fragment or credentials');
     }
     // Anyone can name a client_id URL: identical fetches share one, and only a few run at once, so
-    // the service cannot be made to send a flood of GETs to someone else's server.
+    // the service cannot be made to send a flood of GETs to someone else's server; and one
+    // requester holds at most two of them, so it cannot keep everyone else's sign-ins refused.
     const inFlight = this.fetching.get(url);
     if (inFlight) return inFlight;
-    if (this.fetching.size >= MAX_CIMD_FETCHES) {
+    const mine = this.fetchingFor.get(requester) ?? 0;
+    if (this.fetching.size >= MAX_CIMD_FETCHES || mine >= MAX_CIMD_FETCHES_PER_REQUESTER) {
       throw new ClientProblem('too many client metadata documents are being fetched right now; try again in a moment', 'temporarily_unavailable');
     }
-    const fetched = this.clientFromDocument(url, parsed).finally(() => this.fetching.delete(url));
+    this.fetchingFor.set(requester, mine + 1);
+    const fetched = this.clientFromDocument(url, parsed).finally(() => {
+      this.fetching.delete(url);
+      const left = (this.fetchingFor.get(requester) ?? 1) - 1;
+      if (left > 0) this.fetchingFor.set(requester, left);
+      else this.fetchingFor.delete(requester);
+    });
     this.fetching.set(url, fetched);
     return fetched;
   }

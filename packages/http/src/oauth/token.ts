@@ -13,7 +13,7 @@ async function clientOf(ctx: OAuthContext, req: IncomingMessage, form: URLSearch
   if (basic?.id === '') return undefined;
   const id = basic?.id ?? field(form, 'client_id');
   if (basic && field(form, 'client_id') !== undefined && field(form, 'client_id') !== basic.id) return undefined;
-  return ctx.clients.authenticate(id, basic?.secret ?? field(form, 'client_secret'));
+  return ctx.clients.authenticate(id, basic?.secret ?? field(form, 'client_secret'), ctx.requester(req));
 }
 
 export async function answerToken(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
