@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('state kept for callers nobody has authenticated', () => {
-  it('opening consent pages, declining and posting made-up keys store nothing', async () => {
+  it('opening consent pages, declining and posting made-up keys store nothing but the count of keys from that requester', async () => {
     const store = new WatchedStore();
     const service = await serveOAuth(sandbox, logs, { store });
     try {
@@ -48,7 +48,8 @@ describe('state kept for callers nobody has authenticated', () => {
       });
       expect(listed.status).toBe(200);
       expect(await listed.text()).toContain('No connections were made with this key.');
-      expect(store.writes).toEqual([]);
+      // Only the count of keys entered from this address (one record per requester, 10 minutes).
+      expect(store.writes).toEqual(['keytries:127.0.0.1']);
     } finally {
       await service.close();
     }
