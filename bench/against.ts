@@ -9,6 +9,7 @@
 // made directly.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { benchCacheHome, primeCodeCaches } from './code-cache.js';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,8 @@ const FIRST_CALLS = 100;
  */
 const WARM_UP_CALLS = Number(process.env.BENCH_WARM_UP ?? 1000);
 const stateRoot = mkdtempSync(join(tmpdir(), 'engage-bench-'));
+/** The servers' code caches (scripts/launcher.ts), primed before the rounds (bench/code-cache.ts). */
+const cacheHome = benchCacheHome();
 const require = createRequire(import.meta.url);
 const referenceEntry = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
 
@@ -175,6 +178,7 @@ async function measure(side: Side, root: string, sandboxes: Sandboxes, memoryFil
     ENGAGE_API_KEY: sandboxes[which].key,
     ENGAGE_STATE_DIR: mkdtempSync(join(stateRoot, 'state-')),
     MEMORY_FILE_PATH: memoryFile,
+    XDG_CACHE_HOME: cacheHome,
     ...extra,
   });
   const out: Figures = {};
@@ -244,6 +248,17 @@ export async function benchAgainst(thisRoot: string, otherRoot: string, sandboxe
   const figures: Record<Side, Figures[]> = { this: [], other: [], reference: [] };
   const direct = directs(sandboxes);
   try {
+    for (const root of [thisRoot, otherRoot]) {
+      await primeCodeCaches(
+        DOMAINS.map((domain) => join(root, `packages/${domain}/dist/index.js`)),
+        {
+          ENGAGE_BASE_URL: sandboxes.small.baseUrl,
+          ENGAGE_API_KEY: sandboxes.small.key,
+          XDG_CACHE_HOME: cacheHome,
+          ENGAGE_STATE_DIR: mkdtempSync(join(stateRoot, 'state-')),
+        },
+      );
+    }
     for (let round = 0; round < ROUNDS; round++) {
       const order = [...SIDES.slice(round % 3), ...SIDES.slice(0, round % 3)];
       for (const side of order) {
@@ -254,6 +269,7 @@ export async function benchAgainst(thisRoot: string, otherRoot: string, sandboxe
   } finally {
     await direct.close();
     rmSync(stateRoot, { recursive: true, force: true });
+    rmSync(cacheHome, { recursive: true, force: true });
   }
   return report(figures, otherRoot);
 }

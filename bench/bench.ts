@@ -20,10 +20,13 @@ import { DOMAINS, serverEntry } from '../packages/sandbox/src/launch.js';
 import { benchAgainst } from './against.js';
 import { benchHttp, printHttp } from './http.js';
 import { runHttpPeer } from './http-peer.js';
+import { benchCacheHome, primeCodeCaches } from './code-cache.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const CONCURRENCY = 16;
+/** The contact server's first start ever: no code cache yet (scripts/launcher.ts). */
+const FIRST_START = 'contact, first start (no code cache)';
 const LARGE_ROUNDS = Number(process.env.BENCH_LARGE_ROUNDS ?? 5);
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const against = process.argv.includes('--against') ? process.argv[process.argv.indexOf('--against') + 1] : undefined;
@@ -350,8 +353,18 @@ async function main() {
   process.stderr.write(`bench: ${ROUNDS} cold-start rounds, ${CALLS} calls per per-call series\n`);
 
   // ---- cold start and resident memory, alternating runs ----
-  const env = { ENGAGE_API_KEY: 'eng_live_bench', ENGAGE_BASE_URL: 'http://127.0.0.1:9', MEMORY_FILE_PATH: join(root, 'bench/results/.memory.json') };
-  const targets: Array<[string, string[]]> = [...DOMAINS.map((domain): [string, string[]] => [domain, [serverEntry(domain)]]), ['reference', [referenceEntry]]];
+  const env = {
+    ENGAGE_API_KEY: 'eng_live_bench',
+    ENGAGE_BASE_URL: 'http://127.0.0.1:9',
+    MEMORY_FILE_PATH: join(root, 'bench/results/.memory.json'),
+    XDG_CACHE_HOME: benchCacheHome(),
+  };
+  await primeCodeCaches(DOMAINS.map(serverEntry), env);
+  const targets: Array<[string, string[], Record<string, string>?]> = [
+    ...DOMAINS.map((domain): [string, string[]] => [domain, [serverEntry(domain)]]),
+    [FIRST_START, [serverEntry('contact')], { NODE_DISABLE_COMPILE_CACHE: '1' }],
+    ['reference', [referenceEntry]],
+  ];
   const cold: Record<string, number[]> = {};
   const rss: Record<string, number[]> = {};
   const floor: number[] = [];
@@ -360,8 +373,8 @@ async function main() {
   await writeFile(floorScript, 'process.stdout.write("ready\\n");\n');
   for (let round = 0; round < ROUNDS; round++) {
     const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
-    for (const [name, args] of order) {
-      const { ms, rssKB } = await coldStart(args, env);
+    for (const [name, args, extra] of order) {
+      const { ms, rssKB } = await coldStart(args, { ...env, ...extra });
       (cold[name] ??= []).push(ms);
       (rss[name] ??= []).push(rssKB);
       if (name === 'reference' || name === 'contact') floor.push(await bareNode(floorScript));
@@ -464,7 +477,7 @@ function print(results: Record<string, any>) {
     '',
     '| server | cold start to tools/list (ms) | × reference | resident memory (MiB) | × reference |',
     '|---|---|---|---|---|',
-    ...[...DOMAINS, 'reference'].map(
+    ...[...DOMAINS, FIRST_START, 'reference'].map(
       (name) =>
         `| ${name === 'reference' ? 'reference: server-memory' : name} | ${f(cold[name] as number)} | ${f((cold[name] as number) / reference, 2)} | ${f(rss[name] as number)} | ${f((rss[name] as number) / (rss.reference as number), 2)} |`,
     ),

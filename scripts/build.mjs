@@ -1,9 +1,11 @@
 // Bundles each server (and the sandbox's CLI and demo) for a fast start: a host starts seven
-// servers at every launch. Each server's entry is one file that answers initialize and
-// tools/list from its manifest (computed here from the catalog); the catalog, zod and undici
-// sit in chunks loaded on the first tool call. Type checking is `tsc`, run before this.
+// servers at every launch. Each server's start is one file that answers initialize and
+// tools/list from its manifest (computed here from the catalog), run through a code cache; the
+// catalog, zod's classic API and undici are modules of their own loaded on the first tool call.
+// Type checking is `tsc`, run before this.
 import { build } from 'esbuild';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 // Some dependencies are CommonJS and call require(); an ESM bundle needs one.
@@ -68,39 +70,59 @@ const manifestPlugin = (manifest) => ({
 // The catalog is its own bundle, with its own copy of zod: sharing zod with the SDK would put all
 // of zod's classic API (the catalog's schemas use it) into the code every start loads. Nothing
 // passes zod objects between the two: the tools' schemas are JSON Schema.
-const catalogApart = {
-  name: 'engage-catalog-apart',
+// What the first tool call loads (the catalog, undici's Pool, the streamed-list reader, the MCP
+// Apps views) and OpenTelemetry's SDK (only when telemetry is on) are modules of their own beside
+// the server, each whole, loaded by require() when first needed: they share no state with the
+// server (they hold the catalog, pure functions, undici, or HTML). CommonJS throughout, because
+// an import() from code run through the code cache needs an experimental Node API.
+const LAZY = /^\.\/(operations|telemetry-sdk|undici-pool|stream-list|confirm-card|campaign-dashboard)\.js$/;
+const lazyApart = {
+  name: 'engage-lazy-apart',
   setup(plugin) {
-    plugin.onResolve({ filter: /^\.\/operations\.js$/ }, () => ({ path: './operations.js', external: true }));
+    plugin.onResolve({ filter: LAZY }, (args) => ({ path: args.path.replace(/\.js$/, '.cjs'), external: true }));
   },
 };
-
-// OpenTelemetry's SDK (shared/src/mcp/telemetry-sdk.ts) is a bundle of its own beside each entry,
-// loaded only when telemetry is switched on. Built apart, not as a shared chunk: splitting would
-// move what it shares with the server (esbuild's helpers, paths.ts) into chunks every start loads.
+const LAZY_ENTRIES = {
+  'telemetry-sdk': 'shared/src/mcp/telemetry-sdk.ts',
+  'undici-pool': 'shared/src/upstream/undici-pool.ts',
+  'stream-list': 'shared/src/upstream/stream-list.ts',
+  'confirm-card': 'packages/apps/dist/confirm-card.js',
+  'campaign-dashboard': 'packages/apps/dist/campaign-dashboard.js',
+};
+// CommonJS for the stdio servers: import() becomes require() (dynamic-import "unsupported").
+const commonJs = {
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  supported: { 'dynamic-import': false },
+  banner: { js: "var __engageImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__engageImportMetaUrl' },
+};
+const lazyModules = (outdir) => build({ ...common, ...commonJs, entryPoints: LAZY_ENTRIES, outdir, plugins: [lazyApart, zodEnglishOnly] });
+// Remote mode is one long-running ES module bundle: only OpenTelemetry's SDK stays apart there.
 const telemetryApart = {
   name: 'engage-telemetry-apart',
   setup(plugin) {
     plugin.onResolve({ filter: /^\.\/telemetry-sdk\.js$/ }, () => ({ path: './telemetry-sdk.js', external: true }));
   },
 };
-const telemetrySdk = (outdir) => build({ ...common, entryPoints: { 'telemetry-sdk': 'shared/src/mcp/telemetry-sdk.ts' }, outdir });
+const telemetrySdk = (outdir) => build({ ...common, entryPoints: { 'telemetry-sdk': LAZY_ENTRIES['telemetry-sdk'] }, outdir });
 
-// 2. The servers, each with its manifest; what the first call needs goes in chunks.
+// 2. The servers, each with its manifest. The code every start runs is one file (server.cjs),
+// which the bin runs through V8's code cache (scripts/launcher.ts).
 await Promise.all(
   DOMAINS.flatMap((domain) => [
     build({
       ...common,
+      ...commonJs,
       entryPoints: { server: `packages/${domain}/src/index.ts` },
       outdir: `packages/${domain}/dist`,
-      splitting: true,
-      chunkNames: 'chunks/[name]-[hash]',
-      plugins: [manifestPlugin(manifests[domain]), sdkShims, catalogApart, zodEnglishOnly, telemetryApart],
+      plugins: [manifestPlugin(manifests[domain]), sdkShims, lazyApart, zodEnglishOnly],
     }),
-    telemetrySdk(`packages/${domain}/dist`),
+    lazyModules(`packages/${domain}/dist`),
     // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
     build({
       ...common,
+      ...commonJs,
       entryPoints: { operations: `packages/${domain}/src/operations.ts` },
       outdir: `packages/${domain}/dist`,
       alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' },
@@ -109,17 +131,32 @@ await Promise.all(
   ]),
 );
 
-// The bin: a launcher that turns on Node's compile cache (Node ≥ 22.1; older Node goes on without
-// it) before the server's code is compiled, so later starts skip most of the compiling. The cache
-// is the user's own (~/.cache), not the shared temporary folder another user could write to.
-const LAUNCHER = `#!/usr/bin/env node
-import * as nodeModule from 'node:module';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-nodeModule.enableCompileCache?.(join(homedir(), '.cache', 'engage-mcp', 'compile-cache'));
-await import('./server.js');
-`;
-await Promise.all(DOMAINS.map((domain) => writeFile(`packages/${domain}/dist/index.js`, LAUNCHER, { mode: 0o755 })));
+// The bin: the launcher, told which bundle it runs and the bundle's build id (a hash of it).
+await Promise.all(
+  DOMAINS.map(async (domain) => {
+    const buildId = createHash('sha256')
+      .update(await readFile(`packages/${domain}/dist/server.cjs`))
+      .digest('hex')
+      .slice(0, 16);
+    const contents = [
+      "const { join } = require('node:path');",
+      "const { cacheDirOf, launch } = require('./scripts/launcher.ts');",
+      `launch({ file: join(__dirname, 'server.cjs'), name: ${JSON.stringify(domain)}, buildId: ${JSON.stringify(buildId)}, cacheDir: cacheDirOf() });`,
+    ].join('\n');
+    // dist/ is CommonJS (its own package.json says so): index.js is what hosts run, and an ES
+    // module entry would start Node's ES module loader only to run CommonJS.
+    await writeFile(`packages/${domain}/dist/package.json`, '{ "type": "commonjs" }\n');
+    await build({
+      ...common,
+      format: 'cjs',
+      sourcemap: false,
+      banner: { js: '#!/usr/bin/env node' },
+      stdin: { contents, resolveDir: '.', loader: 'ts', sourcefile: `${domain}-launcher.ts` },
+      outfile: `packages/${domain}/dist/index.js`,
+    });
+    await chmod(`packages/${domain}/dist/index.js`, 0o755);
+  }),
+);
 
 // 3. The sandbox's command line and the demo.
 await Promise.all(

@@ -6,15 +6,10 @@ import { describe, expect, it } from 'vitest';
 
 const root = new URL('..', import.meta.url).pathname;
 
-/** Every source module in a domain's built server (its entry, its chunks and its catalog). */
-function bundledModules(domain: string): string[] {
+/** Every source module in a domain's built server (its start, what it loads later, and its catalog). */
+function bundledModules(domain: string, only?: string): string[] {
   const dist = join(root, 'packages', domain, 'dist');
-  const maps = [
-    ...readdirSync(dist).filter((name) => name.endsWith('.js.map')),
-    ...readdirSync(join(dist, 'chunks'))
-      .filter((name) => name.endsWith('.js.map'))
-      .map((name) => join('chunks', name)),
-  ];
+  const maps = readdirSync(dist).filter((name) => name.endsWith('.map') && (only === undefined || name === `${only}.map`));
   return maps.flatMap((map) => (JSON.parse(readFileSync(join(dist, map), 'utf8')) as { sources: string[] }).sources);
 }
 
@@ -26,6 +21,12 @@ describe('a built server', () => {
     const unused =
       /undici\/(index\.js|lib\/mock\/|lib\/cache\/|lib\/web\/(websocket|eventsource|cache|cookies)\/|lib\/web\/fetch\/index\.js|lib\/dispatcher\/(agent|proxy-agent)\.js)/;
     expect(modules.filter((source) => unused.test(source))).toEqual([]);
+  });
+
+  it('starts with the SDK and the core only: the catalog, undici and the views are loaded when first needed', () => {
+    const start = bundledModules('contact', 'server.cjs');
+    expect(start.some((source) => source.includes('@modelcontextprotocol/server/'))).toBe(true);
+    expect(start.filter((source) => /node_modules\/undici\/|\/operations\.ts$|packages\/apps\/|stream-list\.ts$/.test(source))).toEqual([]);
   });
 
   it('carries zod’s English messages only, not its other locales', () => {

@@ -49,7 +49,8 @@ describe('npm run pack', () => {
   it('packs the seven servers and the setup command, each with only what runs', () => {
     expect(packed.map((entry) => entry.name).sort()).toEqual([...SERVER_DOMAINS, 'setup'].map((name) => `@engage-mcp/${name}`).sort());
     for (const entry of packed) {
-      for (const file of entry.files) expect(file, `${entry.name}: ${file}`).toMatch(/^(package\.json|README\.md|LICENSE|dist\/.+\.(js|LEGAL\.txt))$/);
+      for (const file of entry.files)
+        expect(file, `${entry.name}: ${file}`).toMatch(/^(package\.json|README\.md|LICENSE|dist\/package\.json|dist\/.+\.(c?js|LEGAL\.txt))$/);
       expect(
         entry.files.some((file) => file.endsWith('.map')),
         entry.name,

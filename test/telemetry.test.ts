@@ -239,6 +239,22 @@ export async function load(url, context, next) { appendFileSync(log, url + '\\n'
     register,
     `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { log: process.env.ENGAGE_TEST_LOADED } });\n`,
   );
+  // The servers are CommonJS: the bin runs server.cjs through a vm.Script (its code cache), and
+  // server.cjs require()s the rest. Those loads are noted here; ES module loads by the hook above.
+  const commonJs = join(dir, 'note-require.cjs');
+  writeFileSync(
+    commonJs,
+    `const { appendFileSync } = require('node:fs');
+const { pathToFileURL } = require('node:url');
+const Module = require('node:module');
+const vm = require('node:vm');
+const note = (file) => appendFileSync(process.env.ENGAGE_TEST_LOADED, pathToFileURL(file).href + '\\n');
+const compile = Module.prototype._compile;
+Module.prototype._compile = function (content, filename) { note(filename); return compile.apply(this, arguments); };
+const Script = vm.Script;
+vm.Script = class extends Script { constructor(code, options) { if (options && options.filename) note(options.filename); super(code, options); } };
+`,
+  );
 
   /** Starts the built campaign server, makes one read with a traceparent, stops it; returns the files it loaded (their text). */
   async function readWith(env: Record<string, string>, name: string, whileRunning?: () => Promise<void>): Promise<string[]> {
@@ -246,7 +262,7 @@ export async function load(url, context, next) { appendFileSync(log, url + '\\n'
     writeFileSync(loaded, '');
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', pathToFileURL(register).href, serverEntry('campaign')],
+      args: ['--import', pathToFileURL(register).href, '--require', commonJs, serverEntry('campaign')],
       env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_TEST_LOADED: loaded, ...env },
       stderr: 'pipe',
     });

@@ -1,0 +1,121 @@
+// Each server's bin (dist/index.js), bundled by scripts/build.mjs: it runs the server bundle
+// (dist/server.cjs) through V8's code cache. A host starts seven servers at every launch, and most
+// of a start is compiling the SDK's code and building its schemas; with the cache a start skips
+// the compiling of every function the last start ran. Node's own compile cache (22.1 and later)
+// caches a module as first compiled, before it runs, and Node 20 has none; this one is written
+// after the start (so it holds the functions compiled while starting) and works on every Node this
+// project supports. The cache is the user's own (~/.cache, a folder only they may write), keyed by
+// the bundle's build id, size and time, the Node version and the platform, so a cache never meets
+// code other than its own; V8 checks it again and ignores one it cannot use.
+// NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns it off. Failures never stop the server.
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { Module, createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+/** How long after the bundle ran the cache is written: a host sends initialize and tools/list at once. */
+export const WRITE_AFTER_MS = 1_000;
+
+export interface LaunchOptions {
+  /** The bundle (dist/server.cjs). */
+  file: string;
+  /** Whose bundle it is (the domain), naming its cache files. */
+  name: string;
+  /** What the build calls this bundle (a hash of it), so a cache never meets other code. */
+  buildId: string;
+  /** The cache folder; undefined turns the cache off. */
+  cacheDir: string | undefined;
+  writeAfterMs?: number;
+}
+
+export interface Launched {
+  /** What V8 did with the cache: used it, had none (or could not read it), or refused it. */
+  cache: 'used' | 'none' | 'rejected' | 'off';
+  /** Resolves once the cache has been written (true) or left alone (false). */
+  written: Promise<boolean>;
+}
+
+/** The cache folder for this user, or undefined when the cache is off or the folder is not safely theirs. */
+export function cacheDirOf(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  const dir = join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'engage-mcp', 'code-cache');
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = statSync(dir);
+    // Another user's folder, or one others may write to, could hold code planted for us. (On
+    // Windows there are no such mode bits; the folder is in the user's own profile.)
+    if (process.getuid && (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0)) return undefined;
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the bundle as CommonJS, from the cache when there is a usable one; writes a cache when there was none. */
+export function launch(options: LaunchOptions): Launched {
+  const source = readFileSync(options.file, 'utf8').replace(/^#!.*/, '');
+  const cacheFile = options.cacheDir && cacheFileOf(options, statSync(options.file));
+  const cachedData = cacheFile ? readIfThere(cacheFile) : undefined;
+  // The bundle loads what it needs later with require() (the build turns its import() into that).
+  const script = new Script(Module.wrap(source), { filename: options.file, ...(cachedData ? { cachedData } : {}) });
+  const module = new Module(options.file);
+  module.filename = options.file;
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, createRequire(options.file), module, options.file, dirname(options.file));
+  const cache = !cacheFile ? 'off' : !cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
+  if (cache === 'used') touch(cacheFile as string);
+  const written =
+    cache === 'none' || cache === 'rejected'
+      ? later(options.writeAfterMs ?? WRITE_AFTER_MS, () => writeCache(script, cacheFile as string))
+      : Promise.resolve(false);
+  return { cache, written };
+}
+
+function cacheFileOf(options: LaunchOptions, stat: { size: number; mtimeMs: number }): string {
+  const parts = [options.name, options.buildId, stat.size, Math.trunc(stat.mtimeMs), process.version, process.platform, process.arch];
+  return join(options.cacheDir as string, `${parts.join('_')}.bin`);
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function touch(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    // a read-only cache still serves
+  }
+}
+
+function later(ms: number, work: () => boolean): Promise<boolean> {
+  return new Promise((resolve) => setTimeout(() => resolve(work()), ms).unref());
+}
+
+/** Caches of this bundle's other builds unused this long are removed (two installs of one server may take turns). */
+const STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Written whole under a temporary name, then renamed; this bundle's stale caches are removed. */
+function writeCache(script: Script, file: string): boolean {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+    renameSync(temporary, file);
+    const dir = dirname(file);
+    const name = file.slice(dir.length + 1).split('_')[0];
+    for (const other of readdirSync(dir)) {
+      const path = join(dir, other);
+      if (other.split('_')[0] === name && other.endsWith('.bin') && Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
+    }
+    return true;
+  } catch {
+    rmSync(temporary, { force: true });
+    return false;
+  }
+}
