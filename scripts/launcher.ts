@@ -6,8 +6,11 @@
 // after the start (so it holds the functions compiled while starting) and works on every Node this
 // project supports. The cache is the user's own (~/.cache, a folder only they may write), keyed by
 // the bundle's build id, size and time, the Node version and the platform, so a cache never meets
-// code other than its own; V8 checks it again and ignores one it cannot use.
+// code other than its own. V8 checks only a cache's header (and the source's length) and trusts the
+// rest, crashing the process on a damaged payload: each cache carries its SHA-256, and one that
+// does not match is never given to V8.
 // NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns it off. Failures never stop the server.
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { Module, createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -30,7 +33,7 @@ export interface LaunchOptions {
 }
 
 export interface Launched {
-  /** What V8 did with the cache: used it, had none (or could not read it), or refused it. */
+  /** What became of the cache: used, none (or it could not be read), or refused (damaged, or V8 could not use it). */
   cache: 'used' | 'none' | 'rejected' | 'off';
   /** Resolves once the cache has been written (true) or left alone (false). */
   written: Promise<boolean>;
@@ -56,14 +59,15 @@ export function cacheDirOf(env: NodeJS.ProcessEnv = process.env): string | undef
 export function launch(options: LaunchOptions): Launched {
   const source = readFileSync(options.file, 'utf8').replace(/^#!.*/, '');
   const cacheFile = options.cacheDir && cacheFileOf(options, statSync(options.file));
-  const cachedData = cacheFile ? readIfThere(cacheFile) : undefined;
+  const stored = cacheFile ? readIfThere(cacheFile) : undefined;
+  const cachedData = stored && intact(stored);
   // The bundle loads what it needs later with require() (the build turns its import() into that).
   const script = new Script(Module.wrap(source), { filename: options.file, ...(cachedData ? { cachedData } : {}) });
   const module = new Module(options.file);
   module.filename = options.file;
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(options.file), module, options.file, dirname(options.file));
-  const cache = !cacheFile ? 'off' : !cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
+  const cache = !cacheFile ? 'off' : !stored ? 'none' : !cachedData || script.cachedDataRejected ? 'rejected' : 'used';
   if (cache === 'used') touch(cacheFile as string);
   const written =
     cache === 'none' || cache === 'rejected'
@@ -83,6 +87,16 @@ function readIfThere(file: string): Buffer | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A cache file is the SHA-256 of V8's data, then the data. */
+const DIGEST_BYTES = 32;
+const digestOf = (data: Uint8Array) => createHash('sha256').update(data).digest();
+
+/** V8's data, when the file holds it whole and unchanged. */
+function intact(stored: Buffer): Buffer | undefined {
+  const data = stored.subarray(DIGEST_BYTES);
+  return stored.length > DIGEST_BYTES && digestOf(data).equals(stored.subarray(0, DIGEST_BYTES)) ? data : undefined;
 }
 
 function touch(file: string): void {
@@ -105,7 +119,8 @@ const STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 function writeCache(script: Script, file: string): boolean {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+    const data = script.createCachedData();
+    writeFileSync(temporary, Buffer.concat([digestOf(data), data]), { mode: 0o600 });
     renameSync(temporary, file);
     const dir = dirname(file);
     const name = file.slice(dir.length + 1).split('_')[0];

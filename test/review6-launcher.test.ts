@@ -1,0 +1,68 @@
+// Review 6, the servers' bin (scripts/launcher.ts): a cache damaged past V8's header check must not
+// stop a server from starting (V8 checks only a cache's header and the source's length; it trusts
+// the rest and crashes on a damaged payload).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+// Each start is its own process, as a host's is (in one process V8 keeps the compiled script).
+let harness: string;
+beforeAll(() => {
+  harness = join(mkdtempSync(join(tmpdir(), 'engage-review6-harness-')), 'harness.cjs');
+  const contents = [
+    "const { launch } = require('./scripts/launcher.ts');",
+    'const [file, cacheDir] = process.argv.slice(2);',
+    "const launched = launch({ file, name: 'contact', buildId: 'build1', cacheDir, writeAfterMs: 0 });",
+    'const alive = setTimeout(() => {}, 10000);',
+    'launched.written.then((written) => { clearTimeout(alive); console.log(JSON.stringify({ cache: launched.cache, written, runs: globalThis.__engageRuns })); });',
+  ].join('\n');
+  buildSync({
+    stdin: { contents, resolveDir: process.cwd(), loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: harness,
+    logLevel: 'error',
+  });
+});
+
+function bundle(): { file: string; cacheDir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'engage-review6-'));
+  const file = join(dir, 'server.cjs');
+  const body = Array.from({ length: 200 }, (_, index) => `function f${index}(x) { return x * ${index} + 1; }`).join('\n');
+  writeFileSync(file, `${body}\nglobalThis.__engageRuns = (globalThis.__engageRuns ?? 0) + f1(0);\n`);
+  const cacheDir = join(dir, 'cache');
+  mkdirSync(cacheDir, { mode: 0o700 });
+  return { file, cacheDir };
+}
+
+function start(b: { file: string; cacheDir: string }): { status: number | null; signal: string | null; out: unknown } {
+  const run = spawnSync(process.execPath, [harness, b.file, b.cacheDir], { encoding: 'utf8' });
+  return { status: run.status, signal: run.signal, out: run.status === 0 ? JSON.parse(run.stdout) : run.stderr.slice(0, 200) };
+}
+
+describe('a damaged code cache', () => {
+  it('whose payload was zeroed (what a crash while writing may leave) is not used: the bundle runs and the cache is made again', () => {
+    const b = bundle();
+    expect(start(b).out).toMatchObject({ cache: 'none', written: true, runs: 1 });
+    const name = readdirSync(b.cacheDir)[0] as string;
+    const cache = readFileSync(join(b.cacheDir, name));
+    cache.fill(0, Math.floor(cache.length / 2));
+    writeFileSync(join(b.cacheDir, name), cache);
+    expect(start(b)).toEqual({ status: 0, signal: null, out: { cache: 'rejected', written: true, runs: 1 } });
+    expect(start(b).out).toMatchObject({ cache: 'used', runs: 1 });
+  });
+
+  it('whose payload has flipped bits is not used either', () => {
+    const b = bundle();
+    start(b);
+    const name = readdirSync(b.cacheDir)[0] as string;
+    const cache = readFileSync(join(b.cacheDir, name));
+    for (let at = Math.floor(cache.length / 2); at < cache.length; at++) cache[at] = (cache[at] as number) ^ 0x5a;
+    writeFileSync(join(b.cacheDir, name), cache);
+    expect(start(b)).toEqual({ status: 0, signal: null, out: { cache: 'rejected', written: true, runs: 1 } });
+  });
+});
