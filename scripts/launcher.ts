@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { Module, createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { Script } from 'node:vm';
 
 /** How long after the bundle ran the cache is written: a host sends initialize and tools/list at once. */
@@ -42,7 +42,12 @@ export interface Launched {
 /** The cache folder for this user, or undefined when the cache is off or the folder is not safely theirs. */
 export function cacheDirOf(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  const dir = join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'engage-mcp', 'code-cache');
+  // A relative XDG_CACHE_HOME is to be ignored (the XDG spec): it would name a folder of the working
+  // directory, which for a server is often a project's, where a cloned repository could plant a
+  // cache (V8 runs whatever code a cache holds for a source of the same length).
+  const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined;
+  const dir = join(xdg ?? join(homedir(), '.cache'), 'engage-mcp', 'code-cache');
+  if (!isAbsolute(dir)) return undefined;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stat = statSync(dir);

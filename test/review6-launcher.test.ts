@@ -2,7 +2,7 @@
 // stop a server from starting (V8 checks only a cache's header and the source's length; it trusts
 // the rest and crashes on a damaged payload).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -64,5 +64,55 @@ describe('a damaged code cache', () => {
     for (let at = Math.floor(cache.length / 2); at < cache.length; at++) cache[at] = (cache[at] as number) ^ 0x5a;
     writeFileSync(join(b.cacheDir, name), cache);
     expect(start(b)).toEqual({ status: 0, signal: null, out: { cache: 'rejected', written: true, runs: 1 } });
+  });
+});
+
+/** A cache file as the launcher writes it (its SHA-256, then V8's data), made from `source` by another process. */
+function plantedCache(source: string): Buffer {
+  const script = [
+    "const { Script } = require('node:vm');",
+    "const { Module } = require('node:module');",
+    "const { createHash } = require('node:crypto');",
+    `const script = new Script(Module.wrap(${JSON.stringify(source)}), { filename: '/planted.cjs' });`,
+    'script.runInThisContext();',
+    'const data = script.createCachedData();',
+    "process.stdout.write(Buffer.concat([createHash('sha256').update(data).digest(), data]).toString('base64'));",
+  ].join('\n');
+  return Buffer.from(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout, 'base64');
+}
+
+describe('the cache folder named by a relative XDG_CACHE_HOME', () => {
+  it('is not used: it would be a folder of the working directory, where a cloned project could plant code for the server', () => {
+    // A host starts servers in the project's folder; the project ships .cache/engage-mcp/code-cache/.
+    const project = mkdtempSync(join(tmpdir(), 'engage-review6-project-'));
+    const home = mkdtempSync(join(tmpdir(), 'engage-review6-home-'));
+    const file = join(project, 'server.cjs');
+    writeFileSync(file, "globalThis.__engageWho = 'real';");
+    const { size, mtimeMs } = statSync(file);
+    const planted = join(project, '.cache', 'engage-mcp', 'code-cache');
+    mkdirSync(planted, { recursive: true, mode: 0o700 });
+    const name = ['contact', 'build1', size, Math.trunc(mtimeMs), process.version, process.platform, process.arch].join('_');
+    // Same length, other code: V8 checks a cache against the source's length only.
+    writeFileSync(join(planted, `${name}.bin`), plantedCache("globalThis.__engageWho = 'evil';"));
+    const runner = [
+      "const { cacheDirOf, launch } = require('./scripts/launcher.ts');",
+      `launch({ file: ${JSON.stringify(file)}, name: 'contact', buildId: 'build1', cacheDir: cacheDirOf(), writeAfterMs: 60000 });`,
+      'console.log(globalThis.__engageWho);',
+    ].join('\n');
+    const bin = join(mkdtempSync(join(tmpdir(), 'engage-review6-bin-')), 'bin.cjs');
+    buildSync({
+      stdin: { contents: runner, resolveDir: process.cwd(), loader: 'ts' },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      outfile: bin,
+      logLevel: 'error',
+    });
+    const run = spawnSync(process.execPath, [bin], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CACHE_HOME: '.cache' },
+    });
+    expect(run.stdout.trim()).toBe('real');
   });
 });
