@@ -11,7 +11,7 @@
 // does not match is never given to V8.
 // NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns it off. Failures never stop the server.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { Module, createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -51,13 +51,31 @@ export function cacheDirOf(env: NodeJS.ProcessEnv = process.env): string | undef
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stat = statSync(dir);
-    // Another user's folder, or one others may write to, could hold code planted for us. (On
-    // Windows there are no such mode bits; the folder is in the user's own profile.)
-    if (process.getuid && (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0)) return undefined;
-    return dir;
+    // Another user's folder, or one others may write to, could hold code planted for us; so could
+    // one below a folder another user may write to (the sticky /tmp aside), who could rename ours
+    // away and put theirs in its place. (On Windows there are no such mode bits; the folder is in
+    // the user's own profile.)
+    if (!process.getuid) return dir;
+    const uid = process.getuid();
+    if (stat.uid !== uid || (stat.mode & 0o022) !== 0) return undefined;
+    return ancestorsOf(dir).every((folder) => {
+      const { uid: owner, mode } = statSync(folder);
+      return (owner === uid || owner === 0) && ((mode & 0o022) === 0 || (mode & 0o1000) !== 0);
+    })
+      ? dir
+      : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The folders above `dir` up to the root, as named and where its links lead. */
+function ancestorsOf(dir: string): string[] {
+  const folders = new Set<string>();
+  for (const start of [dir, realpathSync(dir)]) {
+    for (let at = dirname(start); !folders.has(at); at = dirname(at)) folders.add(at);
+  }
+  return [...folders];
 }
 
 /** Runs the bundle as CommonJS, from the cache when there is a usable one; writes a cache when there was none. */

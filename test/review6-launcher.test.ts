@@ -2,11 +2,12 @@
 // stop a server from starting (V8 checks only a cache's header and the source's length; it trusts
 // the rest and crashes on a damaged payload).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cacheDirOf } from '../scripts/launcher.js';
 
 // Each start is its own process, as a host's is (in one process V8 keeps the compiled script).
 let harness: string;
@@ -114,5 +115,24 @@ describe('the cache folder named by a relative XDG_CACHE_HOME', () => {
       env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CACHE_HOME: '.cache' },
     });
     expect(run.stdout.trim()).toBe('real');
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('the cache folder below a folder others may write to', () => {
+  it('is not used: another user could rename the folders in it and put theirs (and their cache) in place', () => {
+    const shared = mkdtempSync(join(tmpdir(), 'engage-review6-shared-'));
+    chmodSync(shared, 0o777);
+    expect(cacheDirOf({ XDG_CACHE_HOME: join(shared, 'cache') })).toBeUndefined();
+    // Nor when the folder named is a link into such a folder.
+    const home = mkdtempSync(join(tmpdir(), 'engage-review6-home-'));
+    mkdirSync(join(shared, 'elsewhere'), { mode: 0o700 });
+    symlinkSync(join(shared, 'elsewhere'), join(home, 'cache'));
+    expect(cacheDirOf({ XDG_CACHE_HOME: join(home, 'cache') })).toBeUndefined();
+  });
+
+  it('is used below a folder others may write to with the sticky bit (/tmp), where nobody may rename what is not theirs', () => {
+    const sticky = mkdtempSync(join(tmpdir(), 'engage-review6-sticky-'));
+    chmodSync(sticky, 0o1777);
+    expect(cacheDirOf({ XDG_CACHE_HOME: join(sticky, 'cache') })).toBe(join(sticky, 'cache', 'engage-mcp', 'code-cache'));
   });
 });
