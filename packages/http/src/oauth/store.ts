@@ -1,7 +1,8 @@
 // Where OAuth state lives: Redis when ENGAGE_REDIS_URL is set (every replica honours every token),
 // else this process (one replica; grants end on restart). Values are JSON records that expire;
 // secrets appear only as hashes, the tenant key only sealed (crypto.ts).
-import type { RedisClient } from '../redis.js';
+import { createHash } from 'node:crypto';
+import { RedisReplyError, type RedisClient } from '../redis.js';
 
 export interface OAuthStore {
   put(key: string, value: unknown, ttlMs: number): Promise<void>;
@@ -85,6 +86,12 @@ export class MemoryOAuthStore implements OAuthStore {
   }
 }
 
+/** Counts, and gives the counter its expiry when it has none (a new one, or one an earlier version left without). */
+const COUNT = `local count = redis.call('INCR', KEYS[1])
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+const COUNT_SCRIPT = { source: COUNT, sha: createHash('sha1').update(COUNT).digest('hex') };
+
 /** The same over Redis (redis.ts's client): JSON strings with PX expiries, SET NX for single use, sets for the connections page. */
 export class RedisOAuthStore implements OAuthStore {
   constructor(
@@ -117,10 +124,16 @@ export class RedisOAuthStore implements OAuthStore {
     return (await this.redis.command(['SET', this.key(key), '1', 'NX', 'PX', Math.max(1, Math.ceil(ttlMs))])) === 'OK';
   }
 
+  /** One script, so a counter never lives without its expiry (a reply lost between an INCR and its PEXPIRE made a limit last for ever). */
   async count(key: string, ttlMs: number): Promise<number> {
-    const count = Number(await this.redis.command(['INCR', this.key(key)]));
-    if (count === 1) await this.redis.command(['PEXPIRE', this.key(key), Math.max(1, Math.ceil(ttlMs))]);
-    return count;
+    const args = [1, this.key(key), Math.max(1, Math.ceil(ttlMs))];
+    try {
+      return Number(await this.redis.command(['EVALSHA', COUNT_SCRIPT.sha, ...args]));
+    } catch (error) {
+      // NOSCRIPT: Redis does not know the script yet (or restarted); EVAL loads and runs it.
+      if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw error;
+    }
+    return Number(await this.redis.command(['EVAL', COUNT_SCRIPT.source, ...args]));
   }
 
   async addMember(set: string, member: string, ttlMs: number): Promise<void> {
