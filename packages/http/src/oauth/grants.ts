@@ -140,7 +140,6 @@ export class Grants {
   async issueFirst(grant: Grant): Promise<IssuedTokens | undefined> {
     const dataKey = open(this.keys.wrap, grant.kekWrap, grant.id);
     if (!dataKey) return undefined;
-    await this.store.addMember(keyGrants(grant.keyIndex), grant.id, REFRESH_TTL_MS);
     return this.issue(grant, dataKey);
   }
 
@@ -148,6 +147,9 @@ export class Grants {
   private async issue(grant: Grant, dataKey: Buffer, family?: Family): Promise<IssuedTokens | undefined> {
     // The grant lives as long as its newest refresh token; a grant revoked meanwhile stays revoked.
     if (!(await this.store.replace(grantKey(grant.id), grant, REFRESH_TTL_MS))) return undefined;
+    // So does the key's list of its grants (the connections page, revokeAllOfKey), or a grant
+    // still refreshed after 30 days would drop out of it.
+    await this.store.addMember(keyGrants(grant.keyIndex), grant.id, REFRESH_TTL_MS);
     const access = newSecret(ACCESS_PREFIX);
     const refresh = newRefreshToken(this.keys.refresh, grant.id);
     const now = Date.now();
