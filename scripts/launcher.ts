@@ -11,7 +11,21 @@
 // does not match is never given to V8.
 // NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns it off. Failures never stop the server.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { Module, createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -104,11 +118,27 @@ function cacheFileOf(options: LaunchOptions, stat: { size: number; mtimeMs: numb
   return join(options.cacheDir as string, `${parts.join('_')}.bin`);
 }
 
+/** Far more than any bundle's cache (about 0.6 MB). */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The cache, if what is at its name when read is a regular file of this user's that others may not
+ * write. The folders were judged once, by path, following links: a link another user owns (in the
+ * sticky /tmp) passes while it points at a folder of ours, and may point elsewhere by the time of
+ * the read. Not through a link, and never waiting on a FIFO.
+ */
 function readIfThere(file: string): Buffer | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(file);
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_CACHE_BYTES) return undefined;
+    if (process.getuid && (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0)) return undefined;
+    return readFileSync(fd);
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
