@@ -97,7 +97,8 @@ function pendingFrom(ctx: OAuthContext, client: Client, redirectUri: string, que
   }
   const resource = normalResource(query.get('resource') ?? `${ctx.issuer()}/mcp`);
   const offered = ctx.scopesOf(resource);
-  if (!offered) throw new Refused('invalid_target', `${resource} is not a resource of this server`);
+  // Not in the request's words: the message is shown on our page (with a link to the client's site).
+  if (!offered) throw new Refused('invalid_target', 'the resource it names is not one of this server’s');
   const asked = (query.get('scope') ?? '').split(' ').filter((scope) => scope !== '');
   const requested = asked.filter((scope) => offered.includes(scope));
   if (asked.length > 0 && requested.length === 0) throw new Refused('invalid_scope', `none of the requested scopes is offered by ${resource}`);
