@@ -173,7 +173,11 @@ function writeCache(script: Script, file: string): boolean {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     const data = script.createCachedData();
-    writeFileSync(temporary, Buffer.concat([digestOf(data), data]), { mode: 0o600 });
+    // A new file only ('wx': O_EXCL, which never follows a link): whatever is at the temporary name
+    // (one left by a crash, or a link planted there through a folder swapped since it was checked)
+    // is removed, not written through.
+    rmSync(temporary, { force: true });
+    writeFileSync(temporary, Buffer.concat([digestOf(data), data]), { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
     const dir = dirname(file);
     const name = file.slice(dir.length + 1).split('_')[0];

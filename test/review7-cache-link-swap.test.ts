@@ -6,7 +6,7 @@
 // the same, as for any npm install). Here the re-pointing is done between the check and the start
 // (what a user flipping the link in a loop wins now and then).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, lchownSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lchownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -19,12 +19,15 @@ let harness: string;
 beforeAll(() => {
   harness = join(mkdtempSync(join(tmpdir(), 'engage-review7-harness-')), 'harness.cjs');
   const contents = [
-    "const { renameSync, symlinkSync } = require('node:fs');",
+    "const { renameSync, statSync, symlinkSync } = require('node:fs');",
+    "const { join } = require('node:path');",
     "const { cacheDirOf, launch } = require('./scripts/launcher.ts');",
-    'const [file, cacheDir, link, target] = process.argv.slice(2);',
+    'const [file, cacheDir, link, target, victim] = process.argv.slice(2);',
     // 'check': the folder the launcher would use; else the given folder, the link re-pointed after the check.
     'const dir = cacheDir === "check" ? cacheDirOf() : cacheDir;',
     'if (link && dir) { symlinkSync(target, `${link}.new`); renameSync(`${link}.new`, link); }',
+    // `victim`: the other user also guessed our pid, and links our temporary cache file's name to a file of ours.
+    'if (victim && dir) { const { size, mtimeMs } = statSync(file); const name = ["contact", "build1", size, Math.trunc(mtimeMs), process.version, process.platform, process.arch].join("_"); symlinkSync(victim, join(target, "engage-mcp", "code-cache", `${name}.bin.${process.pid}.tmp`)); }',
     "const launched = launch({ file, name: 'contact', buildId: 'build1', cacheDir: dir, writeAfterMs: 0 });",
     'const alive = setTimeout(() => {}, 10000);',
     'launched.written.then(() => { clearTimeout(alive); console.log(JSON.stringify({ dir: dir ?? null, cache: launched.cache, ran: globalThis.__review7Ran })); });',
@@ -96,5 +99,15 @@ describe.skipIf(process.platform === 'win32')('the code cache behind a link anot
     execFileSync('mkfifo', [join(planted, name as string)]);
     const { link, ours } = sharedLink();
     expect(run([file, 'check', link, theirs], { XDG_CACHE_HOME: link, HOME: ours }).ran).toBe('ours');
+  });
+
+  it('does not write through a link planted at its temporary name', () => {
+    const theirs = mkdtempSync(join(tmpdir(), 'engage-review7-theirs-'));
+    mkdirSync(join(theirs, 'engage-mcp', 'code-cache'), { recursive: true, mode: 0o700 });
+    const victim = join(mkdtempSync(join(tmpdir(), 'engage-review7-victim-')), 'notes.txt');
+    writeFileSync(victim, 'a file of ours\n');
+    const { link, ours } = sharedLink();
+    expect(run([bundleFile('ours'), 'check', link, theirs, victim], { XDG_CACHE_HOME: link, HOME: ours }).ran).toBe('ours');
+    expect(readFileSync(victim, 'utf8')).toBe('a file of ours\n');
   });
 });
