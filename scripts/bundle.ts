@@ -68,8 +68,9 @@ export interface StagedBundle {
 }
 
 /**
- * The bundle's folder: manifest.json, icon.png, the server's built files under server/, and the
- * package.json beside them, whose "type": "module" tells node the files are ES modules.
+ * The bundle's folder: manifest.json, icon.png, the server's built files under server/ (with the
+ * build's server/package.json, whose "type": "commonjs" tells node how to read index.js), and the
+ * package's own package.json.
  */
 export async function stageBundles(outDir: string): Promise<StagedBundle[]> {
   return Promise.all(

@@ -114,7 +114,8 @@ export function launch(options: LaunchOptions): Launched {
 }
 
 function cacheFileOf(options: LaunchOptions, stat: { size: number; mtimeMs: number }): string {
-  const parts = [options.name, options.buildId, stat.size, Math.trunc(stat.mtimeMs), process.version, process.platform, process.arch];
+  // The V8 version too: a runtime may report a Node version with another V8 (Electron's, say).
+  const parts = [options.name, options.buildId, stat.size, Math.trunc(stat.mtimeMs), process.version, process.versions.v8, process.platform, process.arch];
   return join(options.cacheDir as string, `${parts.join('_')}.bin`);
 }
 
@@ -183,7 +184,9 @@ function writeCache(script: Script, file: string): boolean {
     const name = file.slice(dir.length + 1).split('_')[0];
     for (const other of readdirSync(dir)) {
       const path = join(dir, other);
-      if (other.split('_')[0] === name && other.endsWith('.bin') && Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
+      // Also the temporary files of writes cut short (the process killed while writing).
+      const ours = other.split('_')[0] === name && (other.endsWith('.bin') || other.endsWith('.tmp'));
+      if (ours && Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
     }
     return true;
   } catch {

@@ -64,7 +64,7 @@ describe('the launcher', () => {
     const b = bundle();
     expect(start(b)).toEqual({ cache: 'none', written: true, runs: 1, lazy: 42 });
     const [file] = readdirSync(b.cacheDir);
-    expect(file).toMatch(new RegExp(`^contact_build1_\\d+_\\d+_${process.version}_${process.platform}_${process.arch}\\.bin$`));
+    expect(file).toMatch(new RegExp(`^contact_build1_\\d+_\\d+_${process.version}_${process.versions.v8}_${process.platform}_${process.arch}\\.bin$`));
     if (process.platform !== 'win32') expect(statSync(join(b.cacheDir, file as string)).mode & 0o777).toBe(0o600);
     expect(start(b)).toEqual({ cache: 'used', written: false, runs: 1, lazy: 42 });
   });
@@ -86,16 +86,17 @@ describe('the launcher', () => {
     expect(start(b)).toMatchObject({ cache: 'none', lazy: 7 });
   });
 
-  it("removes this bundle's caches unused for a week when it writes one, and keeps the rest", () => {
+  it("removes this bundle's caches (and cut-short writes) unused for a week when it writes one, and keeps the rest", () => {
     const b = bundle();
     const old = join(b.cacheDir, 'contact_oldbuild_1_1_v0_x_y.bin');
     const recent = join(b.cacheDir, 'contact_otherbuild_1_1_v0_x_y.bin');
     const otherServer = join(b.cacheDir, 'billing_oldbuild_1_1_v0_x_y.bin');
-    for (const path of [old, recent, otherServer]) writeFileSync(path, 'x');
+    const leftover = join(b.cacheDir, 'contact_oldbuild_1_1_v0_x_y.bin.4242.tmp');
+    for (const path of [old, recent, otherServer, leftover]) writeFileSync(path, 'x');
     const weekAgo = new Date(Date.now() - 8 * 24 * 60 * 60 * 1000);
-    for (const path of [old, otherServer]) utimesSync(path, weekAgo, weekAgo);
+    for (const path of [old, otherServer, leftover]) utimesSync(path, weekAgo, weekAgo);
     expect(start(b).written).toBe(true);
-    expect([existsSync(old), existsSync(recent), existsSync(otherServer)]).toEqual([false, true, true]);
+    expect([existsSync(old), existsSync(recent), existsSync(otherServer), existsSync(leftover)]).toEqual([false, true, true, false]);
   });
 
   it('a cache that cannot be written is left alone, and with the cache off none is read or written: the bundle runs', () => {
