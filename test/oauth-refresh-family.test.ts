@@ -3,11 +3,12 @@
 // is a reuse that ends the grant, a made-up token naming the grant changes nothing, and a
 // family keeps its newest two access tokens alive. Against a real redis-server, where the store's
 // size can be read.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { RedisOAuthStore } from '../packages/http/src/oauth/index.js';
+import { REFRESHES_PER_MINUTE } from '../packages/http/src/oauth/grants.js';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
 import { startService, type Service } from '../packages/http/src/service.js';
 import { mcpStatus, signIn, tokenRequest } from './oauth-helpers.js';
@@ -96,6 +97,23 @@ describe('refresh token families', () => {
     expect((await mcpStatus(`${service.url}/mcp`, `Bearer ${tokens.access}`)).status).toBe(401);
     expect((await mcpStatus(`${service.url}/mcp`, `Bearer ${first.body.access_token as string}`)).status).not.toBe(401);
     expect((await mcpStatus(`${service.url}/mcp`, `Bearer ${second.body.access_token as string}`)).status).not.toBe(401);
+  });
+
+  it('a grant refreshed more than 30 times in a minute is told to wait; its token is not spent and the grant lives', async () => {
+    const tokens = await signIn(service.url, sandbox.keys.full);
+    let current = { refresh: tokens.refresh, access: tokens.access };
+    for (let round = 0; round < REFRESHES_PER_MINUTE; round += 1) {
+      const fresh = await refreshWith(current.refresh, tokens.clientId);
+      expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+      current = { refresh: fresh.body.refresh_token as string, access: fresh.body.access_token as string };
+    }
+    const refused = await refreshWith(current.refresh, tokens.clientId);
+    expect(refused).toMatchObject({ status: 429, body: { error: 'temporarily_unavailable' } });
+    expect((await mcpStatus(`${service.url}/mcp`, `Bearer ${current.access}`)).status).not.toBe(401);
+    // Not a reuse: the refused token stays the current one (no claim was made for it).
+    const claims = (await connection.command(['KEYS', 'engage:oauth:rtused:*'])) as string[];
+    const hash = createHash('sha256').update(current.refresh).digest('base64url');
+    expect(claims).not.toContain(`engage:oauth:rtused:${hash}`);
   });
 
   it('two refreshes with the same token at once: at most one gets new tokens, and the grant ends', async () => {

@@ -31,6 +31,8 @@ const UNREDEEMED_GRANT_TTL_MS = 10 * 60 * 1000;
 const LAST_USED_EVERY_MS = 60 * 1000;
 /** How long a refresh holds its token against a second, simultaneous use (until the family moves on). */
 const REFRESH_CLAIM_TTL_MS = 2 * 60 * 1000;
+/** Refreshes one grant may make in a minute (a client refreshes about once an hour). */
+export const REFRESHES_PER_MINUTE = 30;
 /** Access tokens a family keeps alive: the newest and the one before (a request may still carry it). */
 const LIVE_ACCESS_TOKENS = 2;
 
@@ -90,7 +92,7 @@ export interface Opened {
   expiresAt: number;
 }
 
-export type RefreshOutcome = { ok: true; tokens: IssuedTokens; grant: Grant } | { ok: false; reused: boolean; otherResource?: boolean };
+export type RefreshOutcome = { ok: true; tokens: IssuedTokens; grant: Grant } | { ok: false; reused: boolean; otherResource?: boolean; tooMany?: boolean };
 
 const at = (hash: string) => `at:${hash}`;
 const familyKey = (grantId: string) => `family:${grantId}`;
@@ -209,7 +211,13 @@ export class Grants {
     // Checked before the token is spent: a request for another resource leaves the grant as it was.
     if (resource !== undefined && resource !== grant.resource) return { ok: false, reused: false, otherResource: true };
     const hash = hashOf(token);
-    if (!sameText(hash, family.refreshHash) || !(await this.store.claimOnce(`rtused:${hash}`, REFRESH_CLAIM_TTL_MS))) {
+    const current = sameText(hash, family.refreshHash);
+    // The current token's holder refreshing in a loop: each refresh leaves a claim for 2 minutes, so
+    // a grant may refresh only so often (its token is not spent, and works again a minute later).
+    if (current && (await this.store.count(`refreshes:${grant.id}`, 60 * 1000)) > REFRESHES_PER_MINUTE) {
+      return { ok: false, reused: false, tooMany: true };
+    }
+    if (!current || !(await this.store.claimOnce(`rtused:${hash}`, REFRESH_CLAIM_TTL_MS))) {
       await this.revoke(grant.id);
       return { ok: false, reused: true };
     }

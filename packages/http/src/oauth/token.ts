@@ -54,6 +54,11 @@ async function refresh(ctx: OAuthContext, res: ServerResponse, form: URLSearchPa
   const resource = field(form, 'resource');
   const outcome = await ctx.grants.refresh(field(form, 'refresh_token') ?? '', client.clientId, resource === undefined ? undefined : normalResource(resource));
   if (!outcome.ok && outcome.otherResource) return sendOAuthError(res, 400, 'invalid_target', "resource differs from the grant's");
+  if (!outcome.ok && outcome.tooMany) {
+    return sendOAuthError(res, 429, 'temporarily_unavailable', 'this grant was refreshed too often; the refresh token still works in a minute', {
+      'retry-after': '60',
+    });
+  }
   if (!outcome.ok) {
     if (outcome.reused) ctx.log.warn(`oauth: a rotated refresh token was used again; its grant is revoked (client ${client.clientId})`);
     const why = outcome.reused ? 'the refresh token was already used; the grant is revoked' : 'the refresh token is unknown, expired or revoked';
