@@ -119,6 +119,15 @@ describe('a hostile client metadata server', () => {
       const third = await open('/c.json', '198.51.100.7');
       expect(third.status).toBe(400);
       expect(third.html).toContain('try again in a moment');
+      // At the token endpoint the same is "try again", not a failed authentication (401), after
+      // which a client may drop its credentials.
+      const token = await fetch(`${service.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'x-forwarded-for': '198.51.100.7' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'emcp_rt_x', client_id: `${origin}/c.json` }),
+      });
+      expect(token.status).toBe(503);
+      expect(((await token.json()) as { error: string }).error).toBe('temporarily_unavailable');
       const someoneElse = open('/d.json', '198.51.100.8');
       await expect.poll(() => held.length).toBe(3);
       for (const release of held) release();

@@ -110,7 +110,14 @@ export class Clients {
 
   /** Token and revocation endpoints: the client, if its authentication (none, or its secret) holds. */
   async authenticate(clientId: string | undefined, secret: string | undefined, requester?: string): Promise<Client | undefined> {
-    const client = clientId ? await this.find(clientId, requester).catch(() => undefined) : undefined;
+    // Our own capacity (too many metadata documents being fetched) is no failed authentication: it
+    // is thrown on, to be answered as "try again", so a client does not drop its credentials.
+    const client = clientId
+      ? await this.find(clientId, requester).catch((error: unknown) => {
+          if (error instanceof ClientProblem && error.code === 'temporarily_unavailable') throw error;
+          return undefined;
+        })
+      : undefined;
     if (!client) return undefined;
     if (client.authMethod === 'none') return client;
     return secret !== undefined && client.secretHash !== undefined && sameText(hashOf(secret), client.secretHash) ? client : undefined;

@@ -16,10 +16,23 @@ async function clientOf(ctx: OAuthContext, req: IncomingMessage, form: URLSearch
   return ctx.clients.authenticate(id, basic?.secret ?? field(form, 'client_secret'), ctx.requester(req));
 }
 
+/** The authenticated client, or undefined once the request has been answered (401, or 503 when we are too busy to tell). */
+async function authenticated(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse, form: URLSearchParams): Promise<Client | undefined> {
+  try {
+    const client = await clientOf(ctx, req, form);
+    if (!client) sendOAuthError(res, 401, OAuthErrorCode.InvalidClient, 'unknown client, or its authentication failed');
+    return client;
+  } catch (error) {
+    if (!(error instanceof ClientProblem) || error.code !== 'temporarily_unavailable') throw error;
+    sendOAuthError(res, 503, 'temporarily_unavailable', error.message, { 'retry-after': '5' });
+    return undefined;
+  }
+}
+
 export async function answerToken(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const form = await readForm(req);
-  const client = await clientOf(ctx, req, form);
-  if (!client) return sendOAuthError(res, 401, OAuthErrorCode.InvalidClient, 'unknown client, or its authentication failed');
+  const client = await authenticated(ctx, req, res, form);
+  if (!client) return;
   const grantType = field(form, 'grant_type');
   if (grantType === 'authorization_code') return exchangeCode(ctx, res, form, client);
   if (grantType === 'refresh_token') return refresh(ctx, res, form, client);
@@ -70,8 +83,8 @@ async function refresh(ctx: OAuthContext, res: ServerResponse, form: URLSearchPa
 /** RFC 7009: 200 whatever the token (an unknown one is not an error), once the client is authenticated. */
 export async function answerRevoke(ctx: OAuthContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const form = await readForm(req);
-  const client = await clientOf(ctx, req, form);
-  if (!client) return sendOAuthError(res, 401, OAuthErrorCode.InvalidClient, 'unknown client, or its authentication failed');
+  const client = await authenticated(ctx, req, res, form);
+  if (!client) return;
   await ctx.grants.revokeToken(field(form, 'token') ?? '', client.clientId);
   sendOAuthJson(res, 200, {});
 }
