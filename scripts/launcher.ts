@@ -113,7 +113,8 @@ export function launch(options: LaunchOptions): Launched {
   return { cache, written };
 }
 
-function cacheFileOf(options: LaunchOptions, stat: { size: number; mtimeMs: number }): string {
+/** Where the cache of this bundle (as it is now, on this Node) lives (exported for the tests). */
+export function cacheFileOf(options: Pick<LaunchOptions, 'name' | 'buildId' | 'cacheDir'>, stat: { size: number; mtimeMs: number }): string {
   // The V8 version too: a runtime may report a Node version with another V8 (Electron's, say).
   const parts = [options.name, options.buildId, stat.size, Math.trunc(stat.mtimeMs), process.version, process.versions.v8, process.platform, process.arch];
   return join(options.cacheDir as string, `${parts.join('_')}.bin`);
@@ -143,9 +144,14 @@ function readIfThere(file: string): Buffer | undefined {
   }
 }
 
-/** A cache file is the SHA-256 of V8's data, then the data. */
+/** A cache file is the SHA-256 of V8's data, then the data (against damage; the folder checks keep attackers out). */
 const DIGEST_BYTES = 32;
 const digestOf = (data: Uint8Array) => createHash('sha256').update(data).digest();
+
+/** What a cache file holds for V8's `data` (exported for the tests, which plant caches). */
+export function cacheFileBytes(data: Uint8Array): Buffer {
+  return Buffer.concat([digestOf(data), data]);
+}
 
 /** V8's data, when the file holds it whole and unchanged. */
 function intact(stored: Buffer): Buffer | undefined {
@@ -178,7 +184,7 @@ function writeCache(script: Script, file: string): boolean {
     // (one left by a crash, or a link planted there through a folder swapped since it was checked)
     // is removed, not written through.
     rmSync(temporary, { force: true });
-    writeFileSync(temporary, Buffer.concat([digestOf(data), data]), { mode: 0o600, flag: 'wx' });
+    writeFileSync(temporary, cacheFileBytes(data), { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
     const dir = dirname(file);
     const name = file.slice(dir.length + 1).split('_')[0];

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cacheDirOf } from '../scripts/launcher.js';
+import { cacheDirOf, cacheFileBytes, cacheFileOf } from '../scripts/launcher.js';
 
 // Each start is its own process, as a host's is (in one process V8 keeps the compiled script).
 let harness: string;
@@ -73,13 +73,11 @@ function plantedCache(source: string): Buffer {
   const script = [
     "const { Script } = require('node:vm');",
     "const { Module } = require('node:module');",
-    "const { createHash } = require('node:crypto');",
     `const script = new Script(Module.wrap(${JSON.stringify(source)}), { filename: '/planted.cjs' });`,
     'script.runInThisContext();',
-    'const data = script.createCachedData();',
-    "process.stdout.write(Buffer.concat([createHash('sha256').update(data).digest(), data]).toString('base64'));",
+    "process.stdout.write(script.createCachedData().toString('base64'));",
   ].join('\n');
-  return Buffer.from(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout, 'base64');
+  return cacheFileBytes(Buffer.from(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout, 'base64'));
 }
 
 describe('the cache folder named by a relative XDG_CACHE_HOME', () => {
@@ -92,9 +90,10 @@ describe('the cache folder named by a relative XDG_CACHE_HOME', () => {
     const { size, mtimeMs } = statSync(file);
     const planted = join(project, '.cache', 'engage-mcp', 'code-cache');
     mkdirSync(planted, { recursive: true, mode: 0o700 });
-    const name = ['contact', 'build1', size, Math.trunc(mtimeMs), process.version, process.platform, process.arch].join('_');
+    // The name the launcher would look for (its own function), so the test breaks if the name changes.
+    const cache = cacheFileOf({ name: 'contact', buildId: 'build1', cacheDir: planted }, { size, mtimeMs });
     // Same length, other code: V8 checks a cache against the source's length only.
-    writeFileSync(join(planted, `${name}.bin`), plantedCache("globalThis.__engageWho = 'evil';"));
+    writeFileSync(cache, plantedCache("globalThis.__engageWho = 'evil';"));
     const runner = [
       "const { cacheDirOf, launch } = require('./scripts/launcher.ts');",
       `launch({ file: ${JSON.stringify(file)}, name: 'contact', buildId: 'build1', cacheDir: cacheDirOf(), writeAfterMs: 60000 });`,
@@ -115,6 +114,14 @@ describe('the cache folder named by a relative XDG_CACHE_HOME', () => {
       env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CACHE_HOME: '.cache' },
     });
     expect(run.stdout.trim()).toBe('real');
+    // The control: named absolutely, the same folder is used, and the planted cache's code runs
+    // (so the case above shows the relative name refused, not a cache that missed its name).
+    const control = spawnSync(process.execPath, [bin], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CACHE_HOME: join(project, '.cache') },
+    });
+    expect(control.stdout.trim()).toBe('evil');
   });
 });
 

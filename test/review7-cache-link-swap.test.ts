@@ -21,13 +21,13 @@ beforeAll(() => {
   const contents = [
     "const { renameSync, statSync, symlinkSync } = require('node:fs');",
     "const { join } = require('node:path');",
-    "const { cacheDirOf, launch } = require('./scripts/launcher.ts');",
+    "const { cacheDirOf, cacheFileOf, launch } = require('./scripts/launcher.ts');",
     'const [file, cacheDir, link, target, victim] = process.argv.slice(2);',
     // 'check': the folder the launcher would use; else the given folder, the link re-pointed after the check.
     'const dir = cacheDir === "check" ? cacheDirOf() : cacheDir;',
     'if (link && dir) { symlinkSync(target, `${link}.new`); renameSync(`${link}.new`, link); }',
     // `victim`: the other user also guessed our pid, and links our temporary cache file's name to a file of ours.
-    'if (victim && dir) { const { size, mtimeMs } = statSync(file); const name = ["contact", "build1", size, Math.trunc(mtimeMs), process.version, process.platform, process.arch].join("_"); symlinkSync(victim, join(target, "engage-mcp", "code-cache", `${name}.bin.${process.pid}.tmp`)); }',
+    'if (victim && dir) { const cache = cacheFileOf({ name: "contact", buildId: "build1", cacheDir: join(target, "engage-mcp", "code-cache") }, statSync(file)); symlinkSync(victim, `${cache}.${process.pid}.tmp`); }',
     "const launched = launch({ file, name: 'contact', buildId: 'build1', cacheDir: dir, writeAfterMs: 0 });",
     'const alive = setTimeout(() => {}, 10000);',
     'launched.written.then(() => { clearTimeout(alive); console.log(JSON.stringify({ dir: dir ?? null, cache: launched.cache, ran: globalThis.__review7Ran })); });',
