@@ -5,31 +5,18 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheDirOf } from '../scripts/launcher.js';
+import { launcherScript, printWhenWritten } from './launcher-helpers.js';
 
-// Each start is its own process, as a host's is: in one process V8 keeps a compiled script in
-// memory and would never look at the cache.
 let harness: string;
 beforeAll(() => {
-  harness = join(mkdtempSync(join(tmpdir(), 'engage-launcher-harness-')), 'harness.cjs');
-  const contents = [
+  harness = launcherScript([
     "const { launch } = require('./scripts/launcher.ts');",
     'const [file, buildId, cacheDir] = process.argv.slice(2);',
     "const launched = launch({ file, name: 'contact', buildId, cacheDir: cacheDir || undefined, writeAfterMs: 0 });",
-    // The launcher's timer does not keep a process alive (a server's stdin does): this one waits for it.
-    'const alive = setTimeout(() => {}, 10000);',
-    'launched.written.then((written) => { clearTimeout(alive); console.log(JSON.stringify({ cache: launched.cache, written, runs: globalThis.__engageLauncherRuns, lazy: globalThis.__engageLazy })); });',
-  ].join('\n');
-  buildSync({
-    stdin: { contents, resolveDir: process.cwd(), loader: 'ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    outfile: harness,
-    logLevel: 'error',
-  });
+    ...printWhenWritten('{ cache: launched.cache, written, runs: globalThis.__engageLauncherRuns, lazy: globalThis.__engageLazy }'),
+  ]);
 });
 
 /** A bundle like server.cjs: it notes that it ran and loads a sibling module with require(). */

@@ -6,13 +6,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { RedisOAuthStore } from '../packages/http/src/oauth/index.js';
 import { REFRESHES_PER_MINUTE } from '../packages/http/src/oauth/grants.js';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
-import { startService, type Service } from '../packages/http/src/service.js';
+import type { Service } from '../packages/http/src/service.js';
 import { mcpStatus, signIn, tokenRequest } from './oauth-helpers.js';
 import { startRedis, type RedisServer } from './redis-server.js';
+import { serveOAuth } from './review3-helpers.js';
 
 let sandbox: Sandbox;
 let redis: RedisServer;
@@ -23,13 +23,7 @@ beforeAll(async () => {
   sandbox = await startSandbox();
   redis = await startRedis();
   connection = await connectRedis(redis.url);
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    oauth: { kek: randomBytes(32), store: new RedisOAuthStore(connection) },
-  });
+  service = await serveOAuth(sandbox, [], { store: new RedisOAuthStore(connection) });
 }, 30_000);
 afterAll(async () => {
   await service?.close();

@@ -10,6 +10,7 @@ import { addressGroup, requesterOf } from '../packages/http/src/oauth/requester.
 import { startService, type Service } from '../packages/http/src/service.js';
 import { readHttpSettings } from '../packages/http/src/settings.js';
 import { REDIRECT, authorizeUrl, openConsent, pkce, register } from './oauth-helpers.js';
+import { serveOAuth } from './review3-helpers.js';
 
 const request = (remoteAddress: string, forwarded?: string | string[]) =>
   ({ socket: { remoteAddress }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as Parameters<typeof requesterOf>[0];
@@ -111,13 +112,7 @@ describe('keys tried on consent pages, per requester', () => {
   let service: Service;
   beforeAll(async () => {
     sandbox = await startSandbox();
-    service = await startService({
-      env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-      catalogs: CATALOGS,
-      port: 0,
-      writeLog: () => undefined,
-      oauth: { kek: randomBytes(32), store: new MemoryOAuthStore(), trustedProxyHops: 1 },
-    });
+    service = await serveOAuth(sandbox, [], { trustedProxyHops: 1 });
     issuer = service.url;
     clientId = (await register(issuer)).client_id;
   });

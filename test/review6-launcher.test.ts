@@ -5,29 +5,18 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cacheDirOf, cacheFileBytes, cacheFileOf } from '../scripts/launcher.js';
+import { launcherScript, printWhenWritten } from './launcher-helpers.js';
 
-// Each start is its own process, as a host's is (in one process V8 keeps the compiled script).
 let harness: string;
 beforeAll(() => {
-  harness = join(mkdtempSync(join(tmpdir(), 'engage-review6-harness-')), 'harness.cjs');
-  const contents = [
+  harness = launcherScript([
     "const { launch } = require('./scripts/launcher.ts');",
     'const [file, cacheDir] = process.argv.slice(2);',
     "const launched = launch({ file, name: 'contact', buildId: 'build1', cacheDir, writeAfterMs: 0 });",
-    'const alive = setTimeout(() => {}, 10000);',
-    'launched.written.then((written) => { clearTimeout(alive); console.log(JSON.stringify({ cache: launched.cache, written, runs: globalThis.__engageRuns })); });',
-  ].join('\n');
-  buildSync({
-    stdin: { contents, resolveDir: process.cwd(), loader: 'ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    outfile: harness,
-    logLevel: 'error',
-  });
+    ...printWhenWritten('{ cache: launched.cache, written, runs: globalThis.__engageRuns }'),
+  ]);
 });
 
 function bundle(): { file: string; cacheDir: string } {
@@ -94,20 +83,14 @@ describe('the cache folder named by a relative XDG_CACHE_HOME', () => {
     const cache = cacheFileOf({ name: 'contact', buildId: 'build1', cacheDir: planted }, { size, mtimeMs });
     // Same length, other code: V8 checks a cache against the source's length only.
     writeFileSync(cache, plantedCache("globalThis.__engageWho = 'evil';"));
-    const runner = [
-      "const { cacheDirOf, launch } = require('./scripts/launcher.ts');",
-      `launch({ file: ${JSON.stringify(file)}, name: 'contact', buildId: 'build1', cacheDir: cacheDirOf(), writeAfterMs: 60000 });`,
-      'console.log(globalThis.__engageWho);',
-    ].join('\n');
-    const bin = join(mkdtempSync(join(tmpdir(), 'engage-review6-bin-')), 'bin.cjs');
-    buildSync({
-      stdin: { contents: runner, resolveDir: process.cwd(), loader: 'ts' },
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      outfile: bin,
-      logLevel: 'error',
-    });
+    const bin = launcherScript(
+      [
+        "const { cacheDirOf, launch } = require('./scripts/launcher.ts');",
+        `launch({ file: ${JSON.stringify(file)}, name: 'contact', buildId: 'build1', cacheDir: cacheDirOf(), writeAfterMs: 60000 });`,
+        'console.log(globalThis.__engageWho);',
+      ],
+      'engage-review6-bin-',
+    );
     const run = spawnSync(process.execPath, [bin], {
       cwd: project,
       encoding: 'utf8',

@@ -9,37 +9,30 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, lchownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { launcherScript, printWhenWritten } from './launcher-helpers.js';
 
 const OTHER_USER = 65534;
 const asRoot = process.getuid?.() === 0;
 
 let harness: string;
 beforeAll(() => {
-  harness = join(mkdtempSync(join(tmpdir(), 'engage-review7-harness-')), 'harness.cjs');
-  const contents = [
-    "const { renameSync, statSync, symlinkSync } = require('node:fs');",
-    "const { join } = require('node:path');",
-    "const { cacheDirOf, cacheFileOf, launch } = require('./scripts/launcher.ts');",
-    'const [file, cacheDir, link, target, victim] = process.argv.slice(2);',
-    // 'check': the folder the launcher would use; else the given folder, the link re-pointed after the check.
-    'const dir = cacheDir === "check" ? cacheDirOf() : cacheDir;',
-    'if (link && dir) { symlinkSync(target, `${link}.new`); renameSync(`${link}.new`, link); }',
-    // `victim`: the other user also guessed our pid, and links our temporary cache file's name to a file of ours.
-    'if (victim && dir) { const cache = cacheFileOf({ name: "contact", buildId: "build1", cacheDir: join(target, "engage-mcp", "code-cache") }, statSync(file)); symlinkSync(victim, `${cache}.${process.pid}.tmp`); }',
-    "const launched = launch({ file, name: 'contact', buildId: 'build1', cacheDir: dir, writeAfterMs: 0 });",
-    'const alive = setTimeout(() => {}, 10000);',
-    'launched.written.then(() => { clearTimeout(alive); console.log(JSON.stringify({ dir: dir ?? null, cache: launched.cache, ran: globalThis.__review7Ran })); });',
-  ].join('\n');
-  buildSync({
-    stdin: { contents, resolveDir: process.cwd(), loader: 'ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    outfile: harness,
-    logLevel: 'error',
-  });
+  harness = launcherScript(
+    [
+      "const { renameSync, statSync, symlinkSync } = require('node:fs');",
+      "const { join } = require('node:path');",
+      "const { cacheDirOf, cacheFileOf, launch } = require('./scripts/launcher.ts');",
+      'const [file, cacheDir, link, target, victim] = process.argv.slice(2);',
+      // 'check': the folder the launcher would use; else the given folder, the link re-pointed after the check.
+      'const dir = cacheDir === "check" ? cacheDirOf() : cacheDir;',
+      'if (link && dir) { symlinkSync(target, `${link}.new`); renameSync(`${link}.new`, link); }',
+      // `victim`: the other user also guessed our pid, and links our temporary cache file's name to a file of ours.
+      'if (victim && dir) { const cache = cacheFileOf({ name: "contact", buildId: "build1", cacheDir: join(target, "engage-mcp", "code-cache") }, statSync(file)); symlinkSync(victim, `${cache}.${process.pid}.tmp`); }',
+      "const launched = launch({ file, name: 'contact', buildId: 'build1', cacheDir: dir, writeAfterMs: 0 });",
+      ...printWhenWritten('{ dir: dir ?? null, cache: launched.cache, ran: globalThis.__review7Ran }'),
+    ],
+    'engage-review7-harness-',
+  );
 });
 
 function bundleText(who: string): string {

@@ -4,26 +4,18 @@
 // ("<that text> is not a resource of this server"), so a link to /oauth/authorize made our origin
 // show paragraphs of someone else's text above a link to their site. What the request names is not
 // to be shown there; the page names the problem in our words.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { MemoryOAuthStore } from '../packages/http/src/oauth/index.js';
-import { startService, type Service } from '../packages/http/src/service.js';
+import type { Service } from '../packages/http/src/service.js';
 import { authorizeUrl, pkce, register } from './oauth-helpers.js';
+import { serveOAuth } from './review3-helpers.js';
 
 let sandbox: Sandbox;
 let service: Service;
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    oauth: { kek: randomBytes(32), store: new MemoryOAuthStore() },
-  });
+  service = await serveOAuth(sandbox, []);
 });
 afterAll(async () => {
   await service?.close();
