@@ -244,32 +244,31 @@ export class ApiClient {
     // times out and asks again is then told about the first attempt instead of sending twice.
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     const deadline = attemptSignal(timeoutMs, req.safe ? callerSignal : undefined);
-    const { signal } = deadline;
-    let written = false;
-    let sent = false;
+    const progress = { written: false, answered: false };
     try {
-      const response = await dispatcher.compose(whenWritten(() => (written = true))).request({
-        origin: this.config.baseUrl.origin,
-        path: this.basePath + req.path,
-        method: req.method,
-        headers: {
-          accept: 'application/json',
-          'user-agent': USER_AGENT,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...this.authHeaders(ctx),
+      return await exchange(
+        dispatcher,
+        {
+          origin: this.config.baseUrl.origin,
+          path: this.basePath + req.path,
+          method: req.method,
+          headers: {
+            accept: 'application/json',
+            'user-agent': USER_AGENT,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...this.authHeaders(ctx),
+          },
+          body,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
         },
-        body,
-        signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      sent = true;
-      const ok = response.statusCode >= 200 && response.statusCode < 300;
-      const read = await readBody(response.body, signal, ok ? req.readBody?.() : undefined);
-      return { status: response.statusCode, headers: response.headers, ...read };
+        deadline.signal,
+        (ok) => (ok ? req.readBody?.() : undefined) ?? wholeBody(),
+        progress,
+      );
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
-      throw this.classify(error, req, { callerSignal, deadline, written, answered: sent });
+      throw this.classify(error, req, { callerSignal, deadline, written: progress.written, answered: progress.answered });
     } finally {
       deadline.end();
     }
@@ -390,22 +389,76 @@ function clientFailure(status: number, reason: string, apiMessage: string | unde
 }
 
 /**
- * Tells when undici hands this request to a connected socket: it calls onRequestStart just before
- * it writes the request there, and never for a request whose connection did not open.
+ * One request and its answer through undici's handler API: the body's chunks go straight to
+ * `sinkFor` (at most MAX_BODY_BYTES), with no stream or async iterator between. `progress` tells
+ * whether the request was handed to a socket (a write then may have happened) and whether the API
+ * began to answer. `signal` ends the exchange at once, whatever its stage.
  */
-function whenWritten(onWritten: () => void): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (options, handler) =>
-    dispatch(options, {
-      onRequestStart(controller, context) {
-        onWritten();
-        handler.onRequestStart?.(controller, context);
+function exchange(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal,
+  sinkFor: (ok: boolean) => BodySink,
+  progress: { written: boolean; answered: boolean },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined;
+    let settled = false;
+    const settle = (error: unknown, response?: RawResponse) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (response) resolve(response);
+      else reject(error);
+    };
+    const stop = (error: unknown) => {
+      if (controller && !controller.aborted) controller.abort(error as Error);
+      settle(error);
+    };
+    const onAbort = () => stop(signal.reason);
+    if (signal.aborted) return reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let status = 0;
+    let headers: RawResponse['headers'] = {};
+    let sink: BodySink = wholeBody();
+    let size = 0;
+    dispatcher.dispatch(options, {
+      onRequestStart(started) {
+        controller = started;
+        progress.written = true;
+        if (settled) started.abort(signal.reason as Error);
       },
-      onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
-      onResponseStart: (controller, statusCode, headers, statusMessage) => handler.onResponseStart?.(controller, statusCode, headers, statusMessage),
-      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
-      onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
-      onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+      onResponseStart(_controller, statusCode, responseHeaders) {
+        progress.answered = true;
+        status = statusCode;
+        headers = responseHeaders as RawResponse['headers'];
+        try {
+          sink = sinkFor(statusCode >= 200 && statusCode < 300);
+        } catch (error) {
+          stop(error);
+        }
+      },
+      onResponseData(_controller, chunk) {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) return stop(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }));
+        try {
+          sink.write(chunk);
+        } catch (error) {
+          stop(error);
+        }
+      },
+      onResponseEnd() {
+        try {
+          settle(undefined, { status, headers, ...sink.end() });
+        } catch (error) {
+          settle(error);
+        }
+      },
+      onResponseError(_controller, error) {
+        settle(error);
+      },
     });
+  });
 }
 
 interface AttemptSignal {
@@ -456,21 +509,6 @@ function errorCode(error: unknown): string | undefined {
   }
   if (error instanceof Error && error.name === 'AbortError') return 'UND_ERR_ABORTED';
   return undefined;
-}
-
-async function readBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal, sink: BodySink = wholeBody()): Promise<ReturnType<BodySink['end']>> {
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) {
-      body.destroy();
-      throw Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' });
-    }
-    sink.write(buffer);
-    if (signal.aborted) throw signal.reason;
-  }
-  return sink.end();
 }
 
 function wholeBody(): BodySink {
