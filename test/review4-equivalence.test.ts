@@ -4,11 +4,13 @@
 // against the Unicode class it skips for ASCII, cleanData against its form without the field-name
 // cache, and a read's answer: the structured content's length kept for the size check is its JSON
 // length, the text's lines are the records' JSON, and the whole stays under MAX_ANSWER_CHARS.
+// Also scrub's JSON shortcut (render.ts: one scan of a record's JSON in place of cleaning and
+// redacting each of its strings) against scrubbing every record.
 import { describe, expect, it } from 'vitest';
 import { finishAnswer, knownStructuredLength, readAnswer } from '../shared/src/call/answers.js';
 import { keyRedactor } from '../shared/src/safe/redact.js';
-import { MAX_ANSWER_CHARS, scrubber } from '../shared/src/safe/render.js';
-import { cleanData, cleanText, isHiddenCodePoint, setField, TOO_DEEP, TOO_MUCH, MAX_DEPTH, type CleanOptions } from '../shared/src/safe/sanitize.js';
+import { fitData, MAX_ANSWER_CHARS, scrubber, type Scrub } from '../shared/src/safe/render.js';
+import { cleanData, cleanText, isHiddenCodePoint, plainJson, setField, TOO_DEEP, TOO_MUCH, MAX_DEPTH, type CleanOptions } from '../shared/src/safe/sanitize.js';
 import { StreamedList } from '../shared/src/upstream/stream-list.js';
 import { DOMAINS } from './helpers.js';
 import { keyRedactor as referenceRedactor } from './review4-redact-reference.js';
@@ -389,5 +391,109 @@ describe("a read's answer: the kept length, the text and the size cap", () => {
         expect(JSON.stringify(finished)).not.toContain(keys[0]);
       }
     }
+  });
+});
+
+describe("scrub's JSON shortcut gives exactly what scrubbing every record gives", () => {
+  const listOps = Object.values(DOMAINS)
+    .flatMap((domain) => domain.operations)
+    .filter((op) => op.list && op.risk === 'safe');
+  const ASCII_NOISE = ['abcdef0123456789', ALNUM, ' -:,._/|{}[]', '"', '2026-08-09T08:00:00.000Z', 'de:ad:be:ef', '0x1f 0x2e', 'a b c d e f'];
+  const asciiText = (r: Random, keys: string[]): string => {
+    const parts = Array.from({ length: 1 + r.int(3) }, () => r.pick(ASCII_NOISE).slice(0, 1 + r.int(30)));
+    if (r.next() < 0.3) {
+      // A whole or partial form of the key that stays ASCII (the key, mixed case, %XX, hex, hex with separators, base64, base32, ROT13, reversed, spaced).
+      const form = keyForm(r, r.pick(keys));
+      if (/^[\x20-\x7e]*$/.test(form)) parts.push(r.next() < 0.5 ? form : form.slice(r.int(form.length)));
+    }
+    return parts.join(r.pick(['', ' ', ',']));
+  };
+  const value = (r: Random, keys: string[], depth: number): unknown => {
+    const kind = r.int(12);
+    if (kind === 0 && /^[0-9]{1,15}$/.test(keys[0] as string)) return Number(keys[0]);
+    if (depth > 4 || kind < 6) return r.next() < 0.7 ? asciiText(r, keys) : r.pick([0, -1, 3.5, 1e21, 123456789012, true, false, null]);
+    if (kind < 8) return Array.from({ length: r.int(4) }, () => value(r, keys, depth + 1));
+    if (kind === 8) return r.next() < 0.5 ? textWithForms(r, keys, 1).text : 'x'.repeat(r.pick([47_990, 48_000, 60_000]));
+    return Object.fromEntries(
+      Array.from({ length: r.int(5) }, () => [r.pick(['name', '__proto__', asciiText(r, keys), 'a{b}', 'c:d']), value(r, keys, depth + 1)]),
+    );
+  };
+  const nested = (levels: number, inner: unknown): unknown => (levels === 0 ? inner : r2(levels, inner));
+  const r2 = (levels: number, inner: unknown): unknown => (levels % 2 ? [nested(levels - 1, inner)] : { n: nested(levels - 1, inner) });
+  const keyWithPunctuation = (r: Random) => `${randomKey(r)}${r.pick(['"', ',', ':', '[', ']', '{', '}'])}${randomKey(r)}`.padEnd(12, 'q');
+
+  it('on lists of ASCII records holding key forms, key digits as numbers, JSON punctuation in strings, __proto__, long strings and deep nesting', () => {
+    const r = random(424242);
+    let shortcuts = 0;
+    let scrubbed = 0;
+    for (let round = 0; round < 300; round++) {
+      const keys = [r.next() < 0.1 ? keyWithPunctuation(r) : randomKey(r)];
+      const redact = keyRedactor(keys);
+      const fast = scrubber(redact);
+      const leaves = fast.leaves as (json: string) => boolean;
+      fast.leaves = (json) => {
+        const left = leaves(json);
+        if (left) shortcuts++;
+        else scrubbed++;
+        return left;
+      };
+      const slow: Scrub = (data) => fast(data);
+      const records = Array.from({ length: 1 + r.int(25) }, (_, index) => {
+        const record: Record<string, unknown> = { _id: `c${index}` };
+        for (let field = 0; field < 1 + r.int(6); field++) record[r.pick(['name', 'email', 'tags', 'note', '__proto__', 'n'])] = value(r, keys, 0);
+        if (r.next() < 0.05) record.deep = nested(MAX_DEPTH - 3 + r.int(5), asciiText(r, keys));
+        return record;
+      });
+      const data = JSON.parse(JSON.stringify(records));
+      const op = r.pick(listOps);
+      const args = { ...(r.next() < 0.3 ? { fields: ['name', 'deep', '__proto__'] } : {}), ...(r.next() < 0.5 ? { limit: r.pick([5, 50]) } : {}) };
+      const viaShortcut = readAnswer(op, data, args, { scrub: fast, redact });
+      const viaScrub = readAnswer(op, data, args, { scrub: slow, redact });
+      expect(JSON.stringify(viaShortcut)).toBe(JSON.stringify(viaScrub));
+      expect(viaShortcut).toEqual(viaScrub);
+      const single = data[0];
+      expect(JSON.stringify(fitData(single, { scrub: fast }))).toBe(JSON.stringify(fitData(single, { scrub: slow })));
+      if (keys[0] !== undefined && /[",:[\]{}]/.test(keys[0])) expect(redact.clearsJson?.('{"a":"b"}')).toBe(false);
+    }
+    // Both ways were taken, often.
+    expect(shortcuts).toBeGreaterThan(300);
+    expect(scrubbed).toBeGreaterThan(300);
+  });
+
+  it('plainJson: printable ASCII, no escape, nested no deeper than cleanData shows (brackets inside strings do not count)', () => {
+    const deep = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+    expect(plainJson(deep(MAX_DEPTH))).toBe(true);
+    expect(plainJson(deep(MAX_DEPTH + 1))).toBe(false);
+    expect(plainJson(JSON.stringify({ a: '[[[[{{{{'.repeat(40), b: [1, { c: 'd' }] }))).toBe(true);
+    expect(plainJson(JSON.stringify({ a: 'tab\there' }))).toBe(false);
+    expect(plainJson(JSON.stringify({ a: 'quote " here' }))).toBe(false);
+    expect(plainJson(JSON.stringify({ a: 'é' }))).toBe(false);
+    expect(plainJson(JSON.stringify({ a: '\u200b' }))).toBe(false);
+    // cleanData's own limit is what plainJson stands for.
+    expect(cleanData(JSON.parse(deep(MAX_DEPTH)))).toEqual(JSON.parse(deep(MAX_DEPTH)));
+    expect(JSON.stringify(cleanData(JSON.parse(deep(MAX_DEPTH + 1))))).toContain(TOO_DEEP);
+  });
+
+  it("finds a key form in any one string, key or number of a record's JSON, and never reads a form across JSON's punctuation as clear", () => {
+    const key = 'eng_live_4f9c2a7b1d3e5f60';
+    const redact = keyRedactor([key]);
+    const clears = redact.clearsJson as (json: string) => boolean;
+    const hex = Buffer.from(key).toString('hex');
+    for (const record of [
+      { a: key },
+      { [key]: 1 },
+      { a: ['x', hex] },
+      { a: hex.match(/../g)?.join(':') },
+      { a: [...key].join(' ') },
+      { a: key.toUpperCase() },
+    ]) {
+      expect(clears(JSON.stringify(record))).toBe(false);
+    }
+    // Two runs shorter than a redacted one, beside each other in the JSON, are not read as one.
+    expect(clears(JSON.stringify({ a: 'eng_live_4f', b: '9c2a7b1d3e' }))).toBe(true);
+    expect(clears(JSON.stringify(['eng_live_4f', '9c2a7b1d3e']))).toBe(true);
+    const digits = keyRedactor(['4815162342108']);
+    expect(digits.clearsJson?.(JSON.stringify({ n: 4815162342108 }))).toBe(false);
+    expect(digits.clearsJson?.(JSON.stringify({ n: 4815162 }))).toBe(true);
   });
 });

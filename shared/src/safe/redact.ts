@@ -26,8 +26,12 @@ const NO_MATCH = 0xffff;
 const FOLD_SKIP = 0xfffe;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
-/** Redacts a text; `cutAtEnd`: the text was cut off, so it may end with the start of a form. */
-export type Redact = (text: string, options?: { cutAtEnd?: boolean }) => string;
+/**
+ * Redacts a text; `cutAtEnd`: the text was cut off, so it may end with the start of a form.
+ * `clearsJson`, where the redactor has it: true only when no string, key or number in `json` (the
+ * JSON of parsed data) holds a form, as if each were redacted on its own (see jsonClearer).
+ */
+export type Redact = ((text: string, options?: { cutAtEnd?: boolean }) => string) & { clearsJson?: (json: string) => boolean };
 
 /**
  * The forms a key can take in text, lowercased: the key, its hex, ROT13 and reversed, and the
@@ -79,12 +83,33 @@ function rot13(text: string): string {
  */
 export function keyRedactor(secrets: readonly string[]): Redact {
   let built: Redact | undefined;
-  return (text, options) => (built ??= buildRedactor(secrets))(text, options);
+  const redact: Redact = (text, options) => (built ??= buildRedactor(secrets))(text, options);
+  redact.clearsJson = (json) => ((built ??= buildRedactor(secrets)).clearsJson as (json: string) => boolean)(json);
+  return redact;
+}
+
+/** JSON's punctuation between its strings, keys and numbers (JSON.stringify writes no blanks there). */
+const JSON_PUNCTUATION = new Set([...'",:[]{}'].map((char) => char.charCodeAt(0)));
+
+/**
+ * One scan of a whole JSON text in place of one per string, key and number: true when it finds no
+ * form. The same as each redacted alone, because no form can run across the punctuation between
+ * them: a run (and a hex run with separators) stops at a character no form has, and `"` is one, as
+ * long as no form has JSON's punctuation (checked); a spaced-out run needs a blank between its
+ * characters, and JSON.stringify puts none outside strings. A text with escapes (a backslash) or a
+ * long string is not JSON this is asked about (sanitize.ts: plainJson). A scan across two numbers
+ * ("12,34,…" reads as hex pairs) may find more than the parts: then the caller redacts each part.
+ */
+function jsonClearer(redact: Redact, forms: Uint16Array[]): (json: string) => boolean {
+  const safe = forms.every((form) =>
+    form.every((code) => !JSON_PUNCTUATION.has(code) && !JSON_PUNCTUATION.has(String.fromCharCode(code).toUpperCase().charCodeAt(0))),
+  );
+  return safe ? (json) => redact(json) === json : () => false;
 }
 
 function buildRedactor(secrets: readonly string[]): Redact {
   const usable = secrets.filter((secret) => secret.length >= MIN_SECRET);
-  if (usable.length === 0) return (text) => text;
+  if (usable.length === 0) return Object.assign((text: string) => text, { clearsJson: () => true });
   const window = Math.min(MIN_RUN, ...usable.map((secret) => secret.length));
   const forms = usable
     .flatMap(keyForms)
@@ -94,7 +119,7 @@ function buildRedactor(secrets: readonly string[]): Redact {
   const isCandidate = candidateTest(forms);
   const minimum = Math.min(window, MIN_PREFIX_AT_CUT);
 
-  return (text, options = {}) => {
+  const redact: Redact = (text, options = {}) => {
     if (text.length < minimum) return text;
     const cutAtEnd = options.cutAtEnd === true;
     const found: Array<[number, number]> = [];
@@ -115,6 +140,8 @@ function buildRedactor(secrets: readonly string[]): Redact {
     found.push(...separatedSpans(text, index, cutAtEnd));
     return found.length === 0 ? text : replaceSpans(text, found);
   };
+  redact.clearsJson = jsonClearer(redact, forms);
+  return redact;
 }
 
 const BLANK = '[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]';

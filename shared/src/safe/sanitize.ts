@@ -91,6 +91,26 @@ export function cleanData(value: unknown, options: CleanOptions = {}): unknown {
 }
 
 /**
+ * Whether `json` (JSON.stringify of parsed data) is data cleanData would leave as it is, redaction
+ * aside: printable ASCII with no escape (so no string holds a hidden character, a quote or a
+ * backslash) and nested no deeper than cleanData shows. One scan; strings are skipped by their quotes.
+ */
+export function plainJson(json: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let at = 0; at < json.length; at++) {
+    const code = json.charCodeAt(at);
+    if (code < 0x20 || code > 0x7e || code === 0x5c) return false;
+    if (code === 0x22) inString = !inString;
+    else if (inString) continue;
+    else if (code === 0x7b || code === 0x5b) {
+      if (++depth > MAX_DEPTH) return false;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  return true;
+}
+
+/**
  * A number whose digits are a run of a form of the key (the hex of a key made of digits, say) is
  * shown as the redacted text, in structured content as in the text: it would read the same there.
  */
