@@ -20,7 +20,7 @@ import { DOMAINS, serverEntry } from '../packages/sandbox/src/launch.js';
 import { benchAgainst } from './against.js';
 import { benchHttp, printHttp } from './http.js';
 import { runHttpPeer } from './http-peer.js';
-import { benchCacheHome, primeCodeCaches } from './code-cache.js';
+import { benchCacheHome, primeCodeCaches, writeOpening } from './code-cache.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
@@ -61,15 +61,7 @@ function coldStart(args: string[], env: Record<string, string>): Promise<{ ms: n
       child.kill();
     });
     child.on('error', reject);
-    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
-    });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    writeOpening(child.stdin);
   });
 }
 

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { WRITE_AFTER_MS } from '../scripts/launcher.js';
 
 /** A fresh cache folder for one bench run, removed when the bench ends. */
@@ -16,19 +17,24 @@ export function benchCacheHome(): string {
   return dir;
 }
 
+/** What a host writes first to a stdio server: initialize (2025-06-18), initialized, then tools/list (id 2). */
+export function writeOpening(stdin: Writable): void {
+  const send = (message: unknown) => stdin.write(`${JSON.stringify(message)}\n`);
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+  });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+}
+
 /** Starts each entry once (initialize, tools/list), lets it live until its cache is written, then stops it. */
 export async function primeCodeCaches(entries: string[], env: Record<string, string>): Promise<void> {
   for (const entry of entries) {
     const child = spawn(process.execPath, [entry], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'ignore', 'ignore'] });
-    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
-    });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    writeOpening(child.stdin);
     await new Promise((resolve) => setTimeout(resolve, WRITE_AFTER_MS + 500));
     await new Promise((resolve) => {
       child.once('exit', resolve);
