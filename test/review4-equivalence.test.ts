@@ -496,4 +496,32 @@ describe("scrub's JSON shortcut gives exactly what scrubbing every record gives"
     expect(digits.clearsJson?.(JSON.stringify({ n: 4815162342108 }))).toBe(false);
     expect(digits.clearsJson?.(JSON.stringify({ n: 4815162 }))).toBe(true);
   });
+
+  it('clearsJson says exactly whether redacting the whole text changes it, by its plain-ASCII scan or the full one', () => {
+    const r = random(77001);
+    const seen = { plainClear: 0, plainFound: 0, other: 0 };
+    for (let round = 0; round < 120; round++) {
+      const keys = Array.from({ length: r.next() < 0.2 ? 2 : 1 }, () => randomKey(r));
+      const redact = keyRedactor(keys);
+      const clears = redact.clearsJson as (json: string) => boolean;
+      const punctuated = keys.some((key) => /[",:[\]{}]/.test(key));
+      for (let index = 0; index < 40; index++) {
+        const plain = r.next() < 0.6;
+        const text = plain
+          ? Array.from({ length: 1 + r.int(4) }, () => (r.next() < 0.5 ? asciiText(r, keys) : JSON.stringify({ a: asciiText(r, keys), n: r.int(1e9) }))).join(
+              '',
+            )
+          : textWithForms(r, keys, 1 + r.int(3)).text;
+        const unchanged = redact(text) === text;
+        expect(clears(text)).toBe(punctuated ? false : unchanged);
+        if (!/^[\x20-\x7e]*$/.test(text) || /[%\\]/.test(text)) seen.other++;
+        else if (unchanged) seen.plainClear++;
+        else seen.plainFound++;
+      }
+    }
+    // The plain scan both cleared texts and found forms, and the full scan was asked too.
+    expect(seen.plainClear).toBeGreaterThan(500);
+    expect(seen.plainFound).toBeGreaterThan(200);
+    expect(seen.other).toBeGreaterThan(500);
+  });
 });

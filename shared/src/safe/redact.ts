@@ -100,11 +100,42 @@ const JSON_PUNCTUATION = new Set([...'",:[]{}'].map((char) => char.charCodeAt(0)
  * long string is not JSON this is asked about (sanitize.ts: plainJson). A scan across two numbers
  * ("12,34,…" reads as hex pairs) may find more than the parts: then the caller redacts each part.
  */
-function jsonClearer(redact: Redact, forms: Uint16Array[]): (json: string) => boolean {
+function jsonClearer(redact: Redact, forms: Uint16Array[], plainClears: (text: string) => boolean | undefined): (json: string) => boolean {
   const safe = forms.every((form) =>
     form.every((code) => !JSON_PUNCTUATION.has(code) && !JSON_PUNCTUATION.has(String.fromCharCode(code).toUpperCase().charCodeAt(0))),
   );
-  return safe ? (json) => redact(json) === json : () => false;
+  return safe ? (json) => plainClears(json) ?? redact(json) === json : () => false;
+}
+
+// How plainClearer reads a character: between runs, part of a run, or outside plain text.
+const PLAIN_BREAK = 0;
+const PLAIN_RUN = 1;
+const PLAIN_LEAVE = 2;
+
+/**
+ * `redact(text) === text` for text of printable ASCII without `%` or `\` (most JSON), undefined for
+ * any other text. Exactly redact's scan: there a run's skeleton is its text lowercased (nothing to
+ * decode, fold or drop), so it is built without those steps, and the first form found ends it.
+ */
+function plainClearer(isCandidate: (text: string, at: number) => boolean, index: WindowIndex): (text: string) => boolean | undefined {
+  const kinds = new Uint8Array(128).fill(PLAIN_LEAVE);
+  for (let code = 0x20; code < 0x7f; code++) {
+    const char = String.fromCharCode(code);
+    if (char !== '%' && char !== '\\' && !isHiddenCodePoint(code)) kinds[code] = isCandidate(char, 0) ? PLAIN_RUN : PLAIN_BREAK;
+  }
+  return (text) => {
+    let runStart = 0;
+    for (let at = 0; at <= text.length; at++) {
+      const code = at < text.length ? text.charCodeAt(at) : 0x20;
+      const kind = code < 0x80 ? kinds[code] : PLAIN_LEAVE;
+      if (kind === PLAIN_RUN) continue;
+      if (kind === PLAIN_LEAVE) return undefined;
+      // A run shorter than a window holds no form (redact reads it, and finds none).
+      if (at - runStart >= index.window && index.spans(plainSkeleton(text, runStart, at), false).length > 0) return false;
+      runStart = at + 1;
+    }
+    return separatedSpans(text, index, false).length === 0;
+  };
 }
 
 function buildRedactor(secrets: readonly string[]): Redact {
@@ -140,7 +171,7 @@ function buildRedactor(secrets: readonly string[]): Redact {
     found.push(...separatedSpans(text, index, cutAtEnd));
     return found.length === 0 ? text : replaceSpans(text, found);
   };
-  redact.clearsJson = jsonClearer(redact, forms);
+  redact.clearsJson = jsonClearer(redact, forms, plainClearer(isCandidate, index));
   return redact;
 }
 
@@ -356,6 +387,13 @@ function skeleton(text: string, start: number, end: number, decode: boolean): Sk
     push(sk, code, at, at + consumed);
     at += consumed;
   }
+  return sk;
+}
+
+/** skeleton() of printable ASCII with no `%` or `\`: the text lowercased, each character its own span. */
+function plainSkeleton(text: string, start: number, end: number): Skeleton {
+  const sk = emptySkeleton(end - start);
+  for (let at = start; at < end; at++) push(sk, text.charCodeAt(at), at, at + 1);
   return sk;
 }
 
