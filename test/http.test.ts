@@ -249,6 +249,51 @@ describe('tenants and keys', () => {
   });
 });
 
+describe("a request's log lines carry its request id", () => {
+  // Handed down with the request, not found by async context: two calls at once, each failing
+  // upstream, and every line of each names its own request; a refusal by a guard names its own too.
+  it("the calls' lines (API failures, the call's outcome) and the request line, for two requests at once", async () => {
+    sandbox.injectFault({ kind: 'status', status: 500, operationId: 'contact.list', times: 20 });
+    const callWith = async (requestId: string) => {
+      const url = new URL('/mcp/contact', service.url);
+      const client = makeClient({ kind: 'v2-modern' });
+      await client.connect(new V2HttpTransport(url, { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}`, 'x-request-id': requestId } } }));
+      open.push(client);
+      return client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list' } });
+    };
+    const from = logs.length;
+    const results = await Promise.all([callWith('lines-a-1'), callWith('lines-b-2')]);
+    for (const result of results) expect(result.isError, textOf(result)).toBe(true);
+    const lines = logs.slice(from).map((line) => JSON.parse(line) as { msg: string; requestId?: string });
+    for (const requestId of ['lines-a-1', 'lines-b-2']) {
+      const own = lines.filter((line) => line.requestId === requestId);
+      expect(
+        own.some((line) => /HTTP 500/.test(line.msg)),
+        JSON.stringify(own),
+      ).toBe(true);
+      expect(own.some((line) => line.msg === 'request')).toBe(true);
+    }
+    // Every line about the failing GET names one of the two requests.
+    const upstream = lines.filter((line) => /GET .*HTTP 500/.test(line.msg));
+    expect(upstream.length).toBeGreaterThanOrEqual(2);
+    expect(upstream.every((line) => line.requestId === 'lines-a-1' || line.requestId === 'lines-b-2')).toBe(true);
+    sandbox.clearFaults();
+  });
+
+  it("a guard's refusal", async () => {
+    const from = logs.length;
+    const response = await fetch(new URL('/mcp/contact', service.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.keys.full}`, origin: 'https://evil.example', 'x-request-id': 'lines-refused-3' },
+      body: '{}',
+    });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('x-request-id')).toBe('lines-refused-3');
+    const refused = logs.slice(from).map((line) => JSON.parse(line) as { msg: string; requestId?: string });
+    expect(refused.find((line) => line.msg.startsWith('refused (origin)'))?.requestId).toBe('lines-refused-3');
+  });
+});
+
 describe('the service refuses what it must', () => {
   it('a Host or an Origin not allowed (DNS rebinding) is refused with 403; an allowed Origin passes', async () => {
     const url = new URL('/mcp/contact', service.url);

@@ -13,13 +13,13 @@ import {
   type Domain,
   type EngageServer,
   type GuardStore,
-  type Logger,
   type PaceKeeper,
   type SpentStore,
   type UpstreamSlots,
   type Telemetry,
 } from '@engage-mcp/shared';
 import type { ServiceMetrics } from './metrics.js';
+import { requestLogOf, type JsonLog } from './log.js';
 
 /** Problems that keep the service from starting (bad settings): never served as answers. */
 export class StartupError extends Error {}
@@ -47,7 +47,7 @@ export interface Engines {
   client: ApiClient;
 }
 
-export function startEngines(options: EngineOptions, metrics: ServiceMetrics, log: Logger): Engines {
+export function startEngines(options: EngineOptions, metrics: ServiceMetrics, log: JsonLog): Engines {
   const configs = options.catalogs.map((domain) => ({
     domain,
     result: loadConfig(
@@ -80,7 +80,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
       log,
       spent,
       secret,
-      remote: { pace: paceOf, ...(options.slots ? { slots: options.slots } : {}) },
+      remote: { pace: paceOf, ...(options.slots ? { slots: options.slots } : {}), logOf: (authInfo) => requestLogOf(log, authInfo) },
       client,
       onCall,
       guardStore,

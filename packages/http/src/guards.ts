@@ -21,6 +21,8 @@ export interface Exchange {
   keyId?: string;
   /** Set by the OAuth guard for an access token: the grant's key, scopes and audience (else the handler builds it from the key). */
   auth?: AuthInfo;
+  /** The request's log: its lines carry the request's id. */
+  log: Logger;
 }
 
 export interface Guard {
@@ -44,7 +46,6 @@ export interface GuardDeps {
   settings: GuardSettings;
   drain: Drain;
   metrics: ServiceMetrics;
-  log: Logger;
   /** OAuth, when ENGAGE_OAUTH_KEK is set. */
   oauth?: OAuth;
 }
@@ -67,7 +68,7 @@ export function createGuards(deps: GuardDeps): Guard[] {
 }
 
 /** A refusal counted by reason in engage_http_refused_total and logged. */
-function refused({ metrics, log }: GuardDeps, reason: string, refusal: Refusal): Refusal {
+function refused({ metrics }: GuardDeps, { log }: Exchange, reason: string, refusal: Refusal): Refusal {
   metrics.refused.inc({ reason });
   log.info(`refused (${reason}): ${refusal.message}`);
   return refusal;
@@ -80,19 +81,23 @@ function routeGuard({ settings }: GuardDeps): Guard['check'] {
 
 // DNS rebinding: the Host must be one of ours, and a browser's Origin one we allow (metrics too).
 function hostGuard(deps: GuardDeps): Guard['check'] {
-  return ({ req }) => {
-    const host = validateHostHeader(req.headers.host, deps.settings.allowedHosts);
+  return (exchange) => {
+    const host = validateHostHeader(exchange.req.headers.host, deps.settings.allowedHosts);
     if (host.ok) return undefined;
-    return refused(deps, 'host', { status: 403, error: 'forbidden_host', message: `${host.message}. Allowed hosts are set with ENGAGE_ALLOWED_HOSTS.` });
+    return refused(deps, exchange, 'host', {
+      status: 403,
+      error: 'forbidden_host',
+      message: `${host.message}. Allowed hosts are set with ENGAGE_ALLOWED_HOSTS.`,
+    });
   };
 }
 
 function originGuard(deps: GuardDeps): Guard['check'] {
-  return ({ req }) => {
-    const origin = validateOriginHeader(req.headers.origin, deps.settings.allowedOrigins);
+  return (exchange) => {
+    const origin = validateOriginHeader(exchange.req.headers.origin, deps.settings.allowedOrigins);
     if (origin.ok) return undefined;
     const message = `${origin.message}. Allowed origins are set with ENGAGE_ALLOWED_ORIGINS.`;
-    return refused(deps, 'origin', { status: 403, error: 'forbidden_origin', message });
+    return refused(deps, exchange, 'origin', { status: 403, error: 'forbidden_origin', message });
   };
 }
 
@@ -118,19 +123,19 @@ function keyGuard({ metrics, oauth }: GuardDeps): Guard['check'] {
 }
 
 function drainingGuard(deps: GuardDeps): Guard['check'] {
-  return () => {
+  return (exchange) => {
     if (!deps.drain.draining) return undefined;
     const headers = { connection: 'close', 'retry-after': '1' };
-    return refused(deps, 'draining', { status: 503, error: 'shutting_down', message: 'This replica is shutting down; retry.', headers });
+    return refused(deps, exchange, 'draining', { status: 503, error: 'shutting_down', message: 'This replica is shutting down; retry.', headers });
   };
 }
 
 function bodySizeGuard(deps: GuardDeps): Guard['check'] {
   const limit = deps.settings.maxBodyBytes;
-  return ({ req }) => {
-    if (Number(req.headers['content-length'] ?? 0) <= limit) return undefined;
+  return (exchange) => {
+    if (Number(exchange.req.headers['content-length'] ?? 0) <= limit) return undefined;
     const message = `The request body is larger than ${limit} bytes.`;
-    return refused(deps, 'body', { status: 413, error: 'body_too_large', message, headers: { connection: 'close' } });
+    return refused(deps, exchange, 'body', { status: 413, error: 'body_too_large', message, headers: { connection: 'close' } });
   };
 }
 
@@ -160,12 +165,12 @@ function perKeyLimitGuard({ settings, metrics }: GuardDeps): Guard['check'] {
  * A call not answered within requestTimeoutMs is answered 504. A read is stopped then; a write
  * that was sent is not (never twice: it runs to its answer), so the 504 must not say "cancelled".
  */
-function deadlineGuard({ settings, metrics, log }: GuardDeps): Guard['check'] {
+function deadlineGuard({ settings, metrics }: GuardDeps): Guard['check'] {
   const ms = settings.requestTimeoutMs;
   const message =
     `No answer within ${ms} ms. A read was stopped; a write that was already sent is not stopped and may still be carried out: ` +
     'check its result with a read before repeating it.';
-  return ({ req, res }) => {
+  return ({ req, res, log }) => {
     if (req.method !== 'POST') return undefined;
     const deadline = setTimeout(() => {
       metrics.refused.inc({ reason: 'deadline' });

@@ -15,32 +15,39 @@ export interface HandlerDeps {
   mcpPaths: ReadonlySet<string>;
   drain: Drain;
   metrics: ServiceMetrics;
-  log: Logger;
   serveMcp: NodeMcpHandler;
   /** OAuth's own routes (discovery, consent, token…), when it is on. */
   oauth?: { owns(path: string): boolean; serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> };
 }
 
-export type RequestHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => Promise<void>;
+/** A request's id (X-Request-Id) and its log, whose lines carry the id. */
+export interface RequestScope {
+  id: string;
+  log: Logger;
+}
+
+export type RequestHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, scope: RequestScope) => Promise<void>;
 
 export function requestHandler(deps: HandlerDeps): RequestHandler {
-  return async (req, res) => {
+  return async (req, res, { id, log }) => {
     const path = (req.url ?? '/').split('?')[0]?.replace(/\/+$/, '') || '/';
     countRequest(res, deps.metrics, deps.mcpPaths.has(path) || OWN_PATHS.has(path) ? path : 'other');
     if (PROBE_PATHS.has(path)) return answerProbe(path, req, res, deps.drain);
     if (deps.oauth?.owns(path)) return deps.oauth.serve(req, res, path);
-    const exchange: Exchange = { req, res, path, mcp: deps.mcpPaths.has(path) };
+    const exchange: Exchange = { req, res, path, mcp: deps.mcpPaths.has(path), log };
     const refusal = await firstRefusal(deps.guards, exchange);
     if (refusal) return sendRefusal(res, refusal);
     try {
       if (!exchange.mcp) return await answerMetrics(req, res, deps.metrics);
       // Calls (POSTs) are what a drain waits for; a 2025 session's notification stream (GET) is closed with its session.
       deps.drain.track(res, req.method === 'POST');
-      // The key is handed to the SDK as this request's authInfo, and from there to this request's calls only.
-      req.auth = exchange.auth ?? { token: exchange.key as string, clientId: exchange.keyId as string, scopes: [] };
+      // The key is handed to the SDK as this request's authInfo, and from there to this request's calls
+      // only; with it the request's id, so the calls' log lines carry it too.
+      const auth = exchange.auth ?? { token: exchange.key as string, clientId: exchange.keyId as string, scopes: [] };
+      req.auth = { ...auth, extra: { ...auth.extra, requestId: id } };
       await deps.serveMcp(req, res);
     } catch (error) {
-      deps.log.error(`unhandled: ${error instanceof Error ? error.message : String(error)}`);
+      log.error(`unhandled: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) sendJson(res, 500, { error: 'internal', message: 'Internal error.' });
       else res.destroy();
     }

@@ -11,13 +11,13 @@ export interface JsonLogOptions {
   level?: LogLevel;
   /** One JSON line, without its newline; stderr by default. */
   writeLine?: (line: string) => void;
-  /** Fields of the moment (a request's id), read as each line is written. */
-  context?: () => Record<string, unknown> | undefined;
 }
 
 export interface JsonLog extends Logger {
   /** A line with fields of its own beside time, level and msg. */
   emit(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
+  /** The same log with these fields on every line (a request's id): handed down explicitly, not found by async context. */
+  withFields(fields: Record<string, unknown>): JsonLog;
 }
 
 /** `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever it appears in a message. */
@@ -29,16 +29,25 @@ export function createJsonLog(options: JsonLogOptions = {}): JsonLog {
   const writeLine = options.writeLine ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const threshold = LEVELS[options.level ?? 'info'];
   const safe = logSafe([]);
-  const emit = (level: LogLevel, message: string, fields: Record<string, unknown> = {}) => {
-    if (LEVELS[level] > threshold) return;
-    const line = { time: new Date().toISOString(), level, msg: safe(redactUrlPasswords(message)), ...options.context?.(), ...fields };
-    writeLine(JSON.stringify(line));
+  const withFields = (base: Record<string, unknown>): JsonLog => {
+    const emit = (level: LogLevel, message: string, fields: Record<string, unknown> = {}) => {
+      if (LEVELS[level] > threshold) return;
+      writeLine(JSON.stringify({ time: new Date().toISOString(), level, msg: safe(redactUrlPasswords(message)), ...base, ...fields }));
+    };
+    return {
+      emit,
+      withFields: (fields) => withFields({ ...base, ...fields }),
+      error: (message) => emit('error', message),
+      warn: (message) => emit('warn', message),
+      info: (message) => emit('info', message),
+      debug: (message) => emit('debug', message),
+    };
   };
-  return {
-    emit,
-    error: (message) => emit('error', message),
-    warn: (message) => emit('warn', message),
-    info: (message) => emit('info', message),
-    debug: (message) => emit('debug', message),
-  };
+  return withFields({});
+}
+
+/** The log of the request an authInfo came with: its lines carry the request's id, which the handler put in authInfo.extra. */
+export function requestLogOf(log: JsonLog, auth: { extra?: Record<string, unknown> } | undefined): JsonLog {
+  const requestId = auth?.extra?.requestId;
+  return typeof requestId === 'string' ? log.withFields({ requestId }) : log;
 }

@@ -6,6 +6,7 @@ import { McpServer, createMcpHandler, isLegacyRequest, type AuthInfo, type McpHt
 import { registerViews, SERVER_VERSION, type Domain, type EngageServer, type Logger } from '@engage-mcp/shared';
 import { refusalResponse } from './respond.js';
 import type { Sessions } from './sessions.js';
+import { requestLogOf, type JsonLog } from './log.js';
 
 const MODERN_REVISION = '2026-07-28';
 
@@ -68,7 +69,7 @@ function requestsIn(body: unknown): number {
 export type NodeMcpHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => Promise<void>;
 
 /** The MCP face as a Node handler; the request's authInfo (its key) was set by the guards. */
-export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessions, maxBodyBytes: number, log: Logger): NodeMcpHandler {
+export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessions, maxBodyBytes: number, log: JsonLog): NodeMcpHandler {
   async function serve(request: Request, requestOptions?: { authInfo?: AuthInfo }): Promise<Response> {
     const authInfo = requestOptions?.authInfo as AuthInfo;
     const target = endpoints.get(new URL(request.url).pathname.replace(/\/+$/, '') || '/') as McpEndpoint;
@@ -82,7 +83,7 @@ export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessio
     const inSession = request.headers.has('mcp-session-id');
     if (!inSession && !(await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes }))) return target.modern.fetch(request, { authInfo });
     if (requestsIn(body) > 1) {
-      log.info('refused a JSON-RPC batch of several requests');
+      requestLogOf(log, authInfo).info('refused a JSON-RPC batch of several requests');
       return refusalResponse(BATCH_REFUSED);
     }
     return sessions.serve(request, target, authInfo);

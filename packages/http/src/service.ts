@@ -6,7 +6,6 @@
 // The parts: engines.ts (configuration), mcp.ts (the MCP face), sessions.ts, guards.ts (what a
 // request must pass), handler.ts (the request handler), endpoints.ts (/healthz, /readyz, /metrics),
 // drain.ts, metrics.ts, log.ts, respond.ts.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +16,7 @@ import { startEngines, type Engines } from './engines.js';
 import { Fairness } from './fairness.js';
 import { createGuards } from './guards.js';
 import { requestHandler, type RequestHandler } from './handler.js';
-import { createJsonLog, type JsonLog, type LogLevel } from './log.js';
+import { createJsonLog, requestLogOf, type JsonLog, type LogLevel } from './log.js';
 import { mcpEndpoints, mcpHandler, type McpEndpoint } from './mcp.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics.js';
 import { createOAuth, type OAuth, type OAuthOptions } from './oauth/index.js';
@@ -119,9 +118,7 @@ interface Parts {
 
 export async function startService(options: ServiceOptions): Promise<Service> {
   const settings = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) } as Settings;
-  const requestIds = new AsyncLocalStorage<{ requestId: string }>();
-  const context = () => requestIds.getStore();
-  const log = createJsonLog({ level: options.logLevel ?? 'info', ...(options.writeLog ? { writeLine: options.writeLog } : {}), context });
+  const log = createJsonLog({ level: options.logLevel ?? 'info', ...(options.writeLog ? { writeLine: options.writeLog } : {}) });
   const drain = new Drain(log);
   let sessions: Sessions | undefined;
   const metrics = createServiceMetrics({ inflight: () => drain.inflight, sessionsOpen: () => sessions?.size ?? 0 });
@@ -133,22 +130,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   oauth = options.oauth && startOAuth(options.oauth, settings, engines, fairness, log);
   sessions = new Sessions(
     settings,
-    () => {
+    (authInfo) => {
       metrics.refused.inc({ reason: 'session-key' });
-      log.warn('a request came on a session with another key than the one that opened it; refused');
+      requestLogOf(log, authInfo).warn('a request came on a session with another key than the one that opened it; refused');
     },
     (keyId) => fairness.isAccepted(keyId),
   );
   const handle = requestHandler({
-    guards: createGuards({ settings: guardSettings(settings, endpoints), drain, metrics, log, ...(oauth ? { oauth } : {}) }),
+    guards: createGuards({ settings: guardSettings(settings, endpoints), drain, metrics, ...(oauth ? { oauth } : {}) }),
     mcpPaths: new Set(endpoints.keys()),
     drain,
     metrics,
-    log,
     serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log),
     ...(oauth ? { oauth } : {}),
   });
-  const server = await listen(settings, handle, requestIds, log);
+  const server = await listen(settings, handle, log);
   oauth?.setPublicUrl(urlOf(server));
   drain.markReady();
   const parts: Parts = { settings, server, drain, sessions, endpoints, engines, log };
@@ -196,8 +192,12 @@ function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) 
   };
 }
 
-/** The HTTP server: each request gets an id (the caller's X-Request-Id if sane) for its log lines. */
-async function listen(settings: Settings, handle: RequestHandler, requestIds: AsyncLocalStorage<{ requestId: string }>, log: JsonLog): Promise<Server> {
+/**
+ * The HTTP server: each request gets an id (the caller's X-Request-Id if sane) and a log whose lines
+ * carry it, handed down with the request. (An AsyncLocalStorage did this before: on Node 20 its
+ * promise hooks cost 4% of a call's CPU in remote mode, `npm run bench -- --only http-peer`.)
+ */
+async function listen(settings: Settings, handle: RequestHandler, log: JsonLog): Promise<Server> {
   const requestTimeout = settings.requestTimeoutMs + 5_000;
   // Node refuses a headersTimeout above requestTimeout: a short request deadline shortens both.
   const timeouts = { requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), keepAliveTimeout: 5_000 };
@@ -205,15 +205,14 @@ async function listen(settings: Settings, handle: RequestHandler, requestIds: As
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('x-request-id', requestId);
-    requestIds.run({ requestId }, () => {
-      const started = performance.now();
-      res.on('close', () => {
-        if (!req.url?.startsWith('/mcp')) return;
-        const ms = Math.round((performance.now() - started) * 10) / 10;
-        log.emit('info', 'request', { method: req.method, path: (req.url ?? '').split('?')[0], status: res.statusCode, ms });
-      });
-      void handle(req, res);
+    const requestLog = log.withFields({ requestId });
+    const started = performance.now();
+    res.on('close', () => {
+      if (!req.url?.startsWith('/mcp')) return;
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      requestLog.emit('info', 'request', { method: req.method, path: (req.url ?? '').split('?')[0], status: res.statusCode, ms });
     });
+    void handle(req, res, { id: requestId, log: requestLog });
   });
   server.on('clientError', (_error, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {

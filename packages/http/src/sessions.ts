@@ -45,7 +45,7 @@ export class Sessions {
   constructor(
     private readonly limits: SessionLimits,
     /** A request came on a session opened with another key (it is refused). */
-    private readonly onOtherKey: () => void,
+    private readonly onOtherKey: (authInfo: AuthInfo) => void,
     /** Has the API accepted this key (answered it with anything but 401)? Only then do its sessions count against maxSessions. */
     private readonly isAccepted: (keyId: string) => boolean = () => true,
   ) {
@@ -63,7 +63,7 @@ export class Sessions {
     const session = this.open.get(sessionId);
     if (!session || session.endpoint !== target.name) return refusalResponse(NOT_FOUND);
     if (session.keyId !== authInfo.clientId) {
-      this.onOtherKey();
+      this.onOtherKey(authInfo);
       return refusalResponse(OTHER_KEY);
     }
     session.lastSeen = Date.now();

@@ -43,6 +43,8 @@ export interface Caller {
   credentials?: CallContext['credentials'];
   /** Remote mode over OAuth: the API scopes the person granted; an operation outside them is refused before anything is sent. */
   grantedScopes?: ReadonlySet<string>;
+  /** Remote mode: the request's log (its lines carry the request's id), for this call's lines. */
+  log?: Logger;
 }
 
 /** The person's answer to a question the host showed them. */

@@ -87,9 +87,10 @@ async function handle(
   registration: Registration,
   span?: ToolCallSpan,
 ): Promise<Reply> {
-  const { deps } = registration;
   const started = performance.now();
   const caller = registration.callerOf(exchange.ctx);
+  // Remote mode: the call's lines go to its request's log (they carry the request's id).
+  const deps = caller?.log ? { ...registration.deps, log: caller.log } : registration.deps;
   let reply: Reply | undefined;
   try {
     reply = caller
@@ -98,7 +99,7 @@ async function handle(
           kind: tool.info.kind,
           args,
           caller,
-          request: { ...progressReporter(exchange.ctx), ...(span ? { traceAttempt: span.traceAttempt } : {}) },
+          request: { ...progressReporter(exchange.ctx), ...(span ? { traceAttempt: span.traceAttempt } : {}), ...(caller.log ? { log: caller.log } : {}) },
           asking: askingFor(exchange, deps.log),
           ...clientOf(exchange),
           ...(span ? { telemetry: span } : {}),

@@ -3,7 +3,7 @@
 // with, and the SDK server; the call itself is the call room's (call/tool-call.ts). Listing tools
 // needs only the domain's manifest; the catalog (zod schemas, previews) loads on the first call.
 import { randomBytes } from 'node:crypto';
-import { McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type SpentStore } from '../call/confirmations.js';
 import type { CallDeps, Caller, Guard } from '../call/context.js';
 import { MemoryGuardStore, type GuardStore } from '../call/guard-store.js';
@@ -35,7 +35,12 @@ export interface ServerOptions {
    * Remote mode: no key is configured; each call uses the key its HTTP request brought (the SDK's
    * authInfo.token), for that call only, with that key's pace and upstream slots. Confirmations are bound to it.
    */
-  remote?: { pace?: (keyFingerprint: string) => PaceKeeper; slots?: (keyFingerprint: string) => UpstreamSlots };
+  remote?: {
+    pace?: (keyFingerprint: string) => PaceKeeper;
+    slots?: (keyFingerprint: string) => UpstreamSlots;
+    /** The log for a request's calls, from its authInfo (remote mode's lines carry the request's id). */
+    logOf?: (authInfo: AuthInfo) => Logger;
+  };
   /** The API client to use (remote mode shares one keep-alive pool across domains); one of its own by default. */
   client?: ApiClient;
   /** Told after every tool call (remote mode's metrics): never the key, the params or the answer. */
@@ -174,13 +179,14 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
     return () => own;
   }
   const callerWith = remoteCallers(journal, options.remote);
+  const logOf = options.remote.logOf;
   return (ctx) => {
-    const apiKey = ctx.http?.authInfo?.token;
-    if (!apiKey) return undefined;
-    const caller = callerWith(apiKey);
+    const authInfo = ctx.http?.authInfo;
+    if (!authInfo?.token) return undefined;
+    const caller = { ...callerWith(authInfo.token), ...(logOf ? { log: logOf(authInfo) } : {}) };
     // An OAuth grant: confirmations and requestStates bind to the grant, and its scopes are the allow-list. Caps,
     // idempotency keys, the journal, the pace and the upstream slots stay the tenant key's, whichever grant it came through.
-    const grant = grantOf(ctx.http?.authInfo?.extra);
+    const grant = grantOf(authInfo.extra);
     return grant ? { ...caller, confirmationsBoundTo: `${caller.keyId}:grant:${grant.id}`, grantedScopes: new Set(grant.scopes) } : caller;
   };
 }

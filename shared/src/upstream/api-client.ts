@@ -59,6 +59,8 @@ export interface CallContext {
   credentials?: { apiKey: string; pace?: PaceKeeper; slots?: UpstreamSlots };
   /** Telemetry is on: one span per attempt (upstream/tracing.ts). */
   traceAttempt?: AttemptTracer;
+  /** Where this call's lines go (remote mode: its request's log); the client's own log by default. */
+  log?: Logger;
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -91,6 +93,8 @@ interface AttemptState {
   written: boolean;
   /** The API's answer had begun (status and headers). */
   answered: boolean;
+  /** The call's log (see CallContext.log). */
+  log: Logger;
 }
 
 interface RawResponse {
@@ -183,7 +187,7 @@ export class ApiClient {
 
   private async backoff(attempt: number, reason: string, ctx: CallContext): Promise<void> {
     const waitMs = backoffDelayMs(attempt);
-    this.log.info(`retrying after ${reason} in ${waitMs} ms`);
+    (ctx.log ?? this.log).info(`retrying after ${reason} in ${waitMs} ms`);
     ctx.onWait?.(waitMs, `retrying after ${reason}`);
     await sleep(waitMs, ctx.signal);
   }
@@ -268,18 +272,18 @@ export class ApiClient {
       );
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
-      throw this.classify(error, req, { callerSignal, deadline, written: progress.written, answered: progress.answered });
+      throw this.classify(error, req, { callerSignal, deadline, written: progress.written, answered: progress.answered, log: ctx.log ?? this.log });
     } finally {
       deadline.end();
     }
   }
 
   private classify(error: unknown, req: ApiRequest, attempt: AttemptState): UpstreamError {
-    const { callerSignal, deadline, written, answered } = attempt;
+    const { callerSignal, deadline, written, answered, log } = attempt;
     const code = errorCode(error);
     // A request never handed to a socket was not received, whatever the error; one that was may have been.
     const mayHaveHappened = !req.safe && written;
-    this.log.debug(`${req.method} ${req.path} failed: ${code ?? ''} ${error instanceof Error ? error.message : String(error)}`);
+    log.debug(`${req.method} ${req.path} failed: ${code ?? ''} ${error instanceof Error ? error.message : String(error)}`);
     if (callerSignal?.aborted) {
       return new UpstreamError('cancelled', 'cancelled', { mayHaveHappened });
     }
@@ -315,7 +319,9 @@ export class ApiClient {
     if (status >= 200 && status < 300) {
       if (parsed === undefined) {
         // The logger cleans, redacts, escapes and cuts the body, in that order.
-        this.log.warn(`${req.method} ${req.path}: ${reason} with a body that is not JSON: ${ctx.credentials ? redact(response.text) : response.text}`);
+        (ctx.log ?? this.log).warn(
+          `${req.method} ${req.path}: ${reason} with a body that is not JSON: ${ctx.credentials ? redact(response.text) : response.text}`,
+        );
         throw new UpstreamError('bad-response', `The API answered ${reason} but its body was ${describeBody(response)}`, {
           status,
           mayHaveHappened: !req.safe,
@@ -328,7 +334,7 @@ export class ApiClient {
         });
       }
       if (parsed.errorCode === 0 && parsed.status >= 200 && parsed.status < 300) return parsed.data;
-      throw this.envelopeFailure(req, reason, parsed, redact);
+      throw this.envelopeFailure(req, reason, parsed, redact, ctx.log ?? this.log);
     }
     if (status >= 300 && status < 400) {
       throw new UpstreamError('redirect', `The API answered with a redirect (${reason}), which is not followed so the key stays with ENGAGE_BASE_URL`, {
@@ -338,7 +344,7 @@ export class ApiClient {
     }
     if (status >= 400 && status < 500) throw clientFailure(status, reason, this.messageOf(parsed, redact));
     // 5xx: the body goes to the log (made safe there), never to the model.
-    this.log.warn(`${req.method} ${req.path}: ${reason}: ${ctx.credentials ? redact(response.text) : response.text}`);
+    (ctx.log ?? this.log).warn(`${req.method} ${req.path}: ${reason}: ${ctx.credentials ? redact(response.text) : response.text}`);
     throw new UpstreamError('server', `The API failed with ${reason}`, { status, mayHaveHappened: !req.safe });
   }
 
@@ -347,11 +353,11 @@ export class ApiClient {
    * error: a 4xx status there is a refusal like an HTTP 4xx; anything else is a failure whose
    * outcome, for a write, is unknown.
    */
-  private envelopeFailure(req: ApiRequest, reason: string, envelope: { status: number; errorCode: number }, redact: Redact): UpstreamError {
+  private envelopeFailure(req: ApiRequest, reason: string, envelope: { status: number; errorCode: number }, redact: Redact, log: Logger): UpstreamError {
     const apiMessage = this.messageOf(envelope, redact);
     if (envelope.status >= 400 && envelope.status < 500)
       return clientFailure(envelope.status, `${reason}, status ${envelope.status} in its envelope`, apiMessage);
-    this.log.warn(
+    log.warn(
       `${req.method} ${req.path}: ${reason} with an error in its envelope: status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${apiMessage}` : ''}`,
     );
     return new UpstreamError(
