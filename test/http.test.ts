@@ -354,6 +354,25 @@ describe('the service refuses what it must', () => {
     }
   });
 
+  it('a 2026-07-28 POST whose body is not JSON, or is empty, gets a JSON-RPC parse error (400, -32700); a tools/call read once is answered', async () => {
+    const url = new URL('/mcp/contact', service.url);
+    const headers = {
+      authorization: `Bearer ${sandbox.keys.full}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+    };
+    for (const body of ['{"jsonrpc":"2.0","id":1,"method":"tools/call",', '']) {
+      const response = await fetch(url, { method: 'POST', headers, body });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    }
+    const client = await connect('v2-modern', '/mcp/contact', sandbox.keys.full);
+    const read = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', limit: 2 } });
+    expect(read.isError, textOf(read)).toBeFalsy();
+    expect(structuredOf(read).operationId).toBe('contact.list');
+  });
+
   it('more concurrent calls than allowed for one key get 429 with Retry-After; another key is not held up', async () => {
     const limited = await serve({ maxConcurrentPerKey: 2 });
     try {

@@ -50,6 +50,21 @@ const BATCH_REFUSED = {
   message: 'A JSON-RPC batch of several requests is not served: send one request per POST (one tools/call each).',
 };
 
+/**
+ * A 2026-07-28 POST's body, read once and handed to the SDK parsed: else the SDK copies the request
+ * (a web stream tee) to read it. A body that is not JSON goes on as it came, for the SDK to answer.
+ */
+async function readOnce(request: Request, authInfo: AuthInfo): Promise<[Request, { authInfo: AuthInfo; parsedBody?: unknown }]> {
+  if (request.method !== 'POST') return [request, { authInfo }];
+  const text = await request.text();
+  try {
+    if (text !== '') return [request, { authInfo, parsedBody: JSON.parse(text) as unknown }];
+  } catch {
+    // not JSON: the SDK's own answer (a parse error)
+  }
+  return [new Request(request.url, { method: request.method, headers: request.headers, body: text, signal: request.signal }), { authInfo }];
+}
+
 /** A POST's body, parsed from a copy (the request stays readable), or undefined when it is not JSON. */
 async function bodyOf(request: Request): Promise<unknown> {
   if (request.method !== 'POST') return undefined;
@@ -75,7 +90,7 @@ export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessio
     const target = endpoints.get(new URL(request.url).pathname.replace(/\/+$/, '') || '/') as McpEndpoint;
     // A request that names the 2026-07-28 revision in its header is never legacy (the SDK's own rule):
     // it goes straight to the modern entry, without reading its body twice.
-    if (request.headers.get('mcp-protocol-version') === MODERN_REVISION) return target.modern.fetch(request, { authInfo });
+    if (request.headers.get('mcp-protocol-version') === MODERN_REVISION) return target.modern.fetch(...(await readOnce(request, authInfo)));
     const body = await bodyOf(request);
     // A request in a 2025 session (its id in the header; 2026-07-28 has no sessions) stays in its session
     // whatever its body: a host's unreadable answer to our question must reach the session's server, which
