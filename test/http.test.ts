@@ -280,6 +280,21 @@ describe("a request's log lines carry its request id", () => {
     sandbox.clearFaults();
   });
 
+  it("an id that is the caller's key (or a long part of it) is not taken: a fresh one is logged and answered instead", async () => {
+    for (const given of [sandbox.keys.full, sandbox.keys.full.slice(4, 30)]) {
+      const from = logs.length;
+      const response = await fetch(new URL('/mcp/contact', service.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.keys.full}`, origin: 'https://evil.example', 'x-request-id': given },
+        body: '{}',
+      });
+      expect(response.status).toBe(403);
+      const answered = response.headers.get('x-request-id') ?? '';
+      expect(answered).toMatch(/^[0-9a-f-]{36}$/);
+      expect(logs.slice(from).join('\n')).not.toContain(given);
+    }
+  });
+
   it("a guard's refusal", async () => {
     const from = logs.length;
     const response = await fetch(new URL('/mcp/contact', service.url), {

@@ -7,7 +7,7 @@
 // request must pass), handler.ts (the request handler), endpoints.ts (/healthz, /readyz, /metrics),
 // drain.ts, metrics.ts, log.ts, respond.ts.
 import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
 import { keyFingerprint, type Domain, type GuardStore, type PaceKeeper, type SpentStore, type Telemetry } from '@engage-mcp/shared';
@@ -203,7 +203,7 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog):
   const timeouts = { requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), keepAliveTimeout: 5_000 };
   const server = createHttpServer(timeouts, (req, res) => {
     const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) && !credentialsHold(req, given) ? given : randomUUID();
     res.setHeader('x-request-id', requestId);
     const requestLog = log.withFields({ requestId });
     const started = performance.now();
@@ -220,6 +220,12 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog):
     server.listen(settings.port, settings.host, () => resolve());
   });
   return server;
+}
+
+/** Whether a request's credentials hold `id`: a caller that sent its key (or a long part of it) as its request id must not see it logged. */
+function credentialsHold(req: IncomingMessage, id: string): boolean {
+  if (id.length < 8) return false;
+  return [req.headers.authorization, req.headers['x-api-key']].flat().some((value) => typeof value === 'string' && value.includes(id));
 }
 
 function urlOf(server: Server): string {
