@@ -519,6 +519,10 @@ describe("scrub's JSON shortcut gives exactly what scrubbing every record gives"
         else seen.plainFound++;
       }
     }
+    // A key with a blank (no configured key has one, but the redactor takes any): a form at the very end is found.
+    const spaced = keyRedactor(['abc def 0123456789']);
+    expect(spaced('x abc def 0123456789')).not.toBe('x abc def 0123456789');
+    expect(spaced.clearsJson?.('x abc def 0123456789')).toBe(false);
     // The plain scan both cleared texts and found forms, and the full scan was asked too.
     expect(seen.plainClear).toBeGreaterThan(500);
     expect(seen.plainFound).toBeGreaterThan(200);

@@ -123,17 +123,19 @@ function plainClearer(isCandidate: (text: string, at: number) => boolean, index:
     const char = String.fromCharCode(code);
     if (char !== '%' && char !== '\\' && !isHiddenCodePoint(code)) kinds[code] = isCandidate(char, 0) ? PLAIN_RUN : PLAIN_BREAK;
   }
+  // A run shorter than a window holds no form (redact reads it, and finds none).
+  const holdsForm = (text: string, start: number, end: number) => end - start >= index.window && index.spans(plainSkeleton(text, start, end), false).length > 0;
   return (text) => {
     let runStart = 0;
-    for (let at = 0; at <= text.length; at++) {
-      const code = at < text.length ? text.charCodeAt(at) : 0x20;
+    for (let at = 0; at < text.length; at++) {
+      const code = text.charCodeAt(at);
       const kind = code < 0x80 ? kinds[code] : PLAIN_LEAVE;
       if (kind === PLAIN_RUN) continue;
       if (kind === PLAIN_LEAVE) return undefined;
-      // A run shorter than a window holds no form (redact reads it, and finds none).
-      if (at - runStart >= index.window && index.spans(plainSkeleton(text, runStart, at), false).length > 0) return false;
+      if (holdsForm(text, runStart, at)) return false;
       runStart = at + 1;
     }
+    if (holdsForm(text, runStart, text.length)) return false;
     return separatedSpans(text, index, false).length === 0;
   };
 }
