@@ -280,8 +280,9 @@ describe("a request's log lines carry its request id", () => {
     sandbox.clearFaults();
   });
 
-  it("an id that is the caller's key (or a long part of it) is not taken: a fresh one is logged and answered instead", async () => {
-    for (const given of [sandbox.keys.full, sandbox.keys.full.slice(4, 30)]) {
+  it("an id holding the caller's key, or 8 characters of it in any case, is not taken: a fresh one is logged and answered instead", async () => {
+    const key = sandbox.keys.full;
+    for (const given of [key, key.slice(4, 30), `${key}.1`, `req-${key.slice(0, 40)}`, key.toUpperCase(), `x${key.slice(10, 18)}y`]) {
       const from = logs.length;
       const response = await fetch(new URL('/mcp/contact', service.url), {
         method: 'POST',
@@ -293,6 +294,13 @@ describe("a request's log lines carry its request id", () => {
       expect(answered).toMatch(/^[0-9a-f-]{36}$/);
       expect(logs.slice(from).join('\n')).not.toContain(given);
     }
+    // An id that shares no 8 characters with the key is taken as sent.
+    const fine = await fetch(new URL('/mcp/contact', service.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, origin: 'https://evil.example', 'x-request-id': 'trace-2026-11-24.0001' },
+      body: '{}',
+    });
+    expect(fine.headers.get('x-request-id')).toBe('trace-2026-11-24.0001');
   });
 
   it("a guard's refusal", async () => {
