@@ -277,6 +277,9 @@ describe('hostile', () => {
     expect(first.status).toBe(200);
     expect(await tokenRequest(issuer, fields)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect((await mcpStatus(`${issuer}/mcp`, `Bearer ${first.body.access_token as string}`)).status).toBe(401);
+    // The OAuth route's line is the request's: it carries the request's id.
+    const replayed = logs.map((line) => JSON.parse(line) as { msg: string; requestId?: string }).find((line) => /a code was presented twice/.test(line.msg));
+    expect(replayed?.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('a token for another resource is refused (audience binding)', async () => {

@@ -17,7 +17,7 @@ export interface HandlerDeps {
   metrics: ServiceMetrics;
   serveMcp: NodeMcpHandler;
   /** OAuth's own routes (discovery, consent, token…), when it is on. */
-  oauth?: { owns(path: string): boolean; serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> };
+  oauth?: { owns(path: string): boolean; serve(req: IncomingMessage, res: ServerResponse, path: string, log: Logger): Promise<void> };
 }
 
 /** A request's id (X-Request-Id) and its log, whose lines carry the id. */
@@ -33,7 +33,7 @@ export function requestHandler(deps: HandlerDeps): RequestHandler {
     const path = (req.url ?? '/').split('?')[0]?.replace(/\/+$/, '') || '/';
     countRequest(res, deps.metrics, deps.mcpPaths.has(path) || OWN_PATHS.has(path) ? path : 'other');
     if (PROBE_PATHS.has(path)) return answerProbe(path, req, res, deps.drain);
-    if (deps.oauth?.owns(path)) return deps.oauth.serve(req, res, path);
+    if (deps.oauth?.owns(path)) return deps.oauth.serve(req, res, path, log);
     const exchange: Exchange = { req, res, path, mcp: deps.mcpPaths.has(path), log };
     const refusal = await firstRefusal(deps.guards, exchange);
     if (refusal) return sendRefusal(res, refusal);

@@ -61,7 +61,8 @@ export interface OAuthDeps {
 export interface OAuth {
   keyMode: boolean;
   owns(path: string): boolean;
-  serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
+  /** `log`: the request's (its lines carry the request's id). */
+  serve(req: IncomingMessage, res: ServerResponse, path: string, log: Logger): Promise<void>;
   /** The guard: admits our access tokens (their audience must be this endpoint); leaves anything else to the key guard. */
   guard(exchange: Exchange): Promise<Refusal | undefined> | undefined;
   /** The 401 when no usable credential came: a bare challenge with resource_metadata and scope. */
@@ -99,7 +100,7 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
   return {
     keyMode: options.keyMode !== false,
     owns: (path) => path.startsWith('/.well-known/oauth-') || path.startsWith('/oauth/'),
-    serve: (req, res, path) => serveRoute(ctx, deps, req, res, path),
+    serve: (req, res, path, log) => serveRoute({ ...ctx, log }, deps, req, res, path),
     guard(exchange) {
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(String(exchange.req.headers.authorization ?? ''))?.[1];
       if (!bearer?.startsWith(TOKEN_PREFIX)) return undefined;
