@@ -191,6 +191,8 @@ async function measure(side: Side, root: string, sandboxes: Sandboxes, memoryFil
   out.firstCallMs = firstCall.medianMs;
   const rest = await series(cold, FIRST_CALLS - 1, () => first(cold, 0));
   out.first100CpuMs = (firstCall.cpuMs + rest.cpuMs * (FIRST_CALLS - 1)) / FIRST_CALLS;
+  // What a server that has worked holds: the first call loads the catalog, undici and node:http.
+  out.rssAfterCallsMiB = rssKB(cold.child.pid as number) / 1024;
   cold.close();
   const seven = await sevenAtOnce(DOMAINS.map(entry), env('small'));
   out.sevenMs = seven.ms;
@@ -303,6 +305,7 @@ function report(figures: Record<Side, Figures[]>, otherRoot: string): string {
     row('seven started at once: resident memory (MiB)', 'sevenRssMiB', 1),
     row('first tool call of a fresh server, contact.list 20 (reference: read_graph) (ms)', 'firstCallMs', 1),
     row(`server CPU per call over the first ${FIRST_CALLS}, same call (ms)`, 'first100CpuMs', 3),
+    row(`contact: resident memory after those ${FIRST_CALLS} calls (MiB)`, 'rssAfterCallsMiB', 1),
     ...CASES.flatMap((one) => [
       row(`server CPU per warm call, ${one.name} (ms)`, `${one.name}: cpu`, 3, refCase),
       row(`median latency, ${one.name} (ms)`, `${one.name}: latency`, 3, `${REFERENCE_CASE}: latency`),

@@ -10,6 +10,7 @@
 // rest, crashing the process on a damaged payload: each cache carries its SHA-256, and one that
 // does not match is never given to V8.
 // NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns it off. Failures never stop the server.
+// While the bundle starts, V8's optimizing compiler (TurboFan) is held back (holdOptimizer below).
 import { createHash } from 'node:crypto';
 import {
   closeSync,
@@ -29,9 +30,14 @@ import {
 import { Module, createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
+import { endOfStart, onEndOfStart } from '../shared/src/mcp/end-of-start.js';
 
-/** How long after the bundle ran the cache is written: a host sends initialize and tools/list at once. */
+/**
+ * How long after the bundle ran the cache is written, and the optimizing compiler let go: a host
+ * sends initialize and tools/list at once.
+ */
 export const WRITE_AFTER_MS = 1_000;
 
 export interface LaunchOptions {
@@ -102,15 +108,45 @@ export function launch(options: LaunchOptions): Launched {
   const script = new Script(Module.wrap(source), { filename: options.file, ...(cachedData ? { cachedData } : {}) });
   const module = new Module(options.file);
   module.filename = options.file;
+  // After the compile: V8 takes a cache only under the flags it was made with.
+  onEndOfStart(holdOptimizer());
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(options.file), module, options.file, dirname(options.file));
   const cache = !cacheFile ? 'off' : !stored ? 'none' : !cachedData || script.cachedDataRejected ? 'rejected' : 'used';
   if (cache === 'used') touch(cacheFile as string);
-  const written =
-    cache === 'none' || cache === 'rejected'
-      ? later(options.writeAfterMs ?? WRITE_AFTER_MS, () => writeCache(script, cacheFile as string))
-      : Promise.resolve(false);
-  return { cache, written };
+  const toWrite = cache === 'none' || cache === 'rejected';
+  const afterStart = later(options.writeAfterMs ?? WRITE_AFTER_MS, () => {
+    // First (if the bundle has not ended it): a cache records the flags it was made under, and the
+    // next start's are the defaults.
+    endOfStart();
+    return toWrite && writeCache(script, cacheFile as string);
+  });
+  return { cache, written: toWrite ? afterStart : Promise.resolve(false) };
+}
+
+/** Options by which a user chose V8's tiers themselves: then the launcher leaves them alone. */
+const TIER_FLAGS = /(^|\s)--(no[-_])?(turbofan|opt|jitless|max[-_]opt|always[-_](turbofan|opt|osr))(=|\s|$)/;
+
+/**
+ * Holds TurboFan back until the returned function is called (the first tool call, or the timer
+ * above). A start builds the SDK's hundreds of schemas, so a few of zod's constructors got hot and
+ * V8 optimized them (about 3 MB of TurboFan's own code paged in, and its compile on another
+ * thread) for work that runs once. While it is held, V8 also compiles the Node modules loaded
+ * without Node's own code cache (made under the default flags): hence the release on the first
+ * tool call, which loads undici and node:http.
+ */
+function holdOptimizer(): () => void {
+  if (TIER_FLAGS.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) return () => undefined;
+  try {
+    setFlagsFromString('--no-turbofan');
+  } catch {
+    return () => undefined;
+  }
+  let held = true;
+  return () => {
+    if (held) setFlagsFromString('--turbofan');
+    held = false;
+  };
 }
 
 /** Where the cache of this bundle (as it is now, on this Node) lives (exported for the tests). */

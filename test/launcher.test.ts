@@ -2,10 +2,13 @@
 // written after the first start and used by the next; one made for other code, a damaged one or
 // one in a folder others may write to is never used, and no cache problem stops the bundle.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { serverEntry, startSandbox } from '../packages/sandbox/src/index.js';
 import { cacheDirOf } from '../scripts/launcher.js';
 import { launcherScript, printWhenWritten } from './launcher-helpers.js';
 
@@ -91,6 +94,106 @@ describe('the launcher', () => {
     expect(start(b, 'build1', join(b.dir, 'no-such-folder'))).toEqual({ cache: 'none', written: false, runs: 1, lazy: 42 });
     expect(start(b, 'build1', '')).toEqual({ cache: 'off', written: false, runs: 1, lazy: 42 });
     expect(readdirSync(b.cacheDir)).toEqual([]);
+  });
+});
+
+describe('the optimizing compiler while the bundle starts', () => {
+  // A bundle with a loop hot enough for V8 to optimize, run while it starts and again 300 ms later;
+  // the launcher's timer lets the optimizer go `writeAfterMs` after the start, or the bundle's end
+  // of its start (its first tool call) does. V8 traces what it optimizes.
+  let tiering: { harness: string; file: string };
+  beforeAll(() => {
+    const dir = mkdtempSync(join(tmpdir(), 'engage-launcher-'));
+    const loop = (name: string) => `function ${name}(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * 7) % 1000003; return s; }`;
+    const file = join(dir, 'server.cjs');
+    writeFileSync(file, `${loop('hotWhileStarting')}\n${loop('hotAfterStart')}\nhotWhileStarting(3e6);\nglobalThis.hotAfterStart = hotAfterStart;\n`);
+    const harness = launcherScript([
+      "const { launch } = require('./scripts/launcher.ts');",
+      "const { endOfStart } = require('./shared/src/mcp/end-of-start.ts');",
+      'const [file, writeAfterMs, ending] = process.argv.slice(2);',
+      "launch({ file, name: 'contact', buildId: 'build1', cacheDir: undefined, writeAfterMs: Number(writeAfterMs) });",
+      "setTimeout(() => { if (ending === 'end') endOfStart(); globalThis.hotAfterStart(3e6); console.log('done'); }, 300);",
+    ]);
+    tiering = { harness, file };
+  });
+  /** The loops V8 optimized. */
+  const optimized = (options: { writeAfterMs: number; bundleEndsStart: boolean; nodeOptions?: string[] }) => {
+    const args = [
+      ...(options.nodeOptions ?? []),
+      '--trace-opt',
+      tiering.harness,
+      tiering.file,
+      String(options.writeAfterMs),
+      options.bundleEndsStart ? 'end' : '',
+    ];
+    const trace = execFileSync(process.execPath, args, { encoding: 'utf8' });
+    expect(trace).toMatch(/done\n$/);
+    return ['hotWhileStarting', 'hotAfterStart'].filter((name) => new RegExp(`compiling method [^\n]*${name}`).test(trace));
+  };
+
+  it('is held back while the bundle starts, until the bundle ends its start or the timer runs out', () => {
+    expect(optimized({ writeAfterMs: 60_000, bundleEndsStart: false })).toEqual([]);
+    expect(optimized({ writeAfterMs: 60_000, bundleEndsStart: true })).toEqual(['hotAfterStart']);
+    expect(optimized({ writeAfterMs: 50, bundleEndsStart: false })).toEqual(['hotAfterStart']);
+  });
+
+  it('is left as the user set it: their --turbofan optimizes the start too, their --no-turbofan is kept', () => {
+    expect(optimized({ writeAfterMs: 50, bundleEndsStart: false, nodeOptions: ['--turbofan'] })).toEqual(['hotWhileStarting', 'hotAfterStart']);
+    expect(optimized({ writeAfterMs: 50, bundleEndsStart: true, nodeOptions: ['--no-turbofan'] })).toEqual([]);
+  });
+});
+
+describe('a built server', () => {
+  it('ends its start on its first tool call: the optimizer is let go before the call loads the catalog', async () => {
+    const sandbox = await startSandbox();
+    const dir = mkdtempSync(join(tmpdir(), 'engage-launcher-'));
+    const events = join(dir, 'events');
+    const preload = join(dir, 'note.cjs');
+    // Notes V8's flags as the launcher sets them and each module compiled; the launcher's own
+    // timer (a second) is stretched so that, however slow the machine, only the call ends the start.
+    writeFileSync(
+      preload,
+      `const { appendFileSync } = require('node:fs');
+const { basename } = require('node:path');
+const v8 = require('node:v8');
+const Module = require('node:module');
+const note = (what) => appendFileSync(process.env.ENGAGE_TEST_EVENTS, what + '\\n');
+const setFlags = v8.setFlagsFromString;
+v8.setFlagsFromString = (flags) => { note(flags); return setFlags(flags); };
+const later = global.setTimeout;
+global.setTimeout = (work, ms, ...args) => later(work, ms === 1000 ? 600000 : ms, ...args);
+const compile = Module.prototype._compile;
+Module.prototype._compile = function (content, filename) { note(basename(filename)); return compile.apply(this, arguments); };
+`,
+    );
+    writeFileSync(events, '');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--require', preload, serverEntry('contact')],
+      env: {
+        PATH: process.env.PATH ?? '',
+        ENGAGE_BASE_URL: sandbox.baseUrl,
+        ENGAGE_API_KEY: sandbox.keys.full,
+        ENGAGE_TEST_EVENTS: events,
+        XDG_CACHE_HOME: dir,
+      },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'launcher-test', version: '0' });
+    const noted = () => readFileSync(events, 'utf8').trim().split('\n');
+    try {
+      await client.connect(transport);
+      await client.listTools();
+      expect(noted().filter((event) => event.includes('turbofan'))).toEqual(['--no-turbofan']);
+      const read = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', limit: 2 } });
+      expect(read.isError).toBeFalsy();
+      const after = noted();
+      expect(after.filter((event) => event.includes('turbofan'))).toEqual(['--no-turbofan', '--turbofan']);
+      expect(after.indexOf('--turbofan')).toBeLessThan(after.indexOf('operations.cjs'));
+    } finally {
+      await client.close();
+      sandbox.close();
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import type { Domain } from '../model/types.js';
 import { loadConfig, loadDotenvSafely } from '../model/config.js';
 import { createLogger } from '../safe/log.js';
 import type { DomainManifest } from '../model/manifest.js';
+import { endOfStart } from './end-of-start.js';
 import { createServer } from './server.js';
 import { startTelemetry } from './telemetry.js';
 
@@ -81,7 +82,12 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   const guardStore = guardrails ? () => new FileGuardStore(guardrails.stateDir, guardrails.auditLog) : undefined;
   // Off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER asks for it; then the SDK loads now, before the first call.
   const telemetry = await startTelemetry(process.env, log, { serviceName: `engage-mcp-${manifest.name}` });
-  const engage = createServer(manifest, loadCatalog, result, { log, ...(guardStore ? { guardStore } : {}), ...(telemetry ? { telemetry } : {}) });
+  // The first tool call loads the catalog: the start is over (the launcher lets V8's optimizer go).
+  const catalogAfterStart = () => {
+    endOfStart();
+    return loadCatalog();
+  };
+  const engage = createServer(manifest, catalogAfterStart, result, { log, ...(guardStore ? { guardStore } : {}), ...(telemetry ? { telemetry } : {}) });
   // One SDK server per connection; the opening message picks the era (2026-07-28 or 2025). Over-long
   // lines are dropped before the SDK's reader, which would otherwise close the connection on one.
   const input = process.stdin.pipe(new LineLimit(MAX_LINE_BYTES, (bytes) => log.warn(`a message of more than ${bytes} bytes was dropped unread`)));

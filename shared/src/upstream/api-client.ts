@@ -1,7 +1,6 @@
 // The one request helper every operation goes through: one keep-alive pool per process, a
 // deadline on every attempt, the shared pace, 429 handling, retries for safe operations only,
 // and every failure raised as a typed UpstreamError.
-import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../model/config.js';
 import { UpstreamError } from '../model/errors.js';
@@ -68,6 +67,8 @@ const LOOKUP_TIMEOUT_MS = 4_000;
 /** The API's own explanation of a failure is quoted up to this length. */
 const MAX_API_MESSAGE = 300;
 const USER_AGENT = 'engage-mcp/0.1.0';
+/** HTTP's reason phrases (node:http's), set when the pool module loads: every answer comes through it. */
+let reasonPhrases: Readonly<Record<number, string | undefined>> = {};
 // Codes of a connection that failed. They say nothing was sent only for a request not yet written
 // to a socket: a pooled keep-alive socket reports EHOSTUNREACH too, after the request went out on it.
 const CONNECTION_FAILURE_CODES = new Set([
@@ -194,7 +195,8 @@ export class ApiClient {
 
   private getDispatcher(): Promise<Dispatcher> {
     // Created on first use: a server that is never called never loads undici or opens a socket.
-    this.dispatcher ??= import('./undici-pool.js').then(({ Pool }) => {
+    this.dispatcher ??= import('./undici-pool.js').then(({ Pool, STATUS_CODES }) => {
+      reasonPhrases = STATUS_CODES;
       return new Pool(this.config.baseUrl.origin, {
         // Always verify the API's certificate: no environment variable (NODE_TLS_REJECT_UNAUTHORIZED) can switch it off.
         connect: { rejectUnauthorized: true },
@@ -314,7 +316,7 @@ export class ApiClient {
     // The call's own key is redacted too (remote mode); the configured one always is.
     const redact = ctx.credentials ? keyRedactor([ctx.credentials.apiKey, this.config.apiKey]) : this.redact;
     const { status } = response;
-    const reason = `HTTP ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
+    const reason = `HTTP ${status}${reasonPhrases[status] ? ` ${reasonPhrases[status]}` : ''}`;
     const parsed = 'parsed' in response ? response.parsed : parseJson(response.text);
     if (status >= 200 && status < 300) {
       if (parsed === undefined) {

@@ -6,3 +6,7 @@ import type { Pool as PoolType } from 'undici';
 import PoolClass from 'undici/lib/dispatcher/pool.js';
 
 export const Pool: typeof PoolType = PoolClass;
+
+// HTTP's reason phrases come from here too: undici loads node:http anyway, and a server's start
+// does not (loading it there cost about 2.5 MB of resident memory).
+export { STATUS_CODES } from 'node:http';
