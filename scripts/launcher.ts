@@ -30,7 +30,7 @@ import {
 import { Module, createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
+import { cachedDataVersionTag, setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 import { endOfStart, onEndOfStart } from '../shared/src/mcp/end-of-start.js';
 
@@ -109,6 +109,7 @@ export function launch(options: LaunchOptions): Launched {
   const module = new Module(options.file);
   module.filename = options.file;
   // After the compile: V8 takes a cache only under the flags it was made with.
+  const startFlags = cachedDataVersionTag();
   onEndOfStart(holdOptimizer());
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(options.file), module, options.file, dirname(options.file));
@@ -119,13 +120,14 @@ export function launch(options: LaunchOptions): Launched {
     // First (if the bundle has not ended it): a cache records the flags it was made under, and the
     // next start's are the defaults.
     endOfStart();
-    return toWrite && writeCache(script, cacheFile as string);
+    // And never a cache made under other flags than the start's (no start could use it).
+    return toWrite && cachedDataVersionTag() === startFlags && writeCache(script, cacheFile as string);
   });
   return { cache, written: toWrite ? afterStart : Promise.resolve(false) };
 }
 
 /** Options by which a user chose V8's tiers themselves: then the launcher leaves them alone. */
-const TIER_FLAGS = /(^|\s)--(no[-_])?(turbofan|opt|jitless|max[-_]opt|always[-_](turbofan|opt|osr))(=|\s|$)/;
+const TIER_FLAGS = /(^|\s)--(no[-_]?)?(turbofan|opt|jitless|max[-_]opt|always[-_](turbofan|opt|osr))(=|\s|$)/;
 
 /**
  * Holds TurboFan back until the returned function is called (the first tool call, or the timer
