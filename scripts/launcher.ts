@@ -139,16 +139,9 @@ const TIER_FLAGS = /(^|\s)--(no[-_]?)?(turbofan|opt|jitless|max[-_]opt|always[-_
  */
 function holdOptimizer(): () => void {
   if (TIER_FLAGS.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) return () => undefined;
-  try {
-    setFlagsFromString('--no-turbofan');
-  } catch {
-    return () => undefined;
-  }
-  let held = true;
-  return () => {
-    if (held) setFlagsFromString('--turbofan');
-    held = false;
-  };
+  setFlagsFromString('--no-turbofan');
+  // Called once: endOfStart takes it away before it calls it.
+  return () => setFlagsFromString('--turbofan');
 }
 
 /** Where the cache of this bundle (as it is now, on this Node) lives (exported for the tests). */
