@@ -110,7 +110,7 @@ export function launch(options: LaunchOptions): Launched {
   module.filename = options.file;
   // After the compile: V8 takes a cache only under the flags it was made with.
   const startFlags = cachedDataVersionTag();
-  onEndOfStart(holdOptimizer());
+  onEndOfStart(holdOptimizer(startFlags));
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(options.file), module, options.file, dirname(options.file));
   const cache = !cacheFile ? 'off' : !stored ? 'none' : !cachedData || script.cachedDataRejected ? 'rejected' : 'used';
@@ -130,18 +130,29 @@ export function launch(options: LaunchOptions): Launched {
 const TIER_FLAGS = /(^|\s)--(no[-_]?)?(turbofan|opt|jitless|max[-_]opt|always[-_](turbofan|opt|osr))(=|\s|$)/;
 
 /**
+ * Flags that `--no-turbofan` turns off with it and `--turbofan` does not turn back on, in the V8s
+ * that have them: V8 12 (Node 22) ties OSR from Maglev to TurboFan. Set again only where the flags'
+ * hash did not come back without them (an unknown flag is only a line on stderr).
+ */
+const TURNED_OFF_WITH_TURBOFAN = ['--osr-from-maglev'];
+
+/**
  * Holds TurboFan back until the returned function is called (the first tool call, or the timer
  * above). A start builds the SDK's hundreds of schemas, so a few of zod's constructors got hot and
  * V8 optimized them (about 3 MB of TurboFan's own code paged in, and its compile on another
  * thread) for work that runs once. While it is held, V8 also compiles the Node modules loaded
  * without Node's own code cache (made under the default flags): hence the release on the first
- * tool call, which loads undici and node:http.
+ * tool call, which loads undici and node:http. The release restores the start's flags whole
+ * (`startFlags`, their hash), so the process runs as configured and its cache is usable.
  */
-function holdOptimizer(): () => void {
+function holdOptimizer(startFlags: number): () => void {
   if (TIER_FLAGS.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) return () => undefined;
   setFlagsFromString('--no-turbofan');
   // Called once: endOfStart takes it away before it calls it.
-  return () => setFlagsFromString('--turbofan');
+  return () => {
+    setFlagsFromString('--turbofan');
+    for (const flag of TURNED_OFF_WITH_TURBOFAN) if (cachedDataVersionTag() !== startFlags) setFlagsFromString(flag);
+  };
 }
 
 /** Where the cache of this bundle (as it is now, on this Node) lives (exported for the tests). */

@@ -1,6 +1,6 @@
 // Helpers of the launcher's tests (scripts/launcher.ts). Each start runs in its own process, as a
 // host's does: in one process V8 keeps a compiled script in memory and never looks at the cache.
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -26,4 +26,19 @@ export function launcherScript(lines: string[], prefix = 'engage-launcher-'): st
  */
 export function printWhenWritten(json: string): string[] {
   return ['const alive = setTimeout(() => {}, 10000);', `launched.written.then((written) => { clearTimeout(alive); console.log(JSON.stringify(${json})); });`];
+}
+
+/** A bundle like server.cjs: it notes that it ran and loads a sibling module with require(). */
+export function bundle(): { dir: string; file: string; cacheDir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'engage-launcher-'));
+  const file = join(dir, 'server.cjs');
+  writeFileSync(join(dir, 'lazy.cjs'), 'module.exports = { answer: 42 };\n');
+  const body = Array.from({ length: 200 }, (_, index) => `function f${index}(x) { return x * ${index} + 1; }`).join('\n');
+  writeFileSync(
+    file,
+    `#!/usr/bin/env node\n${body}\nglobalThis.__engageLauncherRuns = (globalThis.__engageLauncherRuns ?? 0) + 1;\nglobalThis.__engageLazy = require('./lazy.cjs').answer + f3(0) - 1;\nmodule.exports = { dirname: __dirname };\n`,
+  );
+  const cacheDir = join(dir, 'cache');
+  mkdirSync(cacheDir, { mode: 0o700 });
+  return { dir, file, cacheDir };
 }

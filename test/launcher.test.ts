@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { beforeAll, describe, expect, it } from 'vitest';
 import { serverEntry, startSandbox } from '../packages/sandbox/src/index.js';
 import { cacheDirOf } from '../scripts/launcher.js';
-import { launcherScript, printWhenWritten } from './launcher-helpers.js';
+import { bundle, launcherScript, printWhenWritten } from './launcher-helpers.js';
 
 let harness: string;
 beforeAll(() => {
@@ -21,21 +21,6 @@ beforeAll(() => {
     ...printWhenWritten('{ cache: launched.cache, written, runs: globalThis.__engageLauncherRuns, lazy: globalThis.__engageLazy }'),
   ]);
 });
-
-/** A bundle like server.cjs: it notes that it ran and loads a sibling module with require(). */
-function bundle(): { dir: string; file: string; cacheDir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'engage-launcher-'));
-  const file = join(dir, 'server.cjs');
-  writeFileSync(join(dir, 'lazy.cjs'), 'module.exports = { answer: 42 };\n');
-  const body = Array.from({ length: 200 }, (_, index) => `function f${index}(x) { return x * ${index} + 1; }`).join('\n');
-  writeFileSync(
-    file,
-    `#!/usr/bin/env node\n${body}\nglobalThis.__engageLauncherRuns = (globalThis.__engageLauncherRuns ?? 0) + 1;\nglobalThis.__engageLazy = require('./lazy.cjs').answer + f3(0) - 1;\nmodule.exports = { dirname: __dirname };\n`,
-  );
-  const cacheDir = join(dir, 'cache');
-  mkdirSync(cacheDir, { mode: 0o700 });
-  return { dir, file, cacheDir };
-}
 
 interface Start {
   cache: 'used' | 'none' | 'rejected' | 'off';

@@ -1,0 +1,142 @@
+// The Node releases after the one running the suite (22 and 24 beside CI's 20; scripts/ensure-nodes.mjs
+// provides them): the launcher changes V8's flags and caches V8's code, both of which differ by
+// release, so its cache is made and used there too, and the built servers serve over stdio (v1
+// client) and remote mode (v2 client, a confirmed write carried out once).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { countCarriedOut, MODERN_REVISION, structuredOf, textOf } from './helpers.js';
+import { bundle, launcherScript, printWhenWritten } from './launcher-helpers.js';
+
+interface OtherNode {
+  path: string;
+  version: string;
+}
+
+/** The binaries ensure-nodes.mjs listed (npm test runs it first); none when ENGAGE_TEST_NODES=none. */
+function otherNodes(): OtherNode[] {
+  const list = resolve('node_modules/.cache/engage-nodes/nodes.json');
+  if (!existsSync(list)) throw new Error('No list of Node binaries to test on: run `node scripts/ensure-nodes.mjs` first (npm test does).');
+  return (JSON.parse(readFileSync(list, 'utf8')) as OtherNode[]).filter((node) => node.version !== process.version);
+}
+
+const nodes = otherNodes();
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox?.close());
+
+it('runs on at least one other Node release unless told not to', () => {
+  if (process.env.ENGAGE_TEST_NODES !== 'none') expect(nodes.length).toBeGreaterThan(0);
+});
+
+describe.each(nodes)('on Node $version', (node) => {
+  it('the launcher writes a cache after the first start, and the next start uses it', () => {
+    const harness = launcherScript([
+      "const { launch } = require('./scripts/launcher.ts');",
+      'const [file, cacheDir] = process.argv.slice(2);',
+      "const launched = launch({ file, name: 'contact', buildId: 'build1', cacheDir, writeAfterMs: 0 });",
+      ...printWhenWritten('{ cache: launched.cache, written, lazy: globalThis.__engageLazy }'),
+    ]);
+    const b = bundle();
+    const start = () => JSON.parse(execFileSync(node.path, [harness, b.file, b.cacheDir], { encoding: 'utf8' })) as unknown;
+    expect(start()).toEqual({ cache: 'none', written: true, lazy: 42 });
+    expect(readdirSync(b.cacheDir)).toEqual([expect.stringContaining(`_${node.version}_`)]);
+    expect(start()).toEqual({ cache: 'used', written: false, lazy: 42 });
+  });
+
+  it("the optimizer's release gives back the start's V8 flags whole (their hash), which a cache is made under", () => {
+    const harness = launcherScript([
+      "const { cachedDataVersionTag } = require('node:v8');",
+      "const { launch } = require('./scripts/launcher.ts');",
+      "const { endOfStart } = require('./shared/src/mcp/end-of-start.ts');",
+      'const before = cachedDataVersionTag();',
+      "launch({ file: process.argv[2], name: 'contact', buildId: 'build1', cacheDir: undefined, writeAfterMs: 60000 });",
+      'const held = cachedDataVersionTag();',
+      'endOfStart();',
+      'console.log(JSON.stringify({ held: held !== before, restored: cachedDataVersionTag() === before }));',
+      'process.exit(0);',
+    ]);
+    const output = execFileSync(node.path, [harness, bundle().file], { encoding: 'utf8' });
+    expect(JSON.parse(output)).toEqual({ held: true, restored: true });
+  });
+
+  it('the built contact server answers over stdio (v1 client) and writes its code cache', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'engage-node-versions-'));
+    const client = new Client({ name: 'node-versions', version: '0' });
+    const transport = new StdioClientTransport({
+      command: node.path,
+      args: [serverEntry('contact')],
+      env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, XDG_CACHE_HOME: home },
+      stderr: 'pipe',
+    });
+    try {
+      await client.connect(transport);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['contact_read', 'contact_action']);
+      const read = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', limit: 2 } });
+      expect(read.isError, textOf(read as never)).toBeFalsy();
+      expect((structuredOf(read as never).data as unknown[]).length).toBe(2);
+      // The launcher writes it a second after the start, under the flags the start had.
+      const cacheDir = join(home, 'engage-mcp', 'code-cache');
+      await expect
+        .poll(() => (existsSync(cacheDir) ? readdirSync(cacheDir) : []), { timeout: 15_000, interval: 100 })
+        .toEqual([expect.stringMatching(new RegExp(`^contact_.*_${node.version}_.*\\.bin$`))]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('remote mode serves a 2026-07-28 client a read and a confirmed write, carried out once', async () => {
+    const service = await startService(node.path);
+    const client = new ModernClient({ name: 'node-versions', version: '0' }, { versionNegotiation: { mode: { pin: MODERN_REVISION } } } as never);
+    try {
+      await client.connect(
+        new V2HttpTransport(new URL('/mcp/channel', service.url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }),
+      );
+      const send = (args: Record<string, unknown>) =>
+        client.callTool({
+          name: 'channel_action',
+          arguments: { operationId: 'channel.whatsapp.send', params: { msisdn: '081234567890', message: 'Halo' }, ...args },
+        });
+      const before = countCarriedOut(sandbox, 'channel.whatsapp.send');
+      const preview = await send({});
+      expect(structuredOf(preview as never).outcome).toBe('preview');
+      const token = structuredOf(preview as never).confirmationToken as string;
+      expect((await send({ confirmationToken: token })).isError).toBeFalsy();
+      expect(textOf((await send({ confirmationToken: token })) as never)).toMatch(/already used/);
+      expect(countCarriedOut(sandbox, 'channel.whatsapp.send')).toBe(before + 1);
+    } finally {
+      await client.close();
+      await stop(service.child);
+    }
+  });
+});
+
+async function startService(nodePath: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(nodePath, ['packages/http/dist/cli.js'], {
+    env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ENGAGE_BASE_URL: sandbox.baseUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stderr: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) => resolveUrl((JSON.parse(line) as { url: string }).url));
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code}: ${stderr.join('')}`)));
+  });
+  return { url, child };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+  child.kill('SIGTERM');
+  await exited;
+}
