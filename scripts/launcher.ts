@@ -130,6 +130,13 @@ export function launch(options: LaunchOptions): Launched {
 const TIER_FLAGS = /(^|\s)--(no[-_]?)?(turbofan|opt|jitless|max[-_]opt|always[-_](turbofan|opt|osr))(=|\s|$)/;
 
 /**
+ * The V8s whose TurboFan optimizes during a start (`--trace-opt` to tools/list: 9 functions on
+ * Node 20, 3 on Node 22). From V8 13 (Node 24) Maglev takes them and TurboFan none, so a hold
+ * there saves no memory and only costs the flags' change (the builtins' code cache).
+ */
+const HOLD_BELOW_V8 = 13;
+
+/**
  * Flags that `--no-turbofan` turns off with it and `--turbofan` does not turn back on, in the V8s
  * that have them: V8 12 (Node 22) ties OSR from Maglev to TurboFan. Set again only where the flags'
  * hash did not come back without them (an unknown flag is only a line on stderr).
@@ -146,7 +153,8 @@ const TURNED_OFF_WITH_TURBOFAN = ['--osr-from-maglev'];
  * (`startFlags`, their hash), so the process runs as configured and its cache is usable.
  */
 function holdOptimizer(startFlags: number): () => void {
-  if (TIER_FLAGS.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) return () => undefined;
+  const ownTiers = TIER_FLAGS.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+  if (ownTiers || Number.parseInt(process.versions.v8, 10) >= HOLD_BELOW_V8) return () => undefined;
   setFlagsFromString('--no-turbofan');
   // Called once: endOfStart takes it away before it calls it.
   return () => {

@@ -53,7 +53,8 @@ describe.each(nodes)('on Node $version', (node) => {
     expect(start()).toEqual({ cache: 'used', written: false, lazy: 42 });
   });
 
-  it("the optimizer's release gives back the start's V8 flags whole (their hash), which a cache is made under", () => {
+  // Held on Node 22 (TurboFan optimizes during a start there); not on 24, where Maglev does that work.
+  it("the optimizer is held on Node 22, not 24; its release gives back the start's V8 flags whole (their hash)", () => {
     const harness = launcherScript([
       "const { cachedDataVersionTag } = require('node:v8');",
       "const { launch } = require('./scripts/launcher.ts');",
@@ -66,7 +67,7 @@ describe.each(nodes)('on Node $version', (node) => {
       'process.exit(0);',
     ]);
     const output = execFileSync(node.path, [harness, bundle().file], { encoding: 'utf8' });
-    expect(JSON.parse(output)).toEqual({ held: true, restored: true });
+    expect(JSON.parse(output)).toEqual({ held: Number.parseInt(node.version.slice(1), 10) < 24, restored: true });
   });
 
   it('the built contact server answers over stdio (v1 client) and writes its code cache', async () => {
