@@ -1,5 +1,5 @@
 // Before the tests: test/node-versions.test.ts runs the launcher and the built servers on the Node
-// releases after this one that the project supports (22 and 24; the suite itself runs on the Node
+// releases after this one that the project supports (22, 24 and 26; the suite itself runs on the Node
 // that runs it, 20 in CI). The launcher changes V8's flags and caches V8's code, which differ by
 // release. ENGAGE_TEST_NODES names their binaries (paths separated by ':'; `none` runs this Node
 // only). Else, on Linux x64, the official builds as the npm registry carries them for the `node`
@@ -14,11 +14,12 @@ const listFile = join(cache, 'nodes.json');
 const PINNED = [
   { version: '22.23.3', integrity: 'sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==' },
   { version: '24.21.0', integrity: 'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==' },
+  { version: '26.10.0', integrity: 'sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==' },
 ];
 
 function stop(why) {
   process.stderr.write(
-    `${why}\nnpm test runs the launcher and the built servers on Node 22 and 24 as well: set ENGAGE_TEST_NODES to their node binaries ` +
+    `${why}\nnpm test runs the launcher and the built servers on Node 22, 24 and 26 as well: set ENGAGE_TEST_NODES to their node binaries ` +
       `(e.g. ENGAGE_TEST_NODES=/opt/node22/bin/node:/opt/node24/bin/node), or ENGAGE_TEST_NODES=none to test on this Node only.\n`,
   );
   process.exit(1);
@@ -54,7 +55,7 @@ if (given !== undefined) {
 } else if (process.platform === 'linux' && process.arch === 'x64') {
   nodes = PINNED.map(fetched);
 } else {
-  stop(`No Node 22 and 24 binaries are fetched on ${process.platform}-${process.arch}.`);
+  stop(`No Node 22, 24 and 26 binaries are fetched on ${process.platform}-${process.arch}.`);
 }
 const versions = nodes.map((path) => execFileSync(path, ['--version'], { encoding: 'utf8' }).trim());
 mkdirSync(cache, { recursive: true });
