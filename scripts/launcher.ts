@@ -10,7 +10,8 @@
 // rest, crashing the process on a damaged payload: each cache carries its SHA-256, and one that
 // does not match is never given to V8.
 // NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns it off. Failures never stop the server.
-// While the bundle starts, V8's optimizing compiler (TurboFan) is held back (holdOptimizer below).
+// While the bundle starts, V8's optimizing compiler (TurboFan) is held back where it would
+// optimize during a start (up to V8 12, Node 22; holdOptimizer below).
 import { createHash } from 'node:crypto';
 import {
   closeSync,
@@ -126,19 +127,24 @@ export function launch(options: LaunchOptions): Launched {
   return { cache, written: toWrite ? afterStart : Promise.resolve(false) };
 }
 
-/** Options by which a user chose V8's tiers themselves: then the launcher leaves them alone. */
-const TIER_FLAGS = /(^|\s)--(no[-_]?)?(turbofan|opt|jitless|max[-_]opt|always[-_](turbofan|opt|osr))(=|\s|$)/;
+/**
+ * Options by which a user chose V8's tiers themselves, or froze its flags: then the launcher
+ * leaves them alone (with `--always-osr-from-maglev` on V8 12.4, or frozen flags, V8 aborts the
+ * process when a flag changes).
+ */
+const TIER_FLAGS =
+  /(^|\s)--(no[-_]?)?(turbofan|opt|jitless|max[-_]opt|always[-_](turbofan|opt|osr|osr[-_]from[-_]maglev)|freeze[-_]flags[-_]after[-_]init)(=|\s|$)/;
 
 /**
- * The V8s whose TurboFan optimizes during a start (`--trace-opt` to tools/list: 9 functions on
- * Node 20, 3 on Node 22). From V8 13 (Node 24) Maglev takes them and TurboFan none, so a hold
- * there saves no memory and only costs the flags' change (the builtins' code cache).
+ * The V8s whose TurboFan optimizes during a start (`--trace-opt` to tools/list: 3 of zod's
+ * functions on Node 20, 1 on Node 22). From V8 13 (Node 24 and 26) TurboFan optimizes none there,
+ * so a hold would save no memory and only cost the flags' change (the builtins' code cache).
  */
 const HOLD_BELOW_V8 = 13;
 
 /**
  * Flags that `--no-turbofan` turns off with it and `--turbofan` does not turn back on, in the V8s
- * that have them: V8 12 (Node 22) ties OSR from Maglev to TurboFan. Set again only where the flags'
+ * that have them: V8 12.4 (Node 22) ties OSR from Maglev to TurboFan. Set again only where the flags'
  * hash did not come back without them (an unknown flag is only a line on stderr).
  */
 const TURNED_OFF_WITH_TURBOFAN = ['--osr-from-maglev'];
@@ -159,7 +165,12 @@ function holdOptimizer(startFlags: number): () => void {
   // Called once: endOfStart takes it away before it calls it.
   return () => {
     setFlagsFromString('--turbofan');
-    for (const flag of TURNED_OFF_WITH_TURBOFAN) if (cachedDataVersionTag() !== startFlags) setFlagsFromString(flag);
+    for (const flag of TURNED_OFF_WITH_TURBOFAN) {
+      if (cachedDataVersionTag() === startFlags) return;
+      setFlagsFromString(flag);
+      // Not what was missing: as it was (a cache is then not written).
+      if (cachedDataVersionTag() !== startFlags) setFlagsFromString(flag.replace(/^--/, '--no-'));
+    }
   };
 }
 

@@ -2,11 +2,12 @@
 // provides them): the launcher changes V8's flags and caches V8's code, both of which differ by
 // release, so its cache is made and used there too, and the built servers serve over stdio (v1
 // client) and remote mode (v2 client, a confirmed write carried out once).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
@@ -22,7 +23,7 @@ interface OtherNode {
 
 /** The binaries ensure-nodes.mjs listed (npm test runs it first); none when ENGAGE_TEST_NODES=none. */
 function otherNodes(): OtherNode[] {
-  const list = resolve('node_modules/.cache/engage-nodes/nodes.json');
+  const list = fileURLToPath(new URL('../node_modules/.cache/engage-nodes/nodes.json', import.meta.url));
   if (!existsSync(list)) throw new Error('No list of Node binaries to test on: run `node scripts/ensure-nodes.mjs` first (npm test does).');
   return (JSON.parse(readFileSync(list, 'utf8')) as OtherNode[]).filter((node) => node.version !== process.version);
 }
@@ -70,28 +71,42 @@ describe.each(nodes)('on Node $version', (node) => {
     expect(JSON.parse(output)).toEqual({ held: Number.parseInt(node.version.slice(1), 10) < 24, restored: true });
   });
 
-  it('the built contact server answers over stdio (v1 client) and writes its code cache', async () => {
+  it('the built contact server answers over stdio (v1 client), writes its code cache, and its next start uses it', async () => {
     const home = mkdtempSync(join(tmpdir(), 'engage-node-versions-'));
-    const client = new Client({ name: 'node-versions', version: '0' });
-    const transport = new StdioClientTransport({
-      command: node.path,
-      args: [serverEntry('contact')],
-      env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, XDG_CACHE_HOME: home },
-      stderr: 'pipe',
-    });
-    try {
-      await client.connect(transport);
+    const cacheDir = join(home, 'engage-mcp', 'code-cache');
+    await withServer(node.path, home, async (client) => {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['contact_read', 'contact_action']);
       const read = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', limit: 2 } });
       expect(read.isError, textOf(read as never)).toBeFalsy();
       expect((structuredOf(read as never).data as unknown[]).length).toBe(2);
       // The launcher writes it a second after the start, under the flags the start had.
-      const cacheDir = join(home, 'engage-mcp', 'code-cache');
       await expect
         .poll(() => (existsSync(cacheDir) ? readdirSync(cacheDir) : []), { timeout: 15_000, interval: 100 })
         .toEqual([expect.stringMatching(new RegExp(`^contact_.*_${node.version}_.*\\.bin$`))]);
-    } finally {
-      await client.close();
+    });
+    const [name] = readdirSync(cacheDir);
+    const written = statSync(join(cacheDir, name as string));
+    // A cache used is touched in place (its time); one V8 refused would be written anew (another file).
+    await withServer(node.path, home, async (client) => {
+      await client.listTools();
+      await expect.poll(() => statSync(join(cacheDir, name as string)).mtimeMs, { timeout: 15_000, interval: 100 }).toBeGreaterThan(written.mtimeMs);
+      expect(statSync(join(cacheDir, name as string)).ino).toBe(written.ino);
+      expect(readdirSync(cacheDir)).toEqual([name]);
+    });
+  });
+
+  it("a user's flags that forbid changing V8's flags are left alone: the bundle starts", () => {
+    const harness = launcherScript([
+      "const { launch } = require('./scripts/launcher.ts');",
+      "const launched = launch({ file: process.argv[2], name: 'contact', buildId: 'build1', cacheDir: process.argv[3], writeAfterMs: 0 });",
+      ...printWhenWritten('{ lazy: globalThis.__engageLazy }'),
+    ]);
+    // V8 aborts on any flag change with frozen flags, and on --no-turbofan beside this one in V8 12.4.
+    for (const flag of ['--freeze-flags-after-init', '--always-osr-from-maglev']) {
+      const known = spawnSync(node.path, [flag, '-e', '0']).status === 0;
+      if (!known) continue;
+      const b = bundle();
+      expect(JSON.parse(execFileSync(node.path, [flag, harness, b.file, b.cacheDir], { encoding: 'utf8' }))).toEqual({ lazy: 42 });
     }
   });
 
@@ -121,6 +136,24 @@ describe.each(nodes)('on Node $version', (node) => {
   });
 });
 
+/** The built contact server on `nodePath` over stdio with the v1 client, `home` its XDG_CACHE_HOME. */
+async function withServer(nodePath: string, home: string, use: (client: Client) => Promise<void>): Promise<void> {
+  const client = new Client({ name: 'node-versions', version: '0' });
+  const transport = new StdioClientTransport({
+    command: nodePath,
+    args: [serverEntry('contact')],
+    env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, XDG_CACHE_HOME: home },
+    stderr: 'pipe',
+  });
+  try {
+    await client.connect(transport);
+    await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The built service on `nodePath`, once it prints its address; killed if it does not within 15 s. */
 async function startService(nodePath: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(nodePath, ['packages/http/dist/cli.js'], {
     env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ENGAGE_BASE_URL: sandbox.baseUrl },
@@ -128,16 +161,35 @@ async function startService(nodePath: string): Promise<{ url: string; child: Chi
   });
   const stderr: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) => resolveUrl((JSON.parse(line) as { url: string }).url));
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}: ${stderr.join('')}`)));
-  });
-  return { url, child };
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  try {
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the service did not start within 15 s: ${stderr.join('')}`)), 15_000);
+      lines.once('line', (line) => {
+        clearTimeout(timer);
+        try {
+          resolveUrl((JSON.parse(line) as { url: string }).url);
+        } catch {
+          reject(new Error(`the service's first line is not its address: ${line}`));
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`the service exited with ${code}: ${stderr.join('')}`)));
+    });
+    return { url, child };
+  } catch (error) {
+    await stop(child);
+    throw error;
+  } finally {
+    lines.close();
+  }
 }
 
+/** SIGTERM (the service drains), then SIGKILL if it has not exited within 10 s. */
 async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
   child.kill('SIGTERM');
+  const late = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
+  clearTimeout(late);
 }
