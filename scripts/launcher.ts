@@ -128,12 +128,12 @@ export function launch(options: LaunchOptions): Launched {
 }
 
 /**
- * Options by which a user chose V8's tiers themselves, or froze its flags: then the launcher
- * leaves them alone (with `--always-osr-from-maglev` on V8 12.4, or frozen flags, V8 aborts the
- * process when a flag changes).
+ * Options by which a user chose V8's tiers themselves (V8 takes `-` or `--`), or with which V8
+ * aborts at the hold's flag change: frozen flags, contradictory flags made fatal, and
+ * `--always-osr-from-maglev` beside `--no-turbofan` on V8 12.4. The launcher leaves them alone.
  */
 const TIER_FLAGS =
-  /(^|\s)--(no[-_]?)?(turbofan|opt|jitless|max[-_]opt|always[-_](turbofan|opt|osr|osr[-_]from[-_]maglev)|freeze[-_]flags[-_]after[-_]init)(=|\s|$)/;
+  /(^|\s)--?(no[-_]?)?(turbofan|opt|jitless|max[-_]opt|always[-_](turbofan|opt|osr|osr[-_]from[-_]maglev)|freeze[-_]flags[-_]after[-_]init|(abort|exit)[-_]on[-_]contradictory[-_]flags)(=|\s|$)/;
 
 /**
  * The V8s whose TurboFan optimizes during a start (`--trace-opt` to tools/list: 3 of zod's
@@ -145,7 +145,7 @@ const HOLD_BELOW_V8 = 13;
 /**
  * Flags that `--no-turbofan` turns off with it and `--turbofan` does not turn back on, in the V8s
  * that have them: V8 12.4 (Node 22) ties OSR from Maglev to TurboFan. Set again only where the flags'
- * hash did not come back without them (an unknown flag is only a line on stderr).
+ * hash did not come back without them (an unknown flag is only lines on stderr).
  */
 const TURNED_OFF_WITH_TURBOFAN = ['--osr-from-maglev'];
 
@@ -162,14 +162,18 @@ function holdOptimizer(startFlags: number): () => void {
   const ownTiers = TIER_FLAGS.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
   if (ownTiers || Number.parseInt(process.versions.v8, 10) >= HOLD_BELOW_V8) return () => undefined;
   setFlagsFromString('--no-turbofan');
+  // TurboFan was off already (the user's choice, however spelled): nothing to give back.
+  if (cachedDataVersionTag() === startFlags) return () => undefined;
   // Called once: endOfStart takes it away before it calls it.
   return () => {
     setFlagsFromString('--turbofan');
     for (const flag of TURNED_OFF_WITH_TURBOFAN) {
       if (cachedDataVersionTag() === startFlags) return;
+      const before = cachedDataVersionTag();
       setFlagsFromString(flag);
-      // Not what was missing: as it was (a cache is then not written).
-      if (cachedDataVersionTag() !== startFlags) setFlagsFromString(flag.replace(/^--/, '--no-'));
+      // Not what was missing: as it was (a cache is then not written); unchanged if it was on already.
+      const after = cachedDataVersionTag();
+      if (after !== startFlags && after !== before) setFlagsFromString(flag.replace(/^--/, '--no-'));
     }
   };
 }

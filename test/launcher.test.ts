@@ -136,6 +136,12 @@ describe('the optimizing compiler while the bundle starts', () => {
     expect(optimized({ writeAfterMs: 50, bundleEndsStart: false, nodeOptions: ['--freeze-flags-after-init'] })).toEqual(['hotWhileStarting', 'hotAfterStart']);
     expect(optimized({ writeAfterMs: 50, bundleEndsStart: true, nodeOptions: ['--no-turbofan'] })).toEqual([]);
     expect(optimized({ writeAfterMs: 50, bundleEndsStart: true, nodeOptions: ['--noturbofan'] })).toEqual([]);
+    // V8's one-dash spelling; and V8's contradiction check made fatal, which the hold would trip.
+    expect(optimized({ writeAfterMs: 50, bundleEndsStart: true, nodeOptions: ['-no-turbofan'] })).toEqual([]);
+    expect(optimized({ writeAfterMs: 50, bundleEndsStart: false, nodeOptions: ['--abort-on-contradictory-flags'] })).toEqual([
+      'hotWhileStarting',
+      'hotAfterStart',
+    ]);
   });
 });
 

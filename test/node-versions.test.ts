@@ -3,9 +3,9 @@
 // release, so its cache is made and used there too, and the built servers serve over stdio (v1
 // client) and remote mode (v2 client, a confirmed write carried out once).
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -84,14 +84,17 @@ describe.each(nodes)('on Node $version', (node) => {
         .poll(() => (existsSync(cacheDir) ? readdirSync(cacheDir) : []), { timeout: 15_000, interval: 100 })
         .toEqual([expect.stringMatching(new RegExp(`^contact_.*_${node.version}_.*\\.bin$`))]);
     });
-    const [name] = readdirSync(cacheDir);
-    const written = statSync(join(cacheDir, name as string));
-    // A cache used is touched in place (its time); one V8 refused would be written anew (another file).
+    const file = join(cacheDir, readdirSync(cacheDir)[0] as string);
+    // A cache used is touched in place (its time, set back an hour here so that a file system
+    // with one-second times tells the touch apart); one V8 refused would be written anew (another file).
+    const hourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    utimesSync(file, hourAgo, hourAgo);
+    const written = statSync(file);
     await withServer(node.path, home, async (client) => {
       await client.listTools();
-      await expect.poll(() => statSync(join(cacheDir, name as string)).mtimeMs, { timeout: 15_000, interval: 100 }).toBeGreaterThan(written.mtimeMs);
-      expect(statSync(join(cacheDir, name as string)).ino).toBe(written.ino);
-      expect(readdirSync(cacheDir)).toEqual([name]);
+      await expect.poll(() => statSync(file).mtimeMs, { timeout: 15_000, interval: 100 }).toBeGreaterThan(written.mtimeMs);
+      expect(statSync(file).ino).toBe(written.ino);
+      expect(readdirSync(cacheDir)).toEqual([basename(file)]);
     });
   });
 
@@ -101,9 +104,12 @@ describe.each(nodes)('on Node $version', (node) => {
       "const launched = launch({ file: process.argv[2], name: 'contact', buildId: 'build1', cacheDir: process.argv[3], writeAfterMs: 0 });",
       ...printWhenWritten('{ lazy: globalThis.__engageLazy }'),
     ]);
-    // V8 aborts on any flag change with frozen flags, and on --no-turbofan beside this one in V8 12.4.
-    for (const flag of ['--freeze-flags-after-init', '--always-osr-from-maglev']) {
+    // V8 aborts on any flag change with frozen flags (V8 takes one dash too), and on --no-turbofan beside the other in V8 12.4.
+    // Both exist in the V8s the launcher holds in (Node 22 here); later ones may drop them.
+    const holds = Number.parseInt(node.version.slice(1), 10) < 24;
+    for (const flag of ['--freeze-flags-after-init', '--always-osr-from-maglev', '-freeze-flags-after-init']) {
       const known = spawnSync(node.path, [flag, '-e', '0']).status === 0;
+      if (holds) expect(known, flag).toBe(true);
       if (!known) continue;
       const b = bundle();
       expect(JSON.parse(execFileSync(node.path, [flag, harness, b.file, b.cacheDir], { encoding: 'utf8' }))).toEqual({ lazy: 42 });
