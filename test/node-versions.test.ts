@@ -29,6 +29,44 @@ function otherNodes(): OtherNode[] {
 }
 
 const nodes = otherNodes();
+
+/** The launcher in a process of its own, built once and run by each Node (argv: the bundle, then its cache folder). */
+const harnesses = {
+  cache: '',
+  flags: '',
+  started: '',
+};
+beforeAll(() => {
+  // Starts the bundle and prints what became of its cache.
+  harnesses.cache = launcherScript([
+    "const { launch } = require('./scripts/launcher.ts');",
+    'const [file, cacheDir] = process.argv.slice(2);',
+    "const launched = launch({ file, name: 'contact', buildId: 'build1', cacheDir, writeAfterMs: 0 });",
+    ...printWhenWritten('{ cache: launched.cache, written, lazy: globalThis.__engageLazy }'),
+  ]);
+  // Whether the start held the optimizer (the flags' hash moved), and whether the end of the start gave the flags back.
+  harnesses.flags = launcherScript([
+    "const { cachedDataVersionTag } = require('node:v8');",
+    "const { launch } = require('./scripts/launcher.ts');",
+    "const { endOfStart } = require('./shared/src/mcp/end-of-start.ts');",
+    'const before = cachedDataVersionTag();',
+    "launch({ file: process.argv[2], name: 'contact', buildId: 'build1', cacheDir: undefined, writeAfterMs: 60000 });",
+    'const held = cachedDataVersionTag();',
+    'endOfStart();',
+    'console.log(JSON.stringify({ held: held !== before, restored: cachedDataVersionTag() === before }));',
+    'process.exit(0);',
+  ]);
+  // Starts the bundle: it ran.
+  harnesses.started = launcherScript([
+    "const { launch } = require('./scripts/launcher.ts');",
+    "const launched = launch({ file: process.argv[2], name: 'contact', buildId: 'build1', cacheDir: process.argv[3], writeAfterMs: 0 });",
+    ...printWhenWritten('{ lazy: globalThis.__engageLazy }'),
+  ]);
+});
+
+/** Whether the launcher holds the optimizer on this Node (up to 22). */
+const holdsOn = (node: OtherNode) => Number.parseInt(node.version.slice(1), 10) < 24;
+
 let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await startSandbox();
@@ -41,14 +79,8 @@ it('runs on at least one other Node release unless told not to', () => {
 
 describe.each(nodes)('on Node $version', (node) => {
   it('the launcher writes a cache after the first start, and the next start uses it', () => {
-    const harness = launcherScript([
-      "const { launch } = require('./scripts/launcher.ts');",
-      'const [file, cacheDir] = process.argv.slice(2);',
-      "const launched = launch({ file, name: 'contact', buildId: 'build1', cacheDir, writeAfterMs: 0 });",
-      ...printWhenWritten('{ cache: launched.cache, written, lazy: globalThis.__engageLazy }'),
-    ]);
     const b = bundle();
-    const start = () => JSON.parse(execFileSync(node.path, [harness, b.file, b.cacheDir], { encoding: 'utf8' })) as unknown;
+    const start = () => JSON.parse(execFileSync(node.path, [harnesses.cache, b.file, b.cacheDir], { encoding: 'utf8' })) as unknown;
     expect(start()).toEqual({ cache: 'none', written: true, lazy: 42 });
     expect(readdirSync(b.cacheDir)).toEqual([expect.stringContaining(`_${node.version}_`)]);
     expect(start()).toEqual({ cache: 'used', written: false, lazy: 42 });
@@ -56,19 +88,8 @@ describe.each(nodes)('on Node $version', (node) => {
 
   // Held on Node 22 (TurboFan optimizes during a start there); not from 24 (V8 13), where Maglev does that work.
   it("the optimizer is held on Node 22, not from 24; its release gives back the start's V8 flags whole (their hash)", () => {
-    const harness = launcherScript([
-      "const { cachedDataVersionTag } = require('node:v8');",
-      "const { launch } = require('./scripts/launcher.ts');",
-      "const { endOfStart } = require('./shared/src/mcp/end-of-start.ts');",
-      'const before = cachedDataVersionTag();',
-      "launch({ file: process.argv[2], name: 'contact', buildId: 'build1', cacheDir: undefined, writeAfterMs: 60000 });",
-      'const held = cachedDataVersionTag();',
-      'endOfStart();',
-      'console.log(JSON.stringify({ held: held !== before, restored: cachedDataVersionTag() === before }));',
-      'process.exit(0);',
-    ]);
-    const output = execFileSync(node.path, [harness, bundle().file], { encoding: 'utf8' });
-    expect(JSON.parse(output)).toEqual({ held: Number.parseInt(node.version.slice(1), 10) < 24, restored: true });
+    const output = execFileSync(node.path, [harnesses.flags, bundle().file], { encoding: 'utf8' });
+    expect(JSON.parse(output)).toEqual({ held: holdsOn(node), restored: true });
   });
 
   it('the built contact server answers over stdio (v1 client), writes its code cache, and its next start uses it', async () => {
@@ -99,20 +120,14 @@ describe.each(nodes)('on Node $version', (node) => {
   });
 
   it("a user's flags that forbid changing V8's flags are left alone: the bundle starts", () => {
-    const harness = launcherScript([
-      "const { launch } = require('./scripts/launcher.ts');",
-      "const launched = launch({ file: process.argv[2], name: 'contact', buildId: 'build1', cacheDir: process.argv[3], writeAfterMs: 0 });",
-      ...printWhenWritten('{ lazy: globalThis.__engageLazy }'),
-    ]);
     // V8 aborts on any flag change with frozen flags (V8 takes one dash too), and on --no-turbofan beside the other in V8 12.4.
     // Both exist in the V8s the launcher holds in (Node 22 here); later ones may drop them.
-    const holds = Number.parseInt(node.version.slice(1), 10) < 24;
     for (const flag of ['--freeze-flags-after-init', '--always-osr-from-maglev', '-freeze-flags-after-init']) {
       const known = spawnSync(node.path, [flag, '-e', '0']).status === 0;
-      if (holds) expect(known, flag).toBe(true);
+      if (holdsOn(node)) expect(known, flag).toBe(true);
       if (!known) continue;
       const b = bundle();
-      expect(JSON.parse(execFileSync(node.path, [flag, harness, b.file, b.cacheDir], { encoding: 'utf8' }))).toEqual({ lazy: 42 });
+      expect(JSON.parse(execFileSync(node.path, [flag, harnesses.started, b.file, b.cacheDir], { encoding: 'utf8' }))).toEqual({ lazy: 42 });
     }
   });
 
