@@ -14,6 +14,7 @@ export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type Sp
 export { CONFIRMATION_NOT_CHECKED } from './call/outcomes.js';
 export { chainAuditLine, remoteAuditSecret, type AuditEntry, type AuditHead } from './call/audit.js';
 export { MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
+export type { Attempt, AttemptOutcome } from './call/journal.js';
 export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';
 export { describeTool } from './mcp/tools.js';
 export { startTelemetry, telemetrySignals, type Telemetry, type TelemetryOptions } from './mcp/telemetry.js';

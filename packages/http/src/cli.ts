@@ -86,6 +86,12 @@ function warnAboutOneReplica(redis: RedisClient | undefined, settings: HttpSetti
   if (!redis && settings.oauth) {
     line('warn', 'OAuth grants are kept in this process (ENGAGE_REDIS_URL is not set): every connection ends when it restarts, and people sign in again.');
   }
+  if (!redis && settings.secret) {
+    line(
+      'warn',
+      'ENGAGE_STATE_SECRET is set without ENGAGE_REDIS_URL: confirmations are signed with a secret of this process instead, so none is honoured after a restart (the record that it was spent would be gone).',
+    );
+  }
   if (!redis) {
     line(
       'warn',

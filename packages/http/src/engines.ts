@@ -69,8 +69,10 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
     metrics.calls.inc({ domain, outcome: ok ? 'ok' : 'error' });
     metrics.callLatency.observe({ domain }, ms / 1000);
   };
-  // One secret for every domain (and, with Redis, every replica): random for a single replica.
-  const secret = options.secret ?? randomBytes(32);
+  // One secret for every domain (and, with Redis, every replica). A token may outlive this process
+  // only where the record that it was spent does too: with spent tokens kept in this process's
+  // memory, a secret that survives a restart would honour a spent token again, so it is random then.
+  const secret = options.spent ? (options.secret ?? randomBytes(32)) : randomBytes(32);
   // One store for every domain: a daily cap counts a key's messages whichever domain sends them.
   const guards = options.guardStore ?? new MemoryGuardStore();
   const guardStore = () => guards;

@@ -6,7 +6,16 @@
 // the store is refused (an InputError: nothing was sent, ask again later), never let past a cap.
 import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { chainAuditLine, InputError, remoteAuditSecret, type AuditEntry, type AuditHead, type GuardStore, type IdempotencyRecord } from '@engage-mcp/shared';
+import {
+  chainAuditLine,
+  InputError,
+  remoteAuditSecret,
+  type Attempt,
+  type AuditEntry,
+  type AuditHead,
+  type GuardStore,
+  type IdempotencyRecord,
+} from '@engage-mcp/shared';
 import { RedisReplyError, type RedisClient } from './redis.js';
 
 export const GUARD_STORE_UNAVAILABLE =
@@ -95,6 +104,54 @@ export interface RedisGuardStoreOptions {
 /** The Redis key of a key fingerprint's audit record; `{…}` keeps the list and its head in one cluster slot. */
 export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix}audit:{${keyPrefix}}`;
 
+/** How long a write's last attempt is kept (as this process's journal keeps it), and after how long a mark in flight counts as unknown (its replica stopped). */
+export const WRITE_MEMORY_MS = 30 * 60 * 1000;
+export const WRITE_IN_FLIGHT_MS = 10 * 60 * 1000;
+
+/**
+ * KEYS[1] a write's last attempt (a hash: at, outcome, and the attempt before it). ARGV: now (ms),
+ * approvedAt (ms, or '' when the write needed no yes), WRITE_IN_FLIGHT_MS, WRITE_MEMORY_MS. With a
+ * yes: {outcome, at} of the attempt that refuses this one (in flight, or sent since the yes).
+ * Otherwise marks it in flight, keeping the attempt before for a refusal to restore, and returns nil.
+ */
+export const CLAIM_WRITE = script(`
+local now = tonumber(ARGV[1])
+local held = redis.call('HMGET', KEYS[1], 'at', 'outcome')
+local at, outcome = tonumber(held[1]), held[2]
+if not at then outcome = false end
+if outcome == 'in-flight' and now - at >= tonumber(ARGV[3]) then outcome = 'unknown' end
+if ARGV[2] ~= '' and outcome then
+  if outcome == 'in-flight' or at >= tonumber(ARGV[2]) then return {outcome, at} end
+end
+if outcome and outcome ~= 'in-flight' then
+  redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
+elseif not outcome then
+  redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
+end
+redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight')
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return false
+`);
+
+/** KEYS[1] as CLAIM_WRITE's. ARGV: outcome (done, unknown, refused), WRITE_MEMORY_MS. A refused attempt gives the place back to the one before it. */
+export const SETTLE_WRITE = script(`
+local held = redis.call('HMGET', KEYS[1], 'outcome', 'beforeAt', 'beforeOutcome')
+if held[1] ~= 'in-flight' then return 0 end
+if ARGV[1] == 'refused' then
+  if held[2] and held[3] then
+    redis.call('HSET', KEYS[1], 'at', held[2], 'outcome', held[3])
+    redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
+  else
+    redis.call('DEL', KEYS[1])
+  end
+  return 1
+end
+redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
+redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`);
+
 export class RedisGuardStore implements GuardStore {
   private readonly secret: Buffer;
   private readonly prefix: string;
@@ -161,8 +218,28 @@ export class RedisGuardStore implements GuardStore {
     return this.secret;
   }
 
+  async claimWrite(write: string, approvedAt: number | undefined, now: number) {
+    const reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt ?? '', WRITE_IN_FLIGHT_MS, WRITE_MEMORY_MS]);
+    return reply === null ? undefined : attemptOf(reply);
+  }
+
+  async settleWrite(write: string, outcome: 'done' | 'unknown' | 'refused') {
+    await this.run(SETTLE_WRITE, [this.writeKey(write)], [outcome, WRITE_MEMORY_MS]);
+  }
+
+  async lastSentWrite(write: string, now: number) {
+    const [at, outcome] = (await this.command(['HMGET', this.writeKey(write), 'at', 'outcome'])) as [string | null, string | null];
+    if (at === null || outcome === null) return undefined;
+    const attempt = attemptOf([outcome, Number(at)]);
+    return attempt.outcome === 'in-flight' && now - attempt.at >= WRITE_IN_FLIGHT_MS ? { ...attempt, outcome: 'unknown' as const } : attempt;
+  }
+
   private counterKey(counter: string): string {
     return `${this.prefix}guard:count:${counter}`;
+  }
+
+  private writeKey(write: string): string {
+    return `${this.prefix}guard:write:${write}`;
   }
 
   private recordKey(key: string): string {
@@ -188,6 +265,13 @@ export class RedisGuardStore implements GuardStore {
     }
     return this.command(['EVAL', code.source, ...tail]);
   }
+}
+
+/** A write's attempt from a script's {outcome, at}; anything else fails closed. */
+function attemptOf(reply: unknown): Attempt {
+  const [outcome, at] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  if (typeof at !== 'number' || !Number.isFinite(at) || !['in-flight', 'done', 'unknown'].includes(outcome as string)) throw unavailable();
+  return { at, outcome: outcome as Attempt['outcome'] };
 }
 
 function unavailable(): InputError {

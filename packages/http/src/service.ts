@@ -249,10 +249,13 @@ function urlOf(server: Server): string {
 
 async function closeService({ settings, server, drain, sessions, endpoints, engines, log }: Parts): Promise<void> {
   await drain.leave(settings.drainDelayMs);
+  const drainEnds = Date.now() + settings.drainTimeoutMs;
   const drained = drain.drain(settings.drainTimeoutMs);
   const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   await drained;
+  // Writes whose client went away are still at the API: their outcomes are noted before the end.
+  await Promise.all(engines.engines.map((engine) => engine.writesSettled(Math.max(0, drainEnds - Date.now()))));
   await sessions.closeAll();
   await Promise.allSettled([...endpoints.values()].map((each) => each.modern.close()));
   server.closeAllConnections();

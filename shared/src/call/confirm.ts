@@ -11,13 +11,15 @@ import type { Operation, Params, PreviewReader } from '../model/types.js';
 import type { ConfirmationPath } from './audit.js';
 import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
 import { limitState, messageCount, type WriteTrace } from './guardrails.js';
-import type { Attempt } from './journal.js';
+import { writeDigest, type Attempt } from './journal.js';
 import { QUESTION_NOT_SHOWN, TOKEN_REFUSALS, alreadyUsed, declinedBy, limitLines, previewAnswer, sentBeforeWarning, stillRunning } from './outcomes.js';
 import { composeStatement, type Statement } from './statement.js';
 
 /** A person's yes, and when what they said yes to was shown (the claim stage compares it with the journal). */
 export interface Approval {
   approvedAt: number;
+  /** The token or requestState that carried the yes (confirmations.ts `idOf`), so the journal can tell how its own attempt went. */
+  confirmation?: string;
   /** How the yes was given, for the audit record. */
   via: ConfirmationPath;
 }
@@ -54,82 +56,78 @@ export function isApproval(answer: Reply | Approval): answer is Approval {
 
 /** The confirm stage: the person's yes, or the answer to give instead (a question, a preview, a decline, a refusal). */
 export async function confirm(deps: CallDeps, call: ToolCall, op: Operation, params: Params, notes: ConfirmNotes): Promise<Reply | Approval> {
-  const { caller, asking } = call;
+  const { asking } = call;
   // The same write still on its way (a host that timed out and asked again): nothing new runs.
-  const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
+  const earlier = await lastSentOf(deps, call, op, params);
   if (earlier?.outcome === 'in-flight') return repeatedCall(notes, presentedPath(call), stillRunning(op, earlier));
   if (asking.returned) {
-    const verdict = await redeemReturned(deps, call, asking.returned, op, params, earlier, notes);
+    const verdict = await redeemReturned(deps, call, asking.returned, op, params, notes);
     if (verdict) return verdict;
   }
-  if (asking.canAsk) return ask(deps, call, op, params, earlier, notes);
-  return redeemTokenOrPreview(deps, call, op, params, earlier, '', notes);
+  if (asking.canAsk) return ask(deps, call, op, params, notes);
+  return redeemTokenOrPreview(deps, call, op, params, '', notes);
 }
 
 /** A 2026-07-28 repeat of an asked call: its requestState must be ours, for this call, unspent; else the person is asked again. */
-async function redeemReturned(
-  deps: CallDeps,
-  call: ToolCall,
-  returned: NonNullable<Asking['returned']>,
-  op: Operation,
-  params: Params,
-  earlier: Attempt | undefined,
-  notes: ConfirmNotes,
-) {
+async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNullable<Asking['returned']>, op: Operation, params: Params, notes: ConfirmNotes) {
   const redemption = await deps.confirmations.redeem('state', returned.state, boundTo(call), boundOperation(call, op), params);
-  if (redemption === 'spent') return repeatedCall(notes, 'input_required', alreadyUsed(op, 'requestState', earlier));
+  const confirmation = deps.confirmations.idOf('state', returned.state);
+  if (redemption === 'spent') return repeatedCall(notes, 'input_required', alreadyUsed(op, 'requestState', call.caller.journal.outcomeOf(confirmation)));
   if (redemption !== 'ok') {
     deps.log.info(`requestState for ${op.id} refused (${redemption}); asking again`);
     return undefined;
   }
   const { answer } = returned;
-  if (answer.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN, notes);
-  if (answer.yes) return { approvedAt: deps.confirmations.issuedAt('state', returned.state), via: 'input_required' as const };
+  if (answer.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
+  if (answer.yes) return { approvedAt: deps.confirmations.issuedAt('state', returned.state), confirmation, via: 'input_required' as const };
   notes.confirmation = 'input_required';
   return declinedBy(op, answer.action);
 }
 
-async function ask(
-  deps: CallDeps,
-  call: ToolCall,
-  op: Operation,
-  params: Params,
-  earlier: Attempt | undefined,
-  notes: ConfirmNotes,
-): Promise<Reply | Approval> {
+async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, notes: ConfirmNotes): Promise<Reply | Approval> {
+  // Taken before the journal is read for the statement's warning: a yes dates from what it was shown.
   const shownAt = Date.now();
   const statement = await describeEffect(deps, call, op, params);
-  const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params).value;
+  const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, shownAt).value;
   const result = await call.asking.ask(`${statement.text}\n\nRun it?`, op, issueState);
   if (result.kind === 'round') return result.round;
-  if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, earlier, QUESTION_NOT_SHOWN, notes);
+  if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
   if (result.yes) return { approvedAt: shownAt, via: 'elicitation' as const };
   notes.confirmation = 'elicitation';
   return declinedBy(op, result.action);
 }
 
 /** The preview path: a token that came with the call is the yes; without one (or with a bad one), a preview and a fresh token. */
-async function redeemTokenOrPreview(
-  deps: CallDeps,
-  call: ToolCall,
-  op: Operation,
-  params: Params,
-  earlier: Attempt | undefined,
-  reason: string,
-  notes: ConfirmNotes,
-) {
+async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operation, params: Params, reason: string, notes: ConfirmNotes) {
   const token = call.args.confirmationToken;
   if (token !== undefined) {
     const redemption = await deps.confirmations.redeem('token', token, boundTo(call), boundOperation(call, op), params);
-    if (redemption === 'ok') return { approvedAt: deps.confirmations.issuedAt('token', token), via: 'token' as const };
+    const confirmation = deps.confirmations.idOf('token', token);
+    if (redemption === 'ok') return { approvedAt: deps.confirmations.issuedAt('token', token), confirmation, via: 'token' as const };
     // A genuine token for this very call, used before: the yes was given and spent. A retry must
     // not be handed a new way to say yes to what may already have happened.
-    if (redemption === 'spent') return repeatedCall(notes, 'token', alreadyUsed(op, 'confirmationToken', earlier));
+    if (redemption === 'spent') return repeatedCall(notes, 'token', alreadyUsed(op, 'confirmationToken', call.caller.journal.outcomeOf(confirmation)));
     reason = [reason, TOKEN_REFUSALS[redemption]].filter(Boolean).join(' ');
   }
+  // Taken before the journal is read for the preview's warning: the token's yes dates from then.
+  const shownAt = Date.now();
   const statement = await describeEffect(deps, call, op, params);
-  const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), boundOperation(call, op), params);
+  const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), boundOperation(call, op), params, shownAt);
   return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
+}
+
+/**
+ * The write's last attempt that went out: this server's, or where a store is shared by replicas
+ * (remote mode on Redis) the newer of that one and this server's. A shared store that does not
+ * answer leaves this server's: the claim stage, which fails closed, is what never sends twice.
+ */
+async function lastSentOf(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Attempt | undefined> {
+  const { caller } = call;
+  const local = caller.journal.lastSent(caller.keyId, op.id, params);
+  const store = deps.guard.store();
+  if (!store.lastSentWrite || local?.outcome === 'in-flight') return local;
+  const shared = await store.lastSentWrite(writeDigest(caller.keyId, op.id, params), Date.now()).catch(() => undefined);
+  return shared && !(local && local.at >= shared.at) ? shared : local;
 }
 
 /** All of a preview's look-ups together; what is late is left out of the statement. */
@@ -144,7 +142,7 @@ export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operati
   const { caller } = call;
   const read = lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS));
   const statement = await composeStatement(op, params, read, caller.journal.writtenWith(caller.keyId), caller.redact);
-  const earlier = caller.journal.lastAttempt(caller.keyId, op.id, params);
+  const earlier = await lastSentOf(deps, call, op, params);
   if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') statement.text = `${sentBeforeWarning(op, earlier)}\n${statement.text}`;
   // The owner's limits, where they stand now: the person sees the count against each cap before saying yes.
   const limits = op.messages && (await limitState(deps.guard, call, op, () => messageCount(op, params, read)));

@@ -60,10 +60,13 @@ export class Confirmations {
     this.now = options.now ?? Date.now;
   }
 
-  /** A signed value for this operation, these params and this key. */
-  issue(kind: ConfirmationKind, keyFingerprint: string, operationId: string, params: Params): { value: string; expiresAt: number } {
+  /**
+   * A signed value for this operation, these params and this key. `shownAt`: when what it confirms
+   * was put together (the journal read for its warning), which `issuedAt` gives back; never later than now.
+   */
+  issue(kind: ConfirmationKind, keyFingerprint: string, operationId: string, params: Params, shownAt = this.now()): { value: string; expiresAt: number } {
     const nonce = randomBytes(16).toString('base64url');
-    const expiresAt = this.now() + TTL[kind];
+    const expiresAt = Math.min(shownAt, this.now()) + TTL[kind];
     const head = `${PREFIX[kind]}${nonce}.${expiresAt.toString(36)}`;
     return { value: `${head}.${this.mac(kind, head, keyFingerprint)}.${this.mac(kind, head, keyFingerprint, operationId, params)}`, expiresAt };
   }
@@ -83,6 +86,11 @@ export class Confirmations {
     const first = await this.options.store.consume(`${kind}:${nonce}`, expiresAt);
     if (!safeEqual(binding, this.mac(kind, head, keyFingerprint, operationId, params))) return 'mismatch';
     return first ? 'ok' : 'spent';
+  }
+
+  /** What names a value in the write journal (its nonce, as the spent store knows it): not the value, which is a yes. */
+  idOf(kind: ConfirmationKind, value: string): string {
+    return `${kind}:${value.split('.')[0] ?? ''}`;
   }
 
   /** When a value that redeemed `ok` was issued: what its yes was given to had been shown by then. */

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, type AuditEntry, type AuditHead } from './audit.js';
+import type { Attempt, AttemptOutcome } from './journal.js';
 
 /**
  * The store's state cannot be trusted (a directory others may write, a planted link, a damaged
@@ -42,6 +43,17 @@ export interface GuardStore {
   auditSecret(): Promise<Buffer>;
   /** Throws a GuardStateError when the state cannot be trusted, so a write is refused before anything is sent. */
   ready?(): Promise<void>;
+  /**
+   * A store every replica shares (remote mode on Redis) also keeps each exact write's last attempt
+   * that went out (`write`: journal.ts `writeDigest`), so the claim stage's check holds across
+   * replicas. In one atomic step: the attempt that refuses this one (the same write in flight, or,
+   * with `approvedAt`, sent since that yes), or undefined once this one is marked in flight.
+   */
+  claimWrite?(write: string, approvedAt: number | undefined, now: number): Promise<Attempt | undefined>;
+  /** How the write marked in flight ended; a refused one gives the place back to the attempt before it. */
+  settleWrite?(write: string, outcome: Exclude<AttemptOutcome, 'in-flight'>): Promise<void>;
+  /** The write's last attempt that went out, on any replica (for a preview's warning). */
+  lastSentWrite?(write: string, now: number): Promise<Attempt | undefined>;
 }
 
 interface Expiring<T> {

@@ -12,8 +12,8 @@ const JOURNAL_ENTRY_CHARS = 64 * 1024;
 const ATTEMPT_MEMORY_MS = 30 * 60 * 1000;
 /**
  * How many attempts that went out are kept for one key, and for all keys together; and how many
- * refused ones (all keys). About 200 bytes each: at most ~20 MiB of sent and ~4 MiB of refused
- * attempts, whatever the traffic. A key over its own bound forgets its own oldest; past the total,
+ * confirmations' own outcomes, sent and refused apart. About 200 bytes each: at most ~40 MiB of
+ * sent and ~4 MiB of refused attempts, whatever the traffic. A key over its own bound forgets its own oldest; past the total,
  * the key with the most attempts gives up its oldest, so a busy tenant only ever forgets its own.
  */
 const SENT_KEPT_PER_KEY = 5_000;
@@ -26,42 +26,75 @@ export interface Attempt {
   at: number;
   outcome: AttemptOutcome;
 }
+/** A write that went out, and the one before it: an attempt that ends refused gives its place back to that one. */
+interface SentAttempt extends Attempt {
+  before?: Attempt;
+  /** The confirmation (token or requestState, confirmations.ts `idOf`) whose yes sent it. */
+  confirmation?: string;
+}
 
 /**
  * What this server carried out lately (a bounded list, newest first), for facts the API cannot
- * show, and how each exact write's last attempt ended. Everything is kept per key fingerprint: a
- * server that serves many tenants never shows one tenant's writes to another.
+ * show, and how each exact write went. Everything is kept per key fingerprint: a server that
+ * serves many tenants never shows one tenant's writes to another.
  */
 export class WriteJournal {
   private readonly entries: Array<{ keyId: string; operationId: string; params: Params; data: unknown }> = [];
   /**
-   * The last attempt of each exact write (key, operation and normalised params, hashed), oldest
-   * first, by key: writes that went out (in flight, done, unknown), kept per key so that one
-   * tenant's writes never push out another's; and apart from them those the API refused, so that
-   * a flood of refused attempts (made-up keys, in remote mode) never pushes out a sent write.
+   * The last attempt of each exact write (key, operation and normalised params, hashed) that went
+   * out (in flight, done, unknown), oldest first, by key, so that one tenant's writes never push
+   * out another's. An attempt the API refused never replaces one that went out: it did nothing.
    */
-  private readonly sent = new Map<string, Map<string, Attempt>>();
+  private readonly sent = new Map<string, Map<string, SentAttempt>>();
   private sentCount = 0;
-  private readonly refused = new Map<string, Attempt>();
+  /** How each confirmation's own attempt went (by its id), so a spent one is answered truly; refused ones bounded apart. */
+  private readonly confirmed = new Map<string, Attempt>();
+  private readonly confirmedRefused = new Map<string, Attempt>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Notes a write's attempt; `in-flight` when it is sent, then how it ended. */
-  attempt(keyId: string, operationId: string, params: Params, outcome: AttemptOutcome): void {
-    const key = attemptKey(keyId, operationId, params);
+  /** Notes a write's attempt; `in-flight` when it is sent (with the confirmation whose yes sent it), then how it ended. */
+  attempt(keyId: string, operationId: string, params: Params, outcome: AttemptOutcome, confirmation?: string): void {
+    const key = writeDigest(keyId, operationId, params);
     const own = this.sent.get(keyId);
-    const before = own?.get(key) ?? this.refused.get(key);
-    if (own?.delete(key)) this.sentCount--; // re-inserted: each map stays in order of last use
-    this.refused.delete(key);
-    const attempt = { at: outcome === 'in-flight' ? this.now() : (before?.at ?? this.now()), outcome };
-    if (outcome === 'refused') {
-      this.refused.set(key, attempt);
-      if (own?.size === 0) this.sent.delete(keyId);
-      this.forgetOldest(this.refused, REFUSED_KEPT);
+    const current = own?.get(key);
+    if (outcome === 'in-flight') {
+      const before = current && current.outcome !== 'in-flight' ? { at: current.at, outcome: current.outcome } : current?.before;
+      this.keepSent(keyId, key, { at: this.now(), outcome, ...(before ? { before } : {}), ...(confirmation ? { confirmation } : {}) });
+      if (confirmation) this.noteConfirmation(confirmation, { at: this.now(), outcome });
       return;
     }
-    const into = own ?? new Map<string, Attempt>();
+    const at = current?.at ?? this.now();
+    if (current?.confirmation) this.noteConfirmation(current.confirmation, { at, outcome });
+    if (outcome !== 'refused') {
+      this.keepSent(keyId, key, { at, outcome });
+      return;
+    }
+    // Refused: nothing was done, so the write's last attempt that went out is the one before this.
+    if (current?.outcome !== 'in-flight') return;
+    if (current.before) this.keepSent(keyId, key, current.before);
+    else if (own?.delete(key)) {
+      this.sentCount--;
+      if (own.size === 0) this.sent.delete(keyId);
+    }
+  }
+
+  /** The last attempt of exactly this write that went out (in flight, done or unknown) within the last half hour, if any. */
+  lastSent(keyId: string, operationId: string, params: Params): Attempt | undefined {
+    const found = this.sent.get(keyId)?.get(writeDigest(keyId, operationId, params));
+    return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? { at: found.at, outcome: found.outcome } : undefined;
+  }
+
+  /** How the attempt a confirmation's yes sent went, if this server sent it within the last half hour. */
+  outcomeOf(confirmation: string): Attempt | undefined {
+    const found = this.confirmed.get(confirmation) ?? this.confirmedRefused.get(confirmation);
+    return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? found : undefined;
+  }
+
+  private keepSent(keyId: string, key: string, attempt: SentAttempt): void {
+    const into = this.sent.get(keyId) ?? new Map<string, SentAttempt>();
     this.sent.set(keyId, into);
+    if (into.delete(key)) this.sentCount--; // re-inserted: each map stays in order of last use
     into.set(key, attempt);
     this.sentCount++;
     this.sentCount -= this.forgetOldest(into, SENT_KEPT_PER_KEY);
@@ -72,11 +105,13 @@ export class WriteJournal {
     }
   }
 
-  /** The last attempt of exactly this write within the last half hour, if any. */
-  lastAttempt(keyId: string, operationId: string, params: Params): Attempt | undefined {
-    const key = attemptKey(keyId, operationId, params);
-    const found = this.sent.get(keyId)?.get(key) ?? this.refused.get(key);
-    return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? found : undefined;
+  private noteConfirmation(confirmation: string, attempt: Attempt): void {
+    const [into, other, kept] =
+      attempt.outcome === 'refused' ? [this.confirmedRefused, this.confirmed, REFUSED_KEPT] : [this.confirmed, this.confirmedRefused, SENT_KEPT];
+    other.delete(confirmation);
+    into.delete(confirmation);
+    into.set(confirmation, attempt);
+    this.forgetOldest(into, kept);
   }
 
   /** Drops expired attempts and the oldest past `kept`; returns how many went. */
@@ -91,10 +126,10 @@ export class WriteJournal {
   }
 
   /** The key with the most attempts kept (only looked for when the total bound is reached). */
-  private busiestKey(): Map<string, Attempt> {
-    let busiest: Map<string, Attempt> | undefined;
+  private busiestKey(): Map<string, SentAttempt> {
+    let busiest: Map<string, SentAttempt> | undefined;
     for (const attempts of this.sent.values()) if (!busiest || attempts.size > busiest.size) busiest = attempts;
-    return busiest as Map<string, Attempt>;
+    return busiest as Map<string, SentAttempt>;
   }
 
   /** Keeps the params and the answer's top-level plain fields (its id): the answer may be anything. */
@@ -116,7 +151,8 @@ export class WriteJournal {
   }
 }
 
-function attemptKey(keyId: string, operationId: string, params: Params): string {
+/** One exact write (key, operation and normalised params), hashed: what the journal, and a shared store, know it by. */
+export function writeDigest(keyId: string, operationId: string, params: Params): string {
   return createHash('sha256')
     .update(`${keyId}\n${operationId}\n${canonicalJson(params)}`)
     .digest('base64url');

@@ -10,6 +10,7 @@ import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { carriedOut, idempotencyKeyHoldsKey, notGranted, sentSince, stillRunning } from './outcomes.js';
+import { writeDigest } from './journal.js';
 import { validateParams } from './validate.js';
 
 export interface Prepared {
@@ -59,22 +60,41 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   const limited = await claimGuardrails(deps, call, op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), held);
   if (limited) return limited;
   const { journal, keyId } = call.caller;
-  const earlier = approval ? journal.lastAttempt(keyId, op.id, params) : undefined;
-  const refusal =
-    earlier?.outcome === 'in-flight'
-      ? stillRunning(op, earlier)
-      : earlier && earlier.outcome !== 'refused' && earlier.at >= (approval?.approvedAt ?? 0)
-        ? sentSince(op, earlier)
-        : undefined;
-  if (!refusal) {
-    journal.attempt(keyId, op.id, params, 'in-flight');
-    return undefined;
+  const local = approval ? journal.lastSent(keyId, op.id, params) : undefined;
+  let earlier = local && (local.outcome === 'in-flight' || local.at >= (approval?.approvedAt ?? 0)) ? local : undefined;
+  if (!earlier) {
+    journal.attempt(keyId, op.id, params, 'in-flight', approval?.confirmation);
+    try {
+      earlier = await claimShared(deps, call, prepared, approval);
+    } catch (error) {
+      journal.attempt(keyId, op.id, params, 'refused');
+      await releaseHoldings(deps.guard, held);
+      throw error;
+    }
+    if (!earlier) return undefined;
+    journal.attempt(keyId, op.id, params, 'refused'); // another replica's attempt refuses it: nothing was sent
   }
+  const refusal = earlier.outcome === 'in-flight' ? stillRunning(op, earlier) : sentSince(op, earlier);
   // Nothing new was sent: what the guardrails counted and reserved for this call is given back.
   await releaseHoldings(deps.guard, held);
   // The same write still on its way: this call repeated it (the audit record says so, not 'unknown').
   if (earlier?.outcome === 'in-flight') held.repeated = true;
   return refusal;
+}
+
+/** The claim's check and mark in the store every replica shares (remote mode on Redis); undefined where there is none, or once marked. */
+async function claimShared(deps: CallDeps, call: ToolCall, { op, params }: Prepared, approval: Approval | undefined) {
+  const store = deps.guard.store();
+  return store.claimWrite?.(writeDigest(call.caller.keyId, op.id, params), approval?.approvedAt, Date.now());
+}
+
+/** How a write ended, told to the shared store too (a failure there is logged: its mark ends as unknown in time). */
+async function settleShared(deps: CallDeps, call: ToolCall, { op, params }: Prepared, outcome: 'done' | 'unknown' | 'refused'): Promise<void> {
+  const store = deps.guard.store();
+  if (!store.settleWrite) return;
+  await store.settleWrite(writeDigest(call.caller.keyId, op.id, params), outcome).catch((error: unknown) => {
+    deps.log.warn(`the shared journal did not take ${op.id}'s outcome (${outcome}): ${error instanceof Error ? error.message : String(error)}`);
+  });
 }
 
 /** send: the one request to the API. A write that fails is noted as refused (nothing was done) or unknown. */
@@ -90,9 +110,14 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
       context,
     );
   } catch (error) {
-    if (write) journal.attempt(keyId, op.id, params, error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'refused' : 'unknown');
+    if (write) {
+      const outcome = error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'refused' : 'unknown';
+      journal.attempt(keyId, op.id, params, outcome);
+      await settleShared(deps, call, { op, params, request }, outcome);
+    }
     throw error;
   }
+  if (write) void settleShared(deps, call, { op, params, request }, 'done');
   return data;
 }
 

@@ -6,6 +6,7 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/valida
 import type { CallDeps, Caller, Reply, ToolArguments } from '../call/context.js';
 import { finishAnswer } from '../call/answers.js';
 import { noKey } from '../call/outcomes.js';
+import type { WritesInFlight } from '../call/in-flight.js';
 import { runToolCall } from '../call/tool-call.js';
 import type { OperationInfo, ToolInfo } from '../model/manifest.js';
 import type { Redact } from '../safe/redact.js';
@@ -68,6 +69,8 @@ export interface Registration {
   onCall?: (call: { domain: string; tool: string; ok: boolean; ms: number }) => void;
   /** Telemetry is on: each call gets a span (telemetry-spans.ts). */
   telemetry?: Telemetry;
+  /** The action calls running, which a stopping server waits for. */
+  writes: WritesInFlight;
 }
 
 export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly OfferedTool[], registration: Registration): Array<ViewInfo | undefined> {
@@ -93,8 +96,8 @@ async function handle(
   const deps = caller?.log ? { ...registration.deps, log: caller.log } : registration.deps;
   let reply: Reply | undefined;
   try {
-    reply = caller
-      ? await runToolCall(deps, {
+    const running = caller
+      ? runToolCall(deps, {
           toolName: tool.info.name,
           kind: tool.info.kind,
           args,
@@ -104,7 +107,8 @@ async function handle(
           ...clientOf(exchange),
           ...(span ? { telemetry: span } : {}),
         })
-      : finishAnswer(noKey(), registration.redact);
+      : Promise.resolve(finishAnswer(noKey(), registration.redact));
+    reply = await (tool.info.kind === 'action' ? registration.writes.during(running) : running);
   } finally {
     span?.end(reply);
   }

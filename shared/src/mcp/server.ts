@@ -4,6 +4,7 @@
 // needs only the domain's manifest; the catalog (zod schemas, previews) loads on the first call.
 import { randomBytes } from 'node:crypto';
 import { McpServer, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
+import { WritesInFlight } from '../call/in-flight.js';
 import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type SpentStore } from '../call/confirmations.js';
 import type { CallDeps, Caller, Guard } from '../call/context.js';
 import { MemoryGuardStore, type GuardStore } from '../call/guard-store.js';
@@ -68,6 +69,8 @@ export interface EngageServer {
   /** The tools offered, after read-only mode and the allow and deny lists. */
   tools: Array<{ info: ToolInfo; operations: OperationInfo[] }>;
   instructions: string;
+  /** Resolves when no write (action call) is in flight, or after `timeoutMs`: a stopping server waits for their outcomes. */
+  writesSettled(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -99,6 +102,7 @@ export function createServer(
     deps,
     callerOf: callers(config, options, redact),
     redact,
+    writes: new WritesInFlight(),
     ...(options.onCall ? { onCall: options.onCall } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };
@@ -126,6 +130,7 @@ export function createServer(
     registerTools: (mcp, era) => registerTools(mcp, era, tools, registration),
     tools: offered.map(({ info, operations }) => ({ info, operations })),
     instructions,
+    writesSettled: (timeoutMs) => registration.writes.settled(timeoutMs),
     async close() {
       await client?.close();
     },

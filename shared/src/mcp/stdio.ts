@@ -14,6 +14,8 @@ import { startTelemetry } from './telemetry.js';
 
 /** No request needs more than this (arguments over 4 MiB are refused anyway); the SDK's reader stops at 10 MiB. */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
+/** How long a stopping server waits for its writes at the API: a host that closes stdin waits a while before it kills (MCP's stdio shutdown). */
+const WRITES_WAIT_MS = 10_000;
 
 /**
  * Passes newline-delimited input through a whole line at a time, dropping any line longer than the
@@ -100,9 +102,12 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
     if (closing) return;
     closing = true;
     log.info(`shutting down: ${why}`);
-    // Whatever is in flight (a rate-limit wait, a request) must not keep the process alive.
-    setTimeout(() => process.exit(0), 500).unref();
-    Promise.allSettled([connection.close(), engage.close(), telemetry?.shutdown()]).finally(() => process.exit(0));
+    // A write at the API is waited for (up to WRITES_WAIT_MS), so its outcome is noted; whatever
+    // else is in flight (a read, a rate-limit wait) must not keep the process alive.
+    void engage.writesSettled(WRITES_WAIT_MS).then(() => {
+      setTimeout(() => process.exit(0), 500).unref();
+      Promise.allSettled([connection.close(), engage.close(), telemetry?.shutdown()]).finally(() => process.exit(0));
+    });
   };
   process.stdin.on('end', () => shutdown('stdin closed'));
   process.stdin.on('close', () => shutdown('stdin closed'));

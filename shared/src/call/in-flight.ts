@@ -1,0 +1,35 @@
+// The writes a server has in flight. A server that is stopping waits for them (up to a bound): a
+// write at the API is never abandoned on its way, so its outcome is noted in the journal, the
+// idempotency record and the audit record, and a repeat is told what happened.
+
+export class WritesInFlight {
+  private count = 0;
+  private waiting: Array<() => void> = [];
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** `call`, counted until it settles. */
+  async during<T>(call: Promise<T>): Promise<T> {
+    this.count++;
+    try {
+      return await call;
+    } finally {
+      this.count--;
+      if (this.count === 0) for (const wake of this.waiting.splice(0)) wake();
+    }
+  }
+
+  /** Resolves when no write is in flight, or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.waiting.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
