@@ -5,7 +5,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type AuditEntry, remoteAuditSecret, verifyAuditLines } from '../shared/src/call/audit.js';
 import { InputError } from '../shared/src/model/errors.js';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
-import { auditListKey, GUARD_STORE_UNAVAILABLE, RedisGuardStore, WRITE_IN_FLIGHT_MS } from '../packages/http/src/redis-guard-store.js';
+import { auditListKey, GUARD_STORE_UNAVAILABLE, RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
+import { WRITE_MARK_LEASE_MS } from '../shared/src/call/shared-mark.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
 const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
@@ -206,41 +207,53 @@ describe("a write's last attempt, shared by the replicas (review8)", () => {
 
   it('a yes given before a send that went out is refused; a yes given after it is not', async () => {
     const write = freshWrite();
-    expect(await store.claimWrite(write, T - 10, T)).toBeUndefined();
-    expect(await store.claimWrite(write, T - 10, T + 1)).toEqual({ outcome: 'in-flight', at: T });
-    await store.settleWrite(write, 'done');
-    expect(await store.claimWrite(write, T - 10, T + 2)).toEqual({ outcome: 'done', at: T });
-    expect(await store.claimWrite(write, T, T + 2)).toEqual({ outcome: 'done', at: T }); // the same millisecond counts as before
-    expect(await store.claimWrite(write, T + 1, T + 3)).toBeUndefined();
+    expect(await store.claimWrite(write, 'a', T - 10, T)).toBeUndefined();
+    expect(await store.claimWrite(write, 'b', T - 10, T + 1)).toEqual({ outcome: 'in-flight', at: T });
+    await store.settleWrite(write, 'a', 'done');
+    expect(await store.claimWrite(write, 'b', T - 10, T + 2)).toEqual({ outcome: 'done', at: T });
+    expect(await store.claimWrite(write, 'b', T, T + 2)).toEqual({ outcome: 'done', at: T }); // the same millisecond counts as before
+    expect(await store.claimWrite(write, 'b', T + 1, T + 3)).toBeUndefined();
   });
 
   it('an attempt that ends refused gives the place back to the one that went out before it', async () => {
     const write = freshWrite();
-    await store.claimWrite(write, undefined, T);
-    await store.settleWrite(write, 'done');
-    await store.claimWrite(write, T + 5, T + 10);
-    await store.settleWrite(write, 'refused');
+    await store.claimWrite(write, 'a', T - 1, T);
+    await store.settleWrite(write, 'a', 'done');
+    await store.claimWrite(write, 'b', T + 5, T + 10);
+    await store.settleWrite(write, 'b', 'refused');
     expect(await store.lastSentWrite(write, T + 11)).toEqual({ outcome: 'done', at: T });
-    expect(await store.claimWrite(write, T - 1, T + 12)).toEqual({ outcome: 'done', at: T });
+    expect(await store.claimWrite(write, 'c', T - 1, T + 12)).toEqual({ outcome: 'done', at: T });
     const alone = freshWrite();
-    await store.claimWrite(alone, undefined, T);
-    await store.settleWrite(alone, 'refused');
+    await store.claimWrite(alone, 'a', T - 1, T);
+    await store.settleWrite(alone, 'a', 'refused');
     expect(await store.lastSentWrite(alone, T + 1)).toBeUndefined();
   });
 
-  it('a mark in flight that its replica never settled counts as unknown after WRITE_IN_FLIGHT_MS', async () => {
+  it("only the owner settles its mark: another attempt's outcome never ends it", async () => {
     const write = freshWrite();
-    await store.claimWrite(write, undefined, T);
-    expect(await store.lastSentWrite(write, T + WRITE_IN_FLIGHT_MS - 1)).toEqual({ outcome: 'in-flight', at: T });
-    expect(await store.lastSentWrite(write, T + WRITE_IN_FLIGHT_MS)).toEqual({ outcome: 'unknown', at: T });
-    expect(await store.claimWrite(write, T - 1, T + WRITE_IN_FLIGHT_MS)).toEqual({ outcome: 'unknown', at: T });
+    await store.claimWrite(write, 'owner', T - 1, T);
+    await store.settleWrite(write, 'someone-else', 'done');
+    await store.settleWrite(write, 'someone-else', 'refused');
+    expect(await store.lastSentWrite(write, T + 1)).toEqual({ outcome: 'in-flight', at: T });
+    await store.settleWrite(write, 'owner', 'unknown');
+    expect(await store.lastSentWrite(write, T + 2)).toEqual({ outcome: 'unknown', at: T });
   });
 
-  it('a write that needs no yes is marked whatever came before, and a value Redis holds that is not an attempt fails closed', async () => {
+  it('a mark stays in flight while its owner renews it, and is an unknown outcome once the lease lapses', async () => {
     const write = freshWrite();
-    await store.claimWrite(write, undefined, T);
-    expect(await store.claimWrite(write, undefined, T + 1)).toBeUndefined();
+    await store.claimWrite(write, 'owner', T - 1, T);
+    await store.renewWrite(write, 'owner', T + WRITE_MARK_LEASE_MS - 1);
+    await store.renewWrite(write, 'not-the-owner', T + 10 * WRITE_MARK_LEASE_MS);
+    expect(await store.lastSentWrite(write, T + 2 * WRITE_MARK_LEASE_MS - 2)).toEqual({ outcome: 'in-flight', at: T });
+    expect(await store.claimWrite(write, 'b', T - 1, T + 2 * WRITE_MARK_LEASE_MS - 2)).toEqual({ outcome: 'in-flight', at: T });
+    expect(await store.lastSentWrite(write, T + 2 * WRITE_MARK_LEASE_MS - 1)).toEqual({ outcome: 'unknown', at: T });
+    expect(await store.claimWrite(write, 'b', T - 1, T + 2 * WRITE_MARK_LEASE_MS - 1)).toEqual({ outcome: 'unknown', at: T });
+  });
+
+  it('a value Redis holds that is not an attempt fails closed', async () => {
+    const write = freshWrite();
+    await store.claimWrite(write, 'a', T - 1, T);
     await client.command(['HSET', `engage:guard:write:${write}`, 'outcome', 'sent-twice']);
-    await expect(store.claimWrite(write, T, T + 2)).rejects.toThrow(InputError);
+    await expect(store.claimWrite(write, 'b', T, T + 2)).rejects.toThrow(InputError);
   });
 });

@@ -2,6 +2,7 @@
 // between keys.
 import { describe, expect, it } from 'vitest';
 import { WriteJournal } from '../shared/src/call/journal.js';
+import { KeyGuesses } from '../shared/src/call/key-guesses.js';
 import { remoteCallers } from '../shared/src/mcp/server.js';
 
 const KEY_A = 'eng_live_tenant_a_0123456789abcdef';
@@ -9,7 +10,7 @@ const KEY_B = 'eng_live_tenant_b_0123456789abcdef';
 
 describe('remote callers', () => {
   it('a key that comes again gets the redactor built for it the first time', () => {
-    const callerOf = remoteCallers(new WriteJournal());
+    const callerOf = remoteCallers(new WriteJournal(), new KeyGuesses());
     const first = callerOf(KEY_A);
     const again = callerOf(KEY_A);
     expect(again.redact).toBe(first.redact);
@@ -18,7 +19,7 @@ describe('remote callers', () => {
   });
 
   it('each key has its own redactor, which redacts that key', () => {
-    const callerOf = remoteCallers(new WriteJournal());
+    const callerOf = remoteCallers(new WriteJournal(), new KeyGuesses());
     const a = callerOf(KEY_A);
     const b = callerOf(KEY_B);
     expect(b.redact).not.toBe(a.redact);
@@ -29,7 +30,7 @@ describe('remote callers', () => {
   });
 
   it('keeps only the most recently used keys', () => {
-    const callerOf = remoteCallers(new WriteJournal(), {}, 2);
+    const callerOf = remoteCallers(new WriteJournal(), new KeyGuesses(), {}, 2);
     const a = callerOf(KEY_A);
     callerOf(KEY_B);
     expect(callerOf(KEY_A).redact).toBe(a.redact); // A is now the most recent

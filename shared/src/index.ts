@@ -14,7 +14,9 @@ export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type Sp
 export { CONFIRMATION_NOT_CHECKED } from './call/outcomes.js';
 export { chainAuditLine, remoteAuditSecret, type AuditEntry, type AuditHead } from './call/audit.js';
 export { MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
+export { KeyGuesses } from './call/key-guesses.js';
 export type { Attempt, AttemptOutcome } from './call/journal.js';
+export { WRITE_MARK_LEASE_MS } from './call/shared-mark.js';
 export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';
 export { describeTool } from './mcp/tools.js';
 export { startTelemetry, telemetrySignals, type Telemetry, type TelemetryOptions } from './mcp/telemetry.js';

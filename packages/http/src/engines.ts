@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   ApiClient,
+  KeyGuesses,
   MemoryGuardStore,
   MemorySpentStore,
   Pacer,
@@ -76,6 +77,8 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   // One store for every domain: a daily cap counts a key's messages whichever domain sends them.
   const guards = options.guardStore ?? new MemoryGuardStore();
   const guardStore = () => guards;
+  // A key locked by one domain's call is locked for every domain (key-guesses.ts).
+  const keyGuesses = new KeyGuesses();
   const engines = configs.map(({ domain, result }) =>
     createServer(manifestOf(domain), async () => domain, result, {
       ...(options.telemetry ? { telemetry: options.telemetry } : {}),
@@ -86,6 +89,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
       client,
       onCall,
       guardStore,
+      keyGuesses,
     }),
   );
   return { engines, client };

@@ -10,6 +10,7 @@ import {
   chainAuditLine,
   InputError,
   remoteAuditSecret,
+  WRITE_MARK_LEASE_MS,
   type Attempt,
   type AuditEntry,
   type AuditHead,
@@ -104,51 +105,61 @@ export interface RedisGuardStoreOptions {
 /** The Redis key of a key fingerprint's audit record; `{…}` keeps the list and its head in one cluster slot. */
 export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix}audit:{${keyPrefix}}`;
 
-/** How long a write's last attempt is kept (as this process's journal keeps it), and after how long a mark in flight counts as unknown (its replica stopped). */
+/** How long a write's last attempt is kept, as this process's journal keeps it. */
 export const WRITE_MEMORY_MS = 30 * 60 * 1000;
-export const WRITE_IN_FLIGHT_MS = 10 * 60 * 1000;
 
 /**
- * KEYS[1] a write's last attempt (a hash: at, outcome, and the attempt before it). ARGV: now (ms),
- * approvedAt (ms, or '' when the write needed no yes), WRITE_IN_FLIGHT_MS, WRITE_MEMORY_MS. With a
- * yes: {outcome, at} of the attempt that refuses this one (in flight, or sent since the yes).
- * Otherwise marks it in flight, keeping the attempt before for a refusal to restore, and returns nil.
+ * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
+ * it, and the attempt before it). ARGV: now (ms), approvedAt (ms), the lease (ms), WRITE_MEMORY_MS,
+ * the new owner's id. {outcome, at} of the attempt that refuses this one (in flight, or sent since
+ * the yes); else marks it in flight for the owner, keeping the attempt before for a refusal to
+ * restore, and returns nil. A mark in flight whose lease ran out is an unknown outcome.
  */
 export const CLAIM_WRITE = script(`
 local now = tonumber(ARGV[1])
-local held = redis.call('HMGET', KEYS[1], 'at', 'outcome')
+local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
-if outcome == 'in-flight' and now - at >= tonumber(ARGV[3]) then outcome = 'unknown' end
-if ARGV[2] ~= '' and outcome then
-  if outcome == 'in-flight' or at >= tonumber(ARGV[2]) then return {outcome, at} end
-end
-if outcome and outcome ~= 'in-flight' then
+if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[3]) then outcome = 'unknown' end
+if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[2])) then return {outcome, at} end
+if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
-elseif not outcome then
+else
   redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
 end
-redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight')
+redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[5], 'alive', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return false
 `);
 
-/** KEYS[1] as CLAIM_WRITE's. ARGV: outcome (done, unknown, refused), WRITE_MEMORY_MS. A refused attempt gives the place back to the one before it. */
+/** KEYS[1] as CLAIM_WRITE's. ARGV: the owner's id, now (ms), WRITE_MEMORY_MS. Renews the owner's mark in flight. */
+export const RENEW_WRITE = script(`
+local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner')
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'alive', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`);
+
+/**
+ * KEYS[1] as CLAIM_WRITE's. ARGV: the owner's id, outcome (done, unknown, refused), WRITE_MEMORY_MS.
+ * Settles the owner's mark only; a refused attempt gives the place back to the one before it.
+ */
 export const SETTLE_WRITE = script(`
-local held = redis.call('HMGET', KEYS[1], 'outcome', 'beforeAt', 'beforeOutcome')
-if held[1] ~= 'in-flight' then return 0 end
-if ARGV[1] == 'refused' then
-  if held[2] and held[3] then
-    redis.call('HSET', KEYS[1], 'at', held[2], 'outcome', held[3])
-    redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
+local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner', 'beforeAt', 'beforeOutcome')
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[1] then return 0 end
+if ARGV[2] == 'refused' then
+  if held[3] and held[4] then
+    redis.call('HSET', KEYS[1], 'at', held[3], 'outcome', held[4])
+    redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome', 'owner', 'alive')
   else
     redis.call('DEL', KEYS[1])
   end
   return 1
 end
-redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
-redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('HSET', KEYS[1], 'outcome', ARGV[2])
+redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome', 'owner', 'alive')
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `);
 
@@ -218,20 +229,25 @@ export class RedisGuardStore implements GuardStore {
     return this.secret;
   }
 
-  async claimWrite(write: string, approvedAt: number | undefined, now: number) {
-    const reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt ?? '', WRITE_IN_FLIGHT_MS, WRITE_MEMORY_MS]);
+  async claimWrite(write: string, id: string, approvedAt: number, now: number) {
+    const reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
     return reply === null ? undefined : attemptOf(reply);
   }
 
-  async settleWrite(write: string, outcome: 'done' | 'unknown' | 'refused') {
-    await this.run(SETTLE_WRITE, [this.writeKey(write)], [outcome, WRITE_MEMORY_MS]);
+  async renewWrite(write: string, id: string, now: number) {
+    await this.run(RENEW_WRITE, [this.writeKey(write)], [id, now, WRITE_MEMORY_MS]);
+  }
+
+  async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
+    await this.run(SETTLE_WRITE, [this.writeKey(write)], [id, outcome, WRITE_MEMORY_MS]);
   }
 
   async lastSentWrite(write: string, now: number) {
-    const [at, outcome] = (await this.command(['HMGET', this.writeKey(write), 'at', 'outcome'])) as [string | null, string | null];
-    if (at === null || outcome === null) return undefined;
+    const [at, outcome, alive] = (await this.command(['HMGET', this.writeKey(write), 'at', 'outcome', 'alive'])) as Array<string | null>;
+    if (at === null || at === undefined || outcome === null || outcome === undefined) return undefined;
     const attempt = attemptOf([outcome, Number(at)]);
-    return attempt.outcome === 'in-flight' && now - attempt.at >= WRITE_IN_FLIGHT_MS ? { ...attempt, outcome: 'unknown' as const } : attempt;
+    const lapsed = attempt.outcome === 'in-flight' && now - Number(alive ?? at) >= WRITE_MARK_LEASE_MS;
+    return lapsed ? { ...attempt, outcome: 'unknown' as const } : attempt;
   }
 
   private counterKey(counter: string): string {

@@ -12,6 +12,7 @@ import type { Confirmations } from './confirmations.js';
 import type { GuardStore } from './guard-store.js';
 import type { Guardrails } from '../model/config.js';
 import type { WriteJournal } from './journal.js';
+import type { KeyGuesses } from './key-guesses.js';
 
 /** A tool's arguments, as the SDK validated them against the tool's schema. */
 export interface ToolArguments {
@@ -39,6 +40,8 @@ export interface Caller {
   redact: Redact;
   scrub: Scrub;
   journal: WriteJournal;
+  /** Keys locked because a call's arguments held a part of them (key-guesses.ts). */
+  guesses: KeyGuesses;
   /** Remote mode: the request's own key, for this call only, and that key's pace. */
   credentials?: CallContext['credentials'];
   /** Remote mode over OAuth: the API scopes the person granted; an operation outside them is refused before anything is sent. */

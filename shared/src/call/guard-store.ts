@@ -45,13 +45,16 @@ export interface GuardStore {
   ready?(): Promise<void>;
   /**
    * A store every replica shares (remote mode on Redis) also keeps each exact write's last attempt
-   * that went out (`write`: journal.ts `writeDigest`), so the claim stage's check holds across
-   * replicas. In one atomic step: the attempt that refuses this one (the same write in flight, or,
-   * with `approvedAt`, sent since that yes), or undefined once this one is marked in flight.
+   * that went out (`write`: journal.ts `writeDigest`), so a confirmed write's claim holds across
+   * replicas (shared-mark.ts). In one atomic step: the attempt that refuses this one (the same
+   * write in flight, or sent since `approvedAt`), or undefined once this one is marked in flight,
+   * owned by `id`.
    */
-  claimWrite?(write: string, approvedAt: number | undefined, now: number): Promise<Attempt | undefined>;
-  /** How the write marked in flight ended; a refused one gives the place back to the attempt before it. */
-  settleWrite?(write: string, outcome: Exclude<AttemptOutcome, 'in-flight'>): Promise<void>;
+  claimWrite?(write: string, id: string, approvedAt: number, now: number): Promise<Attempt | undefined>;
+  /** The owner's mark is still at the API (its lease goes on). */
+  renewWrite?(write: string, id: string, now: number): Promise<void>;
+  /** How the owner's marked write ended; a refused one gives the place back to the attempt before it. Another's mark is left alone. */
+  settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>): Promise<void>;
   /** The write's last attempt that went out, on any replica (for a preview's warning). */
   lastSentWrite?(write: string, now: number): Promise<Attempt | undefined>;
 }

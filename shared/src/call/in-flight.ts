@@ -17,7 +17,8 @@ export class WritesInFlight {
       return await call;
     } finally {
       this.count--;
-      if (this.count === 0) for (const wake of this.waiting.splice(0)) wake();
+      // Woken on the next turn of the loop: the SDK writes the call's answer first.
+      if (this.count === 0) for (const wake of this.waiting.splice(0)) setImmediate(wake);
     }
   }
 

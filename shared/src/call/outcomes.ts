@@ -311,10 +311,18 @@ export function quietHoursRefused(op: Operation, state: LimitState & { quietHour
 }
 
 /** The idempotencyKey holds the API key in some form: it would be kept and recorded, so it is refused like params. */
-export function idempotencyKeyHoldsKey(op: Operation): string {
+export function keyInArguments(): string {
   return (
-    'The idempotencyKey contains the API key (or part of it, or an encoding of it), which is never kept or recorded; nothing was sent. ' +
-    `Call ${op.id} again with another idempotencyKey, such as an order or ticket number.`
+    "This call's arguments hold the API key, a part of it or an encoding of it, which the model has never been shown: nothing was sent. " +
+    'Every call made with this key is now refused for an hour (a local server: until it restarts). ' +
+    'Tell the user their API key may be exposed and should be replaced (tenant console, API key settings).'
+  );
+}
+
+export function keyLocked(): string {
+  return (
+    'A call made with this API key held a part of the key in its arguments, so every call made with it is refused for an hour (a local server: until it restarts); nothing was sent. ' +
+    'Tell the user their API key may be exposed and should be replaced (tenant console, API key settings).'
   );
 }
 

@@ -9,14 +9,16 @@ import { alreadyRedacted, readAnswer } from './answers.js';
 import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
-import { carriedOut, idempotencyKeyHoldsKey, notGranted, sentSince, stillRunning } from './outcomes.js';
-import { writeDigest } from './journal.js';
+import { carriedOut, keyInArguments, keyLocked, notGranted, sentSince, stillRunning } from './outcomes.js';
+import { markShared, settleShared, type SharedMark } from './shared-mark.js';
 import { validateParams } from './validate.js';
 
 export interface Prepared {
   op: Operation;
   params: Params;
   request: { path: string; body?: Params };
+  /** A confirmed write's mark in the store the replicas share, once claimed (shared-mark.ts). */
+  mark?: SharedMark;
 }
 
 /** resolve: the operation the call names, from the catalog (loaded on the first call). */
@@ -29,16 +31,32 @@ export async function resolve(deps: CallDeps, call: ToolCall): Promise<{ op: Ope
 }
 
 /**
- * prepare: params validated (never the key in any form), the request built. The idempotencyKey
- * is held to the same rule: it is the model's text, kept (as a digest) by the guardrails. A
+ * prepare: params validated (never the key in any form), the request built. The model's other
+ * text (idempotencyKey, fields, search) is held to the same rule. Arguments holding a part of the
+ * key lock the key (key-guesses.ts), and the answer says nothing of which argument it was. A
  * failure here means nothing was sent.
  */
 export function prepare(call: ToolCall, op: Operation, siblings: readonly Operation[]): Prepared {
-  const holdsKey = (text: string) => call.caller.redact(text) !== text;
-  const { idempotencyKey } = call.args;
-  if (idempotencyKey !== undefined && holdsKey(idempotencyKey)) throw new InputError(idempotencyKeyHoldsKey(op));
-  const params = validateParams(op, call.args.params, holdsKey);
-  return { op, params, request: buildRequest(op, params, siblings) };
+  const { caller, args } = call;
+  if (caller.guesses.locked(caller.keyId)) throw new InputError(keyLocked());
+  let guessed = false;
+  const holdsKey = (text: string) => {
+    const holds = caller.redact(text) !== text;
+    guessed ||= holds;
+    return holds;
+  };
+  try {
+    const texts = [args.idempotencyKey, args.search, ...(Array.isArray(args.fields) ? args.fields : [])];
+    if (!texts.some((text) => typeof text === 'string' && holdsKey(text))) {
+      const params = validateParams(op, args.params, holdsKey);
+      if (!guessed) return { op, params, request: buildRequest(op, params, siblings) };
+    }
+  } catch (error) {
+    if (!guessed) throw error;
+  }
+  caller.guesses.lock(caller.keyId);
+  caller.log?.warn(`a call's arguments held a part of the API key (${op.id}): the key is locked for an hour`);
+  throw new InputError(keyInArguments());
 }
 
 /** gate: does this call need a person's yes? Writes only, by the policy (ENGAGE_CONFIRM and the operation's risk). */
@@ -64,8 +82,11 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   let earlier = local && (local.outcome === 'in-flight' || local.at >= (approval?.approvedAt ?? 0)) ? local : undefined;
   if (!earlier) {
     journal.attempt(keyId, op.id, params, 'in-flight', approval?.confirmation);
+    if (!approval) return undefined; // a write that needs no yes is the caller's to repeat (idempotency keys guard it)
     try {
-      earlier = await claimShared(deps, call, prepared, approval);
+      const shared = await markShared(deps, call, op, params, approval.approvedAt, journal.lastSent(keyId, op.id, params)?.at ?? Date.now());
+      prepared.mark = shared.mark;
+      earlier = shared.refusedBy;
     } catch (error) {
       journal.attempt(keyId, op.id, params, 'refused');
       await releaseHoldings(deps.guard, held);
@@ -78,27 +99,12 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   // Nothing new was sent: what the guardrails counted and reserved for this call is given back.
   await releaseHoldings(deps.guard, held);
   // The same write still on its way: this call repeated it (the audit record says so, not 'unknown').
-  if (earlier?.outcome === 'in-flight') held.repeated = true;
+  if (earlier.outcome === 'in-flight') held.repeated = true;
   return refusal;
 }
 
-/** The claim's check and mark in the store every replica shares (remote mode on Redis); undefined where there is none, or once marked. */
-async function claimShared(deps: CallDeps, call: ToolCall, { op, params }: Prepared, approval: Approval | undefined) {
-  const store = deps.guard.store();
-  return store.claimWrite?.(writeDigest(call.caller.keyId, op.id, params), approval?.approvedAt, Date.now());
-}
-
-/** How a write ended, told to the shared store too (a failure there is logged: its mark ends as unknown in time). */
-async function settleShared(deps: CallDeps, call: ToolCall, { op, params }: Prepared, outcome: 'done' | 'unknown' | 'refused'): Promise<void> {
-  const store = deps.guard.store();
-  if (!store.settleWrite) return;
-  await store.settleWrite(writeDigest(call.caller.keyId, op.id, params), outcome).catch((error: unknown) => {
-    deps.log.warn(`the shared journal did not take ${op.id}'s outcome (${outcome}): ${error instanceof Error ? error.message : String(error)}`);
-  });
-}
-
 /** send: the one request to the API. A write that fails is noted as refused (nothing was done) or unknown. */
-export async function send(deps: CallDeps, call: ToolCall, { op, params, request }: Prepared): Promise<unknown> {
+export async function send(deps: CallDeps, call: ToolCall, { op, params, request, mark }: Prepared): Promise<unknown> {
   const write = call.kind === 'action';
   const readBody = write ? undefined : await listBodyReaderFor(op.list, call.args, call.caller.redact);
   const context = { ...call.request, ...(call.caller.credentials ? { credentials: call.caller.credentials } : {}) };
@@ -113,11 +119,11 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
     if (write) {
       const outcome = error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'refused' : 'unknown';
       journal.attempt(keyId, op.id, params, outcome);
-      await settleShared(deps, call, { op, params, request }, outcome);
+      await settleShared(deps, mark, outcome);
     }
     throw error;
   }
-  if (write) void settleShared(deps, call, { op, params, request }, 'done');
+  if (write) await settleShared(deps, mark, 'done');
   return data;
 }
 

@@ -76,9 +76,17 @@ export interface Registration {
 export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly OfferedTool[], registration: Registration): Array<ViewInfo | undefined> {
   const operations = tools.flatMap((tool) => tool.operations);
   for (const tool of tools) {
-    mcp.registerTool(tool.info.name, definitionOf(tool), (args: ToolArguments, ctx: ServerContext) =>
-      handle(tool, args, { era, mcp, ctx }, registration, registration.telemetry && startSpan(registration.telemetry, tool, operations, { era, mcp, ctx })),
-    );
+    mcp.registerTool(tool.info.name, definitionOf(tool), (args: ToolArguments, ctx: ServerContext) => {
+      const handled = handle(
+        tool,
+        args,
+        { era, mcp, ctx },
+        registration,
+        registration.telemetry && startSpan(registration.telemetry, tool, operations, { era, mcp, ctx }),
+      );
+      // A write is counted until its span has ended too, so a stopping server waits for both.
+      return tool.info.kind === 'action' ? registration.writes.during(handled) : handled;
+    });
   }
   return tools.map((tool) => tool.view);
 }
@@ -108,7 +116,7 @@ async function handle(
           ...(span ? { telemetry: span } : {}),
         })
       : Promise.resolve(finishAnswer(noKey(), registration.redact));
-    reply = await (tool.info.kind === 'action' ? registration.writes.during(running) : running);
+    reply = await running;
   } finally {
     span?.end(reply);
   }

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpServer, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { WritesInFlight } from '../call/in-flight.js';
+import { KeyGuesses } from '../call/key-guesses.js';
 import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, type SpentStore } from '../call/confirmations.js';
 import type { CallDeps, Caller, Guard } from '../call/context.js';
 import { MemoryGuardStore, type GuardStore } from '../call/guard-store.js';
@@ -28,6 +29,8 @@ export const SERVER_VERSION = '0.1.0';
 
 export interface ServerOptions {
   log?: Logger;
+  /** The keys locked for a call whose arguments held a part of them; remote mode shares one among its domains. */
+  keyGuesses?: KeyGuesses;
   /** Where spent confirmation tokens and requestStates are remembered; in-process by default. */
   spent?: SpentStore;
   /** The HMAC secret for tokens and requestStates; random per process by default (one process honours its own). */
@@ -179,11 +182,12 @@ function offeredTools(manifest: DomainManifest, config: Config | undefined) {
 function callers(config: Config | undefined, options: ServerOptions, redact: ReturnType<typeof keyRedactor>): (ctx: ServerContext) => Caller | undefined {
   // One journal for every key: it keeps each key's writes apart, and refused attempts (made-up keys) never push out sent ones.
   const journal = new WriteJournal();
+  const guesses = options.keyGuesses ?? new KeyGuesses();
   if (!options.remote) {
-    const own: Caller = { keyId: config ? keyFingerprint(config.apiKey) : '', redact, scrub: scrubber(redact), journal };
+    const own: Caller = { keyId: config ? keyFingerprint(config.apiKey) : '', redact, scrub: scrubber(redact), journal, guesses };
     return () => own;
   }
-  const callerWith = remoteCallers(journal, options.remote);
+  const callerWith = remoteCallers(journal, guesses, options.remote);
   const logOf = options.remote.logOf;
   return (ctx) => {
     const authInfo = ctx.http?.authInfo;
@@ -206,6 +210,7 @@ export const CACHED_KEYS = 256;
  */
 export function remoteCallers(
   journal: WriteJournal,
+  guesses: KeyGuesses,
   { pace, slots }: NonNullable<ServerOptions['remote']> = {},
   limit = CACHED_KEYS,
 ): (apiKey: string) => Caller {
@@ -221,7 +226,7 @@ export function remoteCallers(
     byKey.set(keyId, own); // the most recently used last
     if (byKey.size > limit) byKey.delete(byKey.keys().next().value as string);
     const credentials = { apiKey, ...(pace ? { pace: pace(keyId) } : {}), ...(slots ? { slots: slots(keyId) } : {}) };
-    return { keyId, ...own, journal, credentials };
+    return { keyId, ...own, journal, guesses, credentials };
   };
 }
 

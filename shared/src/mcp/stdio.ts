@@ -98,7 +98,9 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
     onerror: (error) => log.warn(`protocol: ${error.message}`),
   });
   let closing = false;
-  const shutdown = (why: string) => {
+  const shutdown = (why: string, signal = false) => {
+    // A second signal while writes are waited for: the person asked twice to stop now.
+    if (closing && signal) process.exit(0);
     if (closing) return;
     closing = true;
     log.info(`shutting down: ${why}`);
@@ -112,7 +114,7 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   process.stdin.on('end', () => shutdown('stdin closed'));
   process.stdin.on('close', () => shutdown('stdin closed'));
   process.stdout.on('error', () => shutdown('stdout closed'));
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal, true));
   // A server must outlive any one bad request.
   process.on('uncaughtException', (error) => log.error(`uncaught: ${error.stack ?? error.message}`));
   process.on('unhandledRejection', (reason) =>

@@ -1,0 +1,77 @@
+// The claim's mark in the store every replica shares (remote mode on Redis): each confirmed write
+// is checked against the same write's last attempt on any replica and marked in flight in one
+// atomic step of the store. The mark has an owner (a random id): only its own attempt settles it,
+// and while the write is at the API its replica renews it, so a mark counts as an unknown outcome
+// only when its replica stopped renewing it (it stopped), never while a slow write is still out.
+import { randomBytes } from 'node:crypto';
+import type { CallDeps, ToolCall } from './context.js';
+import type { Attempt } from './journal.js';
+import { writeDigest } from './journal.js';
+import type { Operation, Params } from '../model/types.js';
+
+/** How often a replica renews the marks of its writes at the API. */
+export const WRITE_MARK_RENEW_MS = 60_000;
+/** A mark not renewed for this long is an unknown outcome: its replica stopped with the write out. */
+export const WRITE_MARK_LEASE_MS = 3 * WRITE_MARK_RENEW_MS;
+/** Settling is tried this many times: a mark left in flight would say "still being sent" until its lease ends. */
+const SETTLE_TRIES = 3;
+
+export interface SharedMark {
+  write: string;
+  id: string;
+  renewing: ReturnType<typeof setInterval>;
+}
+
+/**
+ * Checks and marks the write in the shared store, if there is one: `refusedBy` the attempt that
+ * refuses it (in flight, or sent since `approvedAt`), else the mark. `at` is the local journal's
+ * time of the same mark, so this server compares the two as one. A store that does not answer
+ * throws (nothing is sent); a mark it may have made all the same is taken back, best effort.
+ */
+export async function markShared(
+  deps: CallDeps,
+  call: ToolCall,
+  op: Operation,
+  params: Params,
+  approvedAt: number,
+  at: number,
+): Promise<{ refusedBy?: Attempt; mark?: SharedMark }> {
+  const store = deps.guard.store();
+  if (!store.claimWrite) return {};
+  const write = writeDigest(call.caller.keyId, op.id, params);
+  const id = randomBytes(12).toString('base64url');
+  try {
+    const refusedBy = await store.claimWrite(write, id, approvedAt, at);
+    if (refusedBy) return { refusedBy };
+  } catch (error) {
+    await store.settleWrite?.(write, id, 'refused').catch(() => undefined);
+    throw error;
+  }
+  const renewing = setInterval(() => {
+    store.renewWrite?.(write, id, Date.now()).catch((error: unknown) => deps.log.warn(`the shared mark of ${op.id} was not renewed: ${messageOf(error)}`));
+  }, WRITE_MARK_RENEW_MS);
+  renewing.unref();
+  return { mark: { write, id, renewing } };
+}
+
+/** How the marked write ended, told to the shared store (tried SETTLE_TRIES times; a failure is logged, and the lease ends the mark). */
+export async function settleShared(deps: CallDeps, mark: SharedMark | undefined, outcome: 'done' | 'unknown' | 'refused'): Promise<void> {
+  if (!mark) return;
+  clearInterval(mark.renewing);
+  const store = deps.guard.store();
+  for (let tries = 1; ; tries++) {
+    try {
+      await store.settleWrite?.(mark.write, mark.id, outcome);
+      return;
+    } catch (error) {
+      if (tries >= SETTLE_TRIES) {
+        deps.log.warn(`the shared journal did not take a write's outcome (${outcome}): ${messageOf(error)}`);
+        return;
+      }
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,73 @@
+// review8: the key-holding check as an oracle. A model (or a prompt injection steering it) could
+// grow a guess at the key a character at a time, told by each refusal which argument held a part
+// of the key. Now the first call whose arguments hold a part of the key locks the key: that answer
+// names no argument, and every later call made with the key is refused, right guess or wrong.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOMAINS, inProcess, textOf, type InProcess } from './helpers.js';
+import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
+
+/** A key like the sandbox's: the fixed prefix and 40 random hex digits. */
+const KEY = `eng_live_${randomBytes(20).toString('hex')}`;
+const KNOWN_PREFIX = 'eng_live_';
+const WINDOW = 12;
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789_';
+let api: HostileApi;
+
+beforeAll(async () => {
+  api = await startHostileApi();
+  api.respond(() => envelope([{ _id: 'c1', name: 'Budi' }]));
+});
+afterAll(async () => api?.close());
+
+async function contactServer(): Promise<InProcess> {
+  return inProcess(DOMAINS.contact!, { baseUrl: api.baseUrl, keys: { full: KEY } as never }, { env: { ENGAGE_CONFIRM: 'none' } });
+}
+
+describe('review8: a guess at the key locks the key', () => {
+  it('the key cannot be spelled out from refusals: the first hit names no argument, and every call after it is refused', async () => {
+    const server = await contactServer();
+    try {
+      const answers: string[] = [];
+      const head: string[] = [];
+      for (const a of ALPHABET) for (const b of ALPHABET) for (const c of ALPHABET) head.push(`${KNOWN_PREFIX}${a}${b}${c}`);
+      for (let at = 0; at < head.length; at += 5_000) {
+        const params = Object.fromEntries(head.slice(at, at + 5_000).map((candidate, index) => [`c${index}`, candidate]));
+        answers.push(textOf(await server.call('contact.list', params)));
+      }
+      expect(answers.some((text) => /params\.c\d+ (contains|has a field name that contains) the API key/.test(text))).toBe(false);
+      const hit = answers.findIndex((text) => /arguments hold the API key/.test(text));
+      expect(hit).toBeGreaterThanOrEqual(0);
+      for (const later of answers.slice(hit + 1)) expect(later).toMatch(/every call made with it is refused for an hour/);
+      // Even a call with nothing of the key in it is refused now, and nothing reached the API at any point.
+      const plain = await server.call('contact.list', undefined);
+      expect(plain.isError).toBe(true);
+      expect(textOf(plain)).toMatch(/every call made with it is refused for an hour.*replaced/);
+      expect(api.requests).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it.each([
+    ['fields', (server: InProcess, guess: string) => server.call('contact.list', undefined, { fields: [guess] })],
+    ['search', (server: InProcess, guess: string) => server.call('contact.list', undefined, { search: guess })],
+    [
+      'idempotencyKey',
+      (server: InProcess, guess: string) => server.call('contact.create', { name: 'Budi', msisdn: '6281234567890' }, { idempotencyKey: guess }),
+    ],
+  ])('%s: once one guess held a part of the key, a right and a wrong guess get the same answer', async (_, probe) => {
+    const server = await contactServer();
+    try {
+      const right = KEY.slice(0, WINDOW);
+      const wrong = `${KEY.slice(0, WINDOW - 1)}${KEY[WINDOW - 1] === 'z' ? 'y' : 'z'}`;
+      const first = textOf(await probe(server, right));
+      expect(first).toMatch(/arguments hold the API key/);
+      expect(first).not.toContain(right);
+      const answer = async (guess: string) => textOf(await probe(server, guess)).replaceAll(guess, '<guess>');
+      expect(await answer(right)).toBe(await answer(wrong));
+    } finally {
+      await server.close();
+    }
+  });
+});
