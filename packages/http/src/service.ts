@@ -144,7 +144,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log),
     ...(oauth ? { oauth } : {}),
   });
-  const server = await listen(settings, handle, log);
+  const server = await listen(settings, handle, log, new Set(endpoints.keys()));
   oauth?.setPublicUrl(urlOf(server));
   drain.markReady();
   const parts: Parts = { settings, server, drain, sessions, endpoints, engines, log };
@@ -197,7 +197,7 @@ function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) 
  * carry it, handed down with the request. (An AsyncLocalStorage did this before: on Node 20 its
  * promise hooks cost 4% of a call's CPU in remote mode, `npm run bench -- --only http-peer`.)
  */
-async function listen(settings: Settings, handle: RequestHandler, log: JsonLog): Promise<Server> {
+async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, mcpPaths: ReadonlySet<string>): Promise<Server> {
   const requestTimeout = settings.requestTimeoutMs + 5_000;
   // Node refuses a headersTimeout above requestTimeout: a short request deadline shortens both.
   const timeouts = { requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), keepAliveTimeout: 5_000 };
@@ -210,7 +210,10 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog):
     res.on('close', () => {
       if (!req.url?.startsWith('/mcp')) return;
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      requestLog.emit('info', 'request', { method: req.method, path: (req.url ?? '').split('?')[0], status: res.statusCode, ms });
+      // Our endpoints by name, anything else as 'other': a path may hold what a host was told to put
+      // there (a key, in some connector settings), and the access log writes fields unredacted.
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      requestLog.emit('info', 'request', { method: req.method, path: mcpPaths.has(path) ? path : 'other', status: res.statusCode, ms });
     });
     void handle(req, res, { id: requestId, log: requestLog });
   });

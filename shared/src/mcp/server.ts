@@ -85,8 +85,7 @@ export function createServer(
 ): EngageServer {
   const config = configResult.ok ? configResult.config : undefined;
   const log =
-    options.log ??
-    createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, config ? [config.apiKey] : []);
+    options.log ?? createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, secretsOf(configResult));
   const client = config ? (options.client ?? new ApiClient(config, log)) : undefined;
   const gated = (op: { id: string; risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config, op) : op.risk !== 'safe');
   let catalog: Promise<Domain> | undefined;
@@ -100,7 +99,7 @@ export function createServer(
     gated,
     guard: guardOf(manifest.name, config, options),
   };
-  const redact = keyRedactor(config ? [config.apiKey] : []);
+  const redact = keyRedactor(secretsOf(configResult));
   const registration: Registration = {
     deps,
     callerOf: callers(config, options, redact),
@@ -138,6 +137,11 @@ export function createServer(
       await client?.close();
     },
   };
+}
+
+/** The key to redact: the configured one, or, where the configuration failed, ENGAGE_API_KEY as it was set. */
+export function secretsOf(configResult: ConfigResult): string[] {
+  return configResult.ok ? [configResult.config.apiKey] : configResult.secrets;
 }
 
 function guardOf(domain: string, config: Config | undefined, options: ServerOptions): Guard {

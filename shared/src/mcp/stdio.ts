@@ -9,7 +9,7 @@ import { loadConfig, loadDotenvSafely } from '../model/config.js';
 import { createLogger } from '../safe/log.js';
 import type { DomainManifest } from '../model/manifest.js';
 import { endOfStart } from './end-of-start.js';
-import { createServer } from './server.js';
+import { createServer, secretsOf } from './server.js';
 import { startTelemetry } from './telemetry.js';
 
 /** No request needs more than this (arguments over 4 MiB are refused anyway); the SDK's reader stops at 10 MiB. */
@@ -73,7 +73,7 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   const operationIds = manifest.tools.flatMap((tool) => tool.operations.map((op) => op.id));
   const result = loadConfig(process.env, manifest.name, operationIds);
   const level = result.ok ? result.config.logLevel : result.logLevel;
-  const log = createLogger(`engage-mcp-${manifest.name}`, level, result.ok ? [result.config.apiKey] : []);
+  const log = createLogger(`engage-mcp-${manifest.name}`, level, secretsOf(result));
   for (const warning of dotenv.warnings) log.error(warning);
   if (!result.ok) {
     log.error(`not configured; every tool call will answer with this until it is fixed: ${result.problems.join(' ')}`);

@@ -38,7 +38,8 @@ export interface Guardrails {
   auditLog: string;
 }
 
-export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[]; logLevel: LogLevel };
+/** A failure still carries ENGAGE_API_KEY as it was set (`secrets`): the answers and log lines that quote the problems are redacted with it. */
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[]; logLevel: LogLevel; secrets: string[] };
 
 /** The seven servers; a pattern naming another one's operations is meant for that server. */
 export const DOMAIN_NAMES = ['contact', 'campaign', 'inbox', 'channel', 'product', 'billing', 'tenant'];
@@ -178,7 +179,7 @@ export function loadConfig(
 
   const guardrails = loadGuardrails(read, env, problems);
 
-  if (problems.length > 0 || apiKey === undefined || !baseUrl) return { ok: false, problems, logLevel };
+  if (problems.length > 0 || apiKey === undefined || !baseUrl) return { ok: false, problems, logLevel, secrets: apiKey ? [apiKey] : [] };
   return {
     ok: true,
     config: { apiKey, baseUrl, authHeader, timeoutMs, maxRetryWaitSeconds, readOnly, allow, deny, confirm, confirmPatterns, logLevel, guardrails },

@@ -20,12 +20,16 @@ export function buildRequest(op: Operation, params: Params, siblings: readonly O
   return { path, body };
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 export function fillPath(op: Operation, params: Params, siblings: readonly Operation[]): string {
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (typeof value !== 'string' || value === '' || value === '.' || value === '..') {
       throw new InputError(`params.${name} must be a non-empty id`, op);
     }
+    // Half of a surrogate pair is no character: it cannot be written in a URL.
+    if (LONE_SURROGATE.test(value)) throw new InputError(`params.${name} holds half of a character (a lone UTF-16 surrogate): it is not an id`, op);
     return encodeURIComponent(value);
   });
   const rival = siblings.find((other) => other !== op && routeMatches(other.path, path) && moreSpecific(other.path, op.path));

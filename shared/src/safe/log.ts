@@ -12,7 +12,7 @@ const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 }
 export const MAX_LOG_MESSAGE = 2_000;
 // Cleaning and redaction are linear, but a 64 MiB body need not pass through them. Where this
 // first cut falls inside the key, redaction is told, and removes the key's start left before it.
-const PRE_CUT = MAX_LOG_MESSAGE * 16;
+export const PRE_CUT = MAX_LOG_MESSAGE * 16;
 
 export interface Logger {
   error(message: string): void;

@@ -4,7 +4,7 @@
 import type { Dispatcher } from 'undici';
 import type { Config } from '../model/config.js';
 import { UpstreamError } from '../model/errors.js';
-import type { Logger } from '../safe/log.js';
+import { PRE_CUT, type Logger } from '../safe/log.js';
 import {
   MAX_RATE_LIMIT_RETRIES,
   MAX_SAFE_RETRIES,
@@ -322,7 +322,7 @@ export class ApiClient {
       if (parsed === undefined) {
         // The logger cleans, redacts, escapes and cuts the body, in that order.
         (ctx.log ?? this.log).warn(
-          `${req.method} ${req.path}: ${reason} with a body that is not JSON: ${ctx.credentials ? redact(response.text) : response.text}`,
+          `${req.method} ${req.path}: ${reason} with a body that is not JSON: ${ctx.credentials ? bodyForLog(response.text, redact) : response.text}`,
         );
         throw new UpstreamError('bad-response', `The API answered ${reason} but its body was ${describeBody(response)}`, {
           status,
@@ -346,7 +346,7 @@ export class ApiClient {
     }
     if (status >= 400 && status < 500) throw clientFailure(status, reason, this.messageOf(parsed, redact));
     // 5xx: the body goes to the log (made safe there), never to the model.
-    (ctx.log ?? this.log).warn(`${req.method} ${req.path}: ${reason}: ${ctx.credentials ? redact(response.text) : response.text}`);
+    (ctx.log ?? this.log).warn(`${req.method} ${req.path}: ${reason}: ${ctx.credentials ? bodyForLog(response.text, redact) : response.text}`);
     throw new UpstreamError('server', `The API failed with ${reason}`, { status, mayHaveHappened: !req.safe });
   }
 
@@ -481,6 +481,16 @@ interface AttemptSignal {
  * and a listener, cleared when the attempt ends: AbortSignal.timeout and AbortSignal.any do the
  * same with weak references and finalizers, which showed as about 4% of a small read's CPU.
  */
+/**
+ * A body for a log line in remote mode, redacted with the request's key: cut first, as the logger
+ * cuts (so a body of 60 MB costs what one of 32 KB does, and holds up no other tenant), with the
+ * start of a form left at the cut redacted too.
+ */
+export function bodyForLog(text: string, redact: Redact): string {
+  const cut = text.length > PRE_CUT;
+  return redact(cut ? text.slice(0, PRE_CUT) : text, { cutAtEnd: cut });
+}
+
 function attemptSignal(timeoutMs: number, callerSignal: AbortSignal | undefined): AttemptSignal {
   const controller = new AbortController();
   let timedOut = false;
