@@ -21,6 +21,27 @@ export interface Prepared {
   mark?: SharedMark;
 }
 
+/**
+ * screen: the model was never shown the key, so arguments holding a part of it (any form, any
+ * argument, operationId and field names included) are a guess at it. The first such call locks
+ * the key (key-guesses.ts) before any stage could answer differently for a right guess; a locked
+ * key's calls are refused. One scan of the arguments' JSON: no form runs across its punctuation.
+ */
+export function screen(call: ToolCall): void {
+  const { caller } = call;
+  if (caller.guesses.locked(caller.keyId)) throw new InputError(keyLocked());
+  const json = JSON.stringify(call.args) ?? '';
+  const clear = caller.redact.clearsJson ? caller.redact.clearsJson(json) : caller.redact(json) === json;
+  if (!clear) lockKey(call);
+}
+
+/** Locks the caller's key for a guess at it, and refuses the call, naming no argument. */
+function lockKey(call: ToolCall): never {
+  call.caller.guesses.lock(call.caller.keyId);
+  call.caller.log?.warn("a call's arguments held a part of the API key: the key is locked for an hour");
+  throw new InputError(keyInArguments());
+}
+
 /** resolve: the operation the call names, from the catalog (loaded on the first call). */
 export async function resolve(deps: CallDeps, call: ToolCall): Promise<{ op: Operation; siblings: readonly Operation[] }> {
   const { operations } = await deps.catalog();
@@ -32,13 +53,12 @@ export async function resolve(deps: CallDeps, call: ToolCall): Promise<{ op: Ope
 
 /**
  * prepare: params validated (never the key in any form), the request built. The model's other
- * text (idempotencyKey, fields, search) is held to the same rule. Arguments holding a part of the
- * key lock the key (key-guesses.ts), and the answer says nothing of which argument it was. A
+ * text (idempotencyKey, fields, search) is held to the same rule; screen has found nothing of the
+ * key in any of it already, and a string it could not see into locks the key the same way. A
  * failure here means nothing was sent.
  */
 export function prepare(call: ToolCall, op: Operation, siblings: readonly Operation[]): Prepared {
   const { caller, args } = call;
-  if (caller.guesses.locked(caller.keyId)) throw new InputError(keyLocked());
   let guessed = false;
   const holdsKey = (text: string) => {
     const holds = caller.redact(text) !== text;
@@ -54,9 +74,7 @@ export function prepare(call: ToolCall, op: Operation, siblings: readonly Operat
   } catch (error) {
     if (!guessed) throw error;
   }
-  caller.guesses.lock(caller.keyId);
-  caller.log?.warn(`a call's arguments held a part of the API key (${op.id}): the key is locked for an hour`);
-  throw new InputError(keyInArguments());
+  lockKey(call);
 }
 
 /** gate: does this call need a person's yes? Writes only, by the policy (ENGAGE_CONFIRM and the operation's risk). */

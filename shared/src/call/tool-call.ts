@@ -10,7 +10,7 @@ import { confirm, isApproval, type Approval } from './confirm.js';
 import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
 import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
 import { failedCall, notConfigured, type CallStage } from './outcomes.js';
-import { answer, claim, gate, prepare, resolve, send } from './stages.js';
+import { answer, claim, gate, prepare, resolve, screen, send } from './stages.js';
 
 export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply> {
   const trace: CallTrace = {};
@@ -36,6 +36,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
   let op: Operation | undefined;
   let stage: CallStage = 'before';
   try {
+    screen(call);
     const resolved = await resolve(deps, call);
     op = resolved.op;
     trace.op = op;
