@@ -289,7 +289,7 @@ describe('rendering', () => {
     expect(filtered.items.map((item) => (item as { _id: string })._id)).toEqual(['id99', 'id991', 'id993', 'id995', 'id997', 'id999']);
     expect(filtered.page.nextOffset).toBeUndefined();
 
-    expect(shapeList(records, { fields: ['nope'] }, '_id').notes.join()).toMatch(/No record has the field\(s\) nope/);
+    expect(shapeList(records, { fields: ['nope'] }, '_id').notes.join()).toMatch(/No record has the field\(s\) "nope"/);
   });
 
   it('cuts a list at a record boundary to fit the budget', () => {
@@ -387,21 +387,29 @@ describe('redaction', () => {
     expect(out).toMatch(/^before .*\[redacted\].* after$/);
   });
 
-  it('finds a fragment of 12 characters anywhere, and a start of 8 at a cut', () => {
+  it('finds a fragment of 16 characters of the secret part anywhere; a cut text loses its last 15 characters, whatever they are', () => {
     const redact = keyRedactor([key]);
-    expect(redact(`id ${key.slice(20, 32)} x`)).toBe('id [redacted] x');
-    expect(redact(`ends with ${key.slice(0, 8)}`, { cutAtEnd: true })).toBe('ends with [redacted]');
-    expect(redact(`ends with ${key.slice(0, 8)}`)).toBe(`ends with ${key.slice(0, 8)}`);
+    expect(redact(`id ${key.slice(20, 36)} x`)).toBe('id [redacted] x');
+    expect(redact(`id ${key.slice(20, 35)} x`)).toBe(`id ${key.slice(20, 35)} x`);
+    // The public prefix and a few characters after it are what anyone could write: never taken for the key.
+    expect(redact(`starts ${key.slice(0, 20)} x`)).toBe(`starts ${key.slice(0, 20)} x`);
+    expect(redact(`starts ${key.slice(0, 25)} x`)).toBe('starts eng_live_[redacted] x');
+    // At a cut, the tail goes whether it holds the start of a form or not: a guess learns nothing from it.
+    expect(redact(`ends with ${key.slice(0, 15)}`, { cutAtEnd: true })).toBe('ends with ');
+    expect(redact(`ends with ${'y'.repeat(15)}`, { cutAtEnd: true })).toBe('ends with ');
+    expect(redact(`ends with ${key.slice(0, 15)}`)).toBe(`ends with ${key.slice(0, 15)}`);
   });
 
-  it('finds the shortest fragments written with separators: 6 hex pairs or 12 spaced characters, and 4 pairs or 8 characters at a cut', () => {
+  it('finds the shortest fragments written with separators: 8 hex pairs or 16 spaced characters of the secret part', () => {
     const redact = keyRedactor([key]);
-    const pairs = Buffer.from(key).toString('hex').match(/../g) as string[];
-    expect(redact(`was (${pairs.slice(3, 9).join(':')})`)).toBe('was ([redacted])');
-    expect(redact(`was (${pairs.slice(3, 8).join(':')})`)).toBe(`was (${pairs.slice(3, 8).join(':')})`);
-    expect(redact(`ends (${pairs.slice(0, 4).join('-')}`, { cutAtEnd: true })).toBe('ends ([redacted]');
-    expect(redact(`was (${[...key.slice(5, 17)].join(' ')})`)).toBe('was ([redacted])');
-    expect(redact(`ends (${[...key.slice(0, 8)].join(' ')}`, { cutAtEnd: true })).toBe('ends ([redacted]');
+    const pairs = Buffer.from(key.slice(9)).toString('hex').match(/../g) as string[];
+    expect(redact(`was (${pairs.slice(3, 11).join(':')})`)).toBe('was ([redacted])');
+    expect(redact(`was (${pairs.slice(3, 10).join(':')})`)).toBe(`was (${pairs.slice(3, 10).join(':')})`);
+    expect(redact(`was (${[...key.slice(12, 28)].join(' ')})`)).toBe('was ([redacted])');
+    expect(redact(`was (${[...key.slice(12, 27)].join(' ')})`)).toBe(`was (${[...key.slice(12, 27)].join(' ')})`);
+    // The hex of the public prefix and a guessed character or two is no window of the secret part.
+    const prefixPairs = Buffer.from(key.slice(0, 11)).toString('hex').match(/../g) as string[];
+    expect(redact(`(${prefixPairs.join(', ')})`)).toBe(`(${prefixPairs.join(', ')})`);
     const dates = 'created 2026-08-09T08:00:00.000Z, at 12:30:45, on 24/11/26';
     expect(redact(dates)).toBe(dates);
   });
@@ -431,7 +439,7 @@ describe('redaction', () => {
       expect(keyScanner(key).find(line)).toBeUndefined();
       expect(line.indexOf('\n')).toBe(line.length - 1);
     }
-    expect(lines[2]).toContain('split [redacted] and\\nnext line');
+    expect(lines[2]).toContain('split eng_live_[redacted] and\\nnext line');
   });
 });
 

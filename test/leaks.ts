@@ -2,11 +2,21 @@
 // letter case, URL-encoded (some or every character), \xNN or \u00NN escaped, hex (with or without
 // separators), base64 or base64url (the key at any of the three byte alignments inside a larger
 // blob), base32, ROT13, reversed, spaced out, in full-width or other compatibility letters, with
-// combining marks, split by invisible characters, or cut so that only a fragment is left.
+// combining marks, split by invisible characters, or cut so that only a fragment is left: a
+// fragment of the key's secret part, as the prefix (`eng_live_`) is no secret.
 // Written apart from the server's redactor, so that it checks it.
 
-/** Any run of this many characters of a form counts as a leak (the server redacts 12 and more, and 8 at a cut). */
-const FRAGMENT = 10;
+/**
+ * Any run of this many characters of a form of the key's secret part counts as a leak (the server
+ * redacts 16 and more, and drops the last 15 characters of a cut text).
+ */
+const FRAGMENT = 16;
+
+/** What of a key is secret: without a public prefix of words and separators (`eng_live_`), as anyone could write that. */
+function secretPart(key: string): string {
+  const prefix = /^(?:[a-z]{1,16}[_-]){1,3}/i.exec(key)?.[0] ?? '';
+  return key.length - prefix.length >= FRAGMENT ? key.slice(prefix.length) : key;
+}
 
 function forms(key: string): Array<{ name: string; text: string }> {
   const bytes = Buffer.from(key);
@@ -72,7 +82,7 @@ export function keyScanner(...initial: string[]): KeyScanner {
   const windows = new Map<string, string>();
   const add = (...keys: string[]) => {
     for (const key of keys) {
-      for (const form of forms(key)) {
+      for (const form of forms(secretPart(key))) {
         for (let at = 0; at + FRAGMENT <= form.text.length; at++)
           windows.set(form.text.slice(at, at + FRAGMENT), `${form.name} of ${key.slice(0, 9)}… (characters ${at}–${at + FRAGMENT})`);
       }

@@ -11,7 +11,7 @@ describe('a % or \\ before a form is not taken for an escape of its first charac
     expect(redact(`token=%${key} ok`)).toBe('token=%[redacted] ok');
     expect(redact(`token=\\x${key} ok`)).toBe('token=\\x[redacted] ok');
     expect(redact(`token=\\u${key} ok`)).toBe('token=\\u[redacted] ok');
-    expect(redact(`ends %${key}`, { cutAtEnd: true })).toBe('ends %[redacted]');
+    expect(redact(`ends %${key} ${'z'.repeat(15)}`, { cutAtEnd: true })).toBe('ends %[redacted] '); // a cut drops its last 15 characters
   });
 
   it('no character of a longer key, nor a fragment of MIN_RUN characters', () => {
@@ -19,9 +19,9 @@ describe('a % or \\ before a form is not taken for an escape of its first charac
     const redact = keyRedactor([key]);
     expect(redact(`x %${key} y`)).toBe('x %[redacted] y');
     expect(redact(`x \\u${key} y`)).toBe('x \\u[redacted] y');
-    const long = keyRedactor(['eng_live_0123456789abcdef']);
-    expect(long('frag \\u0123456789abcd ok')).toBe('frag \\u[redacted] ok');
-    expect(long('frag %0123456789abcd ok')).toBe('frag %[redacted] ok');
+    const long = keyRedactor(['eng_live_0123456789abcdef0123']);
+    expect(long('frag \\u0123456789abcdef ok')).toBe('frag \\u[redacted] ok');
+    expect(long('frag %0123456789abcdef ok')).toBe('frag %[redacted] ok');
   });
 
   it('escapes that are the key are still decoded, and ordinary percentages are left alone', () => {

@@ -1,6 +1,9 @@
 // Reference for test/review4-equivalence.test.ts: shared/src/safe/redact.ts as it was before c1b6274
 // (hash modulo a prime, every run with separators read), frozen. The redactor in use must give
 // exactly what this gives; change both together only when what is redacted is meant to change.
+// Changed so (review8, review10): windows of 16 characters of the forms of the key's secret part
+// (without its public prefix), and a cut text loses its last 15 characters whatever they are (the
+// start-of-a-form rule below is then never reached), so a guess at the key learns nothing.
 // The key must never reach the model or a log, whatever the API echoes back. A hostile or buggy
 // API can return the key as it is, in other letter case, URL-encoded or \xNN / \u00NN escaped, hex
 // (also with separators between the pairs), base64 (in any of the three byte alignments), base32
@@ -15,7 +18,7 @@ import { hiddenBmpTable, isHiddenCodePoint } from '../shared/src/safe/sanitize.j
 
 export const REDACTED = '[redacted]';
 /** The shortest run of a key's form that is redacted: long enough that ids and words never match by chance. */
-const MIN_RUN = 12;
+const MIN_RUN = 16;
 /** The shortest start of a form that is redacted where a text was cut off. */
 const MIN_PREFIX_AT_CUT = 8;
 /** Keys shorter than this are not treated as secrets (they would match ordinary text). */
@@ -81,7 +84,18 @@ function rot13(text: string): string {
  */
 export function keyRedactor(secrets: readonly string[]): Redact {
   let built: Redact | undefined;
-  return (text, options) => (built ??= buildRedactor(secrets))(text, options);
+  return (text, options) => (built ??= buildRedactor(secrets.map(secretPart)))(options?.cutAtEnd ? withoutTail(text) : text);
+}
+
+function secretPart(key: string): string {
+  const prefix = /^(?:[a-z]{1,16}[_-]){1,3}/i.exec(key)?.[0] ?? '';
+  return key.length - prefix.length >= MIN_RUN ? key.slice(prefix.length) : key;
+}
+
+function withoutTail(text: string): string {
+  let end = Math.max(0, text.length - (MIN_RUN - 1));
+  if (end > 0 && /[\ud800-\udbff]/.test(text.charAt(end - 1))) end--;
+  return text.slice(0, end);
 }
 
 function buildRedactor(secrets: readonly string[]): Redact {

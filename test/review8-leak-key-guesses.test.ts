@@ -10,7 +10,9 @@ import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
 /** A key like the sandbox's: the fixed prefix and 40 random hex digits. */
 const KEY = `eng_live_${randomBytes(20).toString('hex')}`;
 const KNOWN_PREFIX = 'eng_live_';
-const WINDOW = 12;
+/** What the redactor takes for the key: 16 characters of its secret part (after the public prefix). */
+const SECRET = KEY.slice(KNOWN_PREFIX.length);
+const WINDOW = 16;
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789_';
 let api: HostileApi;
 
@@ -25,29 +27,39 @@ async function contactServer(): Promise<InProcess> {
 }
 
 describe('review8: a guess at the key locks the key', () => {
-  it('the key cannot be spelled out from refusals: the first hit names no argument, and every call after it is refused', async () => {
+  it('the public prefix and a few guessed characters are never taken for the key: nothing locks, every candidate gets the same answer', async () => {
     const server = await contactServer();
     try {
-      const answers: string[] = [];
+      const answers = new Set<string>();
       const head: string[] = [];
       for (const a of ALPHABET) for (const b of ALPHABET) for (const c of ALPHABET) head.push(`${KNOWN_PREFIX}${a}${b}${c}`);
       for (let at = 0; at < head.length; at += 5_000) {
         const params = Object.fromEntries(head.slice(at, at + 5_000).map((candidate, index) => [`c${index}`, candidate]));
-        answers.push(textOf(await server.call('contact.list', params)));
+        answers.add(textOf(await server.call('contact.list', params)).replace(/params\.c\d+/g, 'params.c'));
       }
-      expect(answers.some((text) => /params\.c\d+ (contains|has a field name that contains) the API key/.test(text))).toBe(false);
-      const hit = answers.findIndex((text) => /arguments hold the API key/.test(text));
-      expect(hit).toBeGreaterThanOrEqual(0);
-      for (const later of answers.slice(hit + 1)) expect(later).toMatch(/every call made with it is refused for an hour/);
-      // Even a call with nothing of the key in it is refused now, and nothing reached the API at any point.
+      expect([...answers].some((text) => /API key/.test(text))).toBe(false);
       const plain = await server.call('contact.list', undefined);
-      expect(plain.isError).toBe(true);
-      expect(textOf(plain)).toMatch(/every call made with it is refused for an hour.*replaced/);
-      expect(api.requests).toEqual([]);
+      expect(plain.isError).toBeFalsy();
     } finally {
       await server.close();
     }
   }, 60_000);
+
+  it('a window of the secret part in the arguments locks the key: the answer names no argument, and every call after it is refused', async () => {
+    const server = await contactServer();
+    const before = api.requests.length;
+    try {
+      const first = textOf(await server.call('contact.list', { note: `x ${SECRET.slice(3, 3 + WINDOW)} y` }));
+      expect(first).toMatch(/arguments hold the API key/);
+      expect(first).not.toMatch(/params\.note/);
+      const plain = await server.call('contact.list', undefined);
+      expect(plain.isError).toBe(true);
+      expect(textOf(plain)).toMatch(/every call made with it is refused for an hour.*replaced/);
+      expect(api.requests.length).toBe(before);
+    } finally {
+      await server.close();
+    }
+  });
 
   // An operationId that is none of the tool's is refused by the arguments' parser before the call
   // runs, quoting it as written: a right guess and a wrong one get the same answer there too.
@@ -56,7 +68,7 @@ describe('review8: a guess at the key locks the key', () => {
     try {
       const answer = async (guess: string) =>
         textOf((await server.client.callTool({ name: 'contact_read', arguments: { operationId: guess } })) as never).replaceAll(guess, '<guess>');
-      expect(await answer(KEY.slice(0, WINDOW))).toBe(await answer(`${KEY.slice(0, WINDOW - 1)}${KEY[WINDOW - 1] === 'z' ? 'y' : 'z'}`));
+      expect(await answer(SECRET.slice(0, WINDOW))).toBe(await answer(`${SECRET.slice(0, WINDOW - 1)}${SECRET[WINDOW - 1] === 'z' ? 'y' : 'z'}`));
     } finally {
       await server.close();
     }
@@ -73,8 +85,8 @@ describe('review8: a guess at the key locks the key', () => {
   ])('%s: once one guess held a part of the key, a right and a wrong guess get the same answer', async (_, probe) => {
     const server = await contactServer();
     try {
-      const right = KEY.slice(0, WINDOW);
-      const wrong = `${KEY.slice(0, WINDOW - 1)}${KEY[WINDOW - 1] === 'z' ? 'y' : 'z'}`;
+      const right = SECRET.slice(0, WINDOW);
+      const wrong = `${SECRET.slice(0, WINDOW - 1)}${SECRET[WINDOW - 1] === 'z' ? 'y' : 'z'}`;
       const first = textOf(await probe(server, right));
       expect(first).toMatch(/arguments hold the API key/);
       expect(first).not.toContain(right);

@@ -7,8 +7,11 @@
 
 /** How long a key stays locked after a call's arguments held a part of it. */
 export const KEY_LOCK_MS = 60 * 60 * 1000;
-/** How many locked keys are remembered (remote mode serves many); the oldest lock is dropped first. */
-const LOCKS_KEPT = 10_000;
+/**
+ * How many locks are kept (remote mode takes any key that comes): a live lock is never pushed out
+ * by newer ones, so past this many a new lock is not kept (its call is refused all the same).
+ */
+const LOCKS_KEPT = 100_000;
 
 export class KeyGuesses {
   private readonly locks = new Map<string, number>();
@@ -16,9 +19,8 @@ export class KeyGuesses {
   constructor(private readonly now: () => number = Date.now) {}
 
   lock(keyId: string): void {
-    this.locks.delete(keyId);
-    this.locks.set(keyId, this.now() + KEY_LOCK_MS);
-    if (this.locks.size > LOCKS_KEPT) this.locks.delete(this.locks.keys().next().value as string);
+    if (this.locks.size >= LOCKS_KEPT) for (const [id, until] of this.locks) if (until <= this.now()) this.locks.delete(id);
+    if (this.locks.size < LOCKS_KEPT || this.locks.has(keyId)) this.locks.set(keyId, this.now() + KEY_LOCK_MS);
   }
 
   locked(keyId: string): boolean {

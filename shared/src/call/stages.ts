@@ -1,4 +1,4 @@
-// The stages of a tool call, in order: resolve → prepare → gate → confirm (confirm.ts) → claim →
+// The stages of a tool call, in order: screen → resolve → prepare → gate → confirm (confirm.ts) → claim →
 // send → answer. Each is a plain function; tool-call.ts runs them. The owner's guardrails hook in
 // here and in tool-call.ts (guardrails.ts).
 import { InputError, UpstreamError } from '../model/errors.js';
@@ -30,9 +30,12 @@ export interface Prepared {
 export function screen(call: ToolCall): void {
   const { caller } = call;
   if (caller.guesses.locked(caller.keyId)) throw new InputError(keyLocked());
-  const json = JSON.stringify(call.args) ?? '';
-  const clear = caller.redact.clearsJson ? caller.redact.clearsJson(json) : caller.redact(json) === json;
-  if (!clear) lockKey(call);
+  if (jsonHoldsKey(JSON.stringify(call.args) ?? '', caller.redact)) lockKey(call);
+}
+
+/** Whether a JSON text holds a form of the key (one scan; no form runs across JSON's punctuation). */
+function jsonHoldsKey(json: string, redact: ToolCall['caller']['redact']): boolean {
+  return redact.clearsJson ? !redact.clearsJson(json) : redact(json) !== json;
 }
 
 /** Locks the caller's key for a guess at it, and refuses the call, naming no argument. */
@@ -69,6 +72,8 @@ export function prepare(call: ToolCall, op: Operation, siblings: readonly Operat
     const texts = [args.idempotencyKey, args.search, ...(Array.isArray(args.fields) ? args.fields : [])];
     if (!texts.some((text) => typeof text === 'string' && holdsKey(text))) {
       const params = validateParams(op, args.params, holdsKey);
+      // What validation made of the params (a phone number without its separators) is what is sent and shown: held to the rule too.
+      guessed ||= jsonHoldsKey(JSON.stringify(params) ?? '', caller.redact);
       if (!guessed) return { op, params, request: buildRequest(op, params, siblings) };
     }
   } catch (error) {

@@ -4,17 +4,26 @@
 // (any of five), ROT13 or reversed, spaced out (one blank between characters), in full-width,
 // mathematical or other compatibility letters, with combining marks on its characters, or with
 // invisible characters between them. Every such form is found, and so is any run of MIN_RUN or
-// more characters of a form, so a fragment the API left is caught too. Redaction runs after
-// invisible characters are cleaned and before anything is cut; where a text had to be cut first
-// (a huge log message), the start of a form left at the cut is redacted as well. Every pass is
+// more characters of a form of the key's secret part (the key without a public prefix such as
+// `eng_live_`), so a fragment the API left is caught too. Redaction runs after invisible
+// characters are cleaned and before anything is cut; where a text had to be cut first (a huge
+// log message), its last MIN_RUN - 1 characters are dropped, whatever they are. Every pass is
 // linear in the text's length.
+//
+// What is redacted must never tell a model that guesses at the key which guess was right (text it
+// wrote, or that it had the API or this server join or rewrite, comes back redacted or not): so
+// nothing shorter than a window of the secret part, which no one can write without knowing at
+// least 8 of its characters (a window of its hex form; 16 of the key itself), is ever redacted,
+// and a cut never depends on what the text ends with.
 import { hiddenBmpTable, isHiddenCodePoint } from './sanitize.js';
 
 export const REDACTED = '[redacted]';
-/** The shortest run of a key's form that is redacted: long enough that ids and words never match by chance. */
-const MIN_RUN = 12;
-/** The shortest start of a form that is redacted where a text was cut off. */
-const MIN_PREFIX_AT_CUT = 8;
+/**
+ * The shortest run of a form of the key's secret part that is redacted: long enough that ids and
+ * words never match by chance, and that a guess at it (8 characters of a hex key for a window of
+ * its hex form, 32 bits; more for the other forms) cannot be confirmed by trying.
+ */
+const MIN_RUN = 16;
 /** Keys shorter than this are not treated as secrets (they would match ordinary text). */
 const MIN_SECRET = 4;
 const HASH_BASE = 257;
@@ -27,7 +36,8 @@ const FOLD_SKIP = 0xfffe;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /**
- * Redacts a text; `cutAtEnd`: the text was cut off, so it may end with the start of a form.
+ * Redacts a text; `cutAtEnd`: the text was cut off, so it may end with the start of a form: its
+ * last MIN_RUN - 1 characters are dropped, whatever they are (never only when they match).
  * `clearsJson`, where the redactor has it: true only when no string, key or number in `json` (the
  * JSON of parsed data) holds a form, as if each were redacted on its own (see jsonClearer).
  */
@@ -83,9 +93,31 @@ function rot13(text: string): string {
  */
 export function keyRedactor(secrets: readonly string[]): Redact {
   let built: Redact | undefined;
-  const redact: Redact = (text, options) => (built ??= buildRedactor(secrets))(text, options);
-  redact.clearsJson = (json) => ((built ??= buildRedactor(secrets)).clearsJson as (json: string) => boolean)(json);
+  const build = () => buildRedactor(secrets.map(secretPartOf));
+  const redact: Redact = (text, options) => (built ??= build())(options?.cutAtEnd ? withoutTail(text) : text);
+  redact.clearsJson = (json) => ((built ??= build()).clearsJson as (json: string) => boolean)(json);
   return redact;
+}
+
+/** A cut text without its last MIN_RUN - 1 characters (never half a surrogate pair): whatever start of a form the cut left there goes. */
+function withoutTail(text: string): string {
+  let end = Math.max(0, text.length - (MIN_RUN - 1));
+  if (end > 0 && /[\ud800-\udbff]/.test(text.charAt(end - 1))) end--;
+  return text.slice(0, end);
+}
+
+/** A key's leading words and separators (`eng_live_`, `sk-proj-`): the same in every key, so anyone can write them. */
+const PUBLIC_PREFIX = /^(?:[a-z]{1,16}[_-]){1,3}/i;
+
+/**
+ * What of a key is secret: the key without a public prefix such as `eng_live_`, when at least
+ * MIN_RUN characters are left (else the whole key). Its forms are what is found: the whole key in
+ * any form holds them (the prefix is left standing beside `[redacted]`), and text that anyone
+ * could write (the prefix, its encodings) is never taken for the key.
+ */
+export function secretPartOf(key: string): string {
+  const prefix = PUBLIC_PREFIX.exec(key)?.[0] ?? '';
+  return key.length - prefix.length >= MIN_RUN ? key.slice(prefix.length) : key;
 }
 
 /** JSON's punctuation between its strings, keys and numbers (JSON.stringify writes no blanks there). */
@@ -124,7 +156,7 @@ function plainClearer(isCandidate: (text: string, at: number) => boolean, index:
     if (char !== '%' && char !== '\\' && !isHiddenCodePoint(code)) kinds[code] = isCandidate(char, 0) ? PLAIN_RUN : PLAIN_BREAK;
   }
   // A run shorter than a window holds no form (redact reads it, and finds none).
-  const holdsForm = (text: string, start: number, end: number) => end - start >= index.window && index.spans(plainSkeleton(text, start, end), false).length > 0;
+  const holdsForm = (text: string, start: number, end: number) => end - start >= index.window && index.spans(plainSkeleton(text, start, end)).length > 0;
   return (text) => {
     let runStart = 0;
     for (let at = 0; at < text.length; at++) {
@@ -136,7 +168,7 @@ function plainClearer(isCandidate: (text: string, at: number) => boolean, index:
       runStart = at + 1;
     }
     if (holdsForm(text, runStart, text.length)) return false;
-    return separatedSpans(text, index, false).length === 0;
+    return separatedSpans(text, index).length === 0;
   };
 }
 
@@ -150,11 +182,8 @@ function buildRedactor(secrets: readonly string[]): Redact {
     .map((form) => Uint16Array.from(form, (char) => char.charCodeAt(0)));
   const index = new WindowIndex(forms, window);
   const isCandidate = candidateTest(forms);
-  const minimum = Math.min(window, MIN_PREFIX_AT_CUT);
-
-  const redact: Redact = (text, options = {}) => {
-    if (text.length < minimum) return text;
-    const cutAtEnd = options.cutAtEnd === true;
+  const redact: Redact = (text) => {
+    if (text.length < window) return text;
     const found: Array<[number, number]> = [];
     // Most text holds no long run of the characters a form is made of: only the runs that could
     // hold one (with %XX, escapes, marks and invisible characters inside) are scanned.
@@ -162,15 +191,15 @@ function buildRedactor(secrets: readonly string[]): Redact {
       while (at < text.length && !isCandidate(text, at)) at++;
       const runStart = at;
       while (at < text.length && isCandidate(text, at)) at++;
-      if (at - runStart < minimum) continue;
-      for (const [start, end] of index.spans(skeleton(text, runStart, at, true), cutAtEnd && at === text.length)) found.push([start, end]);
+      if (at - runStart < window) continue;
+      for (const [start, end] of index.spans(skeleton(text, runStart, at, true))) found.push([start, end]);
       // A `%` or `\` just before a form (or inside a run of one) is read as an escape with the form's
       // first characters as its digits ("%a1b2…", "\\u0123…"): the run is read again as it is written.
       if (hasEscapeStart(text, runStart, at)) {
-        for (const [start, end] of index.spans(skeleton(text, runStart, at, false), cutAtEnd && at === text.length)) found.push([start, end]);
+        for (const [start, end] of index.spans(skeleton(text, runStart, at, false))) found.push([start, end]);
       }
     }
-    found.push(...separatedSpans(text, index, cutAtEnd));
+    found.push(...separatedSpans(text, index));
     return found.length === 0 ? text : replaceSpans(text, found);
   };
   redact.clearsJson = jsonClearer(redact, forms, plainClearer(isCandidate, index));
@@ -195,7 +224,7 @@ const SEPARATED = [
 ];
 
 /** Spans of forms written with separators (see SEPARATED). */
-function separatedSpans(text: string, index: WindowIndex, cutAtEnd: boolean): Array<[number, number]> {
+function separatedSpans(text: string, index: WindowIndex): Array<[number, number]> {
   const found: Array<[number, number]> = [];
   for (const { hex, seed, run } of SEPARATED) {
     seed.lastIndex = 0;
@@ -204,12 +233,11 @@ function separatedSpans(text: string, index: WindowIndex, cutAtEnd: boolean): Ar
       run.lastIndex = start;
       const whole = (run.exec(text) as RegExpExecArray)[0];
       seed.lastIndex = start + whole.length;
-      const atEnd = cutAtEnd && text.length - seed.lastIndex <= 1;
       // A run too short to hold a window of a form (a date's "26-08-09", say) is not read further:
       // its skeleton has at most one character per hex digit, or per two characters spaced out.
       const most = hex ? whole.length : Math.ceil(whole.length / 2);
-      if (most < (atEnd ? Math.min(index.window, MIN_PREFIX_AT_CUT) : index.window)) continue;
-      found.push(...index.spans(separatedSkeleton(start, whole, hex), atEnd));
+      if (most < index.window) continue;
+      found.push(...index.spans(separatedSkeleton(start, whole, hex)));
     }
   }
   return found;
@@ -290,8 +318,8 @@ class WindowIndex {
     });
   }
 
-  /** Spans [start, end) of the text to redact: runs of a form of at least `window` characters, and with `atEnd` a form's start at the end. */
-  spans({ codes, from, to, length }: Skeleton, atEnd: boolean): Array<[number, number]> {
+  /** Spans [start, end) of the text to redact: runs of a form of at least `window` characters. */
+  spans({ codes, from, to, length }: Skeleton): Array<[number, number]> {
     const spans: Array<[number, number]> = [];
     let start = 0;
     let hash = 0;
@@ -314,11 +342,6 @@ class WindowIndex {
       if (start + this.window < length) hash = this.roll(hash, codes[start + this.window] as number, codes[start] as number);
       start++;
     }
-    if (atEnd) {
-      const size = this.startOfFormAtEnd(codes, length);
-      const covered = spans.length > 0 ? (spans[spans.length - 1] as [number, number])[1] : 0;
-      if (size > 0 && (from[length - size] as number) >= covered) spans.push([from[length - size] as number, to[length - 1] as number]);
-    }
     return spans;
   }
 
@@ -337,19 +360,6 @@ class WindowIndex {
       let run = 0;
       while (start + run < length && offset + run < form.length && codes[start + run] === form[offset + run]) run++;
       if (run >= this.window && run > best) best = run;
-    }
-    return best;
-  }
-
-  /** The length of the longest start of a form (at least MIN_PREFIX_AT_CUT) that the skeleton ends with; 0 if none. */
-  private startOfFormAtEnd(codes: Uint16Array, length: number): number {
-    let best = 0;
-    for (const form of this.forms) {
-      for (let size = Math.min(form.length, length); size >= MIN_PREFIX_AT_CUT && size > best; size--) {
-        let same = true;
-        for (let at = 0; at < size && same; at++) same = codes[length - size + at] === form[at];
-        if (same) best = size;
-      }
     }
     return best;
   }

@@ -135,7 +135,9 @@ export function shapePage(
   const notes: string[] = [];
   const { limit, offset } = pageBounds(shape);
   const fields = shape.fields ? usableFields(shape.fields, options.redact) : undefined;
-  if (counts.unknownFields.length > 0 && counts.matched > 0) notes.push(`No record has the field(s) ${counts.unknownFields.join(', ')}.`);
+  // Each name quoted on its own: names joined by ", " could spell a form of the key no one name holds.
+  if (counts.unknownFields.length > 0 && counts.matched > 0)
+    notes.push(`No record has the field(s) ${counts.unknownFields.map((name) => JSON.stringify(name)).join(', ')}.`);
 
   // Cut at a record boundary so the answer stays within the size budget.
   const items: unknown[] = [];
