@@ -132,7 +132,7 @@ describe('the key is redacted once', () => {
     // The text part (every record's JSON) is never handed to the redactor whole.
     expect(seen.some((text) => text.includes('Contact number 7') && text.includes('Contact number 8'))).toBe(false);
     expect(JSON.stringify(answer)).not.toContain(KEY);
-    expect(textIn(answer)).toContain('"note":"key [redacted]"');
+    expect(textIn(answer)).toContain('"note":"key eng_live_redact_[redacted]"');
   });
 
   it("a list's records are serialized once: the length kept for the size check is the structured content's exact JSON length", () => {

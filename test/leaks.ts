@@ -14,8 +14,8 @@ const FRAGMENT = 16;
 
 /** What of a key is secret: without a public prefix of words and separators (`eng_live_`), as anyone could write that. */
 function secretPart(key: string): string {
-  const prefix = /^(?:[a-z]{1,16}[_-]){1,3}/i.exec(key)?.[0] ?? '';
-  return key.length - prefix.length >= FRAGMENT ? key.slice(prefix.length) : key;
+  const prefix = /^(?:[a-z]{2,8}_){1,3}/.exec(key)?.[0] ?? '';
+  return key.length - prefix.length >= 8 ? key.slice(prefix.length) : key;
 }
 
 function forms(key: string): Array<{ name: string; text: string }> {

@@ -88,8 +88,8 @@ export function keyRedactor(secrets: readonly string[]): Redact {
 }
 
 function secretPart(key: string): string {
-  const prefix = /^(?:[a-z]{1,16}[_-]){1,3}/i.exec(key)?.[0] ?? '';
-  return key.length - prefix.length >= MIN_RUN ? key.slice(prefix.length) : key;
+  const prefix = /^(?:[a-z]{2,8}_){1,3}/.exec(key)?.[0] ?? '';
+  return key.length - prefix.length >= 8 ? key.slice(prefix.length) : key;
 }
 
 function withoutTail(text: string): string {

@@ -12,6 +12,7 @@ import type { ConfirmationPath } from './audit.js';
 import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
 import { limitState, messageCount, type WriteTrace } from './guardrails.js';
 import { writeDigest, type Attempt } from './journal.js';
+import { screenComposed } from './key-guesses.js';
 import { QUESTION_NOT_SHOWN, TOKEN_REFUSALS, alreadyUsed, declinedBy, limitLines, previewAnswer, sentBeforeWarning, stillRunning } from './outcomes.js';
 import { composeStatement, type Statement } from './statement.js';
 
@@ -141,7 +142,8 @@ export const LOOKUP_BUDGET_MS = 6_000;
 export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Statement> {
   const { caller } = call;
   const read = lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS));
-  const statement = await composeStatement(op, params, read, caller.journal.writtenWith(caller.keyId), caller.redact);
+  // The facts read are redacted already: what redaction would change, the model's params joined into (key-guesses.ts).
+  const statement = await composeStatement(op, params, read, caller.journal.writtenWith(caller.keyId), caller.redact, (text) => screenComposed(call, text));
   const earlier = await lastSentOf(deps, call, op, params);
   if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') statement.text = `${sentBeforeWarning(op, earlier)}\n${statement.text}`;
   // The owner's limits, where they stand now: the person sees the count against each cap before saying yes.

@@ -9,7 +9,8 @@ import { alreadyRedacted, readAnswer } from './answers.js';
 import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
-import { carriedOut, keyInArguments, keyLocked, notGranted, sentSince, stillRunning } from './outcomes.js';
+import { lockKey, screenComposed } from './key-guesses.js';
+import { carriedOut, keyLocked, notGranted, sentSince, stillRunning } from './outcomes.js';
 import { markShared, settleShared, type SharedMark } from './shared-mark.js';
 import { validateParams } from './validate.js';
 
@@ -38,18 +39,15 @@ function jsonHoldsKey(json: string, redact: ToolCall['caller']['redact']): boole
   return redact.clearsJson ? !redact.clearsJson(json) : redact(json) !== json;
 }
 
-/** Locks the caller's key for a guess at it, and refuses the call, naming no argument. */
-function lockKey(call: ToolCall): never {
-  call.caller.guesses.lock(call.caller.keyId);
-  call.caller.log?.warn("a call's arguments held a part of the API key: the key is locked for an hour");
-  throw new InputError(keyInArguments());
-}
-
 /** resolve: the operation the call names, from the catalog (loaded on the first call). */
 export async function resolve(deps: CallDeps, call: ToolCall): Promise<{ op: Operation; siblings: readonly Operation[] }> {
   const { operations } = await deps.catalog();
   const op = operations.find((candidate) => candidate.id === call.args.operationId);
-  if (!op) throw new InputError(`operationId ${call.args.operationId} is not in the catalog.`);
+  if (!op) {
+    const unknown = `operationId ${call.args.operationId} is not in the catalog.`;
+    screenComposed(call, unknown);
+    throw new InputError(unknown);
+  }
   if (call.caller.grantedScopes && !call.caller.grantedScopes.has(op.scope)) throw new InputError(notGranted(op));
   return { op, siblings: operations };
 }
@@ -77,6 +75,7 @@ export function prepare(call: ToolCall, op: Operation, siblings: readonly Operat
       if (!guessed) return { op, params, request: buildRequest(op, params, siblings) };
     }
   } catch (error) {
+    if (!guessed && error instanceof InputError) screenComposed(call, error.message);
     if (!guessed) throw error;
   }
   lockKey(call);

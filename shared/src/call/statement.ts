@@ -21,8 +21,19 @@ export interface Statement {
   quotesApiText: boolean;
 }
 
-/** The statement of what `op` will do with `params`, with what could be read; redacted. */
-export async function composeStatement(op: Operation, params: Params, read: PreviewReader, written: WrittenBefore, redact: Redact): Promise<Statement> {
+/**
+ * The statement of what `op` will do with `params`, with what could be read; redacted. `screen`
+ * sees it before redaction (confirm.ts: what redaction would change there, the model's params
+ * joined into, since the facts read are redacted already).
+ */
+export async function composeStatement(
+  op: Operation,
+  params: Params,
+  read: PreviewReader,
+  written: WrittenBefore,
+  redact: Redact,
+  screen?: (text: string) => void,
+): Promise<Statement> {
   const confirmation = op.confirmation;
   if (!confirmation) throw new Error(`${op.id} has no confirmation text`);
   const lines = [confirmation.effect(params)];
@@ -35,7 +46,9 @@ export async function composeStatement(op: Operation, params: Params, read: Prev
     lines.push(`It also sends these fields, exactly as given: ${extra.map(([path, value]) => `${path} = ${JSON.stringify(value)}`).join('; ')}.`);
   }
   if (confirmation.irreversible) lines.push(`This cannot be undone: ${confirmation.irreversible}`);
-  const text = redact(lines.join('\n'));
+  const joined = lines.join('\n');
+  screen?.(joined);
+  const text = redact(joined);
   // Measured as JSON, escapes included: the structured copy (which the MCP Apps card shows) must fit whole too.
   const size = jsonLength(text);
   if (size > MAX_STATEMENT_CHARS) {

@@ -106,18 +106,25 @@ function withoutTail(text: string): string {
   return text.slice(0, end);
 }
 
-/** A key's leading words and separators (`eng_live_`, `sk-proj-`): the same in every key, so anyone can write them. */
-const PUBLIC_PREFIX = /^(?:[a-z]{1,16}[_-]){1,3}/i;
+/**
+ * A key's leading lowercase words, each with its underscore (`eng_live_`): the same in every key,
+ * so anyone can write them. Narrow on purpose: what it took of a key without such a prefix (mixed
+ * case, digits, `-`) would be secret characters left unredacted.
+ */
+const PUBLIC_PREFIX = /^(?:[a-z]{2,8}_){1,3}/;
+/** The shortest secret part a prefix is taken off for (a window is then the whole of it, if shorter than MIN_RUN). */
+const MIN_SECRET_PART = 8;
 
 /**
  * What of a key is secret: the key without a public prefix such as `eng_live_`, when at least
- * MIN_RUN characters are left (else the whole key). Its forms are what is found: the whole key in
- * any form holds them (the prefix is left standing beside `[redacted]`), and text that anyone
- * could write (the prefix, its encodings) is never taken for the key.
+ * MIN_SECRET_PART characters are left (else the whole key). Its forms are what is found: the whole
+ * key in any form holds them (the prefix is left standing beside `[redacted]`), and text that
+ * anyone could write (the prefix, its encodings) is never taken for the key. A secret part shorter
+ * than MIN_RUN is found only whole.
  */
 export function secretPartOf(key: string): string {
   const prefix = PUBLIC_PREFIX.exec(key)?.[0] ?? '';
-  return key.length - prefix.length >= MIN_RUN ? key.slice(prefix.length) : key;
+  return key.length - prefix.length >= MIN_SECRET_PART ? key.slice(prefix.length) : key;
 }
 
 /** JSON's punctuation between its strings, keys and numbers (JSON.stringify writes no blanks there). */
