@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type AuditEntry, remoteAuditSecret, verifyAuditLines } from '../shared/src/call/audit.js';
 import { InputError } from '../shared/src/model/errors.js';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
-import { auditListKey, GUARD_STORE_UNAVAILABLE, RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
+import { auditListKey, GUARD_STORE_UNAVAILABLE, RedisGuardStore, WRITE_CLOCK_SKEW_MS } from '../packages/http/src/redis-guard-store.js';
 import { WRITE_MARK_LEASE_MS } from '../shared/src/call/shared-mark.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
@@ -212,17 +212,19 @@ describe("a write's last attempt, shared by the replicas (review8)", () => {
     await store.settleWrite(write, 'a', 'done');
     expect(await store.claimWrite(write, 'b', T - 10, T + 2)).toEqual({ outcome: 'done', at: T });
     expect(await store.claimWrite(write, 'b', T, T + 2)).toEqual({ outcome: 'done', at: T }); // the same millisecond counts as before
-    expect(await store.claimWrite(write, 'b', T + 1, T + 3)).toBeUndefined();
+    // Replicas' clocks may differ: a yes within WRITE_CLOCK_SKEW_MS after the send counts as before it too.
+    expect(await store.claimWrite(write, 'b', T + WRITE_CLOCK_SKEW_MS, T + 3)).toEqual({ outcome: 'done', at: T });
+    expect(await store.claimWrite(write, 'b', T + WRITE_CLOCK_SKEW_MS + 1, T + 3)).toBeUndefined();
   });
 
   it('an attempt that ends refused gives the place back to the one that went out before it', async () => {
     const write = freshWrite();
     await store.claimWrite(write, 'a', T - 1, T);
     await store.settleWrite(write, 'a', 'done');
-    await store.claimWrite(write, 'b', T + 5, T + 10);
+    expect(await store.claimWrite(write, 'b', T + WRITE_CLOCK_SKEW_MS + 5, T + WRITE_CLOCK_SKEW_MS + 10)).toBeUndefined();
     await store.settleWrite(write, 'b', 'refused');
-    expect(await store.lastSentWrite(write, T + 11)).toEqual({ outcome: 'done', at: T });
-    expect(await store.claimWrite(write, 'c', T - 1, T + 12)).toEqual({ outcome: 'done', at: T });
+    expect(await store.lastSentWrite(write, T + WRITE_CLOCK_SKEW_MS + 11)).toEqual({ outcome: 'done', at: T });
+    expect(await store.claimWrite(write, 'c', T - 1, T + WRITE_CLOCK_SKEW_MS + 12)).toEqual({ outcome: 'done', at: T });
     const alone = freshWrite();
     await store.claimWrite(alone, 'a', T - 1, T);
     await store.settleWrite(alone, 'a', 'refused');

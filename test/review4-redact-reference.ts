@@ -101,12 +101,9 @@ function withoutTail(text: string): string {
 function buildRedactor(secrets: readonly string[]): Redact {
   const usable = secrets.filter((secret) => secret.length >= MIN_SECRET);
   if (usable.length === 0) return (text) => text;
-  const window = Math.min(MIN_RUN, ...usable.map((secret) => secret.length));
-  const forms = usable
-    .flatMap(keyForms)
-    .filter((form) => form.length >= window)
-    .map((form) => Uint16Array.from(form, (char) => char.charCodeAt(0)));
-  const index = new WindowIndex(forms, window);
+  const forms = usable.flatMap(keyForms).map((form) => Uint16Array.from(form, (char) => char.charCodeAt(0)));
+  const index = windowsOf(forms);
+  const { window } = index;
   const isCandidate = candidateTest(forms);
   const minimum = Math.min(window, MIN_PREFIX_AT_CUT);
 
@@ -151,7 +148,7 @@ const SEPARATED = [
 ];
 
 /** Spans of forms written with separators (see SEPARATED). */
-function separatedSpans(text: string, index: WindowIndex, cutAtEnd: boolean): Array<[number, number]> {
+function separatedSpans(text: string, index: Windows, cutAtEnd: boolean): Array<[number, number]> {
   const found: Array<[number, number]> = [];
   for (const { hex, seed, run } of SEPARATED) {
     seed.lastIndex = 0;
@@ -210,6 +207,32 @@ function replaceSpans(text: string, spans: Array<[number, number]>): string {
   return out + text.slice(last);
 }
 
+/**
+ * The forms' windows: MIN_RUN characters of every form at least that long, and a shorter form
+ * (the key itself, when its secret part is short) only whole, so a window of an encoded form never
+ * takes fewer of the key's characters than a window of a long key's.
+ */
+function windowsOf(forms: Uint16Array[]): Windows {
+  const byLength = new Map<number, Uint16Array[]>();
+  for (const form of forms) {
+    const window = Math.min(MIN_RUN, form.length);
+    byLength.set(window, [...(byLength.get(window) ?? []), form]);
+  }
+  return new Windows([...byLength].map(([window, group]) => new WindowIndex(group, window)));
+}
+
+/** Window indexes of several lengths, read as one. */
+class Windows {
+  readonly window: number;
+  constructor(private readonly indexes: WindowIndex[]) {
+    this.window = Math.min(...indexes.map((index) => index.window));
+  }
+
+  spans(skeleton: Skeleton, atEnd: boolean): Array<[number, number]> {
+    return this.indexes.length === 1 ? (this.indexes[0] as WindowIndex).spans(skeleton, atEnd) : this.indexes.flatMap((index) => index.spans(skeleton, atEnd));
+  }
+}
+
 /** Every window of `window` characters of the forms, by rolling hash, for a linear scan. */
 class WindowIndex {
   private readonly windows = new Map<number, number[]>();
@@ -217,7 +240,7 @@ class WindowIndex {
 
   constructor(
     private readonly forms: Uint16Array[],
-    private readonly window: number,
+    readonly window: number,
   ) {
     let power = 1;
     for (let step = 1; step < window; step++) power = (power * HASH_BASE) % HASH_MOD;

@@ -107,10 +107,16 @@ export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix
 
 /** How long a write's last attempt is kept, as this process's journal keeps it. */
 export const WRITE_MEMORY_MS = 30 * 60 * 1000;
+/**
+ * How far apart two replicas' clocks may be: a mark's time is its replica's, a yes's is the
+ * replica's that issued it, so a write sent this close after a yes counts as sent since it (the
+ * person is asked again rather than the write sent twice).
+ */
+export const WRITE_CLOCK_SKEW_MS = 5_000;
 
 /**
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
- * it, and the attempt before it). ARGV: now (ms), approvedAt (ms), the lease (ms), WRITE_MEMORY_MS,
+ * it, and the attempt before it). ARGV: now (ms), approvedAt less WRITE_CLOCK_SKEW_MS (ms), the lease (ms), WRITE_MEMORY_MS,
  * the new owner's id. {outcome, at} of the attempt that refuses this one (in flight, or sent since
  * the yes); else marks it in flight for the owner, keeping the attempt before for a refusal to
  * restore, and returns nil. A mark in flight whose lease ran out is an unknown outcome.
@@ -230,7 +236,7 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async claimWrite(write: string, id: string, approvedAt: number, now: number) {
-    const reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
+    const reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
     return reply === null ? undefined : attemptOf(reply);
   }
 

@@ -23,8 +23,9 @@ export interface Statement {
 
 /**
  * The statement of what `op` will do with `params`, with what could be read; redacted. `screen`
- * sees it before redaction (confirm.ts: what redaction would change there, the model's params
- * joined into, since the facts read are redacted already).
+ * sees the lines made of the model's params alone, before redaction (confirm.ts: a window of the
+ * key there is the model's words joined); the facts read from the API are only redacted, as API
+ * text is (a hostile API joining two of its fields must not lock a tenant out).
  */
 export async function composeStatement(
   op: Operation,
@@ -36,19 +37,23 @@ export async function composeStatement(
 ): Promise<Statement> {
   const confirmation = op.confirmation;
   if (!confirmation) throw new Error(`${op.id} has no confirmation text`);
-  const lines = [confirmation.effect(params)];
+  const effect = confirmation.effect(params);
+  const lines = [effect];
   const found: Array<string | undefined> = confirmation.facts ? await confirmation.facts(params, read, written).catch(() => []) : [];
   const facts = found.filter((fact): fact is string => typeof fact === 'string' && fact !== '');
   // Facts are single lines; whatever a catalog forgot to quote cannot start a line of its own.
   for (const fact of facts) lines.push(`- ${oneLine(fact)}`);
   const extra = unlistedFields(op.params, params, '');
-  if (extra.length > 0) {
-    lines.push(`It also sends these fields, exactly as given: ${extra.map(([path, value]) => `${path} = ${JSON.stringify(value)}`).join('; ')}.`);
-  }
+  const extraLine =
+    extra.length > 0
+      ? `It also sends these fields, exactly as given: ${extra.map(([path, value]) => `${path} = ${JSON.stringify(value)}`).join('; ')}.`
+      : undefined;
+  if (extraLine) lines.push(extraLine);
   if (confirmation.irreversible) lines.push(`This cannot be undone: ${confirmation.irreversible}`);
-  const joined = lines.join('\n');
-  screen?.(joined);
-  const text = redact(joined);
+  // Lines are never joined into a form (no form reads across a line break): each is screened as it stands.
+  screen?.(effect);
+  if (extraLine) screen?.(extraLine);
+  const text = redact(lines.join('\n'));
   // Measured as JSON, escapes included: the structured copy (which the MCP Apps card shows) must fit whole too.
   const size = jsonLength(text);
   if (size > MAX_STATEMENT_CHARS) {

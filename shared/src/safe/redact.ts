@@ -156,7 +156,7 @@ const PLAIN_LEAVE = 2;
  * any other text. Exactly redact's scan: there a run's skeleton is its text lowercased (nothing to
  * decode, fold or drop), so it is built without those steps, and the first form found ends it.
  */
-function plainClearer(isCandidate: (text: string, at: number) => boolean, index: WindowIndex): (text: string) => boolean | undefined {
+function plainClearer(isCandidate: (text: string, at: number) => boolean, index: Windows): (text: string) => boolean | undefined {
   const kinds = new Uint8Array(128).fill(PLAIN_LEAVE);
   for (let code = 0x20; code < 0x7f; code++) {
     const char = String.fromCharCode(code);
@@ -182,12 +182,9 @@ function plainClearer(isCandidate: (text: string, at: number) => boolean, index:
 function buildRedactor(secrets: readonly string[]): Redact {
   const usable = secrets.filter((secret) => secret.length >= MIN_SECRET);
   if (usable.length === 0) return Object.assign((text: string) => text, { clearsJson: () => true });
-  const window = Math.min(MIN_RUN, ...usable.map((secret) => secret.length));
-  const forms = usable
-    .flatMap(keyForms)
-    .filter((form) => form.length >= window)
-    .map((form) => Uint16Array.from(form, (char) => char.charCodeAt(0)));
-  const index = new WindowIndex(forms, window);
+  const forms = usable.flatMap(keyForms).map((form) => Uint16Array.from(form, (char) => char.charCodeAt(0)));
+  const index = windowsOf(forms);
+  const { window } = index;
   const isCandidate = candidateTest(forms);
   const redact: Redact = (text) => {
     if (text.length < window) return text;
@@ -231,7 +228,7 @@ const SEPARATED = [
 ];
 
 /** Spans of forms written with separators (see SEPARATED). */
-function separatedSpans(text: string, index: WindowIndex): Array<[number, number]> {
+function separatedSpans(text: string, index: Windows): Array<[number, number]> {
   const found: Array<[number, number]> = [];
   for (const { hex, seed, run } of SEPARATED) {
     seed.lastIndex = 0;
@@ -291,6 +288,32 @@ function replaceSpans(text: string, spans: Array<[number, number]>): string {
     last = end;
   }
   return out + text.slice(last);
+}
+
+/**
+ * The forms' windows: MIN_RUN characters of every form at least that long, and a shorter form
+ * (the key itself, when its secret part is short) only whole, so a window of an encoded form never
+ * takes fewer of the key's characters than a window of a long key's.
+ */
+function windowsOf(forms: Uint16Array[]): Windows {
+  const byLength = new Map<number, Uint16Array[]>();
+  for (const form of forms) {
+    const window = Math.min(MIN_RUN, form.length);
+    byLength.set(window, [...(byLength.get(window) ?? []), form]);
+  }
+  return new Windows([...byLength].map(([window, group]) => new WindowIndex(group, window)));
+}
+
+/** Window indexes of several lengths, read as one. */
+class Windows {
+  readonly window: number;
+  constructor(private readonly indexes: WindowIndex[]) {
+    this.window = Math.min(...indexes.map((index) => index.window));
+  }
+
+  spans(skeleton: Skeleton): Array<[number, number]> {
+    return this.indexes.length === 1 ? (this.indexes[0] as WindowIndex).spans(skeleton) : this.indexes.flatMap((index) => index.spans(skeleton));
+  }
 }
 
 /**
