@@ -56,6 +56,9 @@ describe('review8: a guess at the key locks the key', () => {
       expect(plain.isError).toBe(true);
       expect(textOf(plain)).toMatch(/every call made with it is refused for an hour.*replaced/);
       expect(api.requests.length).toBe(before);
+      // The operator's log says so, naming no argument and nothing of the key.
+      expect(server.logs.join('\n')).toMatch(/held a window of the API key .*replace the key/);
+      expect(server.logs.join('\n')).not.toContain(SECRET.slice(3, 3 + WINDOW));
     } finally {
       await server.close();
     }

@@ -78,7 +78,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   const guards = options.guardStore ?? new MemoryGuardStore();
   const guardStore = () => guards;
   // A key locked by one domain's call is locked for every domain (key-guesses.ts).
-  const keyGuesses = new KeyGuesses();
+  const keyGuesses = new KeyGuesses(Date.now, log);
   const engines = configs.map(({ domain, result }) =>
     createServer(manifestOf(domain), async () => domain, result, {
       ...(options.telemetry ? { telemetry: options.telemetry } : {}),

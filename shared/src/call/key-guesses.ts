@@ -1,9 +1,9 @@
-// The model is never shown the key, so arguments holding it (or a part of it, in any form) are a
-// guess at it. Refusing such a call tells the model its guess was right: a part of the key grown a
-// character at a time would spell the whole key out within a few dozen calls. So the first such
-// call locks the key: every call made with it is refused for LOCK_MS (a local server: until it
-// restarts), and the answer names no field. What a lock costs is one tenant's calls for an hour,
-// on the word of a model that held the key: the person is told to replace it.
+// The model is never shown the key, so arguments holding a window of it (16 characters of a form
+// of its secret part, redact.ts) are a guess at it, or the key itself pasted into a chat. No one
+// can write such a window without knowing at least 8 of the key's secret characters, so a lock is
+// no oracle worth having; it stops the rest: every call made with the key is refused for
+// KEY_LOCK_MS (a local server: until it restarts), the answer names no argument, the person is
+// told to replace the key, and the operator's log says so.
 
 import { InputError } from '../model/errors.js';
 import { keyInArguments } from './outcomes.js';
@@ -13,7 +13,7 @@ interface CallerOf {
   caller: { keyId: string; redact: (text: string) => string; guesses: KeyGuesses; log?: { warn(message: string): void } };
 }
 
-/** How long a key stays locked after a call's arguments held a part of it. */
+/** How long a key stays locked after a call's arguments held a window of it. */
 export const KEY_LOCK_MS = 60 * 60 * 1000;
 /**
  * How many locks are kept (remote mode takes any key that comes): a live lock is never pushed out
@@ -24,7 +24,11 @@ const LOCKS_KEPT = 100_000;
 export class KeyGuesses {
   private readonly locks = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `log`: where a lock is told when the call has no log of its own (stdio). */
+  constructor(
+    private readonly now: () => number = Date.now,
+    readonly log?: { warn(message: string): void },
+  ) {}
 
   lock(keyId: string): void {
     if (this.locks.size >= LOCKS_KEPT) for (const [id, until] of this.locks) if (until <= this.now()) this.locks.delete(id);
@@ -53,6 +57,8 @@ export function screenComposed(call: CallerOf, text: string): void {
 /** Locks the caller's key for a guess at it, and refuses the call, naming no argument. */
 export function lockKey(call: CallerOf): never {
   call.caller.guesses.lock(call.caller.keyId);
-  call.caller.log?.warn("a call's arguments held a part of the API key: the key is locked for an hour");
+  (call.caller.log ?? call.caller.guesses.log)?.warn(
+    "a call's arguments held a window of the API key (a guess at it, or the key pasted into the chat): every call with this key is refused for an hour; replace the key",
+  );
   throw new InputError(keyInArguments());
 }

@@ -23,7 +23,7 @@ export interface Prepared {
 }
 
 /**
- * screen: the model was never shown the key, so arguments holding a part of it (any form, any
+ * screen: the model was never shown the key, so arguments holding a window of it (any form, any
  * argument, operationId and field names included) are a guess at it. The first such call locks
  * the key (key-guesses.ts) before any stage could answer differently for a right guess; a locked
  * key's calls are refused. One scan of the arguments' JSON: no form runs across its punctuation.

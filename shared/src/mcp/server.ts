@@ -186,7 +186,7 @@ function offeredTools(manifest: DomainManifest, config: Config | undefined) {
 function callers(config: Config | undefined, options: ServerOptions, redact: ReturnType<typeof keyRedactor>): (ctx: ServerContext) => Caller | undefined {
   // One journal for every key: it keeps each key's writes apart, and refused attempts (made-up keys) never push out sent ones.
   const journal = new WriteJournal();
-  const guesses = options.keyGuesses ?? new KeyGuesses();
+  const guesses = options.keyGuesses ?? new KeyGuesses(Date.now, options.log);
   if (!options.remote) {
     const own: Caller = { keyId: config ? keyFingerprint(config.apiKey) : '', redact, scrub: scrubber(redact), journal, guesses };
     return () => own;

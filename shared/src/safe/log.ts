@@ -1,7 +1,7 @@
 // Logging goes to stderr only: stdout is the MCP protocol. Every line is made safe before it is
 // written: invisible characters removed, then the key redacted in every form, then newlines and
 // tabs escaped (so text from the API cannot forge log lines or drive the terminal), and only
-// then cut, so a cut can never leave part of the key behind.
+// then cut, so a cut can never leave a window of the key behind.
 import { logRedactor } from './redact.js';
 import { cleanText } from './sanitize.js';
 
