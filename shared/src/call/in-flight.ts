@@ -6,10 +6,6 @@ export class WritesInFlight {
   private count = 0;
   private waiting: Array<() => void> = [];
 
-  get size(): number {
-    return this.count;
-  }
-
   /** `call`, counted until it settles. */
   async during<T>(call: Promise<T>): Promise<T> {
     this.count++;

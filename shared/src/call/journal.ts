@@ -53,30 +53,32 @@ export class WriteJournal {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Notes a write's attempt; `in-flight` when it is sent (with the confirmation whose yes sent it), then how it ended. */
-  attempt(keyId: string, operationId: string, params: Params, outcome: AttemptOutcome, confirmation?: string): void {
+  /** Notes a write's attempt; `in-flight` when it is sent (with the confirmation whose yes sent it), then how it ended. Returns the attempt's time. */
+  attempt(keyId: string, operationId: string, params: Params, outcome: AttemptOutcome, confirmation?: string): number {
     const key = writeDigest(keyId, operationId, params);
     const own = this.sent.get(keyId);
     const current = own?.get(key);
     if (outcome === 'in-flight') {
+      const at = this.now();
       const before = current && current.outcome !== 'in-flight' ? { at: current.at, outcome: current.outcome } : current?.before;
-      this.keepSent(keyId, key, { at: this.now(), outcome, ...(before ? { before } : {}), ...(confirmation ? { confirmation } : {}) });
-      if (confirmation) this.noteConfirmation(confirmation, { at: this.now(), outcome });
-      return;
+      this.keepSent(keyId, key, { at, outcome, ...(before ? { before } : {}), ...(confirmation ? { confirmation } : {}) });
+      if (confirmation) this.noteConfirmation(confirmation, { at, outcome });
+      return at;
     }
     const at = current?.at ?? this.now();
     if (current?.confirmation) this.noteConfirmation(current.confirmation, { at, outcome });
     if (outcome !== 'refused') {
       this.keepSent(keyId, key, { at, outcome });
-      return;
+      return at;
     }
     // Refused: nothing was done, so the write's last attempt that went out is the one before this.
-    if (current?.outcome !== 'in-flight') return;
+    if (current?.outcome !== 'in-flight') return at;
     if (current.before) this.keepSent(keyId, key, current.before);
     else if (own?.delete(key)) {
       this.sentCount--;
       if (own.size === 0) this.sent.delete(keyId);
     }
+    return at;
   }
 
   /** The last attempt of exactly this write that went out (in flight, done or unknown) within the last half hour, if any. */

@@ -103,10 +103,10 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   const local = approval ? journal.lastSent(keyId, op.id, params) : undefined;
   let earlier = local && (local.outcome === 'in-flight' || local.at >= (approval?.approvedAt ?? 0)) ? local : undefined;
   if (!earlier) {
-    journal.attempt(keyId, op.id, params, 'in-flight', approval?.confirmation);
+    const markedAt = journal.attempt(keyId, op.id, params, 'in-flight', approval?.confirmation);
     if (!approval) return undefined; // a write that needs no yes is the caller's to repeat (idempotency keys guard it)
     try {
-      const shared = await markShared(deps, call, op, params, approval.approvedAt, journal.lastSent(keyId, op.id, params)?.at ?? Date.now());
+      const shared = await markShared(deps, call, op, params, approval.approvedAt, markedAt);
       prepared.mark = shared.mark;
       earlier = shared.refusedBy;
     } catch (error) {
