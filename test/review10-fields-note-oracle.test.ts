@@ -31,7 +31,9 @@ describe('review10: field names joined in a note are an oracle', () => {
       const a = await answer(right);
       const b = await answer(wrong);
       const locked = /refused for an hour|arguments hold the API key/.test(a);
-      if (!locked) expect(a.replaceAll(hexPairs(right).join(''), 'G')).toBe(b.replaceAll(hexPairs(wrong).join(''), 'G'));
+      // The guess is the note's last field name, quoted: only that is replaced (its pair can also be one of live_'s, 65 for e).
+      const last = (guess: string) => `"${hexPairs(guess).join('')}".`;
+      if (!locked) expect(a.replaceAll(last(right), '"G".')).toBe(b.replaceAll(last(wrong), '"G".'));
     } finally {
       await server.close();
     }
