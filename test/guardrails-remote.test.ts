@@ -2,18 +2,18 @@
 // redis-server, against the sandbox (which counts deliveries). A daily cap holds across both, an
 // idempotency key answers once across both, the audit record of each key fingerprint holds every
 // write once and verifies from an export, and a stopped Redis refuses capped writes.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { keyFingerprint } from '../shared/src/call/confirmations.js';
 import { ALL_SCOPES, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { MODERN_REVISION, structuredOf, textOf } from './helpers.js';
+import { structuredOf, textOf } from './helpers.js';
 import { startRedis, type RedisServer } from './redis-server.js';
+import { launchService, modernClient, stopService } from './service-process.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService } from '../packages/http/src/service.js';
 
@@ -35,9 +35,7 @@ const replicas: Replica[] = [];
 const clients: ModernClient[] = [];
 
 async function replica(): Promise<Replica> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    ENGAGE_HTTP_PORT: '0',
+  const started = launchService({
     ENGAGE_BASE_URL: sandbox.baseUrl,
     ENGAGE_REDIS_URL: redis.url,
     ENGAGE_STATE_SECRET: SECRET,
@@ -46,23 +44,15 @@ async function replica(): Promise<Replica> {
     ENGAGE_CONFIRM: 'none,inbox.ticket.reply',
     ENGAGE_CAP_MESSAGES_PER_DAY: '3',
     ENGAGE_TIMEZONE: 'Asia/Jakarta',
-  };
-  const child = spawn(process.execPath, ['packages/http/dist/cli.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const stderr: string[] = [];
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
   });
-  const one = { url, child, stderr };
+  const one = { url: await started.url, child: started.child, stderr: started.stderr };
   replicas.push(one);
   return one;
 }
 
 /** A 2026-07-28 client of one replica for `domain`, with `key`. */
 async function client(on: Replica, key: string, domain = 'channel'): Promise<ModernClient> {
-  const made = new ModernClient({ name: 'guardrails-remote', version: '1.2.3' }, { versionNegotiation: { mode: { pin: MODERN_REVISION } } } as never);
-  await made.connect(new V2HttpTransport(new URL(`/mcp/${domain}`, on.url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  const made = await modernClient(on.url, key, { domain, info: { name: 'guardrails-remote', version: '1.2.3' } });
   clients.push(made);
   return made;
 }
@@ -106,13 +96,7 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => {
   await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(
-    replicas.map(async ({ child }) => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }),
-  );
+  await Promise.all(replicas.map(({ child }) => stopService(child)));
   await redis?.stop();
   await sandbox?.close();
   rmSync(dir, { recursive: true, force: true });

@@ -2,8 +2,6 @@
 // 2026-07-28), every domain and /mcp, the three confirmation paths counted on the sandbox's log
 // of what it carried out, tenants side by side, and the service's refusals. The shutdown test
 // starts the built CLI as a child process.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
@@ -12,6 +10,7 @@ import { ALL_SCOPES, DOMAINS, startSandbox, type DomainName, type Sandbox } from
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
 import { makeClient, structuredOf, textOf, type ClientKind, type TestClient } from './helpers.js';
+import { launchService } from './service-process.js';
 
 const READ: Record<DomainName, { tool: string; op: string }> = {
   contact: { tool: 'contact_read', op: 'contact.list' },
@@ -437,13 +436,9 @@ describe('the service refuses what it must', () => {
 
 describe('the built CLI', () => {
   it('with ENGAGE_HTTP_DRAIN_DELAY_MS, after SIGTERM it says not ready at once but still serves calls, then exits 0', async () => {
-    const child = spawn(process.execPath, ['packages/http/dist/cli.js'], {
-      env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_HTTP_PORT: '0', ENGAGE_HTTP_DRAIN_DELAY_MS: '3000' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, exit: exited, url: printed } = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_HTTP_DRAIN_DELAY_MS: '3000' });
     try {
-      const { url } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))) as { url: string };
+      const url = await printed;
       const client = makeClient({ kind: 'v2-modern' });
       await client.connect(new V2HttpTransport(new URL('/mcp/tenant', url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
       child.kill('SIGTERM');
@@ -459,16 +454,9 @@ describe('the built CLI', () => {
   });
 
   it('prints its URL, is ready, and on SIGTERM finishes the call in flight, then exits 0', async () => {
-    const child = spawn(process.execPath, ['packages/http/dist/cli.js'], {
-      env: { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_HTTP_PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const stderr: string[] = [];
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, stderr, exit: exited, url: printed } = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl });
     try {
-      const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
-      const { url } = JSON.parse(first) as { url: string };
+      const url = await printed;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect((await fetch(new URL('/readyz', url))).status).toBe(200);
       expect(stderr.join('')).toMatch(/must not be replicated|Run ONE replica/);

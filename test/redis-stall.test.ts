@@ -3,15 +3,15 @@
 // Against a real redis-server: the store's Lua edge cases (a consume Redis applies late, before
 // or after its attempt is marked unrun; two replicas; an older replica's entry), then the test's
 // own redis-server paused with SIGSTOP mid-check, for the store and for two built replicas.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { connectRedis, RedisSpentStore, RedisUnavailableError, SPENT_STORE_UNAVAILABLE, type RedisClient } from '../packages/http/src/redis.js';
-import { MODERN_REVISION, structuredOf, textOf } from './helpers.js';
+import { structuredOf, textOf } from './helpers.js';
 import { startRedis, type RedisServer } from './redis-server.js';
+import { launchService, modernClient, stopService } from './service-process.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -216,26 +216,13 @@ describe('two built replicas on a Redis that stalls while a token is checked', (
   const mcpClients: ModernClient[] = [];
 
   async function replica(): Promise<string> {
-    const env = {
-      PATH: process.env.PATH ?? '',
-      ENGAGE_HTTP_PORT: '0',
-      ENGAGE_BASE_URL: sandbox.baseUrl,
-      ENGAGE_REDIS_URL: redis.url,
-      ENGAGE_STATE_SECRET: SECRET,
-    };
-    const child = spawn(process.execPath, ['packages/http/dist/cli.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    child.stderr!.resume();
-    return new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-      child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)));
-    });
+    const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: SECRET });
+    children.push(started.child);
+    return started.url;
   }
 
   async function mcp(url: string): Promise<ModernClient> {
-    const made = new ModernClient({ name: 'redis-stall', version: '0' }, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_REVISION } } } as never);
-    const headers = { authorization: `Bearer ${sandbox.keys.full}` };
-    await made.connect(new V2HttpTransport(new URL('/mcp/channel', url), { requestInit: { headers } }));
+    const made = await modernClient(url, sandbox.keys.full, { info: { name: 'redis-stall', version: '0' } });
     mcpClients.push(made);
     return made;
   }
@@ -246,13 +233,7 @@ describe('two built replicas on a Redis that stalls while a token is checked', (
   }, 30_000);
   afterAll(async () => {
     await Promise.allSettled(mcpClients.map((each) => each.close()));
-    await Promise.all(
-      children.map(async (child) => {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await Promise.all(children.map((child) => stopService(child)));
     await sandbox?.close();
   });
 

@@ -2,16 +2,16 @@
 // issued on one is honoured once on the other and never again on either, even when fifty
 // redemptions of it race across both. Counted on the sandbox's log of what it carried out; the
 // operation is a WhatsApp send, which the sandbox carries out (and logs) every time it is asked.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { MODERN_REVISION, structuredOf, textOf } from './helpers.js';
+import { structuredOf, textOf } from './helpers.js';
 import { makeCertificates, startRedis, type RedisServer } from './redis-server.js';
+import { launchService, modernClient, stopService } from './service-process.js';
 
 const SECRET = 'a-shared-state-secret-of-more-than-32-bytes';
 const RACERS = 50;
@@ -27,23 +27,8 @@ let redis: RedisServer;
 const replicas: Replica[] = [];
 const clients: ModernClient[] = [];
 
-function launch(env: Record<string, string>): { child: ChildProcess; stderr: string[]; exit: Promise<number | null>; url: Promise<string> } {
-  const child = spawn(process.execPath, ['packages/http/dist/cli.js'], {
-    env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stderr: string[] = [];
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-    void exit.then((code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
-  });
-  return { child, stderr, exit, url };
-}
-
 async function replica(): Promise<Replica> {
-  const started = launch({
+  const started = launchService({
     ENGAGE_BASE_URL: sandbox.baseUrl,
     ENGAGE_REDIS_URL: redis.url,
     ENGAGE_STATE_SECRET: SECRET,
@@ -56,12 +41,8 @@ async function replica(): Promise<Replica> {
 
 /** A 2026-07-28 client of one replica; with elicitation declared but answered by the test itself (no auto-fulfil). */
 async function client(on: Replica, elicitation = false): Promise<ModernClient> {
-  const made = new ModernClient({ name: 'replicas', version: '0' }, {
-    capabilities: elicitation ? { elicitation: {} } : {},
-    versionNegotiation: { mode: { pin: MODERN_REVISION } },
-    ...(elicitation ? { inputRequired: { autoFulfill: false } } : {}),
-  } as never);
-  await made.connect(new V2HttpTransport(new URL('/mcp/channel', on.url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
+  const options = elicitation ? { capabilities: { elicitation: {} }, inputRequired: { autoFulfill: false } } : {};
+  const made = await modernClient(on.url, sandbox.keys.full, { info: { name: 'replicas', version: '0' }, options });
   clients.push(made);
   return made;
 }
@@ -81,13 +62,7 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => {
   await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(
-    replicas.map(async ({ child }) => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }),
-  );
+  await Promise.all(replicas.map(({ child }) => stopService(child)));
   await redis?.stop();
   await sandbox?.close();
 });
@@ -149,10 +124,9 @@ describe('two replicas on one Redis', () => {
 
   it('refuses to start with Redis but without ENGAGE_STATE_SECRET, or with one shorter than 32 bytes', async () => {
     for (const secret of [undefined, 'short-secret-31-bytes-long-xxxx']) {
-      const started = launch({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ...(secret ? { ENGAGE_STATE_SECRET: secret } : {}) });
+      const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ...(secret ? { ENGAGE_STATE_SECRET: secret } : {}) });
       expect(await started.exit).toBe(2);
       expect(started.stderr.join('')).toMatch(/ENGAGE_STATE_SECRET/);
-      await started.url.catch(() => undefined);
     }
   });
 });
@@ -163,7 +137,7 @@ describe('the built CLI on a managed-style Redis: rediss:// and an ACL user', ()
   let tlsRedis: RedisServer;
   let caFile: string;
   const url = (secret: string) => `rediss://engage:${secret}@127.0.0.1:${tlsRedis.port}`;
-  const start = (env: Record<string, string>) => launch({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_STATE_SECRET: SECRET, ...env });
+  const start = (env: Record<string, string>) => launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_STATE_SECRET: SECRET, ...env });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'engage-cli-tls-'));
@@ -198,7 +172,6 @@ describe('the built CLI on a managed-style Redis: rediss:// and an ACL user', ()
       expect(stderr).toMatch(says);
       expect(stderr).toMatch(/"level":"error","msg":"not started: /);
       expect(stderr).not.toContain(password);
-      await started.url.catch(() => undefined);
     }
   });
 });

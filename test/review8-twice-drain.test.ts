@@ -3,12 +3,12 @@
 // cancel, a proxy's timeout) ends the count; the replica then exits at once, with the write still
 // out. The API carries it out, and nothing of it is settled: its idempotency key answers "still
 // being sent, or the server stopped ... unknown" for 24 hours, and the audit record has no line.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { MODERN_REVISION, structuredOf, textOf } from './helpers.js';
+import { structuredOf, textOf } from './helpers.js';
+import { launchService, modernClient, stopService } from './service-process.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
 const SECRET = 'a-shared-state-secret-of-more-than-32-bytes';
@@ -16,40 +16,16 @@ let sandbox: Sandbox;
 let redis: RedisServer;
 const children: ChildProcess[] = [];
 
-async function launch(): Promise<{ url: string; child: ChildProcess; exited: Promise<number> }> {
-  const child = spawn(process.execPath, ['packages/http/dist/cli.js'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      ENGAGE_HTTP_PORT: '0',
-      ENGAGE_BASE_URL: sandbox.baseUrl,
-      ENGAGE_REDIS_URL: redis.url,
-      ENGAGE_STATE_SECRET: SECRET,
-      ENGAGE_CONFIRM: 'none',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const stderr: string[] = [];
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-  const exited = new Promise<number>((resolve) => child.once('exit', () => resolve(Date.now())));
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
-  });
-  return { url, child, exited };
+async function launch(): Promise<{ url: string; child: ChildProcess }> {
+  const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: SECRET, ENGAGE_CONFIRM: 'none' });
+  children.push(started.child);
+  return { url: await started.url, child: started.child };
 }
 
 /** The connection itself is dropped when `drop` aborts (as a proxy's timeout or a host's crash would). */
 async function client(url: string, drop?: AbortSignal): Promise<ModernClient> {
-  const made = new ModernClient({ name: 'review8', version: '0' }, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_REVISION } } } as never);
   const dropping = drop ? (input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, signal: drop }) : undefined;
-  await made.connect(
-    new V2HttpTransport(new URL('/mcp/channel', url), {
-      requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } },
-      ...(dropping ? { fetch: dropping } : {}),
-    } as never),
-  );
-  return made;
+  return modernClient(url, sandbox.keys.full, { info: { name: 'review8', version: '0' }, ...(dropping ? { fetch: dropping as typeof fetch } : {}) });
 }
 
 const sends = () => sandbox.carriedOut().filter((entry) => entry.operationId === 'channel.whatsapp.send');
@@ -81,8 +57,7 @@ describe('review8: SIGTERM while a write is out for a client that went away', ()
     await until(() => sandbox.requests().some((seen) => seen.operationId === 'channel.whatsapp.send')); // the send is at the API now
     abort.abort(); // the host cancels / the connection drops
     await call;
-    first.child.kill('SIGTERM');
-    const exitedAt = await first.exited;
+    const exitedAt = await stopService(first.child).then(() => Date.now());
     await until(() => sends().length > 0);
     const carried = sends();
     expect(carried).toHaveLength(1);

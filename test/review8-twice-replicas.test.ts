@@ -2,12 +2,12 @@
 // asked twice, two tabs). On one replica the second token is refused once the first has sent
 // ("sent since this yes"); across replicas the memory of sent writes is not shared, and the
 // second, older yes sends the same message again.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { MODERN_REVISION, structuredOf, textOf } from './helpers.js';
+import { structuredOf, textOf } from './helpers.js';
+import { launchService, modernClient, stopService } from './service-process.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
 const SECRET = 'a-shared-state-secret-of-more-than-32-bytes';
@@ -18,22 +18,13 @@ const urls: string[] = [];
 const clients: ModernClient[] = [];
 
 async function launch(): Promise<string> {
-  const child = spawn(process.execPath, ['packages/http/dist/cli.js'], {
-    env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: SECRET },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const stderr: string[] = [];
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-  return new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
-  });
+  const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: SECRET });
+  children.push(started.child);
+  return started.url;
 }
 
 async function client(url: string): Promise<ModernClient> {
-  const made = new ModernClient({ name: 'review8', version: '0' }, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_REVISION } } } as never);
-  await made.connect(new V2HttpTransport(new URL('/mcp/channel', url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
+  const made = await modernClient(url, sandbox.keys.full, { info: { name: 'review8', version: '0' } });
   clients.push(made);
   return made;
 }
@@ -50,14 +41,7 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => {
   await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(
-    children.map(async (child) => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }),
-  );
+  await Promise.all(children.map((child) => stopService(child)));
   await redis?.stop();
   await sandbox?.close();
 });

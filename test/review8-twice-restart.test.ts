@@ -1,44 +1,24 @@
 // review8: a spent confirmationToken replayed after a restart of a single remote replica that has
 // ENGAGE_STATE_SECRET set (allowed without ENGAGE_REDIS_URL). The secret survives the restart, the
 // spent store (memory) and the write journal (memory) do not: the old token runs the send again.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ModernClient, StreamableHTTPClientTransport as V2HttpTransport } from '@modelcontextprotocol/client';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { MODERN_REVISION, structuredOf, textOf } from './helpers.js';
+import { structuredOf, textOf } from './helpers.js';
+import { launchService, modernClient, stopService } from './service-process.js';
 
 const SECRET = 'a-state-secret-of-more-than-thirty-two-bytes-long';
 let sandbox: Sandbox;
 const children: ChildProcess[] = [];
 
 async function launch(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['packages/http/dist/cli.js'], {
-    env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_STATE_SECRET: SECRET },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const stderr: string[] = [];
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
-  });
-  return { url, child };
+  const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_STATE_SECRET: SECRET });
+  children.push(started.child);
+  return { url: await started.url, child: started.child };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function client(url: string): Promise<ModernClient> {
-  const made = new ModernClient({ name: 'review8', version: '0' }, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_REVISION } } } as never);
-  await made.connect(new V2HttpTransport(new URL('/mcp/channel', url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
-  return made;
-}
+const client = (url: string) => modernClient(url, sandbox.keys.full, { info: { name: 'review8', version: '0' } });
 
 const call = (on: ModernClient, args: Record<string, unknown>) =>
   on.callTool({ name: 'channel_action', arguments: { operationId: 'channel.whatsapp.send', ...args } } as never) as Promise<Record<string, any>>;
@@ -48,7 +28,7 @@ beforeAll(async () => {
   sandbox = await startSandbox();
 });
 afterAll(async () => {
-  await Promise.all(children.map(stop));
+  await Promise.all(children.map((child) => stopService(child)));
   await sandbox?.close();
 });
 
@@ -64,7 +44,7 @@ describe('review8: a spent token after a restart of the one replica (ENGAGE_STAT
     expect(run.isError, textOf(run as never)).toBeFalsy();
     expect(sends()).toBe(1);
     await a.close().catch(() => undefined);
-    await stop(first.child);
+    await stopService(first.child);
 
     const second = await launch();
     const b = await client(second.url);
