@@ -1,36 +1,14 @@
 // What a request must pass before MCP sees it, in order: a known route, our Host and Origin, a key,
 // a replica not draining, a body within the limit, room under the key's concurrency limit, and a
 // deadline. Each guard returns a refusal or nothing; a new concern (OAuth, telemetry) is one more.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server';
-import { isPrintableAsciiKey, keyFingerprint, type Logger } from '@engage-mcp/shared';
+import type { IncomingMessage } from 'node:http';
+import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { isPrintableAsciiKey, keyFingerprint } from '@engage-mcp/shared';
 import type { Drain } from './drain.js';
+import type { Exchange, Guard } from './exchange.js';
 import type { ServiceMetrics } from './metrics.js';
 import { TOKEN_PREFIX, type OAuth } from './oauth/index.js';
 import { sendJson, type Refusal } from './respond.js';
-
-/** One request on its way through the guards; the key guard adds its key. */
-export interface Exchange {
-  req: IncomingMessage & { auth?: AuthInfo };
-  res: ServerResponse;
-  /** The path without query or trailing slashes. */
-  path: string;
-  /** An MCP endpoint (else /metrics, the only other route past the route guard). */
-  mcp: boolean;
-  key?: string;
-  keyId?: string;
-  /** Set by the OAuth guard for an access token: the grant's key, scopes and audience (else the handler builds it from the key). */
-  auth?: AuthInfo;
-  /** The request's log: its lines carry the request's id. */
-  log: Logger;
-}
-
-export interface Guard {
-  name: string;
-  /** Only for MCP endpoints (/metrics passes only the route and Host/Origin guards). */
-  mcpOnly: boolean;
-  check(exchange: Exchange): Refusal | undefined | Promise<Refusal | undefined>;
-}
 
 export interface GuardSettings {
   mcpPaths: ReadonlySet<string>;

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Logger } from '@engage-mcp/shared';
 import type { Drain } from './drain.js';
-import type { Exchange, Guard } from './guards.js';
+import type { Exchange, Guard } from './exchange.js';
 import type { NodeMcpHandler } from './mcp.js';
 import type { ServiceMetrics } from './metrics.js';
 import { OWN_PATHS, PROBE_PATHS, answerMetrics, answerProbe } from './endpoints.js';

@@ -16,7 +16,7 @@ import {
   type OAuthMetadata,
 } from '@modelcontextprotocol/server';
 import { keyFingerprint, type Logger } from '@engage-mcp/shared';
-import type { Exchange } from '../guards.js';
+import type { Exchange } from '../exchange.js';
 import type { Refusal } from '../respond.js';
 import { answerConsent, showConsent } from './authorize.js';
 import { Clients, type CimdSeams } from './clients.js';
