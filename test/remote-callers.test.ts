@@ -1,6 +1,7 @@
 // Remote mode's callers: each key's redactor is built once and kept (bounded), never shared
 // between keys.
 import { describe, expect, it } from 'vitest';
+import { keyFingerprint } from '../shared/src/call/confirmations.js';
 import { WriteJournal } from '../shared/src/call/journal.js';
 import { KeyGuesses } from '../shared/src/call/key-guesses.js';
 import { remoteCallers } from '../shared/src/mcp/server.js';
@@ -24,6 +25,7 @@ describe('remote callers', () => {
     const b = callerOf(KEY_B);
     expect(b.redact).not.toBe(a.redact);
     expect(b.keyId).not.toBe(a.keyId);
+    expect([a.keyId, b.keyId, callerOf(KEY_A).keyId]).toEqual([keyFingerprint(KEY_A), keyFingerprint(KEY_B), keyFingerprint(KEY_A)]);
     expect(a.redact(`x ${KEY_A} y`)).toBe('x eng_live_tenant_[redacted] y'); // its public prefix stands
     expect(b.redact(`x ${KEY_B} y`)).toBe('x eng_live_tenant_[redacted] y');
     expect(callerOf(KEY_A).redact(`x ${KEY_A}`)).toBe('x eng_live_tenant_[redacted]');

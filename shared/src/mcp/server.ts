@@ -208,9 +208,10 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
 export const CACHED_KEYS = 256;
 
 /**
- * Remote mode's caller for a request's key. Each key's redactor (and the scrub built on it) is
- * built once and kept, by the key's fingerprint (a whole SHA-256), for the CACHED_KEYS keys used
- * most recently: building one per request cost more than the rest of a small call.
+ * Remote mode's caller for a request's key. Each key's fingerprint, redactor (and the scrub built on
+ * it) are made once and kept for the CACHED_KEYS keys used most recently: building a redactor per
+ * request cost more than the rest of a small call. Kept by the key itself, whose forms the redactor
+ * holds anyway, so a call hashes nothing.
  */
 export function remoteCallers(
   journal: WriteJournal,
@@ -218,19 +219,19 @@ export function remoteCallers(
   { pace, slots }: NonNullable<ServerOptions['remote']> = {},
   limit = CACHED_KEYS,
 ): (apiKey: string) => Caller {
-  const byKey = new Map<string, Pick<Caller, 'redact' | 'scrub'>>();
+  const byKey = new Map<string, Pick<Caller, 'keyId' | 'redact' | 'scrub'>>();
   return (apiKey) => {
-    const keyId = keyFingerprint(apiKey);
-    let own = byKey.get(keyId);
-    if (own) byKey.delete(keyId);
+    let own = byKey.get(apiKey);
+    if (own) byKey.delete(apiKey);
     else {
       const redact = keyRedactor([apiKey]);
-      own = { redact, scrub: scrubber(redact) };
+      own = { keyId: keyFingerprint(apiKey), redact, scrub: scrubber(redact) };
     }
-    byKey.set(keyId, own); // the most recently used last
+    byKey.set(apiKey, own); // the most recently used last
     if (byKey.size > limit) byKey.delete(byKey.keys().next().value as string);
+    const { keyId } = own;
     const credentials = { apiKey, ...(pace ? { pace: pace(keyId) } : {}), ...(slots ? { slots: slots(keyId) } : {}) };
-    return { keyId, ...own, journal, guesses, credentials };
+    return { ...own, journal, guesses, credentials };
   };
 }
 
