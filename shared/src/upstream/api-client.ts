@@ -89,7 +89,7 @@ const CERTIFICATE_CODE = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_I
 /** How far one attempt got, for telling what its failure means. */
 interface AttemptState {
   callerSignal: AbortSignal | undefined;
-  deadline: AttemptSignal;
+  deadline: AttemptDeadline;
   /** The request was handed to a connected socket (its first bytes were being written). */
   written: boolean;
   /** The API's answer had begun (status and headers). */
@@ -249,7 +249,7 @@ export class ApiClient {
     // its deadline, so the server learns (and remembers) whether it was carried out. A host that
     // times out and asks again is then told about the first attempt instead of sending twice.
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const deadline = attemptSignal(timeoutMs, req.safe ? callerSignal : undefined);
+    const deadline = attemptDeadline(timeoutMs, req.safe ? callerSignal : undefined);
     const progress = { written: false, answered: false };
     try {
       return await exchange(
@@ -268,7 +268,7 @@ export class ApiClient {
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         },
-        deadline.signal,
+        deadline,
         (ok) => (ok ? req.readBody?.() : undefined) ?? wholeBody(),
         progress,
       );
@@ -400,12 +400,12 @@ function clientFailure(status: number, reason: string, apiMessage: string | unde
  * One request and its answer through undici's handler API: the body's chunks go straight to
  * `sinkFor` (at most MAX_BODY_BYTES), with no stream or async iterator between. `progress` tells
  * whether the request was handed to a socket (a write then may have happened) and whether the API
- * began to answer. `signal` ends the exchange at once, whatever its stage.
+ * began to answer. `deadline` ends the exchange at once, whatever its stage.
  */
 function exchange(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
-  signal: AbortSignal,
+  deadline: AttemptDeadline,
   sinkFor: (ok: boolean) => BodySink,
   progress: { written: boolean; answered: boolean },
 ): Promise<RawResponse> {
@@ -415,7 +415,7 @@ function exchange(
     const settle = (error: unknown, response?: RawResponse) => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      deadline.onStop(undefined);
       if (response) resolve(response);
       else reject(error);
     };
@@ -423,9 +423,8 @@ function exchange(
       if (controller && !controller.aborted) controller.abort(error as Error);
       settle(error);
     };
-    const onAbort = () => stop(signal.reason);
-    if (signal.aborted) return reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (deadline.stopped) return reject(deadline.reason);
+    deadline.onStop(stop);
     let status = 0;
     let headers: RawResponse['headers'] = {};
     let sink: BodySink = wholeBody();
@@ -434,7 +433,7 @@ function exchange(
       onRequestStart(started) {
         controller = started;
         progress.written = true;
-        if (settled) started.abort(signal.reason as Error);
+        if (settled) started.abort(deadline.reason as Error);
       },
       onResponseStart(_controller, statusCode, responseHeaders) {
         progress.answered = true;
@@ -469,18 +468,6 @@ function exchange(
   });
 }
 
-interface AttemptSignal {
-  signal: AbortSignal;
-  timedOut(): boolean;
-  /** Stops the timer and lets go of the caller's signal: the attempt is over. */
-  end(): void;
-}
-
-/**
- * One attempt's signal: aborted at its deadline or, when given, by the caller's signal. A timer
- * and a listener, cleared when the attempt ends: AbortSignal.timeout and AbortSignal.any do the
- * same with weak references and finalizers, which showed as about 4% of a small read's CPU.
- */
 /**
  * A body for a log line in remote mode, redacted with the request's key: cut first, as the logger
  * cuts (so a body of 60 MB costs what one of 32 KB does, and holds up no other tenant), with the
@@ -491,24 +478,60 @@ export function bodyForLog(text: string, redact: Redact): string {
   return redact(cut ? text.slice(0, PRE_CUT) : text, { cutAtEnd: cut });
 }
 
-function attemptSignal(timeoutMs: number, callerSignal: AbortSignal | undefined): AttemptSignal {
-  const controller = new AbortController();
+/** One attempt's end: its deadline or, when given, the caller's cancel, whichever comes first. */
+interface AttemptDeadline {
+  /** Why the attempt was stopped, once it was (else undefined). */
+  readonly reason: unknown;
+  readonly stopped: boolean;
+  timedOut(): boolean;
+  /** The one function called, with the reason, when the attempt is stopped; undefined lets go of it. */
+  onStop(stop: ((reason: unknown) => void) | undefined): void;
+  /** Stops the timer and lets go of the caller's signal: the attempt is over. */
+  end(): void;
+}
+
+/**
+ * One attempt's deadline: a timer and, when given, a listener on the caller's signal, cleared when
+ * the attempt ends. A callback rather than an AbortSignal, since undici's handler API is stopped
+ * through its controller: an AbortController per attempt (its EventTarget and listeners) showed as
+ * about 2% of a small read's CPU, and AbortSignal.timeout and AbortSignal.any (weak references and
+ * finalizers) as about 4% before that.
+ */
+function attemptDeadline(timeoutMs: number, callerSignal: AbortSignal | undefined): AttemptDeadline {
+  let reason: unknown;
+  let stopped = false;
   let timedOut = false;
+  let listener: ((reason: unknown) => void) | undefined;
+  const stop = (why: unknown) => {
+    if (stopped) return;
+    stopped = true;
+    reason = why;
+    listener?.(why);
+  };
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    stop(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
   }, timeoutMs);
-  const onCancel = () => controller.abort(callerSignal?.reason);
+  const onCancel = () => stop(callerSignal?.reason);
   // The caller may have cancelled while the attempt waited for its connection pool: an abort
-  // event that has already fired is never heard again (AbortSignal.any saw the aborted state).
+  // event that has already fired is never heard again.
   if (callerSignal?.aborted) onCancel();
   else callerSignal?.addEventListener('abort', onCancel, { once: true });
   return {
-    signal: controller.signal,
+    get reason() {
+      return reason;
+    },
+    get stopped() {
+      return stopped;
+    },
     timedOut: () => timedOut,
+    onStop(fn) {
+      listener = fn;
+    },
     end: () => {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCancel);
+      listener = undefined;
     },
   };
 }
