@@ -228,18 +228,13 @@ describe('confirmation tokens and requestStates', () => {
   it('refuse a tampered value, one from another key or another secret, and one of the other kind', async () => {
     const confirmations = make();
     const { value } = confirmations.issue('state', 'key-1', 'campaign.send', { id: 'a' });
-    const [nonce, expiry, authentic, binding] = value.split('.') as [string, string, string, string];
+    const [nonce, expiry, authentic, binding, facts] = value.split('.') as [string, string, string, string, string];
     const later = (parseInt(expiry, 36) + 60 * 60 * 1000).toString(36);
-    expect(await confirmations.redeem('state', [nonce, later, authentic, binding].join('.'), 'key-1', 'campaign.send', { id: 'a' })).toBe('unknown');
-    expect(
-      await confirmations.redeem(
-        'state',
-        value.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
-        'key-1',
-        'campaign.send',
-        { id: 'a' },
-      ),
-    ).not.toBe('ok');
+    expect(await confirmations.redeem('state', [nonce, later, authentic, binding, facts].join('.'), 'key-1', 'campaign.send', { id: 'a' })).toBe('unknown');
+    const otherBinding = binding.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    expect(await confirmations.redeem('state', [nonce, expiry, authentic, otherBinding, facts].join('.'), 'key-1', 'campaign.send', { id: 'a' })).not.toBe(
+      'ok',
+    );
     expect(await confirmations.redeem('state', value, 'key-2', 'campaign.send', { id: 'a' })).toBe('unknown');
     expect(
       await new Confirmations({ secret: new Uint8Array(32).fill(8), store: new MemorySpentStore() }).redeem('state', value, 'key-1', 'campaign.send', {
@@ -249,6 +244,22 @@ describe('confirmation tokens and requestStates', () => {
     expect(await confirmations.redeem('token', value, 'key-1', 'campaign.send', { id: 'a' })).toBe('unknown');
     // The binding was tampered with above: that spends the genuine nonce too.
     expect(await confirmations.redeem('state', value, 'key-1', 'campaign.send', { id: 'a' })).toBe('spent');
+  });
+
+  it("are bound to what the preview's facts showed: other facts, or a value altered there, do not pass", async () => {
+    const confirmations = make();
+    const shown = "- Campaign: 'Promo' on whatsapp, 40 recipient(s).\n- Message that goes out: 'Halo'";
+    const { value } = confirmations.issue('token', 'key', 'campaign.send', { id: 'a' }, Date.now(), shown);
+    expect(await confirmations.redeem('token', value, 'key', 'campaign.send', { id: 'a' })).toBe('ok');
+    expect(confirmations.showed('token', value, shown)).toBe(true);
+    expect(confirmations.showed('token', value, shown.replace('40', '4000'))).toBe(false);
+    expect(confirmations.showed('token', value, '')).toBe(false);
+    expect(confirmations.showed('state', value, shown)).toBe(false); // the facts' MAC is per kind too
+    const altered = value.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    expect(confirmations.showed('token', altered, shown)).toBe(false);
+    // A value issued without facts binds the empty facts: an operation whose preview reads nothing.
+    const plain = confirmations.issue('token', 'key', 'contact.create', { name: 'x' }).value;
+    expect(confirmations.showed('token', plain, '')).toBe(true);
   });
 
   it('are honoured once by any instance that shares the secret and the spent store', async () => {

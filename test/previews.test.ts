@@ -232,7 +232,7 @@ describe("campaign.send's preview shows the message that goes out", () => {
     const id = (structuredOf(created).data as { _id: string })._id;
     const preview = await previewOf(server, 'campaign.send', { id });
     expect(preview.statement).toContain(
-      'Message that goes out (as this server created the campaign): “Halo kak, diskon 30% untuk semua batik!\\nBerlaku sampai 31 Desember.”',
+      "Message that goes out, as this server created the campaign (the API does not show a campaign's text, so an edit made in the tenant console since would not show here): “Halo kak, diskon 30% untuk semua batik!\\nBerlaku sampai 31 Desember.”",
     );
     expect(countCarriedOut(sandbox, 'campaign.send')).toBe(0);
   });

@@ -1,6 +1,19 @@
 // The campaign domain: broadcast campaigns over WhatsApp, Telegram or email.
 import { z } from 'zod';
-import { defineDomain, findRecord, inWords, pathId, plain, quote, requiredText, type Params, type PreviewReader, type WrittenBefore } from '@engage-mcp/shared';
+import {
+  defineDomain,
+  findRecord,
+  inWords,
+  live,
+  pathId,
+  plain,
+  quote,
+  requiredText,
+  type Fact,
+  type Params,
+  type PreviewReader,
+  type WrittenBefore,
+} from '@engage-mcp/shared';
 
 const CAMPAIGNS = '/api/campaign/campaigns';
 // Read for previews only. The quota's layout is not in the spec: it is shown in words, whatever its fields.
@@ -19,9 +32,11 @@ async function recipientCount(params: Params, read: PreviewReader): Promise<numb
   return Array.isArray(recipients) ? recipients.length : undefined;
 }
 
-function describeCampaign(campaign: Record<string, unknown> | undefined): string | undefined {
+/** The campaign as the preview shows it; a yes is bound to all of it but the count sent so far, which a sending campaign moves on its own. */
+function describeCampaign(campaign: Record<string, unknown> | undefined): Fact | undefined {
   if (!campaign) return undefined;
-  return `Campaign: ${quote(campaign.name)} on ${plain(campaign.channel)}, status ${plain(campaign.status)}, ${plain(campaign.totalRecipients ?? '?')} recipient(s), ${plain(campaign.sentCount ?? 0)} sent so far.`;
+  const what = `Campaign: ${quote(campaign.name)} on ${plain(campaign.channel)}, status ${plain(campaign.status)}, ${plain(campaign.totalRecipients ?? '?')} recipient(s)`;
+  return { text: `${what}, ${plain(campaign.sentCount ?? 0)} sent so far.`, bound: `${what}.` };
 }
 
 /**
@@ -31,7 +46,8 @@ function describeCampaign(campaign: Record<string, unknown> | undefined): string
 function campaignMessage(campaign: Record<string, unknown> | undefined, params: Params, written: WrittenBefore): string {
   if (typeof campaign?.message === 'string') return `Message that goes out: ${quote(campaign.message)}`;
   const created = written('campaign.create').find((entry) => (entry.data as { _id?: unknown } | undefined)?._id === params.id);
-  if (typeof created?.params.message === 'string') return `Message that goes out (as this server created the campaign): ${quote(created.params.message)}`;
+  if (typeof created?.params.message === 'string')
+    return `Message that goes out, as this server created the campaign (the API does not show a campaign's text, so an edit made in the tenant console since would not show here): ${quote(created.params.message)}`;
   return "Message: the API does not show a campaign's text and this server did not create it: check the text in the tenant console before agreeing.";
 }
 
@@ -106,7 +122,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
           describeCampaign(found),
           campaignMessage(found, p, written),
           found?.totalRecipients === undefined && Array.isArray(recipients) ? `Recipients: ${recipients.length}.` : undefined,
-          quota === undefined ? undefined : `Quota before sending: ${inWords(quota)}.`,
+          quota === undefined ? undefined : live(`Quota before sending: ${inWords(quota)}.`),
         ];
       },
     },

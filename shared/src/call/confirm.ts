@@ -7,14 +7,27 @@
 //   way: a token from it is honoured then, so such a host is never stuck in a loop of questions.
 // Tokens and requestStates are bound to the operation, its exact params and the key (confirmations.ts),
 // and to quietHoursOverride: a yes to a confirmation that did not show the override never carries one.
+// A yes is also bound to the facts it was shown (statement.ts `bound`), read again when it comes
+// back: a campaign whose text or audience changed in between is not run on that yes, on any path.
 import type { Operation, Params, PreviewReader } from '../model/types.js';
 import type { ConfirmationPath } from './audit.js';
 import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
 import { limitState, messageCount, type WriteTrace } from './guardrails.js';
 import { writeDigest, type Attempt } from './journal.js';
 import { screenComposed } from './key-guesses.js';
-import { QUESTION_NOT_SHOWN, TOKEN_REFUSALS, alreadyUsed, declinedBy, limitLines, previewAnswer, sentBeforeWarning, stillRunning } from './outcomes.js';
-import { composeStatement, type Statement } from './statement.js';
+import {
+  FACTS_CHANGED,
+  QUESTION_NOT_SHOWN,
+  TOKEN_REFUSALS,
+  alreadyUsed,
+  changedSinceAsked,
+  declinedBy,
+  limitLines,
+  previewAnswer,
+  sentBeforeWarning,
+  stillRunning,
+} from './outcomes.js';
+import { boundFacts, composeStatement, type Statement } from './statement.js';
 
 /** A person's yes, and when what they said yes to was shown (the claim stage compares it with the journal). */
 export interface Approval {
@@ -80,22 +93,24 @@ async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNulla
   }
   const { answer } = returned;
   if (answer.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
-  if (answer.yes) return { approvedAt: deps.confirmations.issuedAt('state', returned.state), confirmation, via: 'input_required' as const };
   notes.confirmation = 'input_required';
-  return declinedBy(op, answer.action);
+  if (!answer.yes) return declinedBy(op, answer.action);
+  if (!deps.confirmations.showed('state', returned.state, await boundNow(deps, call, op, params))) return changedSinceAsked(op);
+  return { approvedAt: deps.confirmations.issuedAt('state', returned.state), confirmation, via: 'input_required' as const };
 }
 
 async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, notes: ConfirmNotes): Promise<Reply | Approval> {
   // Taken before the journal is read for the statement's warning: a yes dates from what it was shown.
   const shownAt = Date.now();
   const statement = await describeEffect(deps, call, op, params);
-  const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, shownAt).value;
+  const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound).value;
   const result = await call.asking.ask(`${statement.text}\n\nRun it?`, op, issueState);
   if (result.kind === 'round') return result.round;
   if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
-  if (result.yes) return { approvedAt: shownAt, via: 'elicitation' as const };
   notes.confirmation = 'elicitation';
-  return declinedBy(op, result.action);
+  if (!result.yes) return declinedBy(op, result.action);
+  if ((await boundNow(deps, call, op, params)) !== statement.bound) return changedSinceAsked(op);
+  return { approvedAt: shownAt, via: 'elicitation' as const };
 }
 
 /** The preview path: a token that came with the call is the yes; without one (or with a bad one), a preview and a fresh token. */
@@ -104,16 +119,17 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
   if (token !== undefined) {
     const redemption = await deps.confirmations.redeem('token', token, boundTo(call), boundOperation(call, op), params);
     const confirmation = deps.confirmations.idOf('token', token);
-    if (redemption === 'ok') return { approvedAt: deps.confirmations.issuedAt('token', token), confirmation, via: 'token' as const };
     // A genuine token for this very call, used before: the yes was given and spent. A retry must
     // not be handed a new way to say yes to what may already have happened.
     if (redemption === 'spent') return repeatedCall(notes, 'token', alreadyUsed(op, 'confirmationToken', call.caller.journal.outcomeOf(confirmation)));
-    reason = [reason, TOKEN_REFUSALS[redemption]].filter(Boolean).join(' ');
+    const shownThen = redemption === 'ok' && deps.confirmations.showed('token', token, await boundNow(deps, call, op, params));
+    if (shownThen) return { approvedAt: deps.confirmations.issuedAt('token', token), confirmation, via: 'token' as const };
+    reason = [reason, redemption === 'ok' ? FACTS_CHANGED : TOKEN_REFUSALS[redemption]].filter(Boolean).join(' ');
   }
   // Taken before the journal is read for the preview's warning: the token's yes dates from then.
   const shownAt = Date.now();
   const statement = await describeEffect(deps, call, op, params);
-  const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), boundOperation(call, op), params, shownAt);
+  const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound);
   return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
 }
 
@@ -150,6 +166,12 @@ export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operati
   const limits = op.messages && (await limitState(deps.guard, call, op, () => messageCount(op, params, read)));
   if (limits) statement.text = [statement.text, ...limitLines(limits).map((line) => `- ${line}`)].join('\n');
   return statement;
+}
+
+/** What of the facts a yes is bound to, as they read now (the same look-ups as the statement's; none for an operation without facts). */
+async function boundNow(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<string> {
+  const { caller } = call;
+  return boundFacts(op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), caller.journal.writtenWith(caller.keyId));
 }
 
 /** Reads the API for a preview or a guardrail's count: one short attempt each, within `budget`; a failed look-up is undefined. */

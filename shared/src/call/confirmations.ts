@@ -1,7 +1,7 @@
 // Confirmation of risky operations: one binding for all three paths. A confirmation token (for
 // hosts without elicitation) and an MRTR requestState (for 2026-07-28 hosts with elicitation) are
 // the same kind of value: HMAC-signed, expiring, bound to the operation, its exact normalised
-// params and the key, and single use through a store of spent nonces. Nothing is kept per token
+// params, the key and what the preview's facts showed, and single use through a store of spent nonces. Nothing is kept per token
 // until it is spent, so any replica that shares the secret and the store can honour it once.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { matchesPattern, type Config } from '../model/config.js';
@@ -61,14 +61,23 @@ export class Confirmations {
   }
 
   /**
-   * A signed value for this operation, these params and this key. `shownAt`: when what it confirms
+   * A signed value for this operation, these params and this key, and `shown`: what of the
+   * preview's facts the yes is bound to (statement.ts `bound`). `shownAt`: when what it confirms
    * was put together (the journal read for its warning), which `issuedAt` gives back; never later than now.
    */
-  issue(kind: ConfirmationKind, keyFingerprint: string, operationId: string, params: Params, shownAt = this.now()): { value: string; expiresAt: number } {
+  issue(
+    kind: ConfirmationKind,
+    keyFingerprint: string,
+    operationId: string,
+    params: Params,
+    shownAt = this.now(),
+    shown = '',
+  ): { value: string; expiresAt: number } {
     const nonce = randomBytes(16).toString('base64url');
     const expiresAt = Math.min(shownAt, this.now()) + TTL[kind];
     const head = `${PREFIX[kind]}${nonce}.${expiresAt.toString(36)}`;
-    return { value: `${head}.${this.mac(kind, head, keyFingerprint)}.${this.mac(kind, head, keyFingerprint, operationId, params)}`, expiresAt };
+    const macs = [this.mac(kind, head, keyFingerprint), this.mac(kind, head, keyFingerprint, operationId, params), this.shownMac(kind, head, shown)];
+    return { value: `${head}.${macs.join('.')}`, expiresAt };
   }
 
   /**
@@ -77,7 +86,7 @@ export class Confirmations {
    */
   async redeem(kind: ConfirmationKind, value: string, keyFingerprint: string, operationId: string, params: Params): Promise<Redemption> {
     const parts = value.split('.');
-    if (parts.length !== 4 || !value.startsWith(PREFIX[kind])) return 'unknown';
+    if (parts.length !== 5 || !value.startsWith(PREFIX[kind])) return 'unknown';
     const [nonce, expiry, authentic, binding] = parts as [string, string, string, string];
     const head = `${nonce}.${expiry}`;
     if (!safeEqual(authentic, this.mac(kind, head, keyFingerprint))) return 'unknown';
@@ -86,6 +95,12 @@ export class Confirmations {
     const first = await this.options.store.consume(`${kind}:${nonce}`, expiresAt);
     if (!safeEqual(binding, this.mac(kind, head, keyFingerprint, operationId, params))) return 'mismatch';
     return first ? 'ok' : 'spent';
+  }
+
+  /** Whether a value that redeemed `ok` was issued for these facts (`shown`, as `issue` took them): else its yes was to something else. */
+  showed(kind: ConfirmationKind, value: string, shown: string): boolean {
+    const [nonce = '', expiry = '', , , facts = ''] = value.split('.');
+    return safeEqual(facts, this.shownMac(kind, `${nonce}.${expiry}`, shown));
   }
 
   /** What names a value in the write journal (its nonce, as the spent store knows it): not the value, which is a yes. */
@@ -100,11 +115,16 @@ export class Confirmations {
 
   private mac(kind: ConfirmationKind, head: string, keyFingerprint: string, operationId?: string, params?: Params): string {
     const bound = operationId === undefined ? '' : `\n${operationId}\n${canonicalJson(params)}`;
-    return createHmac('sha256', this.options.secret)
-      .update(`engage-mcp confirmation ${kind}\n${head}\n${keyFingerprint}${bound}`)
-      .digest()
-      .subarray(0, 16)
-      .toString('base64url');
+    return this.sign(`engage-mcp confirmation ${kind}\n${head}\n${keyFingerprint}${bound}`);
+  }
+
+  /** The facts' part: under its own label, so no facts text can pass for another part's input. */
+  private shownMac(kind: ConfirmationKind, head: string, shown: string): string {
+    return this.sign(`engage-mcp confirmation ${kind} facts\n${head}\n${shown}`);
+  }
+
+  private sign(text: string): string {
+    return createHmac('sha256', this.options.secret).update(text).digest().subarray(0, 16).toString('base64url');
   }
 }
 

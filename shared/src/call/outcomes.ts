@@ -109,6 +109,19 @@ export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
   mismatch: 'The confirmationToken was issued for other params, another operation or another quietHoursOverride: ' + 'nothing was run, and the token is spent.',
 };
 
+/** The reason above a new preview when a token's yes was given to facts that read otherwise now. */
+export const FACTS_CHANGED =
+  'What the earlier preview showed has changed since (a record it read reads otherwise now): nothing was run, and that token is spent. ' +
+  'Show the user this preview as it stands now.';
+
+/** A person's yes to a question whose facts read otherwise by the time it came back: nothing runs; the next call asks again. */
+export function changedSinceAsked(op: Operation): CallToolResult {
+  const text =
+    `The user said yes, but what they were asked about has changed since (a record the question read reads otherwise now), so ${op.id} was not run and nothing was changed. ` +
+    'Call again with the same operationId and params: the user is asked about it as it stands now.';
+  return writeFailure(op, 'refused', text);
+}
+
 export function declinedBy(op: Operation, action: string): CallToolResult {
   const how = action === 'accept' ? 'did not say yes' : action === 'decline' ? 'declined' : 'cancelled';
   const text = `The user ${how}: ${op.id} was not run, and nothing was changed. Do not retry unless the user asks.`;

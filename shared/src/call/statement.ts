@@ -4,7 +4,7 @@
 // carries it says so. Outgoing text is shown whole, never cut: a statement too long to show whole
 // is refused instead, and nothing is sent.
 import type { z } from 'zod';
-import type { Operation, Params, PreviewReader, WrittenBefore } from '../model/types.js';
+import type { Fact, Operation, Params, PreviewReader, WrittenBefore } from '../model/types.js';
 import { InputError } from '../model/errors.js';
 import type { Redact } from '../safe/redact.js';
 import { MAX_ANSWER_CHARS, jsonLength } from '../safe/render.js';
@@ -19,6 +19,8 @@ export interface Statement {
   text: string;
   /** Facts read from the API are part of it. */
   quotesApiText: boolean;
+  /** What of the facts the person's yes is bound to (types.ts `Fact`): the same when the yes comes back, or nothing runs. */
+  bound: string;
 }
 
 /**
@@ -39,10 +41,9 @@ export async function composeStatement(
   if (!confirmation) throw new Error(`${op.id} has no confirmation text`);
   const effect = confirmation.effect(params);
   const lines = [effect];
-  const found: Array<string | undefined> = confirmation.facts ? await confirmation.facts(params, read, written).catch(() => []) : [];
-  const facts = found.filter((fact): fact is string => typeof fact === 'string' && fact !== '');
+  const facts = await readFacts(op, params, read, written);
   // Facts are single lines; whatever a catalog forgot to quote cannot start a line of its own.
-  for (const fact of facts) lines.push(`- ${oneLine(fact)}`);
+  for (const fact of facts) lines.push(`- ${oneLine(shownOf(fact))}`);
   const extra = unlistedFields(op.params, params, '');
   const extraLine =
     extra.length > 0
@@ -62,8 +63,24 @@ export async function composeStatement(
       op,
     );
   }
-  return { text, quotesApiText: facts.length > 0 };
+  return { text, quotesApiText: facts.length > 0, bound: boundOf(facts) };
 }
+
+/** What of `op`'s facts a yes is bound to, read now: the `bound` its statement would have. No facts, no look-ups. */
+export async function boundFacts(op: Operation, params: Params, read: PreviewReader, written: WrittenBefore): Promise<string> {
+  return op.confirmation?.facts ? boundOf(await readFacts(op, params, read, written)) : '';
+}
+
+/** The catalog's facts for these params that could be read (a failed look-up leaves its fact out). */
+async function readFacts(op: Operation, params: Params, read: PreviewReader, written: WrittenBefore): Promise<Fact[]> {
+  const found: Array<Fact | undefined> = op.confirmation?.facts ? await op.confirmation.facts(params, read, written).catch(() => []) : [];
+  return found.filter((fact): fact is Fact => isFact(fact) && shownOf(fact) !== '');
+}
+
+const boundOf = (facts: Fact[]) => facts.map((fact) => oneLine(typeof fact === 'string' ? fact : fact.bound)).join('\n');
+const isFact = (value: unknown): value is Fact =>
+  typeof value === 'string' || (typeof value === 'object' && value !== null && typeof (value as { text?: unknown }).text === 'string');
+const shownOf = (fact: Fact) => (typeof fact === 'string' ? fact : fact.text);
 
 /**
  * Fields of `value` that its schema does not name (schemas that pass unknown fields through, for

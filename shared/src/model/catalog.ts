@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { inlineText } from '../safe/sanitize.js';
 import { pathParamNames } from './paths.js';
-import type { Domain, Operation, ToolSpec } from './types.js';
+import type { Domain, Fact, Operation, ToolSpec } from './types.js';
 
 export type * from './types.js';
 
@@ -145,6 +145,11 @@ export function brief(value: unknown, max = 300): string {
  * field names made of letters and digits only; anything else, or a text past `max` characters, as
  * brief() shows it.
  */
+/** A fact shown in a preview but not bound to the yes: it changes on its own (the quota, a count so far). */
+export function live(text: string): Fact {
+  return { text, bound: '' };
+}
+
 export function inWords(value: unknown, max = 300): string {
   const text = wordsOf(value, 0);
   return text !== undefined && text.length <= max ? text : brief(value, max);

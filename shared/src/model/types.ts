@@ -24,8 +24,16 @@ export interface Confirmation {
    * Facts the preview looks up (a record's name, recipients, quota). A failed look-up is left out.
    * Values read from the API go through quote() or plain(): they may be written by customers.
    */
-  facts?: (params: Params, read: PreviewReader, written: WrittenBefore) => Promise<Array<string | undefined>>;
+  facts?: (params: Params, read: PreviewReader, written: WrittenBefore) => Promise<Array<Fact | undefined>>;
 }
+
+/**
+ * One line of a preview's facts. The person's yes is bound to what it showed: when the yes comes
+ * back and the line reads otherwise (the campaign's text was edited, its audience grew), nothing
+ * runs and the person is asked again. A string is bound whole; `{ text, bound }` shows `text` and
+ * binds only `bound`, leaving out what changes on its own (a quota, a count so far): `live()`.
+ */
+export type Fact = string | { text: string; bound: string };
 
 export interface Operation {
   /** operationId, as the spec and design brief name it. */

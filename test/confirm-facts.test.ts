@@ -1,0 +1,109 @@
+// A person's yes is bound to what the preview's facts showed. A campaign that reads otherwise (its
+// name, status or audience) between the preview (or question) and the yes is not sent on that yes, on every path:
+// a token, a 2025 elicitation, a 2026-07-28 input_required round. What moves on its own (the quota,
+// the count sent so far) does not undo a yes. Counted on the sandbox's record of what it carried out.
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import { countCarriedOut, structuredOf, textOf } from './helpers.js';
+import { sandboxPerTest } from './sandboxed.js';
+
+let sandbox: Sandbox;
+const serve = sandboxPerTest((started) => (sandbox = started));
+
+const draft = () => sandbox.tenant('A').campaigns.find((campaign) => campaign.status === 'draft')!;
+const sends = () => countCarriedOut(sandbox, 'campaign.send');
+
+describe("a token's yes is to what its preview showed", () => {
+  it('the campaign reads otherwise since the preview: nothing is sent; a new preview shows it as it is, and its token sends once', async () => {
+    const server = await serve('campaign.send');
+    const campaign = draft();
+    const preview = await server.call('campaign.send', { id: campaign._id });
+    expect(textOf(preview)).toContain(campaign.name);
+    campaign.name = 'Promo lain yang tidak pernah ditunjukkan';
+
+    const refused = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(preview).confirmationToken });
+    expect(sends()).toBe(0);
+    expect(structuredOf(refused).outcome, textOf(refused)).toBe('preview');
+    expect(textOf(refused)).toMatch(/has changed since[\s\S]*nothing was run[\s\S]*Promo lain yang tidak pernah ditunjukkan/);
+    // The token was spent by that call: it cannot be brought back once the campaign is restored.
+    const again = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(preview).confirmationToken });
+    expect(textOf(again)).toMatch(/already used/);
+    expect(sends()).toBe(0);
+
+    const done = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(refused).confirmationToken });
+    expect(structuredOf(done).outcome, textOf(done)).toBe('done');
+    expect(sends()).toBe(1);
+  });
+
+  it('its audience grew since the preview: nothing is sent', async () => {
+    const server = await serve('campaign.send');
+    const campaign = draft();
+    const preview = await server.call('campaign.send', { id: campaign._id });
+    campaign.totalRecipients += 1000;
+    const refused = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(preview).confirmationToken });
+    expect(structuredOf(refused).outcome, textOf(refused)).toBe('preview');
+    expect(textOf(refused)).toMatch(new RegExp(`has changed since[\\s\\S]*${campaign.totalRecipients} recipient`));
+    expect(sends()).toBe(0);
+  });
+
+  it('the quota moved since the preview (other sends): the yes stands, and it is sent once', async () => {
+    const server = await serve('campaign.send');
+    const campaign = draft();
+    const preview = await server.call('campaign.send', { id: campaign._id });
+    expect(textOf(preview)).toMatch(/Quota before sending/);
+    sandbox.tenant('A').messageQuota.used += 7;
+    const done = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(preview).confirmationToken });
+    expect(structuredOf(done).outcome, textOf(done)).toBe('done');
+    expect(sends()).toBe(1);
+  });
+
+  it('campaign.cancel of a sending campaign: the count sent so far moves on its own, and the yes stands', async () => {
+    const server = await serve('campaign.cancel', { env: { ENGAGE_CONFIRM: 'all' } });
+    const campaign = draft();
+    campaign.status = 'sending';
+    const preview = await server.call('campaign.cancel', { id: campaign._id });
+    expect(textOf(preview)).toMatch(/0 sent so far/);
+    campaign.sentCount = 5;
+    const done = await server.call('campaign.cancel', { id: campaign._id }, { confirmationToken: structuredOf(preview).confirmationToken });
+    expect(structuredOf(done).outcome, textOf(done)).toBe('done');
+    expect(countCarriedOut(sandbox, 'campaign.cancel')).toBe(1);
+  });
+});
+
+describe("a person's answer to a question is to what the question showed", () => {
+  it.each(['v1', 'v2-modern'] as const)('%s: the audience grows while the person reads; their yes sends nothing, and the next call asks again', async (kind) => {
+    const campaign = draft();
+    const questions: string[] = [];
+    const server = await serve('campaign.send', {
+      kind,
+      elicit: (message) => {
+        questions.push(message);
+        if (questions.length === 1) campaign.totalRecipients += 1000;
+        return { action: 'accept', content: { confirm: true } };
+      },
+    });
+    const first = await server.call('campaign.send', { id: campaign._id });
+    expect(first.isError).toBe(true);
+    expect(textOf(first)).toMatch(/has changed since[\s\S]*was not run/);
+    expect(sends()).toBe(0);
+
+    const second = await server.call('campaign.send', { id: campaign._id });
+    expect(questions[1]).toContain(`${campaign.totalRecipients} recipient(s)`);
+    expect(structuredOf(second).outcome, textOf(second)).toBe('done');
+    expect(sends()).toBe(1);
+  });
+
+  it.each(['v1', 'v2-modern'] as const)('%s: a no stays a no, whatever changed meanwhile', async (kind) => {
+    const campaign = draft();
+    const server = await serve('campaign.send', {
+      kind,
+      elicit: () => {
+        campaign.totalRecipients += 1000;
+        return { action: 'decline' };
+      },
+    });
+    const declined = await server.call('campaign.send', { id: campaign._id });
+    expect(structuredOf(declined).outcome, textOf(declined)).toBe('declined');
+    expect(sends()).toBe(0);
+  });
+});
