@@ -217,13 +217,15 @@ async function keyFor(host: Host, path: string, options: Options): Promise<KeyTo
 /**
  * Merges into the file as it is now, another run having perhaps changed it since it was read for
  * the question: read, merge and write happen under the file's lock. Undefined: nothing to change.
+ * `holdsKey`: the entries carry the live key, so the file becomes its owner's only (whether the
+ * file's text shows the key is no test: JSON and TOML escape a quote or a backslash in it).
  */
-async function writeUnderLock(path: string, merge: (current: string | undefined) => string, key: string | undefined): Promise<Written | undefined> {
+async function writeUnderLock(path: string, merge: (current: string | undefined) => string, holdsKey: boolean): Promise<Written | undefined> {
   return withConfigLock(path, async () => {
     const current = await readConfig(path);
     const text = merge(current);
     if (text === current) return undefined;
-    return replaceConfig(path, text, current !== undefined, key !== undefined && text.includes(key));
+    return replaceConfig(path, text, current !== undefined, holdsKey);
   });
 }
 
@@ -276,7 +278,7 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), secret ? key : undefined);
+  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), secret);
   if (!written) {
     process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
     return 0;
