@@ -180,10 +180,15 @@ function entriesFor(host: Host, servers: string[], key: KeyToWrite, baseUrl: str
   );
 }
 
+/** A UTF-8 byte order mark (Notepad, PowerShell 5): neither parser takes one, so the text after it is merged and the mark kept. */
+const BOM = '\uFEFF';
+
 function render(host: Host, existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string {
-  if (host.format === 'toml') return mergeTomlConfig(existing, entries, path);
+  const bom = existing?.startsWith(BOM) ? BOM : '';
+  const text = bom ? existing?.slice(bom.length) : existing;
+  if (host.format === 'toml') return bom + mergeTomlConfig(text, entries, path);
   const shaped = Object.fromEntries(Object.entries(entries).map(([name, entry]) => [name, host.shape(entry)]));
-  return mergeJsonConfig(existing, host, shaped, path);
+  return bom + mergeJsonConfig(text, host, shaped, path);
 }
 
 interface KeyToWrite {
