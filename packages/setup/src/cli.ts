@@ -186,9 +186,17 @@ const BOM = '\uFEFF';
 function render(host: Host, existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string {
   const bom = existing?.startsWith(BOM) ? BOM : '';
   const text = bom ? existing?.slice(bom.length) : existing;
-  if (host.format === 'toml') return bom + mergeTomlConfig(text, entries, path);
-  const shaped = Object.fromEntries(Object.entries(entries).map(([name, entry]) => [name, host.shape(entry)]));
-  return bom + mergeJsonConfig(text, host, shaped, path);
+  try {
+    if (host.format === 'toml') return bom + mergeTomlConfig(text, entries, path);
+    const shaped = Object.fromEntries(Object.entries(entries).map(([name, entry]) => [name, host.shape(entry)]));
+    return bom + mergeJsonConfig(text, host, shaped, path);
+  } catch (error) {
+    // Reading and writing back are recursive: a file nested some thousands deep ends them.
+    if (!(error instanceof RangeError)) throw error;
+    throw new ConfigRefused(
+      `${path} nests its values too deeply to be read safely; nothing was changed. Add the servers by hand: run again with --print for the snippet.`,
+    );
+  }
 }
 
 interface KeyToWrite {
