@@ -180,10 +180,23 @@ function entriesFor(host: Host, servers: string[], key: KeyToWrite, baseUrl: str
   );
 }
 
+/** A UTF-8 byte order mark (Notepad, PowerShell 5): neither parser takes one, so the text after it is merged and the mark kept. */
+const BOM = '\uFEFF';
+
 function render(host: Host, existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string {
-  if (host.format === 'toml') return mergeTomlConfig(existing, entries, path);
-  const shaped = Object.fromEntries(Object.entries(entries).map(([name, entry]) => [name, host.shape(entry)]));
-  return mergeJsonConfig(existing, host, shaped, path);
+  const bom = existing?.startsWith(BOM) ? BOM : '';
+  const text = bom ? existing?.slice(bom.length) : existing;
+  try {
+    if (host.format === 'toml') return bom + mergeTomlConfig(text, entries, path);
+    const shaped = Object.fromEntries(Object.entries(entries).map(([name, entry]) => [name, host.shape(entry)]));
+    return bom + mergeJsonConfig(text, host, shaped, path);
+  } catch (error) {
+    // Reading and writing back are recursive: a file nested some thousands deep ends them.
+    if (!(error instanceof RangeError)) throw error;
+    throw new ConfigRefused(
+      `${path} nests its values too deeply to be read safely; nothing was changed. Add the servers by hand: run again with --print for the snippet.`,
+    );
+  }
 }
 
 interface KeyToWrite {
@@ -217,13 +230,15 @@ async function keyFor(host: Host, path: string, options: Options): Promise<KeyTo
 /**
  * Merges into the file as it is now, another run having perhaps changed it since it was read for
  * the question: read, merge and write happen under the file's lock. Undefined: nothing to change.
+ * `holdsKey`: the entries carry the live key, so the file becomes its owner's only (whether the
+ * file's text shows the key is no test: JSON and TOML escape a quote or a backslash in it).
  */
-async function writeUnderLock(path: string, merge: (current: string | undefined) => string, key: string | undefined): Promise<Written | undefined> {
+async function writeUnderLock(path: string, merge: (current: string | undefined) => string, holdsKey: boolean): Promise<Written | undefined> {
   return withConfigLock(path, async () => {
     const current = await readConfig(path);
     const text = merge(current);
     if (text === current) return undefined;
-    return replaceConfig(path, text, current !== undefined, key !== undefined && text.includes(key));
+    return replaceConfig(path, text, current !== undefined, holdsKey);
   });
 }
 
@@ -276,7 +291,7 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), secret ? key : undefined);
+  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), secret);
   if (!written) {
     process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
     return 0;

@@ -35,13 +35,19 @@ async function whyShared(path: string, usualPath: string): Promise<string | unde
   return workTree === undefined ? undefined : `inside the git work tree ${workTree}`;
 }
 
-/** The absolute path with symlinks resolved as far as the file or its folder exists. */
+/**
+ * The absolute path with symlinks resolved as far as it exists: a folder still to be made is made
+ * where its nearest existing ancestor points (~/.config a link into a dotfiles repository, say).
+ */
 async function canonical(path: string): Promise<string> {
-  const absolute = resolve(path);
-  try {
-    return await realpath(absolute);
-  } catch {
-    return join(await realpath(dirname(absolute)).catch(() => dirname(absolute)), basename(absolute));
+  const rest: string[] = [];
+  for (let existing = resolve(path); ; existing = dirname(existing)) {
+    try {
+      return join(await realpath(existing), ...rest);
+    } catch {
+      if (dirname(existing) === existing) return resolve(path);
+      rest.unshift(basename(existing));
+    }
   }
 }
 

@@ -25,11 +25,21 @@ import type { ToolCallSpan, ToolCallStart } from './telemetry-types.js';
 /** The convention's advised buckets for mcp.server.operation.duration, in seconds. */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
+/**
+ * The longest traceparent or tracestate taken from a caller: a traceparent is 55 characters and
+ * OpenTelemetry uses 512 of a tracestate, but keeps its whole text with every span of the trace.
+ * A longer one (a remote caller's to send, up to the body's size) is ignored, not cut: a cut
+ * string would keep the whole one alive.
+ */
+const MAX_TRACE_CONTEXT_LENGTH = 1024;
+/** The longest JSON-RPC id recorded; a longer one (the caller's to choose) is left out, for the same reason. */
+const MAX_REQUEST_ID_LENGTH = 128;
+
 const metaGetter: TextMapGetter<Record<string, unknown>> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => {
     const value = carrier[key];
-    return typeof value === 'string' ? value : undefined;
+    return typeof value === 'string' && value.length <= MAX_TRACE_CONTEXT_LENGTH ? value : undefined;
   },
 };
 
@@ -49,7 +59,8 @@ export function toolCallSpans(tracer: Tracer | undefined, duration: Histogram | 
     };
     // The caller's span (W3C trace context in params._meta) is the parent; without one, a new trace.
     const parent = tracer && start.meta ? propagator.extract(ROOT_CONTEXT, start.meta, metaGetter) : ROOT_CONTEXT;
-    const attributes = { ...common, 'jsonrpc.request.id': String(start.requestId) };
+    const id = String(start.requestId);
+    const attributes = { ...common, ...(id.length <= MAX_REQUEST_ID_LENGTH ? { 'jsonrpc.request.id': id } : {}) };
     const span = tracer?.startSpan(`tools/call ${start.tool}`, { kind: SpanKind.SERVER, attributes }, parent);
     const within = span ? trace.setSpan(parent, span) : parent;
     let facts: CallFacts | undefined;
