@@ -60,7 +60,13 @@ export interface ConsentView {
 export function consentPage(view: ConsentView): string {
   const redirect = new URL(view.redirectUri);
   const localOnly = ['localhost', '127.0.0.1', '[::1]'].includes(redirect.hostname);
-  const where = redirect.protocol === 'https:' || redirect.protocol === 'http:' ? redirect.host : redirect.protocol.replace(/:$/, '');
+  // An app's private-use scheme is no site, whatever it is named (claude.ai:), and it may carry a
+  // web address (microsoft-edge:https://…): it is named as an app, with the whole URI as parsed
+  // (what the browser goes to, invisible and direction characters percent-encoded).
+  const where =
+    redirect.protocol === 'https:' || redirect.protocol === 'http:'
+      ? `<strong>${escapeHtml(redirect.host)}</strong>`
+      : `the app on this computer that opens <code>${escapeHtml(redirect.protocol)}</code> links, at <code>${escapeHtml(redirect.href)}</code>`;
   const warning = localOnly
     ? '<p class="warn">This client sends you back to <strong>this computer</strong> (localhost). Allow it only if you started the connection here yourself.</p>'
     : '';
@@ -75,7 +81,7 @@ export function consentPage(view: ConsentView): string {
   return page(
     'Connect to the messaging API',
     `<p><strong>${escapeHtml(view.clientName)}</strong> asks to use your tenant's messaging API through ${escapeHtml(view.resource)}.</p>` +
-      `<p>After you allow it, you are sent back to <strong>${escapeHtml(where)}</strong>.</p>${warning}` +
+      `<p>After you allow it, you are sent back to ${where}.</p>${warning}` +
       (view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '') +
       `<form method="post" action="/oauth/authorize" autocomplete="off">` +
       `<input type="hidden" name="request" value="${escapeHtml(view.requestId)}"><input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">` +
