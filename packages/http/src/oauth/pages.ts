@@ -1,6 +1,7 @@
 // The two pages a person sees: the consent page (which client, where it sends you back, which API
 // permissions, one field for the tenant key) and the connections page (the grants made with a
 // key, each revocable). Plain HTML, no script; every value escaped.
+import { isLoopbackHost } from './clients.js';
 
 /** The API's scopes in plain words; a scope not listed here is shown by its name. */
 export const SCOPE_WORDS: Record<string, string> = {
@@ -59,7 +60,8 @@ export interface ConsentView {
 
 export function consentPage(view: ConsentView): string {
   const redirect = new URL(view.redirectUri);
-  const localOnly = ['localhost', '127.0.0.1', '[::1]'].includes(redirect.hostname);
+  // Every loopback address registration takes (127.0.0.0/8 too), not only the usual three.
+  const localOnly = isLoopbackHost(redirect.hostname);
   // An app's private-use scheme is no site, whatever it is named (claude.ai:), and it may carry a
   // web address (microsoft-edge:https://…): it is named as an app, with the whole URI as parsed
   // (what the browser goes to, invisible and direction characters percent-encoded).
