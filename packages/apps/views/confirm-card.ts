@@ -22,9 +22,16 @@ type Outcome = { kind: 'done' | 'declined' | 'refused'; text: string } | { kind:
 
 let callArguments: Arguments | undefined;
 let shownPreview: Preview | undefined;
+/**
+ * The person pressed Confirm or Cancel. The card is for one call: what the host sends after that
+ * (the same input and result again, on a re-render or a replay) is not drawn, or a done or
+ * cancelled card would show its preview again, offering a token that was spent or cancelled.
+ */
+let acted = false;
 
 const app = startView('confirmation card', {
   onInput(args) {
+    if (acted) return;
     // The call as the model made it; a token it carried is not this card's to reuse.
     const { confirmationToken: _ignored, ...rest } = args;
     callArguments = rest;
@@ -32,6 +39,7 @@ const app = startView('confirmation card', {
     if (shownPreview?.token) showPreview(shownPreview);
   },
   onResult(result) {
+    if (acted) return;
     const preview = previewOf(result);
     if (preview) showPreview(preview);
     else showOutcome(undefined, outcomeOf(result));
@@ -108,6 +116,7 @@ function showPreview(preview: Preview): void {
     // One click, one call: whatever happens next, this token is not sent again.
     const token = preview.token;
     if (!token || !callArguments) return;
+    acted = true;
     preview.token = undefined;
     confirm.disabled = cancel.disabled = true;
     status.textContent = 'Sending…';
@@ -115,6 +124,7 @@ function showPreview(preview: Preview): void {
   });
   cancel.addEventListener('click', () => {
     if (!preview.token) return;
+    acted = true;
     preview.token = undefined;
     confirm.disabled = cancel.disabled = true;
     status.textContent = '';
