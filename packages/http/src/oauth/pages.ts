@@ -82,7 +82,7 @@ export function consentPage(view: ConsentView): string {
     .join('');
   return page(
     'Connect to the messaging API',
-    `<p><strong>${escapeHtml(view.clientName)}</strong> asks to use your tenant's messaging API through ${escapeHtml(view.resource)}.</p>` +
+    `<p><strong>${escapeHtml(view.clientName)}</strong>${describedBy(view.clientId)} asks to use your tenant's messaging API through ${escapeHtml(view.resource)}.</p>` +
       `<p>After you allow it, you are sent back to ${where}.</p>${warning}` +
       (view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '') +
       `<form method="post" action="/oauth/authorize" autocomplete="off">` +
@@ -95,6 +95,15 @@ export function consentPage(view: ConsentView): string {
       `<p><small>Client id: <code>${escapeHtml(view.clientId)}</code>. ` +
       'See or end connections at <a href="/oauth/connections">/oauth/connections</a>.</small></p>',
   );
+}
+
+/**
+ * A client metadata document names its client freely; the host it came from (over https) is what
+ * was checked, so it stands beside the name. A registered client has none to show.
+ */
+function describedBy(clientId: string): string {
+  if (!clientId.startsWith('https://')) return '';
+  return ` (described by <strong>${escapeHtml(new URL(clientId).host)}</strong>)`;
 }
 
 /** `back`: where the app asked to be sent, offered as a link the person chooses (never followed by itself). */
