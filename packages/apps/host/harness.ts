@@ -45,6 +45,9 @@ export interface HostedView {
   networkRequests: string[];
   /** ui/update-model-context requests the view sent. */
   modelContext(): Promise<unknown[]>;
+  /** Sends the view a tool input or result again, as a host replaying its notifications would. */
+  sendToolInput(args: Record<string, unknown>): Promise<void>;
+  sendToolResult(result: unknown): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -153,6 +156,13 @@ export async function hostView(browser: Browser, options: ViewOptions): Promise<
     toolCalls,
     networkRequests,
     modelContext: () => page.evaluate(() => (globalThis as unknown as { engageHost: { modelContext: unknown[] } }).engageHost.modelContext),
+    sendToolInput: (args) =>
+      page.evaluate((input) => (globalThis as unknown as { engageHost: { sendToolInput(a: unknown): Promise<void> } }).engageHost.sendToolInput(input), args),
+    sendToolResult: (result) =>
+      page.evaluate(
+        (output) => (globalThis as unknown as { engageHost: { sendToolResult(r: unknown): Promise<void> } }).engageHost.sendToolResult(output),
+        result,
+      ),
     close: () => page.close(),
   };
 }

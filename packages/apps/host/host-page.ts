@@ -21,13 +21,21 @@ export interface MountOptions {
 
 declare global {
   interface Window {
-    engageHost: { mount(options: MountOptions): Promise<void>; modelContext: unknown[]; log: string[] };
+    engageHost: {
+      mount(options: MountOptions): Promise<void>;
+      modelContext: unknown[];
+      log: string[];
+      /** Sends the view the tool's input or result (again): a host that replays its notifications. */
+      sendToolInput(args: Record<string, unknown>): Promise<void>;
+      sendToolResult(result: CallToolResult): Promise<void>;
+    };
     engageCallServerTool(params: CallToolParams): Promise<CallToolResult>;
   }
 }
 
 const modelContext: unknown[] = [];
 const log: string[] = [];
+let mounted: AppBridge | undefined;
 
 async function mount(options: MountOptions): Promise<void> {
   const uri = getToolUiResourceUri(options.tool);
@@ -72,10 +80,22 @@ async function mount(options: MountOptions): Promise<void> {
   });
   // Listening before the view's document exists, so its ui/initialize is not missed.
   await bridge.connect(new PostMessageTransport(view, view));
+  mounted = bridge;
   iframe.srcdoc = options.html;
   await initialized;
   await bridge.sendToolInput({ arguments: options.toolInput });
   await bridge.sendToolResult(options.toolResult);
 }
 
-window.engageHost = { mount, modelContext, log };
+function bridge(): AppBridge {
+  if (!mounted) throw new Error('no view is mounted');
+  return mounted;
+}
+
+window.engageHost = {
+  mount,
+  modelContext,
+  log,
+  sendToolInput: (args) => bridge().sendToolInput({ arguments: args }),
+  sendToolResult: (result) => bridge().sendToolResult(result),
+};

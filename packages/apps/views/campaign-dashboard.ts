@@ -9,6 +9,13 @@ import { el, formatNumber, formatTime, hostToolName, render, resultText, startVi
 const POLL_INTERVAL_MS = 1500;
 /** Consecutive failed refreshes after which polling stops and a Refresh button is offered. */
 const MAX_POLL_FAILURES = 3;
+/**
+ * Refreshes that may bring nothing new, and how long refreshing may go on in all, before it stops
+ * and the person is offered Refresh: a campaign the API calls active with nothing moving (scheduled
+ * for later, a stuck send) is not read every 1.5 s for as long as the view is on screen.
+ */
+const MAX_UNCHANGED_POLLS = 20;
+const MAX_POLLING_MS = 10 * 60 * 1000;
 const ACTIVE_STATUS = /^(sending|queued|running|processing|in[ _-]?progress|pending|scheduled)$/i;
 
 type Data = Record<string, unknown>;
@@ -150,6 +157,9 @@ function showProgress(initial: Data, id: string | undefined): void {
     if (!id) return;
     refresh.hidden = true;
     let failures = 0;
+    let unchanged = 0;
+    let last: string | undefined;
+    const started = Date.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     stopPolling = () => {
@@ -166,6 +176,14 @@ function showProgress(initial: Data, id: string | undefined): void {
         if (result.isError || !isRecord(data)) throw new Error(resultText(result) || 'the answer had no progress data');
         failures = 0;
         if (!isActive(update(data))) return stopPolling?.();
+        const seen = JSON.stringify(data);
+        unchanged = seen === last ? unchanged + 1 : 0;
+        last = seen;
+        if (unchanged >= MAX_UNCHANGED_POLLS || Date.now() - started >= MAX_POLLING_MS) {
+          const why = unchanged >= MAX_UNCHANGED_POLLS ? `no change for ${(MAX_UNCHANGED_POLLS * POLL_INTERVAL_MS) / 1000} s` : 'refreshed for 10 minutes';
+          updated.textContent = `Stopped refreshing: ${why}. Press Refresh to follow it again.`;
+          return stopPolling?.();
+        }
       } catch (error) {
         if (stopped) return;
         if (++failures >= MAX_POLL_FAILURES) {

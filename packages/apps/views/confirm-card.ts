@@ -22,9 +22,16 @@ type Outcome = { kind: 'done' | 'declined' | 'refused'; text: string } | { kind:
 
 let callArguments: Arguments | undefined;
 let shownPreview: Preview | undefined;
+/**
+ * The person pressed Confirm or Cancel. The card is for one call: what the host sends after that
+ * (the same input and result again, on a re-render or a replay) is not drawn, or a done or
+ * cancelled card would show its preview again, offering a token that was spent or cancelled.
+ */
+let acted = false;
 
 const app = startView('confirmation card', {
   onInput(args) {
+    if (acted) return;
     // The call as the model made it; a token it carried is not this card's to reuse.
     const { confirmationToken: _ignored, ...rest } = args;
     callArguments = rest;
@@ -32,6 +39,7 @@ const app = startView('confirmation card', {
     if (shownPreview?.token) showPreview(shownPreview);
   },
   onResult(result) {
+    if (acted) return;
     const preview = previewOf(result);
     if (preview) showPreview(preview);
     else showOutcome(undefined, outcomeOf(result));
@@ -77,17 +85,45 @@ function statementNodes(statement: string): Node[] {
     else if (line.startsWith('This cannot be undone: ')) irreversible = line.slice('This cannot be undone: '.length);
     else effect.push(line);
   }
-  const nodes: Node[] = [el('p', { class: 'statement', text: effect.join('\n') })];
+  const nodes: Node[] = [el('p', { class: 'statement' }, isolatedQuotes(effect.join('\n')))];
   if (facts.length > 0)
     nodes.push(
       el(
         'ul',
         { class: 'facts' },
-        facts.map((fact) => el('li', { text: fact })),
+        facts.map((fact) => el('li', {}, isolatedQuotes(fact))),
       ),
     );
   if (irreversible) nodes.push(el('div', { class: 'notice notice-warning' }, [el('strong', { text: 'This cannot be undone' }), capitalize(irreversible)]));
   return nodes;
+}
+
+/**
+ * The statement's text with each quoted text (“…”: a name or message, its own quotes and
+ * backslashes escaped by the server) in a <bdi>: right-to-left letters in it are ordered on their
+ * own and cannot move what is around them (a customer named `שלום 12 (6289999)` would otherwise
+ * draw the ticket's real number inside the quotes, and the made-up one where the number goes).
+ */
+function isolatedQuotes(text: string): Array<Node | string> {
+  const parts: Array<Node | string> = [];
+  let plain = '';
+  for (let at = 0; at < text.length; at++) {
+    if (text[at] !== '“') {
+      plain += text[at];
+      continue;
+    }
+    let end = at + 1;
+    while (end < text.length && text[end] !== '”') end += text[end] === '\\' ? 2 : 1;
+    if (end >= text.length) {
+      plain += text.slice(at);
+      break;
+    }
+    parts.push(`${plain}“`, el('bdi', { text: text.slice(at + 1, end) }));
+    plain = '”';
+    at = end;
+  }
+  if (plain) parts.push(plain);
+  return parts;
 }
 
 function heading(operationId: string): HTMLElement {
@@ -108,6 +144,7 @@ function showPreview(preview: Preview): void {
     // One click, one call: whatever happens next, this token is not sent again.
     const token = preview.token;
     if (!token || !callArguments) return;
+    acted = true;
     preview.token = undefined;
     confirm.disabled = cancel.disabled = true;
     status.textContent = 'Sending…';
@@ -115,6 +152,7 @@ function showPreview(preview: Preview): void {
   });
   cancel.addEventListener('click', () => {
     if (!preview.token) return;
+    acted = true;
     preview.token = undefined;
     confirm.disabled = cancel.disabled = true;
     status.textContent = '';

@@ -129,9 +129,11 @@ function isLoopbackRedirect(redirectUri: string): boolean {
   return url.protocol === 'http:' && isLoopbackHost(url.hostname);
 }
 
+/** An app's private-use scheme has no origin to name (and may carry a web address): the URI whole. */
 function originOf(redirectUri: string): string {
   const url = new URL(redirectUri);
-  return url.protocol === 'https:' ? url.host : `${url.protocol}//${url.host}`;
+  if (url.protocol === 'https:') return url.host;
+  return url.protocol === 'http:' ? `${url.protocol}//${url.host}` : url.href;
 }
 
 function formTarget(redirectUri: string): string {

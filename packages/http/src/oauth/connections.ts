@@ -2,6 +2,7 @@
 // scopes, created, last used), and revokes any. The key is not remembered: revoking uses a
 // short-lived server-side handle that names the key's index, never the key.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { KEY_TRIES_PER_REQUESTER, PENDING_TTL_MS } from './authorize.js';
 import type { OAuthContext } from './context.js';
 import { hashOf, newId, sameText } from './crypto.js';
 import { cookieOf, field, readForm, sendHtml } from './io.js';
@@ -30,6 +31,12 @@ export async function answerConnections(ctx: OAuthContext, req: IncomingMessage,
   if (field(form, 'action') === 'revoke') return revokeOne(ctx, res, form, csrf);
   const key = (field(form, 'api_key') ?? '').trim();
   if (key === '') return sendHtml(res, 400, connectionsPage({ csrf, message: 'Enter the tenant API key.' }));
+  // Counted with the keys of consent pages: a key with connections is told apart from a made-up
+  // one here, so this page must be no faster an oracle than the consent page.
+  if ((await ctx.store.count(`keytries:${ctx.requester(req)}`, PENDING_TTL_MS)) > KEY_TRIES_PER_REQUESTER) {
+    const message = `More than ${KEY_TRIES_PER_REQUESTER} keys were entered from this network in the last 10 minutes. Wait a few minutes, then try again.`;
+    return sendHtml(res, 429, connectionsPage({ csrf, message }));
+  }
   const grants = await ctx.grants.ofKey(key);
   // A handle only for a key that has connections (grants exist only for keys the API accepted):
   // a made-up key stores nothing.

@@ -1,6 +1,7 @@
 // The two pages a person sees: the consent page (which client, where it sends you back, which API
 // permissions, one field for the tenant key) and the connections page (the grants made with a
 // key, each revocable). Plain HTML, no script; every value escaped.
+import { isLoopbackHost } from './clients.js';
 
 /** The API's scopes in plain words; a scope not listed here is shown by its name. */
 export const SCOPE_WORDS: Record<string, string> = {
@@ -59,8 +60,15 @@ export interface ConsentView {
 
 export function consentPage(view: ConsentView): string {
   const redirect = new URL(view.redirectUri);
-  const localOnly = ['localhost', '127.0.0.1', '[::1]'].includes(redirect.hostname);
-  const where = redirect.protocol === 'https:' || redirect.protocol === 'http:' ? redirect.host : redirect.protocol.replace(/:$/, '');
+  // Every loopback address registration takes (127.0.0.0/8 too), not only the usual three.
+  const localOnly = isLoopbackHost(redirect.hostname);
+  // An app's private-use scheme is no site, whatever it is named (claude.ai:), and it may carry a
+  // web address (microsoft-edge:https://…): it is named as an app, with the whole URI as parsed
+  // (what the browser goes to, invisible and direction characters percent-encoded).
+  const where =
+    redirect.protocol === 'https:' || redirect.protocol === 'http:'
+      ? `<strong>${escapeHtml(redirect.host)}</strong>`
+      : `the app on this computer that opens <code>${escapeHtml(redirect.protocol)}</code> links, at <code>${escapeHtml(redirect.href)}</code>`;
   const warning = localOnly
     ? '<p class="warn">This client sends you back to <strong>this computer</strong> (localhost). Allow it only if you started the connection here yourself.</p>'
     : '';
@@ -74,8 +82,8 @@ export function consentPage(view: ConsentView): string {
     .join('');
   return page(
     'Connect to the messaging API',
-    `<p><strong>${escapeHtml(view.clientName)}</strong> asks to use your tenant's messaging API through ${escapeHtml(view.resource)}.</p>` +
-      `<p>After you allow it, you are sent back to <strong>${escapeHtml(where)}</strong>.</p>${warning}` +
+    `<p><strong>${escapeHtml(view.clientName)}</strong>${describedBy(view.clientId)} asks to use your tenant's messaging API through ${escapeHtml(view.resource)}.</p>` +
+      `<p>After you allow it, you are sent back to ${where}.</p>${warning}` +
       (view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '') +
       `<form method="post" action="/oauth/authorize" autocomplete="off">` +
       `<input type="hidden" name="request" value="${escapeHtml(view.requestId)}"><input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">` +
@@ -87,6 +95,15 @@ export function consentPage(view: ConsentView): string {
       `<p><small>Client id: <code>${escapeHtml(view.clientId)}</code>. ` +
       'See or end connections at <a href="/oauth/connections">/oauth/connections</a>.</small></p>',
   );
+}
+
+/**
+ * A client metadata document names its client freely; the host it came from (over https) is what
+ * was checked, so it stands beside the name. A registered client has none to show.
+ */
+function describedBy(clientId: string): string {
+  if (!clientId.startsWith('https://')) return '';
+  return ` (described by <strong>${escapeHtml(new URL(clientId).host)}</strong>)`;
 }
 
 /** `back`: where the app asked to be sent, offered as a link the person chooses (never followed by itself). */

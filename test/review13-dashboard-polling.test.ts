@@ -1,0 +1,51 @@
+// review13: the campaign dashboard refreshes a campaign's progress every 1.5 s while the API calls
+// it active (sending, queued, pending, scheduled…), and stopped only when it was not, or after
+// three failed reads. A campaign scheduled for next week, or one the API leaves "sending" with
+// nothing moving (a stuck send, a hostile API), was read every 1.5 s for as long as the view was
+// on screen: a view left in a conversation spent the tenant's rate limit on reads nobody asked
+// for. The dashboard now stops when nothing has changed for 30 s (and after 10 minutes in all),
+// says so, and offers Refresh.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
+import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+
+let sandbox: Sandbox;
+let browser: Browser;
+let server: LaunchedServer;
+const hosted: HostedView[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  [server, browser] = await Promise.all([launchServer('campaign', { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full }), launchBrowser()]);
+}, 60_000);
+afterEach(async () => {
+  for (const view of hosted) expect(view.networkRequests).toEqual([]);
+  await Promise.all(hosted.splice(0).map((view) => view.close()));
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await sandbox?.close();
+});
+
+describe('review13: a campaign that stays active with nothing moving', () => {
+  it('is refreshed for 30 s without change, then no more: the view says so and offers Refresh', { timeout: 90_000 }, async () => {
+    const campaign = sandbox.tenant('A').campaigns.find((candidate) => candidate.status === 'draft')!;
+    Object.assign(campaign, { status: 'sending', sentCount: 3, totalRecipients: Math.max(campaign.totalRecipients, 10) });
+    const dashboard = await showToolCall(browser, server.client as never, 'campaign_read', { operationId: 'campaign.progress', params: { id: campaign._id } });
+    hosted.push(dashboard);
+    await dashboard.view.locator('#progress-text').waitFor();
+
+    await expect.poll(() => dashboard.toolCalls.length, { timeout: 10_000 }).toBeGreaterThan(1);
+    await dashboard.view.getByText(/^Stopped refreshing: no change for 30 s/).waitFor({ timeout: 45_000 });
+    const calls = dashboard.toolCalls.length;
+    expect(calls).toBeLessThanOrEqual(23);
+    await dashboard.page.waitForTimeout(3_500);
+    expect(dashboard.toolCalls.length).toBe(calls);
+
+    // Refresh starts again, on the person's click.
+    await dashboard.view.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => dashboard.toolCalls.length, { timeout: 5_000 }).toBeGreaterThan(calls);
+  });
+});
