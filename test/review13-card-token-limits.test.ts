@@ -1,13 +1,14 @@
-// review13: two limits of the confirmation card that the card alone cannot close: both need the
-// tool-call pipeline (shared/src/call: confirm.ts, confirmations.ts), which this review leaves as
-// it is. Written as it.fails: each passes once the pipeline closes the gap.
+// review13: the confirmation card against a model that holds the token, and a campaign that
+// changes while the card is on screen.
 // - Cancel discards the card's copy of the token and tells the model not to use it, but the token
-//   is in the preview the model read, and the server still honours it for 5 minutes: a model
-//   (prompt-injected, say) that uses it after the person pressed Cancel sends the campaign.
-// - A token is bound to the operation, its params and the key, not to what the preview showed: for
-//   campaign.send the params are the campaign's id, so a campaign whose message is changed (in the
-//   tenant console) after the card was drawn is sent with the new message on Confirm, while the
-//   card still shows the old one ("What is confirmed is what is sent").
+//   is in the preview the model read (a host without the card needs it there), and the server
+//   still honours it until it expires: a model (prompt-injected, say) that uses it after the person
+//   pressed Cancel sends the campaign. Voiding a token needs a new way to call the action tool,
+//   which the tool's arguments (a contract with hosts' configs) do not have: kept as it.fails,
+//   left for a decision (README, MCP Apps).
+// - A yes is bound to the facts the preview showed (confirm.ts): a campaign whose audience grows
+//   after the card was drawn is not sent on Confirm; the card shows the new preview instead. (Its
+//   text is not among those facts: the API does not show a campaign's text; the preview says so.)
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
@@ -57,15 +58,19 @@ describe('review13: what the card cannot enforce by itself', { timeout: 60_000 }
     expect(countCarriedOut(sandbox, 'campaign.send')).toBe(before);
   });
 
-  it.fails('a campaign whose message changed after the card was drawn is not sent on Confirm', async () => {
-    const { card, id } = await cardForNewCampaign('Pesan berubah', 'Halo, promo akhir pekan!');
-    await card.view.getByText('Halo, promo akhir pekan!', { exact: false }).waitFor();
+  it('a campaign whose audience grew after the card was drawn is not sent on Confirm: the card shows it as it is now', async () => {
+    const { card, id } = await cardForNewCampaign('Penerima bertambah', 'Halo, promo akhir pekan!');
     const campaign = sandbox.tenant('A').campaigns.find((candidate) => candidate._id === id)!;
-    campaign.message = 'Pesan lain yang tidak pernah dilihat';
+    await card.view.getByText(`${campaign.totalRecipients} recipient(s)`, { exact: false }).waitFor();
+    campaign.totalRecipients += 3;
     const before = countCarriedOut(sandbox, 'campaign.send');
     await card.view.getByRole('button', { name: 'Confirm' }).click();
-    // Expected: a fresh preview with the new message, and nothing sent.
-    await card.view.getByText('Pesan lain yang tidak pernah dilihat', { exact: false }).waitFor({ timeout: 5_000 });
+    await card.view.getByText(/has changed since/).waitFor({ timeout: 10_000 });
+    await card.view.getByText(`${campaign.totalRecipients} recipient(s)`, { exact: false }).waitFor();
     expect(countCarriedOut(sandbox, 'campaign.send')).toBe(before);
+    // The new preview's Confirm is the person's yes to what they now see: it sends once.
+    await card.view.getByRole('button', { name: 'Confirm' }).click();
+    await card.view.getByText(/^Done/).waitFor({ timeout: 10_000 });
+    expect(countCarriedOut(sandbox, 'campaign.send')).toBe(before + 1);
   });
 });
