@@ -2,7 +2,9 @@
 // name, status or audience) between the preview (or question) and the yes is not sent on that yes, on every path:
 // a token, a 2025 elicitation, a 2026-07-28 input_required round. What moves on its own (the quota,
 // the count sent so far) does not undo a yes. Counted on the sandbox's record of what it carried out.
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { MemorySpentStore } from '@engage-mcp/shared';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { countCarriedOut, structuredOf, textOf } from './helpers.js';
 import { sandboxPerTest } from './sandboxed.js';
@@ -70,28 +72,45 @@ describe("a token's yes is to what its preview showed", () => {
   });
 });
 
-describe("a person's answer to a question is to what the question showed", () => {
-  it.each(['v1', 'v2-modern'] as const)('%s: the audience grows while the person reads; their yes sends nothing, and the next call asks again', async (kind) => {
-    const campaign = draft();
-    const questions: string[] = [];
-    const server = await serve('campaign.send', {
-      kind,
-      elicit: (message) => {
-        questions.push(message);
-        if (questions.length === 1) campaign.totalRecipients += 1000;
-        return { action: 'accept', content: { confirm: true } };
-      },
-    });
-    const first = await server.call('campaign.send', { id: campaign._id });
-    expect(first.isError).toBe(true);
-    expect(textOf(first)).toMatch(/has changed since[\s\S]*was not run/);
-    expect(sends()).toBe(0);
-
-    const second = await server.call('campaign.send', { id: campaign._id });
-    expect(questions[1]).toContain(`${campaign.totalRecipients} recipient(s)`);
-    expect(structuredOf(second).outcome, textOf(second)).toBe('done');
+describe('what a fact read from this process, not the API, does not bind', () => {
+  it('a campaign created through one server, previewed there and confirmed through another sharing its secret (two replicas): sent once', async () => {
+    const shared = { secret: randomBytes(32), spent: new MemorySpentStore() };
+    const [creator, other] = [await serve('campaign.send', { server: shared }), await serve('campaign.send', { server: shared })];
+    const created = await creator.call('campaign.create', { name: 'Dua replika', message: 'Halo dari replika A', channel: 'whatsapp' });
+    const id = (structuredOf(created).data as { _id: string })._id;
+    const preview = await creator.call('campaign.send', { id });
+    expect(textOf(preview)).toContain('Halo dari replika A'); // from the creator's own record: the other server has none
+    const done = await other.call('campaign.send', { id }, { confirmationToken: structuredOf(preview).confirmationToken });
+    expect(structuredOf(done).outcome, textOf(done)).toBe('done');
     expect(sends()).toBe(1);
   });
+});
+
+describe("a person's answer to a question is to what the question showed", () => {
+  it.each(['v1', 'v2-modern'] as const)(
+    '%s: the audience grows while the person reads; their yes sends nothing, and the next call asks again',
+    async (kind) => {
+      const campaign = draft();
+      const questions: string[] = [];
+      const server = await serve('campaign.send', {
+        kind,
+        elicit: (message) => {
+          questions.push(message);
+          if (questions.length === 1) campaign.totalRecipients += 1000;
+          return { action: 'accept', content: { confirm: true } };
+        },
+      });
+      const first = await server.call('campaign.send', { id: campaign._id });
+      expect(first.isError).toBe(true);
+      expect(textOf(first)).toMatch(/has changed since[\s\S]*was not run/);
+      expect(sends()).toBe(0);
+
+      const second = await server.call('campaign.send', { id: campaign._id });
+      expect(questions[1]).toContain(`${campaign.totalRecipients} recipient(s)`);
+      expect(structuredOf(second).outcome, textOf(second)).toBe('done');
+      expect(sends()).toBe(1);
+    },
+  );
 
   it.each(['v1', 'v2-modern'] as const)('%s: a no stays a no, whatever changed meanwhile', async (kind) => {
     const campaign = draft();

@@ -41,14 +41,18 @@ function describeCampaign(campaign: Record<string, unknown> | undefined): Fact |
 
 /**
  * The text that goes out. The spec's campaign list has no message field: it is shown if the API
- * includes one anyway, else as this server created the campaign, else the preview says it is unknown.
+ * includes one anyway (and a yes is bound to it), else as this server created the campaign, else
+ * the preview says it is unknown. Those two come from this process's memory, not the API: shown,
+ * not bound, so a yes given on one replica holds on another that did not create the campaign.
  */
-function campaignMessage(campaign: Record<string, unknown> | undefined, params: Params, written: WrittenBefore): string {
+function campaignMessage(campaign: Record<string, unknown> | undefined, params: Params, written: WrittenBefore): Fact {
   if (typeof campaign?.message === 'string') return `Message that goes out: ${quote(campaign.message)}`;
   const created = written('campaign.create').find((entry) => (entry.data as { _id?: unknown } | undefined)?._id === params.id);
   if (typeof created?.params.message === 'string')
-    return `Message that goes out, as this server created the campaign (the API does not show a campaign's text, so an edit made in the tenant console since would not show here): ${quote(created.params.message)}`;
-  return "Message: the API does not show a campaign's text and this server did not create it: check the text in the tenant console before agreeing.";
+    return live(
+      `Message that goes out, as this server created the campaign (the API does not show a campaign's text, so an edit made in the tenant console since would not show here): ${quote(created.params.message)}`,
+    );
+  return live("Message: the API does not show a campaign's text and this server did not create it: check the text in the tenant console before agreeing.");
 }
 
 export const campaign = defineDomain('campaign', 'Campaigns', [
