@@ -16,16 +16,17 @@ import { limitState, messageCount, type WriteTrace } from './guardrails.js';
 import { writeDigest, type Attempt } from './journal.js';
 import { screenComposed } from './key-guesses.js';
 import {
-  FACTS_CHANGED,
   QUESTION_NOT_SHOWN,
   TOKEN_REFUSALS,
   alreadyUsed,
   changedSinceAsked,
   declinedBy,
+  factsChanged,
   limitLines,
   previewAnswer,
   sentBeforeWarning,
   stillRunning,
+  type TokenRefusal,
 } from './outcomes.js';
 import { boundFacts, composeStatement, type Statement } from './statement.js';
 
@@ -95,7 +96,8 @@ async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNulla
   if (answer.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
   notes.confirmation = 'input_required';
   if (!answer.yes) return declinedBy(op, answer.action);
-  if (!deps.confirmations.showed('state', returned.state, await boundNow(deps, call, op, params))) return changedSinceAsked(op);
+  const now = await boundNow(deps, call, op, params);
+  if (!deps.confirmations.showed('state', returned.state, now.bound)) return changedSinceAsked(op, now.unread);
   return { approvedAt: deps.confirmations.issuedAt('state', returned.state), confirmation, via: 'input_required' as const };
 }
 
@@ -109,7 +111,8 @@ async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params
   if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
   notes.confirmation = 'elicitation';
   if (!result.yes) return declinedBy(op, result.action);
-  if ((await boundNow(deps, call, op, params)) !== statement.bound) return changedSinceAsked(op);
+  const now = await boundNow(deps, call, op, params);
+  if (now.bound !== statement.bound) return changedSinceAsked(op, now.unread);
   return { approvedAt: shownAt, via: 'elicitation' as const };
 }
 
@@ -122,9 +125,10 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
     // A genuine token for this very call, used before: the yes was given and spent. A retry must
     // not be handed a new way to say yes to what may already have happened.
     if (redemption === 'spent') return repeatedCall(notes, 'token', alreadyUsed(op, 'confirmationToken', call.caller.journal.outcomeOf(confirmation)));
-    const shownThen = redemption === 'ok' && deps.confirmations.showed('token', token, await boundNow(deps, call, op, params));
-    if (shownThen) return { approvedAt: deps.confirmations.issuedAt('token', token), confirmation, via: 'token' as const };
-    reason = [reason, redemption === 'ok' ? FACTS_CHANGED : TOKEN_REFUSALS[redemption]].filter(Boolean).join(' ');
+    const now = redemption === 'ok' ? await boundNow(deps, call, op, params) : undefined;
+    if (now && deps.confirmations.showed('token', token, now.bound))
+      return { approvedAt: deps.confirmations.issuedAt('token', token), confirmation, via: 'token' as const };
+    reason = [reason, now ? factsChanged(now.unread) : TOKEN_REFUSALS[redemption as TokenRefusal]].filter(Boolean).join(' ');
   }
   // Taken before the journal is read for the preview's warning: the token's yes dates from then.
   const shownAt = Date.now();
@@ -168,10 +172,28 @@ export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operati
   return statement;
 }
 
-/** What of the facts a yes is bound to, as they read now (the same look-ups as the statement's; none for an operation without facts). */
-async function boundNow(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<string> {
+/**
+ * What of the facts a yes is bound to, as they read now (the same look-ups as the statement's; none
+ * for an operation without facts), and whether a look-up failed (its fact is then left out, so the
+ * yes does not hold: `unread` tells the model that was the cause, not a change).
+ */
+async function boundNow(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<{ bound: string; unread: boolean }> {
   const { caller } = call;
-  return boundFacts(op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), caller.journal.writtenWith(caller.keyId));
+  const lookup = lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS));
+  let unread = false;
+  const read: PreviewReader = (path) =>
+    lookup(path).then(
+      (data) => {
+        if (data === undefined) unread = true;
+        return data;
+      },
+      (error: unknown) => {
+        unread = true;
+        throw error;
+      },
+    );
+  const bound = await boundFacts(op, params, read, caller.journal.writtenWith(caller.keyId));
+  return { bound, unread };
 }
 
 /** Reads the API for a preview or a guardrail's count: one short attempt each, within `budget`; a failed look-up is undefined. */

@@ -109,15 +109,24 @@ export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
   mismatch: 'The confirmationToken was issued for other params, another operation or another quietHoursOverride: ' + 'nothing was run, and the token is spent.',
 };
 
-/** The reason above a new preview when a token's yes was given to facts that read otherwise now. */
-export const FACTS_CHANGED =
-  'What the earlier preview showed has changed since (a record it read reads otherwise now): nothing was run, and that token is spent. ' +
-  'Show the user this preview as it stands now.';
+/**
+ * The reason above a new preview when a token's yes was given to facts that read otherwise now;
+ * `unread`: a look-up failed as they were read again, so whether they changed is not known.
+ */
+export function factsChanged(unread: boolean): string {
+  const what = unread
+    ? 'What the earlier preview showed could not be read again to check it still holds (the API did not answer a look-up): '
+    : 'What the earlier preview showed has changed since (a record it read reads otherwise now): ';
+  return `${what}nothing was run, and that token is spent. Show the user this preview as it stands now.`;
+}
 
-/** A person's yes to a question whose facts read otherwise by the time it came back: nothing runs; the next call asks again. */
-export function changedSinceAsked(op: Operation): CallToolResult {
+/** A person's yes to a question whose facts read otherwise (or could not be read again) by the time it came back: nothing runs; the next call asks again. */
+export function changedSinceAsked(op: Operation, unread: boolean): CallToolResult {
+  const what = unread
+    ? 'what they were asked about could not be read again to check it still holds (the API did not answer a look-up)'
+    : 'what they were asked about has changed since (a record the question read reads otherwise now)';
   const text =
-    `The user said yes, but what they were asked about has changed since (a record the question read reads otherwise now), so ${op.id} was not run and nothing was changed. ` +
+    `The user said yes, but ${what}, so ${op.id} was not run and nothing was changed. ` +
     'Call again with the same operationId and params: the user is asked about it as it stands now.';
   return writeFailure(op, 'refused', text);
 }

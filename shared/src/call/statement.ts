@@ -77,7 +77,13 @@ async function readFacts(op: Operation, params: Params, read: PreviewReader, wri
   return found.filter((fact): fact is Fact => isFact(fact) && shownOf(fact) !== '');
 }
 
-const boundOf = (facts: Fact[]) => facts.map((fact) => oneLine(typeof fact === 'string' ? fact : fact.bound)).join('\n');
+/** The bound lines only: a live fact binds nothing, not even whether its look-up answered (a quota read that failed at the yes is no change). */
+const boundOf = (facts: Fact[]) =>
+  facts
+    .map((fact) => (typeof fact === 'string' ? fact : fact.bound))
+    .filter((bound) => bound !== '')
+    .map(oneLine)
+    .join('\n');
 const isFact = (value: unknown): value is Fact =>
   typeof value === 'string' || (typeof value === 'object' && value !== null && typeof (value as { text?: unknown }).text === 'string');
 const shownOf = (fact: Fact) => (typeof fact === 'string' ? fact : fact.text);
