@@ -72,6 +72,54 @@ describe("a token's yes is to what its preview showed", () => {
   });
 });
 
+describe('a record the preview could not read is said, and a yes to that does not hold once it can be read', () => {
+  it('campaign.send whose campaign list failed: the preview says so; the token then gets the campaign as it is, for a new yes', async () => {
+    const server = await serve('campaign.send');
+    const campaign = draft();
+    sandbox.injectFault({ kind: 'status', status: 503, operationId: 'campaign.list', times: 1 }); // the preview's read alone
+    const blind = await server.call('campaign.send', { id: campaign._id });
+    expect(structuredOf(blind).preview).toMatch(/Campaign: could not be read now \(the API did not answer the look-up\)[^\n]*Check it before agreeing/);
+    expect(structuredOf(blind).preview).not.toContain(campaign.name);
+
+    const seen = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(blind).confirmationToken });
+    expect(sends()).toBe(0);
+    expect(structuredOf(seen).outcome, textOf(seen)).toBe('preview');
+    expect(structuredOf(seen).preview).toContain(campaign.name);
+    const done = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(seen).confirmationToken });
+    expect(structuredOf(done).outcome, textOf(done)).toBe('done');
+    expect(sends()).toBe(1);
+  });
+
+  it('a yes to "could not be read" holds while it still cannot be read: the person was told to check first', async () => {
+    const server = await serve('campaign.send');
+    const campaign = draft();
+    sandbox.injectFault({ kind: 'status', status: 503, operationId: 'campaign.list', times: 10 });
+    const blind = await server.call('campaign.send', { id: campaign._id });
+    expect(structuredOf(blind).preview).toMatch(/Campaign: could not be read now/);
+    const done = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(blind).confirmationToken });
+    expect(structuredOf(done).outcome, textOf(done)).toBe('done');
+    expect(sends()).toBe(1);
+  });
+
+  it.each([
+    ['contact.delete', () => ({ id: sandbox.tenant('A').contacts[0]!._id }), 'contact.list', 'Contact'],
+    ['inbox.ticket.reply', () => ({ ticketID: 'TCK-1001', message: 'Siap kak' }), 'inbox.ticket.list', 'Ticket'],
+    ['product.delete', () => ({ productID: sandbox.tenant('A').products[0]!._id }), 'product.get', 'Product'],
+  ] as const)('%s: a failed look-up is named in the preview, not left out', async (operationId, params, lookup, what) => {
+    const server = await serve(operationId);
+    sandbox.injectFault({ kind: 'status', status: 503, operationId: lookup, times: 5 });
+    const preview = await server.call(operationId, params());
+    expect(structuredOf(preview).outcome, textOf(preview)).toBe('preview');
+    expect(structuredOf(preview).preview).toContain(`- ${what}: could not be read now`);
+  });
+
+  it('a record not in the list is said to be missing', async () => {
+    const server = await serve('contact.delete');
+    const preview = await server.call('contact.delete', { id: '0123456789abcdef01234567' });
+    expect(structuredOf(preview).preview).toContain('- Contact: not in what the API lists now.');
+  });
+});
+
 describe('what a fact read from this process, not the API, does not bind', () => {
   it('a campaign created through one server, previewed there and confirmed through another sharing its secret (two replicas): sent once', async () => {
     const shared = { secret: randomBytes(32), spent: new MemorySpentStore() };

@@ -5,6 +5,7 @@ import {
   findRecord,
   inWords,
   live,
+  notShown,
   pathId,
   plain,
   quote,
@@ -20,21 +21,26 @@ const CAMPAIGNS = '/api/campaign/campaigns';
 const QUOTA = '/api/ai/v1/quota';
 const RECIPIENTS = '/api/user/users/campaign';
 
-async function findCampaign(params: Params, read: PreviewReader) {
-  return findRecord(await read(CAMPAIGNS), '_id', params.id);
+/** The campaign list as read (undefined when the look-up failed), and the campaign in it. */
+async function readCampaign(params: Params, read: PreviewReader) {
+  const campaigns = await read(CAMPAIGNS);
+  return { campaigns, found: findRecord(campaigns, '_id', params.id) };
 }
 
 /** A campaign's recipients: its totalRecipients, else the length of its recipient list. */
 async function recipientCount(params: Params, read: PreviewReader): Promise<number | undefined> {
-  const found = await findCampaign(params, read);
+  const { found } = await readCampaign(params, read);
   if (typeof found?.totalRecipients === 'number') return found.totalRecipients;
   const recipients = await read(`${RECIPIENTS}/${encodeURIComponent(String(params.id))}`);
   return Array.isArray(recipients) ? recipients.length : undefined;
 }
 
-/** The campaign as the preview shows it; a yes is bound to all of it but the count sent so far, which a sending campaign moves on its own. */
-function describeCampaign(campaign: Record<string, unknown> | undefined): Fact | undefined {
-  if (!campaign) return undefined;
+/**
+ * The campaign as the preview shows it, or that it could not be shown; a yes is bound to all of it
+ * but the count sent so far, which a sending campaign moves on its own.
+ */
+function describeCampaign({ campaigns, found: campaign }: Awaited<ReturnType<typeof readCampaign>>): Fact {
+  if (!campaign) return notShown('Campaign', campaigns);
   const what = `Campaign: ${quote(campaign.name)} on ${plain(campaign.channel)}, status ${plain(campaign.status)}, ${plain(campaign.totalRecipients ?? '?')} recipient(s)`;
   return { text: `${what}, ${plain(campaign.sentCount ?? 0)} sent so far.`, bound: `${what}.` };
 }
@@ -121,9 +127,14 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
       effect: (p) => `Send campaign ${String(p.id)} now: real messages to real customers, each one using message quota.`,
       irreversible: 'sent messages cannot be recalled; campaign.cancel only stops the rest of the queue.',
       facts: async (p, read, written) => {
-        const [found, recipients, quota] = await Promise.all([findCampaign(p, read), read(`${RECIPIENTS}/${encodeURIComponent(String(p.id))}`), read(QUOTA)]);
+        const [campaign, recipients, quota] = await Promise.all([
+          readCampaign(p, read),
+          read(`${RECIPIENTS}/${encodeURIComponent(String(p.id))}`),
+          read(QUOTA),
+        ]);
+        const { found } = campaign;
         return [
-          describeCampaign(found),
+          describeCampaign(campaign),
           campaignMessage(found, p, written),
           found?.totalRecipients === undefined && Array.isArray(recipients) ? `Recipients: ${recipients.length}.` : undefined,
           quota === undefined ? undefined : live(`Quota before sending: ${inWords(quota)}.`),
@@ -143,7 +154,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     verifyWith: 'campaign.progress',
     confirmation: {
       effect: (p) => `Cancel campaign ${String(p.id)}: the rest of its queue is not sent; messages already sent stay sent.`,
-      facts: async (p, read) => [describeCampaign(await findCampaign(p, read))],
+      facts: async (p, read) => [describeCampaign(await readCampaign(p, read))],
     },
   },
   {
@@ -159,7 +170,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     confirmation: {
       effect: (p) => `Delete campaign ${String(p.id)} together with its statistics.`,
       irreversible: 'the campaign and its statistics are deleted irrecoverably.',
-      facts: async (p, read) => [describeCampaign(await findCampaign(p, read))],
+      facts: async (p, read) => [describeCampaign(await readCampaign(p, read))],
     },
   },
 ]);

@@ -1,13 +1,14 @@
 // The contact domain: customer contacts of the tenant.
 import { z } from 'zod';
-import { defineDomain, email, findRecord, msisdn, pathId, plain, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
+import { defineDomain, email, findRecord, msisdn, notShown, pathId, plain, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
 
 const CONTACTS = '/api/user/users';
 
 /** A contact's name for previews; the API has no single-contact read, so it is found in the list. */
-async function contactName(params: Params, read: PreviewReader): Promise<string | undefined> {
-  const contact = findRecord(await read(CONTACTS), '_id', params.id);
-  return contact ? `Contact: ${quote(contact.name)} (${contact.msisdn === undefined ? 'no number' : plain(contact.msisdn)}).` : undefined;
+async function contactName(params: Params, read: PreviewReader): Promise<string> {
+  const contacts = await read(CONTACTS);
+  const contact = findRecord(contacts, '_id', params.id);
+  return contact ? `Contact: ${quote(contact.name)} (${contact.msisdn === undefined ? 'no number' : plain(contact.msisdn)}).` : notShown('Contact', contacts);
 }
 
 const contactFields = {

@@ -131,6 +131,17 @@ export function findRecord(data: unknown, field: string, value: unknown): Record
   return data.find((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && (item as Record<string, unknown>)[field] === value);
 }
 
+/**
+ * A preview's fact for a record it cannot show: its look-up failed (`listed` is undefined), or the
+ * record is not in what the API listed. Said, never left out: nobody agrees to a record unseen, and
+ * a yes to this line does not hold once the record reads otherwise (confirm.ts).
+ */
+export function notShown(what: string, listed: unknown): string {
+  return listed === undefined
+    ? `${what}: could not be read now (the API did not answer the look-up), so it is not shown here. Check it before agreeing.`
+    : `${what}: not in what the API lists now.`;
+}
+
 /** A short one-line rendering of untyped data read from the API, for previews (never for outgoing text, which is shown whole). */
 export function brief(value: unknown, max = 300): string {
   const text = typeof value === 'string' ? inlineText(value) : JSON.stringify(value);

@@ -21,7 +21,8 @@ export interface Confirmation {
   /** What cannot be undone, if anything. */
   irreversible?: string;
   /**
-   * Facts the preview looks up (a record's name, recipients, quota). A failed look-up is left out.
+   * Facts the preview looks up (a record's name, recipients, quota). A fact whose look-up failed is
+   * left out; the record the preview is about says so instead (catalog.ts `notShown`).
    * Values read from the API go through quote() or plain(): they may be written by customers.
    */
   facts?: (params: Params, read: PreviewReader, written: WrittenBefore) => Promise<Array<Fact | undefined>>;
