@@ -84,6 +84,7 @@ describe('a record the preview could not read is said, and a yes to that does no
     const seen = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(blind).confirmationToken });
     expect(sends()).toBe(0);
     expect(structuredOf(seen).outcome, textOf(seen)).toBe('preview');
+    expect(textOf(seen)).toMatch(/has changed since \(.*or could not be read then and can now\)/);
     expect(structuredOf(seen).preview).toContain(campaign.name);
     const done = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(seen).confirmationToken });
     expect(structuredOf(done).outcome, textOf(done)).toBe('done');
