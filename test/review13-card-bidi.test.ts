@@ -5,29 +5,16 @@
 // `“(6281250065672) ”(6289999) 12 שלום on whatsapp`: the real number drawn inside the quotes, a
 // made-up one where the number goes. The card now isolates each quoted text (<bdi>), so what is
 // quoted is ordered on its own and cannot move what is around it.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import { showToolCall, type HostedView } from '../packages/apps/host/harness.js';
+import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
+import { viewsPerFile } from './hosted-views.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
 let server: LaunchedServer;
-const hosted: HostedView[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  [server, browser] = await Promise.all([launchServer('inbox', { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full }), launchBrowser()]);
-}, 60_000);
-afterEach(async () => {
-  for (const view of hosted) expect(view.networkRequests).toEqual([]);
-  await Promise.all(hosted.splice(0).map((view) => view.close()));
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await sandbox?.close();
-});
+const hosted = viewsPerFile('inbox', (ready) => ({ sandbox, server, browser } = ready));
 
 type Rect = { left: number; top: number };
 /** Where the first occurrence of `text` inside the view's `li` is drawn (its first box), in the frame's coordinates. */

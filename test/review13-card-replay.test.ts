@@ -5,30 +5,17 @@
 // be used), Confirm was offered again with that very token, which the server still honours: one
 // click ran what the person had cancelled. The card is for one call: once the person has pressed a
 // button, what the host sends again is not drawn.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import { showToolCall } from '../packages/apps/host/harness.js';
+import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
+import { viewsPerFile } from './hosted-views.js';
 import { countCarriedOut, structuredOf, textOf } from './helpers.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
 let server: LaunchedServer;
-const hosted: HostedView[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  [server, browser] = await Promise.all([launchServer('campaign', { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full }), launchBrowser()]);
-}, 60_000);
-afterEach(async () => {
-  for (const view of hosted) expect(view.networkRequests).toEqual([]);
-  await Promise.all(hosted.splice(0).map((view) => view.close()));
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await sandbox?.close();
-});
+const hosted = viewsPerFile('campaign', (ready) => ({ sandbox, server, browser } = ready));
 
 async function draftCampaign(name: string): Promise<string> {
   const created = await server.client.callTool({

@@ -9,29 +9,17 @@
 // - A yes is bound to the facts the preview showed (confirm.ts): a campaign whose audience grows
 //   after the card was drawn is not sent on Confirm; the card shows the new preview instead. (Its
 //   text is not among those facts: the API does not show a campaign's text; the preview says so.)
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import { showToolCall } from '../packages/apps/host/harness.js';
+import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
+import { viewsPerFile } from './hosted-views.js';
 import { countCarriedOut, structuredOf, textOf } from './helpers.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
 let server: LaunchedServer;
-const hosted: HostedView[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  [server, browser] = await Promise.all([launchServer('campaign', { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full }), launchBrowser()]);
-}, 60_000);
-afterEach(async () => {
-  await Promise.all(hosted.splice(0).map((view) => view.close()));
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await sandbox?.close();
-});
+const hosted = viewsPerFile('campaign', (ready) => ({ sandbox, server, browser } = ready), { expectNoNetwork: false });
 
 async function cardForNewCampaign(name: string, message: string) {
   const created = await server.client.callTool({

@@ -5,29 +5,16 @@
 // on screen: a view left in a conversation spent the tenant's rate limit on reads nobody asked
 // for. The dashboard now stops when nothing has changed for 30 s (and after 10 minutes in all),
 // says so, and offers Refresh.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import { showToolCall } from '../packages/apps/host/harness.js';
+import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
+import { viewsPerFile } from './hosted-views.js';
 
 let sandbox: Sandbox;
 let browser: Browser;
 let server: LaunchedServer;
-const hosted: HostedView[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  [server, browser] = await Promise.all([launchServer('campaign', { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full }), launchBrowser()]);
-}, 60_000);
-afterEach(async () => {
-  for (const view of hosted) expect(view.networkRequests).toEqual([]);
-  await Promise.all(hosted.splice(0).map((view) => view.close()));
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await sandbox?.close();
-});
+const hosted = viewsPerFile('campaign', (ready) => ({ sandbox, server, browser } = ready));
 
 describe('review13: a campaign that stays active with nothing moving', () => {
   it('is refreshed for 30 s without change, then no more: the view says so and offers Refresh', { timeout: 90_000 }, async () => {

@@ -3,16 +3,14 @@
 // message naming no cause: "is not valid JSON (comments and trailing commas are not JSON
 // either)" for JSON, "line 1: expected a key" for Codex's TOML. Neither parser takes the mark;
 // the file is otherwise fine. Now the mark is kept as it was and the servers are merged after it.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
-import { HOSTS, type HostId } from '../packages/setup/src/hosts.js';
-import { ROOT } from '../scripts/distribution.js';
+import type { HostId } from '../packages/setup/src/hosts.js';
+import { configPathIn, setupWithKey } from './setup-run.js';
 
-const CLI = join(ROOT, 'packages', 'setup', 'dist', 'cli.js');
 const KEY = 'sk_live_9f2c4e7a1b3d5f8a6c0e';
 const BOM = '\uFEFF';
 
@@ -24,22 +22,9 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const configPath = (host: HostId) => HOSTS[host].configPath({ platform: 'linux', home, env: { XDG_CONFIG_HOME: join(home, '.config') } });
+const configPath = (host: HostId) => configPathIn(home, host);
 
-function setup(host: HostId): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, '--host', host, '--servers', 'contact', '--base-url', 'https://api.example.com', '--key-stdin', '--yes'], {
-      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
-      cwd: home,
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-    child.stdin.end(`${KEY}\n`);
-  });
-}
+const setup = (host: HostId) => setupWithKey(home, host, KEY);
 
 async function writeConfig(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });

@@ -2,15 +2,13 @@
 // thousand deep (valid JSON, valid TOML) ended the run with "Maximum call stack size exceeded"
 // and nothing else: not which file, not that nothing was changed, not what to do. The file was
 // left as it was; the message now says so, as for every other config it refuses.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOSTS, type HostId } from '../packages/setup/src/hosts.js';
-import { ROOT } from '../scripts/distribution.js';
+import type { HostId } from '../packages/setup/src/hosts.js';
+import { configPathIn, setupWithKey } from './setup-run.js';
 
-const CLI = join(ROOT, 'packages', 'setup', 'dist', 'cli.js');
 const DEPTH = 100_000;
 
 let home: string;
@@ -21,22 +19,9 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const configPath = (host: HostId) => HOSTS[host].configPath({ platform: 'linux', home, env: { XDG_CONFIG_HOME: join(home, '.config') } });
+const configPath = (host: HostId) => configPathIn(home, host);
 
-function setup(host: HostId): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, '--host', host, '--servers', 'contact', '--base-url', 'https://api.example.com', '--key-stdin', '--yes'], {
-      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
-      cwd: home,
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-    child.stdin.end('sk_live_9f2c4e7a1b3d5f8a6c0e\n');
-  });
-}
+const setup = (host: HostId) => setupWithKey(home, host, 'sk_live_9f2c4e7a1b3d5f8a6c0e');
 
 describe('a config nested too deeply to merge', () => {
   it.each([

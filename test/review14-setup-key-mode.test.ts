@@ -3,16 +3,14 @@
 // existing 0644 config that stayed 0644, readable by every user of the machine. Whether the file
 // held the key was judged by finding the key's raw text in the file, and its escaped spelling is
 // not that text.
-import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
-import { HOSTS, type HostId } from '../packages/setup/src/hosts.js';
-import { ROOT } from '../scripts/distribution.js';
+import type { HostId } from '../packages/setup/src/hosts.js';
+import { configPathIn, setupWithKey } from './setup-run.js';
 
-const CLI = join(ROOT, 'packages', 'setup', 'dist', 'cli.js');
 const KEYS = ['sk_live_9f2c"4e7a1b3d5f8a', 'sk_live_9f2c\\4e7a1b3d5f8a'];
 
 let home: string;
@@ -23,22 +21,9 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const configPath = (host: HostId) => HOSTS[host].configPath({ platform: 'linux', home, env: { XDG_CONFIG_HOME: join(home, '.config') } });
+const configPath = (host: HostId) => configPathIn(home, host);
 
-function setup(host: HostId, key: string): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, '--host', host, '--servers', 'contact', '--base-url', 'https://api.example.com', '--key-stdin', '--yes'], {
-      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
-      cwd: home,
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-    child.stdin.end(`${key}\n`);
-  });
-}
+const setup = (host: HostId, key: string) => setupWithKey(home, host, key);
 
 describe('a key that JSON or TOML escapes', () => {
   it.each(KEYS)('%s: the existing 0644 JSON config it is written into becomes 0600', async (key) => {

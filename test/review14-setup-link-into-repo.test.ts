@@ -4,16 +4,14 @@
 // work tree: with ~/.config a link into a dotfiles repository (~/dotfiles/config) and no
 // ~/.config/Claude yet, the live key was written to ~/dotfiles/config/Claude/ ... .json, an
 // untracked file of that repository, one `git add -A` from being pushed.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
-import { ROOT } from '../scripts/distribution.js';
+import { setupWithKey } from './setup-run.js';
 
-const CLI = join(ROOT, 'packages', 'setup', 'dist', 'cli.js');
 const KEY = 'sk_live_9f2c4e7a1b3d5f8a6c0e';
 
 let home: string;
@@ -30,22 +28,7 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-function setup(host: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, '--host', host, '--servers', 'contact', '--base-url', 'https://api.example.com', '--key-stdin', '--yes'], {
-      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ...env },
-      cwd: home,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(`${KEY}\n`);
-  });
-}
+const setup = (host: string, env: NodeJS.ProcessEnv = {}) => setupWithKey(home, host, KEY, env);
 
 /** Every file under the repository that holds the key. */
 async function keyedFiles(folder: string): Promise<string[]> {
