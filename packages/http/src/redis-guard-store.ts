@@ -109,7 +109,7 @@ export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix
 export const WRITE_MEMORY_MS = 30 * 60 * 1000;
 /**
  * How far apart two replicas' clocks may be: a mark's time is its replica's, a yes's is the
- * replica's that issued it, so a write sent this close after a yes counts as sent since it (the
+ * replica's that issued it, so a write stamped this close before a yes counts as sent since it (the
  * person is asked again rather than the write sent twice).
  */
 export const WRITE_CLOCK_SKEW_MS = 5_000;
