@@ -7,17 +7,29 @@ import type { Telemetry, TelemetryOptions } from './telemetry-types.js';
 
 export type { Telemetry, TelemetryOptions, ToolCallSpan, ToolCallStart } from './telemetry-types.js';
 
-/** Which signals the environment asks for. Only OTLP is offered: a console exporter would write into stdout, the protocol. */
+/**
+ * Which signals the environment asks for. Each signal is on when its exporter is OTLP (the
+ * default, unless set to none) and something names where it goes: the common endpoint, its own
+ * endpoint, or an exporter set to otlp by name (the default endpoint). So `OTEL_TRACES_EXPORTER=none`
+ * alone starts nothing, and a metrics endpoint alone sends metrics only. Only OTLP is offered: a
+ * console exporter would write into stdout, the protocol.
+ */
 export function telemetrySignals(env: NodeJS.ProcessEnv): { traces: boolean; metrics: boolean; problems: string[] } {
-  const configured = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_TRACES_EXPORTER);
-  if (!configured || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return { traces: false, metrics: false, problems: [] };
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return { traces: false, metrics: false, problems: [] };
   const problems: string[] = [];
-  const wants = (name: string, value: string | undefined) => {
-    const chosen = (value ?? 'otlp').trim().toLowerCase();
-    if (chosen !== 'otlp' && chosen !== 'none') problems.push(`${name}=${chosen} is not supported (only otlp or none); it is taken as none.`);
-    return chosen === 'otlp';
+  const exporter = (name: 'OTEL_TRACES_EXPORTER' | 'OTEL_METRICS_EXPORTER') => {
+    const given = env[name]?.trim().toLowerCase();
+    if (given && given !== 'otlp' && given !== 'none') problems.push(`${name}=${given} is not supported (only otlp or none); it is taken as none.`);
+    return { otlp: (given || 'otlp') === 'otlp', named: given === 'otlp' };
   };
-  return { traces: wants('OTEL_TRACES_EXPORTER', env.OTEL_TRACES_EXPORTER), metrics: wants('OTEL_METRICS_EXPORTER', env.OTEL_METRICS_EXPORTER), problems };
+  const traces = exporter('OTEL_TRACES_EXPORTER');
+  const metrics = exporter('OTEL_METRICS_EXPORTER');
+  const otlpNamed = traces.named || metrics.named || Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  return {
+    traces: traces.otlp && (otlpNamed || Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)),
+    metrics: metrics.otlp && (otlpNamed || Boolean(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)),
+    problems,
+  };
 }
 
 /** The SDK and its exporters when the environment asks for them (or a test passes its own), else undefined: telemetry stays off. */
