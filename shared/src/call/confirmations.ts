@@ -17,7 +17,8 @@ export type ConfirmationKind = 'token' | 'state';
 const PREFIX: Record<ConfirmationKind, string> = { token: 'ct_', state: 'rs_' };
 const TTL: Record<ConfirmationKind, number> = { token: TOKEN_TTL_MS, state: REQUEST_STATE_TTL_MS };
 
-export type Redemption = 'ok' | 'unknown' | 'expired' | 'mismatch' | 'spent';
+/** `mismatch`: issued for another call, and spent by this one; `spent-mismatch`: the same, but spent before (its write may have run). */
+export type Redemption = 'ok' | 'unknown' | 'expired' | 'mismatch' | 'spent-mismatch' | 'spent';
 
 /** Remembers spent nonces until they expire. `consume` is true only the first time, across every replica that shares it. */
 export interface SpentStore {
@@ -93,7 +94,7 @@ export class Confirmations {
     const expiresAt = parseInt(expiry, 36);
     if (!(expiresAt > this.now())) return 'expired';
     const first = await this.options.store.consume(`${kind}:${nonce}`, expiresAt);
-    if (!safeEqual(binding, this.mac(kind, head, keyFingerprint, operationId, params))) return 'mismatch';
+    if (!safeEqual(binding, this.mac(kind, head, keyFingerprint, operationId, params))) return first ? 'mismatch' : 'spent-mismatch';
     return first ? 'ok' : 'spent';
   }
 

@@ -102,11 +102,14 @@ export const CONFIRMATION_NOT_CHECKED =
   'The confirmation could not be checked (the shared store of used confirmations did not answer), so nothing was run. ' +
   'Try again in a few seconds with the same confirmationToken (or requestState).';
 
-export type TokenRefusal = 'unknown' | 'expired' | 'mismatch';
+export type TokenRefusal = 'unknown' | 'expired' | 'mismatch' | 'spent-mismatch';
+const TOKEN_MISMATCH =
+  'The confirmationToken was issued for other params, another operation or another quietHoursOverride: nothing was run, and the token is spent.';
 export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
   unknown: 'The confirmationToken is not valid (never issued by this server, or altered): nothing was run.',
   expired: 'The confirmationToken has expired: nothing was run.',
-  mismatch: 'The confirmationToken was issued for other params, another operation or another quietHoursOverride: ' + 'nothing was run, and the token is spent.',
+  mismatch: TOKEN_MISMATCH,
+  'spent-mismatch': TOKEN_MISMATCH,
 };
 
 /**
@@ -141,7 +144,7 @@ export function declinedBy(op: Operation, action: string): CallToolResult {
 export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestState', earlier: Attempt | undefined): CallToolResult {
   const used = `This ${what} was already used for exactly this ${op.id}`;
   if (earlier?.outcome === 'refused') {
-    const text = `${used}, and that attempt was not carried out (the API refused it or it was never sent); nothing was done now. To try again, call without it: the user is asked again.`;
+    const text = `This ${what} was already used, and nothing was carried out with it (the API refused the write, or it was never sent); nothing was done now. To try again, if the user still wants it, call without it: the user is asked again.`;
     return writeFailure(op, 'refused', text);
   }
   if (earlier?.outcome === 'done') {
