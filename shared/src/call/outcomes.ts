@@ -214,17 +214,19 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
   if (!(error instanceof UpstreamError)) return describeInternalFailure(op, stage);
   const { status, apiMessage, retryAfterSeconds, mayHaveHappened } = error.details;
   const name = op?.id ?? 'the operation';
+  // A write the API refused: said so, so the model never wonders whether it happened. A read changes nothing anyway.
+  const unchanged = op && op.risk !== 'safe' ? ` ${op.id} was not carried out; nothing was changed.` : '';
   switch (error.kind) {
     case 'auth':
-      return `The API refused the key (HTTP 401): it is invalid, revoked or expired. ${CREATE_KEY} and ${NEW_KEY_GOES[keySource]}.`;
+      return `The API refused the key (HTTP 401): it is invalid, revoked or expired.${unchanged} ${CREATE_KEY} and ${NEW_KEY_GOES[keySource]}.`;
     case 'scope':
-      return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403). Create a key with that scope in the tenant console under API key settings; retrying will not help.`;
+      return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403).${unchanged} Retrying will not help: tell the user, who can create a key with that scope in the tenant console under API key settings and ${NEW_KEY_GOES[keySource]}.`;
     case 'not-found': {
       const hint = op?.findIdsWith ? ` Use ${op.findIdsWith} to find valid ids.` : '';
-      return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${hint}`;
+      return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
     }
     case 'rejected':
-      return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${apiMessage}` : ''}. Nothing was changed; correct the request before trying again.`;
+      return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${apiMessage}` : ''}.${unchanged} ${nextAfterRejection(status, op)}`;
     case 'rate-limited':
       return `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. Try again in ${retryAfterSeconds ?? 60} seconds.`;
     case 'unreachable':
@@ -240,6 +242,16 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
     case 'timeout':
       return mayHaveHappened ? unknownOutcome(error.message, op) : `${error.message}. Try again later.`;
   }
+}
+
+/**
+ * What to do after a 4xx other than 401, 403, 404 and 429. A 402 or 409 is no fault of the request:
+ * "correct it" would send the model fiddling with params, where the person must be told.
+ */
+function nextAfterRejection(status: number | undefined, op: Operation | undefined): string {
+  if (status === 402) return "The tenant's quota or plan does not allow it, not the request: tell the user; retrying will not help until that changes.";
+  if (status === 409) return `The record's current state does not allow it, not the request: ${checkWhat(op)} and tell the user rather than retrying as is.`;
+  return 'Correct the request before trying again.';
 }
 
 /** The guardrails' own state cannot be trusted: the owner must fix it (the store says what and how); reads are unaffected. */
