@@ -118,7 +118,7 @@ export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
  */
 export function factsChanged(unread: boolean): string {
   const what = unread
-    ? 'What the earlier preview showed could not be read again to check it still holds (the API did not answer a look-up): '
+    ? 'What the earlier preview showed could not be read again to check it still holds (a look-up failed): '
     : 'What the earlier preview showed has changed since (a record it read reads otherwise now, or could not be read then and can now): ';
   return `${what}nothing was run, and that token is spent. Show the user this preview as it stands now.`;
 }
@@ -126,7 +126,7 @@ export function factsChanged(unread: boolean): string {
 /** A person's yes to a question whose facts read otherwise (or could not be read again) by the time it came back: nothing runs; the next call asks again. */
 export function changedSinceAsked(op: Operation, unread: boolean): CallToolResult {
   const what = unread
-    ? 'what they were asked about could not be read again to check it still holds (the API did not answer a look-up)'
+    ? 'what they were asked about could not be read again to check it still holds (a look-up failed)'
     : 'what they were asked about has changed since (a record the question read reads otherwise now, or could not be read then and can now)';
   const text =
     `The user said yes, but ${what}, so ${op.id} was not run and nothing was changed. ` +
