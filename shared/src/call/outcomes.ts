@@ -235,8 +235,12 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
       return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; check ENGAGE_BASE_URL (retrying will not help).`;
     case 'cancelled':
       return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
-    case 'bad-response':
     case 'redirect':
+      // Not a passing fault: the address answers from elsewhere, and the key is not taken there.
+      return mayHaveHappened
+        ? unknownOutcome(error.message, op)
+        : `${error.message}. Nothing was read; ENGAGE_BASE_URL may point to an old or wrong address: tell the user (retrying will not help while it redirects).`;
+    case 'bad-response':
     case 'server':
     case 'network':
     case 'timeout':
