@@ -227,8 +227,13 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
     }
     case 'rejected':
       return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${apiMessage}` : ''}.${unchanged} ${nextAfterRejection(status, op)}`;
-    case 'rate-limited':
-      return `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. Try again in ${retryAfterSeconds ?? 60} seconds.`;
+    case 'rate-limited': {
+      const again = `Try again in ${retryAfterSeconds ?? 60} seconds.`;
+      // No status: this server's pacing held the call back (the key's bucket read empty), so nothing reached the API.
+      return status === 429
+        ? `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. ${again}`
+        : `The API's rate limit for this key is used up, so this server held ${name} back: it was not sent. ${again}`;
+    }
     case 'unreachable':
       return `${error.message}. Nothing was sent; check ENGAGE_BASE_URL and the network, then try again.`;
     case 'certificate':
