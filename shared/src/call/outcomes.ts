@@ -185,16 +185,28 @@ const NEW_KEY_GOES: Record<KeySource, string> = {
   request: "send it with each request to this service (Authorization: Bearer <key> or X-API-Key), in the host's connector settings",
 };
 
-/** The answer for a call that failed at `stage`; a write's answer says what is known of it. */
+/**
+ * The answer for a call that failed at `stage`; a write's answer says what is known of it.
+ * `byToken`: the write ran on a confirmationToken's yes, which is spent now.
+ */
 export function failedCall(
   error: unknown,
   op: Operation | undefined,
   stage: CallStage,
   isWrite: boolean,
   keySource: KeySource = 'environment',
+  byToken = false,
 ): CallToolResult {
   const text = describeFailure(error, op, stage, keySource);
-  return op && isWrite ? writeFailure(op, outcomeOfFailure(error, stage), text) : failure(text);
+  if (!op || !isWrite) return failure(text);
+  const outcome = outcomeOfFailure(error, stage);
+  // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
+  const tryAgain = byToken && outcome === 'refused' && error instanceof UpstreamError && ['rate-limited', 'unreachable'].includes(error.kind);
+  return writeFailure(
+    op,
+    outcome,
+    tryAgain ? `${text} The confirmationToken is spent: to try again, call without it (the user is shown a new preview).` : text,
+  );
 }
 
 /** What is known of a write that ended in an error. */
