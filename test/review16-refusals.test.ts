@@ -31,7 +31,7 @@ describe('an API refusal says what was refused, that nothing changed, and the ne
     const draft = sandbox.tenant('A').campaigns.find((campaign) => campaign.status === 'draft')!;
     const result = await server.call('campaign.cancel', { id: draft._id });
     expect(textOf(result)).toMatch(/HTTP 409\): campaign is draft/);
-    expect(textOf(result)).toMatch(/nothing was changed[\s\S]*current state[\s\S]*check with campaign\.progress/);
+    expect(textOf(result)).toMatch(/nothing was changed\. What the API holds now conflicts with it[\s\S]*check with campaign\.progress and tell the user/);
     expect(textOf(result)).not.toMatch(/correct the request/);
   });
 

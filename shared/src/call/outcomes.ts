@@ -266,12 +266,13 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
 }
 
 /**
- * What to do after a 4xx other than 401, 403, 404 and 429. A 402 or 409 is no fault of the request:
+ * What to do after a 4xx other than 401, 403, 404 and 429. A 402 or 409 (a record's state, a duplicate) is no fault of the request:
  * "correct it" would send the model fiddling with params, where the person must be told.
  */
 function nextAfterRejection(status: number | undefined, op: Operation | undefined): string {
   if (status === 402) return "The tenant's quota or plan does not allow it, not the request: tell the user; retrying will not help until that changes.";
-  if (status === 409) return `The record's current state does not allow it, not the request: ${checkWhat(op)} and tell the user rather than retrying as is.`;
+  if (status === 409)
+    return `What the API holds now conflicts with it (the request's form is fine): ${checkWhat(op)} and tell the user rather than retrying as is.`;
   return 'Correct the request before trying again.';
 }
 
