@@ -178,7 +178,9 @@ export function stillRunning(op: Operation, earlier: Attempt): CallToolResult {
 /** Where the call's key came from: the server's environment (stdio), or the request (remote mode). */
 export type KeySource = 'environment' | 'request';
 
-const CREATE_KEY = 'Create a new key in the tenant console under API key settings';
+/** A refused key is the person's to replace: the model is told so, and where the new key goes. */
+const KEY_IS_THE_USERS = 'Retrying will not help: tell the user, who can create';
+const IN_CONSOLE = 'in the tenant console under API key settings';
 /** Where a new key goes: remote mode reads no key of its own, only the one each request brings. */
 const NEW_KEY_GOES: Record<KeySource, string> = {
   environment: 'set ENGAGE_API_KEY',
@@ -230,9 +232,9 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
   const unchanged = op && op.risk !== 'safe' ? ` ${op.id} was not carried out; nothing was changed.` : '';
   switch (error.kind) {
     case 'auth':
-      return `The API refused the key (HTTP 401): it is invalid, revoked or expired.${unchanged} ${CREATE_KEY} and ${NEW_KEY_GOES[keySource]}.`;
+      return `The API refused the key (HTTP 401): it is invalid, revoked or expired.${unchanged} ${KEY_IS_THE_USERS} a new key ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'scope':
-      return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403).${unchanged} Retrying will not help: tell the user, who can create a key with that scope in the tenant console under API key settings and ${NEW_KEY_GOES[keySource]}.`;
+      return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403).${unchanged} ${KEY_IS_THE_USERS} a key with that scope ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'not-found': {
       const hint = op?.findIdsWith ? ` Use ${op.findIdsWith} to find valid ids.` : '';
       return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
