@@ -92,7 +92,8 @@ export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
   return `Warning: this server already sent exactly this ${op.id} at ${at(earlier.at)}, and ${howItEnded(earlier)}.${check} saying yes now does it again.`;
 }
 
-export const QUESTION_NOT_SHOWN = 'The confirmation question could not be shown.';
+/** The host could not ask, or answered in a way that cannot be read (the person may have seen it): true of both. */
+export const QUESTION_NOT_SHOWN = 'The confirmation question could not be shown, or its answer could not be read.';
 
 /**
  * A shared store of spent confirmations that did not answer the check: nothing ran, and the store
