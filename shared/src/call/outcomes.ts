@@ -38,7 +38,7 @@ function writeFailure(op: Operation, outcome: Outcome, text: string): CallToolRe
 
 export function notConfigured(domain: string, problems: readonly string[]): CallToolResult {
   return failure(
-    `The ${domain} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`,
+    `The ${domain} server is not configured, so nothing was sent: ${problems.join(' ')} Retrying will not help: tell the user, who fixes the server's environment in the host's MCP configuration and restarts it.`,
   );
 }
 
