@@ -204,7 +204,8 @@ export function failedCall(
   if (!op || !isWrite) return failure(text);
   const outcome = outcomeOfFailure(error, stage);
   // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
-  const tryAgain = byToken && outcome === 'refused' && error instanceof UpstreamError && ['rate-limited', 'unreachable'].includes(error.kind);
+  const tryAgain =
+    byToken && outcome === 'refused' && error instanceof UpstreamError && ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind);
   return writeFailure(
     op,
     outcome,
@@ -263,8 +264,12 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
     case 'bad-response':
     case 'server':
     case 'network':
-    case 'timeout':
-      return mayHaveHappened ? unknownOutcome(error.message, op) : `${error.message}. Try again later.`;
+    case 'timeout': {
+      if (mayHaveHappened) return unknownOutcome(error.message, op);
+      // A write that never reached a socket did not happen: said so, as its outcome (refused) says.
+      const notSent = op && op.risk !== 'safe' ? ` Nothing reached the API: ${op.id} was not carried out.` : '';
+      return `${error.message}.${notSent} Try again later.`;
+    }
   }
 }
 
