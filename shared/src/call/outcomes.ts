@@ -189,6 +189,24 @@ const NEW_KEY_GOES: Record<KeySource, string> = {
 };
 
 /**
+ * Who fixes the API's address: a stdio server's ENGAGE_BASE_URL is in the user's configuration;
+ * in remote mode it is the service's, out of the user's sight, and its operator's to fix.
+ */
+const ADDRESS_FIXES: Record<KeySource, Record<'unreachable' | 'certificate' | 'redirect', string>> = {
+  environment: {
+    unreachable: 'check ENGAGE_BASE_URL and the network, then try again',
+    certificate: 'check ENGAGE_BASE_URL (retrying will not help)',
+    redirect: 'ENGAGE_BASE_URL may point to an old or wrong address: tell the user (retrying will not help while it redirects)',
+  },
+  request: {
+    unreachable:
+      "this service could not reach its API: try again later, and if it persists tell the user (this service's operator fixes its address or network)",
+    certificate: "retrying will not help: tell the user (this service's operator fixes its API address)",
+    redirect: "this service's API address may be old or wrong: tell the user (its operator fixes it; retrying will not help while it redirects)",
+  },
+};
+
+/**
  * The answer for a call that failed at `stage`; a write's answer says what is known of it.
  * `byToken`: the write ran on a confirmationToken's yes, which is spent now.
  */
@@ -251,16 +269,14 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
         : `The API's rate limit for this key is used up, so this server held ${name} back: it was not sent. ${again}`;
     }
     case 'unreachable':
-      return `${error.message}. Nothing was sent; check ENGAGE_BASE_URL and the network, then try again.`;
+      return `${error.message}. Nothing was sent; ${ADDRESS_FIXES[keySource].unreachable}.`;
     case 'certificate':
-      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; check ENGAGE_BASE_URL (retrying will not help).`;
+      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; ${ADDRESS_FIXES[keySource].certificate}.`;
     case 'cancelled':
       return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
     case 'redirect':
       // Not a passing fault: the address answers from elsewhere, and the key is not taken there.
-      return mayHaveHappened
-        ? unknownOutcome(error.message, op)
-        : `${error.message}. Nothing was read; ENGAGE_BASE_URL may point to an old or wrong address: tell the user (retrying will not help while it redirects).`;
+      return mayHaveHappened ? unknownOutcome(error.message, op) : `${error.message}. Nothing was read; ${ADDRESS_FIXES[keySource].redirect}.`;
     case 'bad-response':
     case 'server':
     case 'network':
