@@ -78,7 +78,7 @@ describe('a record the preview could not read is said, and a yes to that does no
     const campaign = draft();
     sandbox.injectFault({ kind: 'status', status: 503, operationId: 'campaign.list', times: 1 }); // the preview's read alone
     const blind = await server.call('campaign.send', { id: campaign._id });
-    expect(structuredOf(blind).preview).toMatch(/Campaign: could not be read now \(the API did not answer the look-up\)[^\n]*Check it before agreeing/);
+    expect(structuredOf(blind).preview).toMatch(/Campaign: could not be read now \(the look-up failed\)[^\n]*Check it before agreeing/);
     expect(structuredOf(blind).preview).not.toContain(campaign.name);
 
     const seen = await server.call('campaign.send', { id: campaign._id }, { confirmationToken: structuredOf(blind).confirmationToken });
@@ -117,7 +117,7 @@ describe('a record the preview could not read is said, and a yes to that does no
   it('a record not in the list is said to be missing', async () => {
     const server = await serve('contact.delete');
     const preview = await server.call('contact.delete', { id: '0123456789abcdef01234567' });
-    expect(structuredOf(preview).preview).toContain('- Contact: not in what the API lists now.');
+    expect(structuredOf(preview).preview).toContain('- Contact: not in what the API lists now (the id may be wrong: check it before asking the user).');
   });
 });
 

@@ -27,7 +27,7 @@ async function expectPreviewThenToken(client: TestClient) {
     client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: target(), ...extra } }, undefined, PROMPTLY);
   const first = await call();
   expect(structuredOf(first).outcome, textOf(first)).toBe('preview');
-  expect(textOf(first)).toMatch(/The confirmation question could not be shown\.[\s\S]*contact\.delete has NOT been run/);
+  expect(textOf(first)).toMatch(/The confirmation question could not be shown, or its answer could not be read\.[\s\S]*contact\.delete has NOT been run/);
   expect(countCarriedOut(sandbox, 'contact.delete')).toBe(0);
   const token = structuredOf(first).confirmationToken as string;
   const second = await call({ confirmationToken: token });

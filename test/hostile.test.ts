@@ -246,7 +246,9 @@ describe('an error inside a 2xx envelope is an error', () => {
     api.respond(() => ({ body: { status: 404, errorCode: 40401, message: 'no such campaign', data: null } }));
     const result = await call(server, 'campaign.cancel', { id: 'nope' });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/Not found \(HTTP 404\): no such campaign\. Use campaign\.list to find valid ids/);
+    expect(textOf(result)).toMatch(
+      /Not found \(HTTP 404\): no such campaign\. campaign\.cancel was not carried out; nothing was changed\. Use campaign\.list to find valid ids/,
+    );
   });
 });
 

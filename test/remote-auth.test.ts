@@ -31,7 +31,9 @@ describe('a revoked key', () => {
     await client.connect(kind === 'v1' ? new V1HttpTransport(url, { requestInit }) : new V2HttpTransport(url, { requestInit }));
     const result = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list' } });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/The API refused the key \(HTTP 401\): it is invalid, revoked or expired\. Create a new key in the tenant console/);
+    expect(textOf(result)).toMatch(
+      /The API refused the key \(HTTP 401\): it is invalid, revoked or expired\. Retrying will not help: tell the user, who can create a new key in the tenant console/,
+    );
     expect(textOf(result)).toMatch(/send it with each request to this service \(Authorization: Bearer <key> or X-API-Key\)/);
     expect(textOf(result)).not.toMatch(/ENGAGE_API_KEY/);
   });
@@ -40,7 +42,9 @@ describe('a revoked key', () => {
     const server = await inProcess(DOMAINS.contact!, sandbox, { env: { ENGAGE_API_KEY: sandbox.keys.revoked } });
     try {
       const result = await server.call('contact.list');
-      expect(textOf(result)).toMatch(/invalid, revoked or expired\. Create a new key in the tenant console under API key settings and set ENGAGE_API_KEY/);
+      expect(textOf(result)).toMatch(
+        /invalid, revoked or expired\. Retrying will not help: tell the user, who can create a new key in the tenant console under API key settings and set ENGAGE_API_KEY/,
+      );
     } finally {
       await server.close();
     }

@@ -215,7 +215,9 @@ describe('retries and unknown outcomes', () => {
     for (const key of [sandbox.keys.expired, sandbox.keys.revoked, 'eng_live_made_up']) {
       const server = await serve('contact.list', { ENGAGE_API_KEY: key });
       const result = await call(server, 'contact.list');
-      expect(textOf(result)).toMatch(/invalid, revoked or expired. Create a new key in the tenant console under API key settings/);
+      expect(textOf(result)).toMatch(
+        /invalid, revoked or expired. Retrying will not help: tell the user, who can create a new key in the tenant console under API key settings/,
+      );
     }
   });
 

@@ -145,7 +145,7 @@ describe('a host that gives up during a send and asks again', () => {
     expect(textOf(refused)).toMatch(/campaign\.send was not carried out/);
     expect(structuredOf(refused).outcome).toBe('refused');
     const retried = await call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: token });
-    expect(textOf(retried)).toMatch(/that attempt was not carried out .*To try again, call without it: the user is asked again/);
+    expect(textOf(retried)).toMatch(/nothing was carried out with it .*To try again, if the user still wants it, call without it: the user is asked again/);
     expect(textOf(retried)).not.toMatch(/may already have been carried out/);
   });
 });

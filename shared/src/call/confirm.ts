@@ -87,17 +87,24 @@ export async function confirm(deps: CallDeps, call: ToolCall, op: Operation, par
 async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNullable<Asking['returned']>, op: Operation, params: Params, notes: ConfirmNotes) {
   const redemption = await deps.confirmations.redeem('state', returned.state, boundTo(call), boundOperation(call, op), params);
   const confirmation = deps.confirmations.idOf('state', returned.state);
-  if (redemption === 'spent') return repeatedCall(notes, 'input_required', alreadyUsed(op, 'requestState', call.caller.journal.outcomeOf(confirmation)));
+  const { journal } = call.caller;
+  if (redemption === 'spent') return repeatedCall(notes, 'input_required', alreadyUsed(op, 'requestState', journal.outcomeOf(confirmation)));
   if (redemption !== 'ok') {
+    if (redemption === 'mismatch') journal.spentUnsent(confirmation);
     deps.log.info(`requestState for ${op.id} refused (${redemption}); asking again`);
     return undefined;
   }
+  // Spent now: where it ends without its write, the journal says so, for a host that sends it again.
+  const unsent = <T>(reply: T): T => {
+    journal.spentUnsent(confirmation);
+    return reply;
+  };
   const { answer } = returned;
-  if (answer.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
+  if (answer.kind === 'not-shown') return unsent(await redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes));
   notes.confirmation = 'input_required';
-  if (!answer.yes) return declinedBy(op, answer.action);
+  if (!answer.yes) return unsent(declinedBy(op, answer.action));
   const now = await boundNow(deps, call, op, params);
-  if (!deps.confirmations.showed('state', returned.state, now.bound)) return changedSinceAsked(op, now.unread);
+  if (!deps.confirmations.showed('state', returned.state, now.bound)) return unsent(changedSinceAsked(op, now.unread));
   return { approvedAt: deps.confirmations.issuedAt('state', returned.state), confirmation, via: 'input_required' as const };
 }
 
@@ -128,6 +135,8 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
     const now = redemption === 'ok' ? await boundNow(deps, call, op, params) : undefined;
     if (now && deps.confirmations.showed('token', token, now.bound))
       return { approvedAt: deps.confirmations.issuedAt('token', token), confirmation, via: 'token' as const };
+    // Spent by this call, and its write not sent: shown again, it is answered so (not "may have run").
+    if (redemption === 'ok' || redemption === 'mismatch') call.caller.journal.spentUnsent(confirmation);
     reason = [reason, now ? factsChanged(now.unread) : TOKEN_REFUSALS[redemption as TokenRefusal]].filter(Boolean).join(' ');
   }
   // Taken before the journal is read for the preview's warning: the token's yes dates from then.

@@ -17,7 +17,8 @@ export type ConfirmationKind = 'token' | 'state';
 const PREFIX: Record<ConfirmationKind, string> = { token: 'ct_', state: 'rs_' };
 const TTL: Record<ConfirmationKind, number> = { token: TOKEN_TTL_MS, state: REQUEST_STATE_TTL_MS };
 
-export type Redemption = 'ok' | 'unknown' | 'expired' | 'mismatch' | 'spent';
+/** `mismatch`: issued for another call, and spent by this one; `spent-mismatch`: the same, but spent before (its write may have run). */
+export type Redemption = 'ok' | 'unknown' | 'expired' | 'mismatch' | 'spent-mismatch' | 'spent';
 
 /** Remembers spent nonces until they expire. `consume` is true only the first time, across every replica that shares it. */
 export interface SpentStore {
@@ -76,7 +77,8 @@ export class Confirmations {
     const nonce = randomBytes(16).toString('base64url');
     const expiresAt = Math.min(shownAt, this.now()) + TTL[kind];
     const head = `${PREFIX[kind]}${nonce}.${expiresAt.toString(36)}`;
-    const macs = [this.mac(kind, head, keyFingerprint), this.mac(kind, head, keyFingerprint, operationId, params), this.shownMac(kind, head, shown)];
+    const facts = this.shownMac(kind, head, shown);
+    const macs = [this.mac(kind, authenticHead(head, facts), keyFingerprint), this.mac(kind, head, keyFingerprint, operationId, params), facts];
     return { value: `${head}.${macs.join('.')}`, expiresAt };
   }
 
@@ -87,13 +89,13 @@ export class Confirmations {
   async redeem(kind: ConfirmationKind, value: string, keyFingerprint: string, operationId: string, params: Params): Promise<Redemption> {
     const parts = value.split('.');
     if (parts.length !== 5 || !value.startsWith(PREFIX[kind])) return 'unknown';
-    const [nonce, expiry, authentic, binding] = parts as [string, string, string, string];
+    const [nonce, expiry, authentic, binding, facts] = parts as [string, string, string, string, string];
     const head = `${nonce}.${expiry}`;
-    if (!safeEqual(authentic, this.mac(kind, head, keyFingerprint))) return 'unknown';
+    if (!safeEqual(authentic, this.mac(kind, authenticHead(head, facts), keyFingerprint))) return 'unknown';
     const expiresAt = parseInt(expiry, 36);
     if (!(expiresAt > this.now())) return 'expired';
     const first = await this.options.store.consume(`${kind}:${nonce}`, expiresAt);
-    if (!safeEqual(binding, this.mac(kind, head, keyFingerprint, operationId, params))) return 'mismatch';
+    if (!safeEqual(binding, this.mac(kind, head, keyFingerprint, operationId, params))) return first ? 'mismatch' : 'spent-mismatch';
     return first ? 'ok' : 'spent';
   }
 
@@ -127,6 +129,12 @@ export class Confirmations {
     return createHmac('sha256', this.options.secret).update(text).digest().subarray(0, 16).toString('base64url');
   }
 }
+
+/**
+ * What the first MAC covers: the head and the facts' MAC, so a value altered or cut in its facts
+ * part is not genuine (it is not "what the preview showed has changed"). No part holds a dot.
+ */
+const authenticHead = (head: string, facts: string) => `${head}.${facts}`;
 
 function safeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a);

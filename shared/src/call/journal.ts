@@ -93,6 +93,11 @@ export class WriteJournal {
     return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? found : undefined;
   }
 
+  /** A confirmation this call spent without sending its write (other params, facts read otherwise, a no): shown again, nothing was done with it. */
+  spentUnsent(confirmation: string): void {
+    this.noteConfirmation(confirmation, { at: this.now(), outcome: 'refused' });
+  }
+
   private keepSent(keyId: string, key: string, attempt: SentAttempt): void {
     const into = this.sent.get(keyId) ?? new Map<string, SentAttempt>();
     this.sent.set(keyId, into);

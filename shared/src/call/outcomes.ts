@@ -38,7 +38,7 @@ function writeFailure(op: Operation, outcome: Outcome, text: string): CallToolRe
 
 export function notConfigured(domain: string, problems: readonly string[]): CallToolResult {
   return failure(
-    `The ${domain} server is not configured, so nothing was sent: ${problems.join(' ')} Fix the server's environment in the host's MCP configuration and restart it.`,
+    `The ${domain} server is not configured, so nothing was sent: ${problems.join(' ')} Retrying will not help: tell the user, who fixes the server's environment in the host's MCP configuration and restarts it.`,
   );
 }
 
@@ -92,7 +92,8 @@ export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
   return `Warning: this server already sent exactly this ${op.id} at ${at(earlier.at)}, and ${howItEnded(earlier)}.${check} saying yes now does it again.`;
 }
 
-export const QUESTION_NOT_SHOWN = 'The confirmation question could not be shown.';
+/** The host could not ask, or answered in a way that cannot be read (the person may have seen it): true of both. */
+export const QUESTION_NOT_SHOWN = 'The confirmation question could not be shown, or its answer could not be read.';
 
 /**
  * A shared store of spent confirmations that did not answer the check: nothing ran, and the store
@@ -102,11 +103,14 @@ export const CONFIRMATION_NOT_CHECKED =
   'The confirmation could not be checked (the shared store of used confirmations did not answer), so nothing was run. ' +
   'Try again in a few seconds with the same confirmationToken (or requestState).';
 
-export type TokenRefusal = 'unknown' | 'expired' | 'mismatch';
+export type TokenRefusal = 'unknown' | 'expired' | 'mismatch' | 'spent-mismatch';
+const TOKEN_MISMATCH =
+  'The confirmationToken was issued for other params, another operation or another quietHoursOverride: nothing was run, and the token is spent.';
 export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
   unknown: 'The confirmationToken is not valid (never issued by this server, or altered): nothing was run.',
   expired: 'The confirmationToken has expired: nothing was run.',
-  mismatch: 'The confirmationToken was issued for other params, another operation or another quietHoursOverride: ' + 'nothing was run, and the token is spent.',
+  mismatch: TOKEN_MISMATCH,
+  'spent-mismatch': TOKEN_MISMATCH,
 };
 
 /**
@@ -115,7 +119,7 @@ export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
  */
 export function factsChanged(unread: boolean): string {
   const what = unread
-    ? 'What the earlier preview showed could not be read again to check it still holds (the API did not answer a look-up): '
+    ? 'What the earlier preview showed could not be read again to check it still holds (a look-up failed): '
     : 'What the earlier preview showed has changed since (a record it read reads otherwise now, or could not be read then and can now): ';
   return `${what}nothing was run, and that token is spent. Show the user this preview as it stands now.`;
 }
@@ -123,7 +127,7 @@ export function factsChanged(unread: boolean): string {
 /** A person's yes to a question whose facts read otherwise (or could not be read again) by the time it came back: nothing runs; the next call asks again. */
 export function changedSinceAsked(op: Operation, unread: boolean): CallToolResult {
   const what = unread
-    ? 'what they were asked about could not be read again to check it still holds (the API did not answer a look-up)'
+    ? 'what they were asked about could not be read again to check it still holds (a look-up failed)'
     : 'what they were asked about has changed since (a record the question read reads otherwise now, or could not be read then and can now)';
   const text =
     `The user said yes, but ${what}, so ${op.id} was not run and nothing was changed. ` +
@@ -141,7 +145,7 @@ export function declinedBy(op: Operation, action: string): CallToolResult {
 export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestState', earlier: Attempt | undefined): CallToolResult {
   const used = `This ${what} was already used for exactly this ${op.id}`;
   if (earlier?.outcome === 'refused') {
-    const text = `${used}, and that attempt was not carried out (the API refused it or it was never sent); nothing was done now. To try again, call without it: the user is asked again.`;
+    const text = `This ${what} was already used, and nothing was carried out with it (the API refused the write, or it was never sent); nothing was done now. To try again, if the user still wants it, call without it: the user is asked again.`;
     return writeFailure(op, 'refused', text);
   }
   if (earlier?.outcome === 'done') {
@@ -175,23 +179,56 @@ export function stillRunning(op: Operation, earlier: Attempt): CallToolResult {
 /** Where the call's key came from: the server's environment (stdio), or the request (remote mode). */
 export type KeySource = 'environment' | 'request';
 
-const CREATE_KEY = 'Create a new key in the tenant console under API key settings';
+/** A refused key is the person's to replace: the model is told so, and where the new key goes. */
+const KEY_IS_THE_USERS = 'Retrying will not help: tell the user, who can create';
+const IN_CONSOLE = 'in the tenant console under API key settings';
 /** Where a new key goes: remote mode reads no key of its own, only the one each request brings. */
 const NEW_KEY_GOES: Record<KeySource, string> = {
   environment: 'set ENGAGE_API_KEY',
   request: "send it with each request to this service (Authorization: Bearer <key> or X-API-Key), in the host's connector settings",
 };
 
-/** The answer for a call that failed at `stage`; a write's answer says what is known of it. */
+/**
+ * Who fixes the API's address: a stdio server's ENGAGE_BASE_URL is in the user's configuration;
+ * in remote mode it is the service's, out of the user's sight, and its operator's to fix.
+ */
+const ADDRESS_FIXES: Record<KeySource, Record<'unreachable' | 'certificate' | 'redirect', string>> = {
+  environment: {
+    unreachable: 'check ENGAGE_BASE_URL and the network, then try again',
+    certificate: 'check ENGAGE_BASE_URL (retrying will not help)',
+    redirect: 'ENGAGE_BASE_URL may point to an old or wrong address: tell the user (retrying will not help while it redirects)',
+  },
+  request: {
+    unreachable:
+      "this service could not reach its API: try again later, and if it persists tell the user (this service's operator fixes its address or network)",
+    certificate: "retrying will not help: tell the user (this service's operator fixes its API address)",
+    redirect: "this service's API address may be old or wrong: tell the user (its operator fixes it; retrying will not help while it redirects)",
+  },
+};
+
+/**
+ * The answer for a call that failed at `stage`; a write's answer says what is known of it.
+ * `byToken`: the write ran on a confirmationToken's yes, which is spent now.
+ */
 export function failedCall(
   error: unknown,
   op: Operation | undefined,
   stage: CallStage,
   isWrite: boolean,
   keySource: KeySource = 'environment',
+  byToken = false,
 ): CallToolResult {
   const text = describeFailure(error, op, stage, keySource);
-  return op && isWrite ? writeFailure(op, outcomeOfFailure(error, stage), text) : failure(text);
+  if (!op || !isWrite) return failure(text);
+  const outcome = outcomeOfFailure(error, stage);
+  // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
+  const tryAgain =
+    byToken && outcome === 'refused' && error instanceof UpstreamError && ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind);
+  return writeFailure(
+    op,
+    outcome,
+    tryAgain ? `${text} The confirmationToken is spent: to try again, call without it (the user is shown a new preview).` : text,
+  );
 }
 
 /** What is known of a write that ended in an error. */
@@ -211,32 +248,56 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
   if (!(error instanceof UpstreamError)) return describeInternalFailure(op, stage);
   const { status, apiMessage, retryAfterSeconds, mayHaveHappened } = error.details;
   const name = op?.id ?? 'the operation';
+  // A write the API refused: said so, so the model never wonders whether it happened. A read changes nothing anyway.
+  const unchanged = op && op.risk !== 'safe' ? ` ${op.id} was not carried out; nothing was changed.` : '';
   switch (error.kind) {
     case 'auth':
-      return `The API refused the key (HTTP 401): it is invalid, revoked or expired. ${CREATE_KEY} and ${NEW_KEY_GOES[keySource]}.`;
+      return `The API refused the key (HTTP 401): it is invalid, revoked or expired.${unchanged} ${KEY_IS_THE_USERS} a new key ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'scope':
-      return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403). Create a key with that scope in the tenant console under API key settings; retrying will not help.`;
+      return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403).${unchanged} ${KEY_IS_THE_USERS} a key with that scope ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'not-found': {
       const hint = op?.findIdsWith ? ` Use ${op.findIdsWith} to find valid ids.` : '';
-      return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${hint}`;
+      return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
     }
     case 'rejected':
-      return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${apiMessage}` : ''}. Nothing was changed; correct the request before trying again.`;
-    case 'rate-limited':
-      return `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. Try again in ${retryAfterSeconds ?? 60} seconds.`;
+      return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${apiMessage}` : ''}.${unchanged} ${nextAfterRejection(status, op)}`;
+    case 'rate-limited': {
+      const again = `Try again in ${retryAfterSeconds ?? 60} seconds.`;
+      // No status: this server's pacing held the call back (the key's bucket read empty), so nothing reached the API.
+      return status === 429
+        ? `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. ${again}`
+        : `The API's rate limit for this key is used up, so this server held ${name} back: it was not sent. ${again}`;
+    }
     case 'unreachable':
-      return `${error.message}. Nothing was sent; check ENGAGE_BASE_URL and the network, then try again.`;
+      return `${error.message}. Nothing was sent; ${ADDRESS_FIXES[keySource].unreachable}.`;
     case 'certificate':
-      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; check ENGAGE_BASE_URL (retrying will not help).`;
+      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; ${ADDRESS_FIXES[keySource].certificate}.`;
     case 'cancelled':
       return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
-    case 'bad-response':
     case 'redirect':
+      // Not a passing fault: the address answers from elsewhere, and the key is not taken there.
+      return mayHaveHappened ? unknownOutcome(error.message, op) : `${error.message}. Nothing was read; ${ADDRESS_FIXES[keySource].redirect}.`;
+    case 'bad-response':
     case 'server':
     case 'network':
-    case 'timeout':
-      return mayHaveHappened ? unknownOutcome(error.message, op) : `${error.message}. Try again later.`;
+    case 'timeout': {
+      if (mayHaveHappened) return unknownOutcome(error.message, op);
+      // A write that never reached a socket did not happen: said so, as its outcome (refused) says.
+      const notSent = op && op.risk !== 'safe' ? ` Nothing reached the API: ${op.id} was not carried out.` : '';
+      return `${error.message}.${notSent} Try again later.`;
+    }
   }
+}
+
+/**
+ * What to do after a 4xx other than 401, 403, 404 and 429. A 402 or 409 (a record's state, a duplicate) is no fault of the request:
+ * "correct it" would send the model fiddling with params, where the person must be told.
+ */
+function nextAfterRejection(status: number | undefined, op: Operation | undefined): string {
+  if (status === 402) return "The tenant's quota or plan does not allow it, not the request: tell the user; retrying will not help until that changes.";
+  if (status === 409)
+    return `What the API holds now conflicts with it (the request's form is fine): ${checkWhat(op)} and tell the user rather than retrying as is.`;
+  return 'Correct the request before trying again.';
 }
 
 /** The guardrails' own state cannot be trusted: the owner must fix it (the store says what and how); reads are unaffected. */

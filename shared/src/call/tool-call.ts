@@ -62,7 +62,8 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     if (!(error instanceof InputError))
       deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     if (trace.write && error instanceof UpstreamError && error.details.status !== undefined) trace.write.apiStatus = error.details.status;
-    return failedCall(error, op, stage, call.kind === 'action', call.caller.credentials ? 'request' : 'environment');
+    const keySource = call.caller.credentials ? 'request' : 'environment';
+    return failedCall(error, op, stage, call.kind === 'action', keySource, trace.write?.confirmation === 'token');
   }
 }
 

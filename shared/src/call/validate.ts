@@ -1,6 +1,7 @@
 // Params are checked against the operation's schema before anything is sent; the error names each
 // bad field and shows the expected shape. Text a person cannot see is refused in any field.
 import type { z } from 'zod';
+import type { ToolArguments } from './context.js';
 import type { Operation, Params } from '../model/types.js';
 import { InputError } from '../model/errors.js';
 import { paramShape } from '../model/manifest.js';
@@ -15,6 +16,17 @@ export const MAX_PARAM_DEPTH = 16;
  * person's question, so a name must not carry line breaks, quotes or characters nobody can see.
  */
 const FIELD_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/**
+ * Tool arguments (context.ts ToolArguments) that no API field shares: inside params they are the
+ * model's mistake, and an operation that passes unknown fields through would send them as data
+ * (an idempotencyKey there guards nothing). Refused in any operation's params.
+ */
+const OUR_ARGUMENTS = ['operationId', 'params', 'confirmationToken', 'idempotencyKey', 'quietHoursOverride'] as const satisfies ReadonlyArray<
+  keyof ToolArguments
+>;
+/** The read tools' list shaping: an API's pass-through body may have such a field, so only named where the schema refuses it. */
+const LIST_ARGUMENTS = ['limit', 'offset', 'fields', 'search'] as const satisfies ReadonlyArray<keyof ToolArguments>;
+const BESIDE_PARAMS = 'give it beside operationId and params';
 
 /**
  * Validates params with the operation's schema; the error names each bad field and the shape.
@@ -24,6 +36,11 @@ const FIELD_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export function validateParams(op: Operation, raw: unknown, hasKey: (text: string) => boolean = () => false): Params {
   const shape = checkShape(raw ?? {}, hasKey);
   if (shape) throw new InputError(`Invalid params for ${op.id}: ${shape}. Nothing was sent.`, op);
+  const misplaced = raw && typeof raw === 'object' ? OUR_ARGUMENTS.filter((name) => Object.hasOwn(raw, name)) : [];
+  if (misplaced.length > 0) {
+    const named = misplaced.map((name) => `params.${name} is an argument of the tool, not a field of ${op.id}: ${BESIDE_PARAMS}`);
+    throw new InputError(`Invalid params for ${op.id}: ${named.join('; ')}. Expected params ${paramShape(op)}. Nothing was sent.`, op);
+  }
   const result = op.params.safeParse(raw ?? {});
   if (!result.success) {
     const problems = result.error.issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue, raw));
@@ -40,7 +57,7 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
     return (
       issue.keys
         .slice(0, MAX_KEYS_LISTED)
-        .map((key) => `params.${JSON.stringify(key).slice(1, -1).slice(0, 100)} is not a field of this operation`)
+        .map((key) => `params.${JSON.stringify(key).slice(1, -1).slice(0, 100)} is not a field of this operation${listArgumentHint(key)}`)
         .join('; ') + more
     );
   }
@@ -50,6 +67,8 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
   if (value === undefined && issue.path.length > 0) return `${path} is required`;
   return `${path} ${issue.message.replace(/^Invalid input: /, '')}`;
 }
+
+const listArgumentHint = (key: string) => ((LIST_ARGUMENTS as readonly string[]).includes(key) ? ` (${key} is an argument of the tool: ${BESIDE_PARAMS})` : '');
 
 /** Depth, field names and the key, checked without recursion (the input may be hostile). */
 function checkShape(raw: unknown, hasKey: (text: string) => boolean): string | undefined {

@@ -132,14 +132,15 @@ export function findRecord(data: unknown, field: string, value: unknown): Record
 }
 
 /**
- * A preview's fact for a record it cannot show: its look-up failed (`listed` is undefined), or the
+ * A preview's fact for a record it cannot show: its look-up failed (`listed` is undefined: no answer, or
+ * an error such as the 404 of a record read by id), or the
  * record is not in what the API listed. Said, never left out: nobody agrees to a record unseen, and
  * a yes to this line does not hold once the record reads otherwise (confirm.ts).
  */
 export function notShown(what: string, listed: unknown): string {
   return listed === undefined
-    ? `${what}: could not be read now (the API did not answer the look-up), so it is not shown here. Check it before agreeing.`
-    : `${what}: not in what the API lists now.`;
+    ? `${what}: could not be read now (the look-up failed), so it is not shown here. Check it before agreeing.`
+    : `${what}: not in what the API lists now (the id may be wrong: check it before asking the user).`;
 }
 
 /** A short one-line rendering of untyped data read from the API, for previews (never for outgoing text, which is shown whole). */
