@@ -88,9 +88,11 @@ describe.each(Object.entries(DESTRUCTIVE))('%s', (operationId, { params, other }
         },
       });
       if (kind === 'v1') {
-        const fallback = await failing.call(operationId, params(sandbox));
-        expect(structuredOf(fallback).outcome, textOf(fallback)).toBe('preview');
-        expect(textOf(fallback)).toMatch(/could not be shown[\s\S]*has NOT been run/);
+        // The host answered with an error, not method-not-found: a no, with no token to run it by.
+        const refused = await failing.call(operationId, params(sandbox));
+        expect(structuredOf(refused).outcome, textOf(refused)).toBe('declined');
+        expect(structuredOf(refused).confirmationToken).toBeUndefined();
+        expect(textOf(refused)).toMatch(/could not be read[\s\S]*counts as a no/);
       } else {
         // A 2026 client fulfils the question itself: its failure ends the call on its side.
         await expect(failing.call(operationId, params(sandbox))).rejects.toThrow(/host crashed/);
@@ -154,15 +156,10 @@ describe('a host that can ask is asked: a token does not replace the question th
     },
   );
 
-  it('v1: where the question cannot be shown, the token from the preview given for that is the yes (no loop of questions)', async () => {
+  it('v1: where the host cannot ask after all (method-not-found), the token from the preview given for that is the yes (no loop of questions)', async () => {
     const server = { secret: randomBytes(32), spent: new MemorySpentStore() };
     const target = { id: sandbox.tenant('A').contacts[0]!._id };
-    const broken = await serve('contact.delete', {
-      server,
-      elicit: () => {
-        throw new Error('the host cannot show forms');
-      },
-    });
+    const broken = await serve('contact.delete', { server, elicitUnsupported: true });
     const preview = await broken.call('contact.delete', target);
     expect(textOf(preview)).toMatch(/could not be shown[\s\S]*has NOT been run/);
     const done = await broken.call('contact.delete', target, { confirmationToken: structuredOf(preview).confirmationToken });

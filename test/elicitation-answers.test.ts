@@ -1,7 +1,9 @@
 // A 2025 host that answers elicitation/create with something that is not an elicitation result:
-// the call is answered at once (not after the elicitation timeout), nothing runs, and the preview
-// says how to confirm; its token then counts. Counted on the sandbox's record, never on what the
-// server says.
+// the call is answered at once (not after the elicitation timeout) with a no, as design.md fixes it
+// ("a question ... that came back malformed, is a no, answered at once"): nothing runs, no token is
+// offered, and a later call asks again. Only a host that answers method-not-found (it cannot ask
+// after all) gets the preview, whose token then counts. Counted on the sandbox's record, never on
+// what the server says.
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,17 +24,16 @@ afterEach(async () => {
 const PROMPTLY = { timeout: 15_000 };
 const target = () => ({ id: sandbox.tenant('A').contacts[0]!._id });
 
-async function expectPreviewThenToken(client: TestClient) {
-  const call = (extra: Record<string, unknown> = {}) =>
-    client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: target(), ...extra } }, undefined, PROMPTLY);
-  const first = await call();
-  expect(structuredOf(first).outcome, textOf(first)).toBe('preview');
-  expect(textOf(first)).toMatch(/The confirmation question could not be shown, or its answer could not be read\.[\s\S]*contact\.delete has NOT been run/);
+const deleteCall = (client: TestClient, extra: Record<string, unknown> = {}) =>
+  client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', params: target(), ...extra } }, undefined, PROMPTLY);
+
+/** The malformed answer is a no, at once: nothing ran, no token to run it with. */
+async function expectNoAtOnce(client: TestClient) {
+  const first = await deleteCall(client);
+  expect(structuredOf(first).outcome, textOf(first)).toBe('declined');
+  expect(structuredOf(first).confirmationToken).toBeUndefined();
+  expect(textOf(first)).toMatch(/answer to the confirmation question could not be read[\s\S]*counts as a no: contact\.delete was not run/);
   expect(countCarriedOut(sandbox, 'contact.delete')).toBe(0);
-  const token = structuredOf(first).confirmationToken as string;
-  const second = await call({ confirmationToken: token });
-  expect(structuredOf(second).outcome, textOf(second)).toBe('done');
-  expect(countCarriedOut(sandbox, 'contact.delete')).toBe(1);
 }
 
 describe.each([
@@ -42,10 +43,10 @@ describe.each([
   ['a result with no action', {}],
   ['a result with content but no action', { content: { confirm: true } }],
 ])('an elicitation answer that is %s', (_name, answer) => {
-  it('answers the call at once with the preview; nothing ran, and the preview token runs it once', async () => {
+  it('answers the call at once with a no; nothing ran, and no token was offered', async () => {
     const server = await serve('contact.delete', { kind: 'v1', elicitRaw: () => answer });
-    await expectPreviewThenToken(server.client);
-    expect(server.logs.join('\n')).toMatch(/confirmation request for contact\.delete failed, falling back to a preview/);
+    await expectNoAtOnce(server.client);
+    expect(server.logs.join('\n')).toMatch(/confirmation request for contact\.delete got no answer that could be read, taken as a no/);
   });
 });
 
@@ -54,7 +55,7 @@ it('the built stdio server answers at once when a host answers elicitation/creat
   clients.push(client);
   const env = { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full };
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [serverEntry('contact')], env, stderr: 'pipe' }));
-  await expectPreviewThenToken(client);
+  await expectNoAtOnce(client);
 });
 
 it('remote mode: a 2025 session whose host answers elicitation/create with result: null is answered at once', async () => {
@@ -64,9 +65,22 @@ it('remote mode: a 2025 session whose host answers elicitation/create with resul
     clients.push(client);
     const headers = { authorization: `Bearer ${sandbox.keys.full}` };
     await client.connect(new V1HttpTransport(new URL('/mcp/contact', service.url), { requestInit: { headers } }));
-    await expectPreviewThenToken(client);
+    await expectNoAtOnce(client);
   } finally {
     await Promise.all(clients.splice(0).map((client) => client.close()));
     await service.close();
   }
+});
+
+describe('a host that declared elicitation but answers elicitation/create with method-not-found', () => {
+  it.each(['v1', 'v2-legacy'] as const)('%s: gets the preview, and its token runs the write once (no loop of questions)', async (kind) => {
+    const server = await serve('contact.delete', { kind, elicitUnsupported: true });
+    const first = await deleteCall(server.client);
+    expect(structuredOf(first).outcome, textOf(first)).toBe('preview');
+    expect(textOf(first)).toMatch(/The confirmation question could not be shown: this host cannot ask it\.[\s\S]*contact\.delete has NOT been run/);
+    expect(countCarriedOut(sandbox, 'contact.delete')).toBe(0);
+    const second = await deleteCall(server.client, { confirmationToken: structuredOf(first).confirmationToken });
+    expect(structuredOf(second).outcome, textOf(second)).toBe('done');
+    expect(countCarriedOut(sandbox, 'contact.delete')).toBe(1);
+  });
 });

@@ -187,8 +187,10 @@ describe('a 2026-07-28 client holding the input_required rounds itself, as a hos
     expect(carried(sandbox, 'product.delete')).toBe(before);
 
     const fresh = (await round()).requestState as string;
+    // A repeat that carries no answer to the question came back malformed: a no, with no token.
     const unanswered = await round({ requestState: fresh });
-    expect(unanswered.structuredContent).toMatchObject({ outcome: 'preview' });
+    expect(unanswered.structuredContent).toMatchObject({ outcome: 'declined' });
+    expect(unanswered.structuredContent).not.toHaveProperty('confirmationToken');
     expect(carried(sandbox, 'product.delete')).toBe(before);
 
     const again = (await round()).requestState as string;

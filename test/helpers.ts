@@ -58,13 +58,15 @@ export interface ClientOptions {
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
   /** v1 only: declares elicitation and answers every request with exactly this result, unchecked (a host's malformed answer). */
   elicitRaw?: () => unknown;
+  /** Declares elicitation but handles none: the client answers elicitation/create with method-not-found (a host that cannot ask after all). */
+  elicitUnsupported?: boolean;
   /** The name the client introduces itself by (clientInfo.name); test-<kind> if unset. */
   clientName?: string;
 }
 
 /** A client of the given kind, with elicitation when asked for. */
-export function makeClient({ kind = 'v1', elicit, elicitRaw, clientName }: ClientOptions): TestClient {
-  const capabilities = elicit || elicitRaw ? { elicitation: {} } : {};
+export function makeClient({ kind = 'v1', elicit, elicitRaw, elicitUnsupported, clientName }: ClientOptions): TestClient {
+  const capabilities = elicit || elicitRaw || elicitUnsupported ? { elicitation: {} } : {};
   if (kind === 'v1') {
     const client = new Client({ name: clientName ?? 'test-v1', version: '0' }, { capabilities });
     if (elicit) client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params.message));

@@ -3,8 +3,10 @@
 //   confirmationToken does not replace the question there;
 // - a host that cannot ask gets a preview with a single-use confirmationToken, and the token,
 //   repeated with exactly the same call, is the yes;
-// - where the host declared it can ask but the question could not be shown, the preview is the
-//   way: a token from it is honoured then, so such a host is never stuck in a loop of questions.
+// - where the host declared it can ask but turns out unable to (it answers the question with
+//   method-not-found), the preview is the way: a token from it is honoured then, so such a host is
+//   never stuck in a loop of questions. Any other answer that is not a yes we can read (malformed,
+//   an error, none within the timeout) is a no, answered at once.
 // Tokens and requestStates are bound to the operation, its exact params and the key (confirmations.ts),
 // and to quietHoursOverride: a yes to a confirmation that did not show the override never carries one.
 // A yes is also bound to the facts it was shown (statement.ts `bound`), read again when it comes
@@ -100,7 +102,6 @@ async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNulla
     return reply;
   };
   const { answer } = returned;
-  if (answer.kind === 'not-shown') return unsent(await redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes));
   notes.confirmation = 'input_required';
   if (!answer.yes) return unsent(declinedBy(op, answer.action));
   const now = await boundNow(deps, call, op, params);

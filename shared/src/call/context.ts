@@ -50,11 +50,11 @@ export interface Caller {
   log?: Logger;
 }
 
-/** The person's answer to a question the host showed them. */
+/** The person's answer to a question the host showed them; `unread` when what came back was no answer we can read (a no). */
 export interface PersonsAnswer {
   kind: 'answer';
   yes: boolean;
-  action: 'accept' | 'decline' | 'cancel';
+  action: 'accept' | 'decline' | 'cancel' | 'unread';
 }
 
 /**
@@ -65,8 +65,8 @@ export interface PersonsAnswer {
 export interface Asking {
   /** The host declared it can show a question. */
   readonly canAsk: boolean;
-  /** A 2026-07-28 repeat of an asked call: the requestState it brought back (not yet verified), and how the question went. */
-  readonly returned?: { state: string; answer: PersonsAnswer | { kind: 'not-shown' } };
+  /** A 2026-07-28 repeat of an asked call: the requestState it brought back (not yet verified), and the answer it carried. */
+  readonly returned?: { state: string; answer: PersonsAnswer };
   /** Puts the question to the person; `issueState` signs the requestState a round carries. */
   ask(
     question: string,

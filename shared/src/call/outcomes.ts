@@ -93,7 +93,7 @@ export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
 }
 
 /** The host could not ask, or answered in a way that cannot be read (the person may have seen it): true of both. */
-export const QUESTION_NOT_SHOWN = 'The confirmation question could not be shown, or its answer could not be read.';
+export const QUESTION_NOT_SHOWN = 'The confirmation question could not be shown: this host cannot ask it.';
 
 /**
  * A shared store of spent confirmations that did not answer the check: nothing ran, and the store
@@ -136,8 +136,10 @@ export function changedSinceAsked(op: Operation, unread: boolean): CallToolResul
 }
 
 export function declinedBy(op: Operation, action: string): CallToolResult {
-  const how = action === 'accept' ? 'did not say yes' : action === 'decline' ? 'declined' : 'cancelled';
-  const text = `The user ${how}: ${op.id} was not run, and nothing was changed. Do not retry unless the user asks.`;
+  const text =
+    action === 'unread'
+      ? `The host's answer to the confirmation question could not be read (or none came in time), so it counts as a no: ${op.id} was not run, and nothing was changed. If the user still wants it, call again without a confirmationToken: they are asked again.`
+      : `The user ${action === 'accept' ? 'did not say yes' : action === 'decline' ? 'declined' : 'cancelled'}: ${op.id} was not run, and nothing was changed. Do not retry unless the user asks.`;
   return { content: [{ type: 'text', text }], structuredContent: { operationId: op.id, outcome: 'declined' } };
 }
 

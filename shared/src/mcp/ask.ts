@@ -7,6 +7,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
   inputResponse,
+  ProtocolErrorCode,
   type ClientCapabilities,
   type McpServer,
   type ServerContext,
@@ -56,15 +57,17 @@ function returnedAnswer(ctx: ServerContext): Pick<Asking, 'returned'> {
   const state = ctx.mcpReq.requestState<unknown>();
   if (typeof state !== 'string') return {};
   const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_INPUT);
-  if (answer.kind !== 'elicit') return { returned: { state, answer: { kind: 'not-shown' } } };
+  // A repeat that carries no answer to our question came back malformed: a no (never a preview).
+  if (answer.kind !== 'elicit') return { returned: { state, answer: { kind: 'answer', yes: false, action: 'unread' } } };
   return { returned: { state, answer: { kind: 'answer', yes: answer.action === 'accept' && answer.content?.confirm === true, action: answer.action } } };
 }
 
 /**
- * A 2025 session: elicitation/create, awaited. A failed question (not a cancelled call) means the
- * preview instead, and so does an answer the connection could not read: the SDK drops a response
- * that is not JSON-RPC (`result: null`, `"yes"`, `true`) without settling the question, which would
- * otherwise hold the call until the elicitation timeout.
+ * A 2025 session: elicitation/create, awaited. Only a host that turns out unable to ask at all (it
+ * answers method-not-found) gets the preview instead. Any other failure (not a cancelled call) is a
+ * no, answered at once: an error, no answer within the timeout, a result that is not an elicitation
+ * result, or a response the connection could not read (the SDK drops one that is not JSON-RPC,
+ * `result: null`, `"yes"`, `true`, without settling the question, so it is watched for here).
  */
 async function elicit(mcp: McpServer, ctx: ServerContext, question: string, op: Operation, log: Logger): Promise<PersonsAnswer | { kind: 'not-shown' }> {
   const signal = ctx.mcpReq.signal;
@@ -83,11 +86,20 @@ async function elicit(mcp: McpServer, ctx: ServerContext, question: string, op: 
       : error instanceof Error
         ? error.message
         : String(error);
-    log.warn(`confirmation request for ${op.id} failed, falling back to a preview: ${why}`);
-    return { kind: 'not-shown' };
+    if (isMethodNotFound(error)) {
+      log.warn(`confirmation request for ${op.id} failed, falling back to a preview: ${why}`);
+      return { kind: 'not-shown' };
+    }
+    log.warn(`confirmation request for ${op.id} got no answer that could be read, taken as a no: ${why}`);
+    return { kind: 'answer', yes: false, action: 'unread' };
   } finally {
     stopWatching();
   }
+}
+
+/** The host's own answer that it has no elicitation/create (a JSON-RPC error, as the SDK hands it over). */
+function isMethodNotFound(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === ProtocolErrorCode.MethodNotFound;
 }
 
 /** The questions waiting on each connection, told when it receives a message it cannot read (which may be their answer). */
