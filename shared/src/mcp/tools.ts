@@ -5,6 +5,7 @@ import type { JsonSchemaType } from '@modelcontextprotocol/server';
 import type { ToolArguments } from '../call/context.js';
 import { OUTCOMES } from '../call/outcomes.js';
 import type { DomainManifest, OperationInfo, ToolInfo } from '../model/manifest.js';
+import { DOMAIN_NAMES } from '../model/config.js';
 import { MAX_LIMIT } from '../safe/render.js';
 
 export type { ToolArguments };
@@ -94,13 +95,7 @@ export function toolArguments(
     parse(raw) {
       const problems: string[] = [];
       const operationId = raw.operationId;
-      if (typeof operationId !== 'string' || !ids.includes(operationId)) {
-        const name = (typeof operationId === 'string' ? operationId : JSON.stringify(operationId ?? null)).slice(0, 100);
-        const why = typeof operationId === 'string' ? disabled.get(operationId) : undefined;
-        problems.push(
-          why ? `operationId ${name} is not available: ${why}` : `operationId ${name} is not an operation of ${tool.name}; use one of ${ids.join(', ')}`,
-        );
-      }
+      if (typeof operationId !== 'string' || !ids.includes(operationId)) problems.push(unknownOperation(operationId, tool.name, ids, disabled));
       if (raw.params !== undefined) {
         const problem = PARAMS.check(raw.params);
         if (problem) problems.push(`params ${problem}`);
@@ -120,6 +115,51 @@ export function toolArguments(
       return { ok: true, args: raw as unknown as ToolArguments };
     },
   };
+}
+
+/** What is wrong with an operationId this tool does not run, and the nearest one it does (a model's near miss: a case, a separator, a letter). */
+function unknownOperation(operationId: unknown, toolName: string, ids: readonly string[], disabled: ReadonlyMap<string, string>): string {
+  const offered = `use one of ${ids.join(', ')}`;
+  if (operationId === undefined || operationId === null) return `operationId is missing: ${toolName} needs one; ${offered}`;
+  if (typeof operationId !== 'string') return `operationId must be a string (got ${JSON.stringify(operationId).slice(0, 60)}); ${offered}`;
+  const name = JSON.stringify(operationId.slice(0, 100)).slice(1, -1);
+  const why = disabled.get(operationId);
+  if (why) return `operationId ${name} is not available: ${why}`;
+  const domain = /^([a-z]+)\./.exec(operationId)?.[1];
+  const own = ids[0]?.split('.')[0];
+  if (domain && domain !== own && DOMAIN_NAMES.includes(domain))
+    return `operationId ${name} is an operation of the ${domain} server (engage-${domain}, tools named ${domain}_…), a separate MCP server, not of ${toolName}: call it there if the host has it, or tell the user it is not connected; ${toolName} takes ${ids.join(', ')}`;
+  const nearest = nearestId(operationId, [...ids, ...disabled.keys()]);
+  const hint =
+    nearest === undefined
+      ? ''
+      : ids.includes(nearest)
+        ? ` Did you mean ${nearest}?`
+        : ` Did you mean ${nearest}? It is not available here: ${disabled.get(nearest)}`;
+  return `operationId ${name} is not an operation of ${toolName}; ${offered}.${hint}`;
+}
+
+/** The one id a near miss points to: the same once case and separators are set aside, else within two edits; none when two tie. */
+function nearestId(name: string, ids: readonly string[]): string | undefined {
+  const plain = (text: string) => text.toLowerCase().replace(/[\s_/:-]+/g, '.');
+  const wanted = plain(name.slice(0, 100));
+  const same = ids.filter((id) => plain(id) === wanted);
+  if (same.length === 1) return same[0];
+  const scored = ids.map((id) => ({ id, distance: editDistance(plain(id), wanted) })).filter(({ distance }) => distance <= 2);
+  const best = Math.min(...scored.map(({ distance }) => distance));
+  const nearest = scored.filter(({ distance }) => distance === best);
+  return nearest.length === 1 ? nearest[0]?.id : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length] as number;
 }
 
 const NOTES = { type: 'array' };
