@@ -128,6 +128,8 @@ describe('the seven servers over stdio', () => {
       const result = (await servers[domain].client.callTool({ name, arguments: args })) as CallToolResult;
       expect(result.isError, JSON.stringify(args)).toBe(true);
       expect(textOf(result)).toMatch(message);
+      expect(textOf(result), JSON.stringify(args)).toMatch(/Nothing was sent\./);
+      expect(textOf(result)).not.toMatch(/\.\.\. /);
     }
     expect(sandbox.requests()).toEqual([]);
   });

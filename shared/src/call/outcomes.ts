@@ -21,7 +21,7 @@ function checkWhat(op: Operation | undefined): string {
 export function notGranted(op: Operation): string {
   return (
     `${op.id} needs the API scope ${op.scope}, which was not granted to this connection, so nothing was sent. ` +
-    'Tell the person: to allow it, reconnect this server and tick that permission on the consent page.'
+    'Tell the user: to allow it, reconnect this server and tick that permission on the consent page.'
   );
 }
 

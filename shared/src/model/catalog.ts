@@ -82,7 +82,7 @@ export function pathId(description: string) {
     .min(1, 'must not be empty')
     .max(128, 'is longer than any id (128 characters at most)')
     .regex(ID_PATTERN, 'must be a plain id: no spaces, slashes, ?, #, % or control characters')
-    .refine((value) => value !== '.' && value !== '..', 'must be an id, not . or ..')
+    .refine((value) => value !== '.' && value !== '..', 'must be an id, not "." or ".."')
     .describe(description);
 }
 

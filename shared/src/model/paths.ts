@@ -34,7 +34,7 @@ export function fillPath(op: Operation, params: Params, siblings: readonly Opera
   });
   const rival = siblings.find((other) => other !== op && routeMatches(other.path, path) && moreSpecific(other.path, op.path));
   if (rival) {
-    throw new InputError(`params ${describeIds(op, params)} is not an id: it spells the route of ${rival.id}. Use ${rival.id} for that.`, op);
+    throw new InputError(`params ${describeIds(op, params)} is not an id: it spells the route of ${rival.id}. Use ${rival.id} for that. Nothing was sent.`, op);
   }
   return path;
 }
