@@ -306,7 +306,8 @@ export function isLoopback(hostname: string): boolean {
 function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[], fallback: T, name: string, problems: string[]): T {
   if (raw === undefined) return fallback;
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
-  problems.push(`${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(raw.slice(0, 40))}).`);
+  // Not "… bearer (got …)": the log's redaction reads "bearer" and a word after a blank as a credential.
+  problems.push(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(raw.slice(0, 40))}.`);
   return fallback;
 }
 
