@@ -20,7 +20,7 @@ export interface Config {
   allow: string[] | undefined;
   deny: string[];
   confirm: ConfirmMode;
-  /** ENGAGE_CONFIRM's operation patterns: named operations gated (`campaign.create`) or not (`-inbox.ticket.assign`). */
+  /** ENGAGE_CONFIRM's operation patterns: named operations gated (`campaign.create`) or not (`-inbox.ticket.close`). */
   confirmPatterns: { gate: string[]; skip: string[] };
   logLevel: LogLevel;
   guardrails: Guardrails;
@@ -190,7 +190,7 @@ const CONFIRM_LEVELS = ['destructive', 'all', 'none'] as const;
 
 /**
  * ENGAGE_CONFIRM: a risk level and operation patterns, comma separated (`destructive,campaign.create`,
- * `all,-inbox.ticket.assign`). Without a level the default (destructive) stands: naming one
+ * `all,-inbox.ticket.close`). Without a level the default (destructive) stands: naming one
  * operation never switches the others' questions off.
  */
 function confirmPolicy(raw: string | undefined, domain: string, operationIds: readonly string[], problems: string[]) {
@@ -202,7 +202,7 @@ function confirmPolicy(raw: string | undefined, domain: string, operationIds: re
   const strays = named.filter((item) => !item.includes('.') && !item.includes('*'));
   if (strays.length > 0)
     problems.push(
-      `ENGAGE_CONFIRM must be one of ${CONFIRM_LEVELS.join(', ')}, or a comma list of one of those and operationId patterns (campaign.create, -inbox.ticket.assign) (got ${JSON.stringify(strays[0]!.slice(0, 40))}).`,
+      `ENGAGE_CONFIRM must be one of ${CONFIRM_LEVELS.join(', ')}, or a comma list of one of those and operationId patterns (campaign.create, -inbox.ticket.close) (got ${JSON.stringify(strays[0]!.slice(0, 40))}).`,
     );
   const gate = named.filter((item) => !strays.includes(item) && !item.startsWith('-'));
   const skip = named.filter((item) => !strays.includes(item) && item.startsWith('-')).map((item) => item.slice(1));
