@@ -159,6 +159,10 @@ export function loadConfig(
 
   const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
   if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
+  else if (isPlaceholder(apiKey))
+    problems.push(
+      'ENGAGE_API_KEY is still a placeholder from the README: replace it with the tenant API key (create one in the tenant console under API key settings).',
+    );
   else if (/[\s\p{Cc}]/u.test(apiKey)) problems.push('ENGAGE_API_KEY contains spaces or control characters: paste the key exactly as the console showed it.');
   else if (!keyPerRequest && !isPrintableAsciiKey(apiKey))
     problems.push('ENGAGE_API_KEY contains characters beyond ASCII: paste the key exactly as the console showed it.');
@@ -276,6 +280,10 @@ function parseBaseUrl(raw: string | undefined, problems: string[]): URL | undefi
     problems.push('ENGAGE_BASE_URL is not set: set it to the API base address, e.g. https://api.example.com.');
     return undefined;
   }
+  if (isPlaceholder(raw)) {
+    problems.push("ENGAGE_BASE_URL is still a placeholder from the README: replace it with the API's base address, e.g. https://api.example.com.");
+    return undefined;
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -297,6 +305,11 @@ function parseBaseUrl(raw: string | undefined, problems: string[]): URL | undefi
   }
   url.pathname = url.pathname.replace(/\/+$/, '');
   return url;
+}
+
+/** A value copied from the README and not filled in (`<your tenant API key>`, `https://…`): no key or address holds <…> or an ellipsis. */
+function isPlaceholder(value: string): boolean {
+  return /<[^<>]*>|…/.test(value);
 }
 
 export function isLoopback(hostname: string): boolean {
