@@ -13,7 +13,7 @@ import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, t
 import { mergeJsonConfig } from './json-config.js';
 import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
-import { mergeTomlConfig } from './toml-config.js';
+import { mergeTomlConfig, scanToml } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
 const BASE_URL_PLACEHOLDER = 'https://<your API base address>';
@@ -199,6 +199,33 @@ function render(host: Host, existing: string | undefined, entries: Record<string
   }
 }
 
+/**
+ * What writing `entries` does to each server, for the person: added, the settings it changes (by
+ * name only: a value may be the key), or unchanged. Each setting is merged on its own into the file
+ * as it is, so the answer is the merge's own, in either format.
+ */
+function changesOf(host: Host, existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string[] {
+  return Object.entries(entries).map(([name, entry]) => {
+    const changes = (probe: ServerEntry) => render(host, existing, { [name]: probe }, path) !== existing;
+    if (!changes(entry)) return `${name}: unchanged`;
+    if (!hasServer(host, existing, name)) return `${name}: added`;
+    const command = changes({ ...entry, env: {} }) ? ['its command'] : [];
+    const settings = Object.entries(entry.env).filter(([variable, value]) => changes({ ...entry, env: { [variable]: value } }));
+    const changed = [...command, ...settings.map(([variable]) => variable)];
+    return `${name}: ${changed.length > 0 ? changed.join(', ') : 'its entry'} changed`;
+  });
+}
+
+/** Whether the file has an entry of this name (`existing` merged once already, so it parses). */
+function hasServer(host: Host, existing: string | undefined, name: string): boolean {
+  const text = existing?.startsWith(BOM) ? existing.slice(BOM.length) : (existing ?? '');
+  if (text.trim() === '') return false;
+  if (host.format === 'toml')
+    return scanToml(text).some((statement) => statement.kind === 'header' && statement.keys[0] === 'mcp_servers' && statement.keys[1] === name);
+  const servers = (JSON.parse(text) as Record<string, unknown>)[host.container];
+  return typeof servers === 'object' && servers !== null && Object.hasOwn(servers, name);
+}
+
 interface KeyToWrite {
   /** What goes in ENGAGE_API_KEY. */
   key: string;
@@ -283,9 +310,16 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
     return 0;
   }
+  const changes = changesOf(host, existing, entries, path)
+    .map((change) => `  ${change}\n`)
+    .join('');
   if (!options.yes) {
     if (!interactive()) throw new UsageError('add --yes to write the file without being asked.');
-    const reply = await ask(`Add ${names} to ${path}${existing === undefined ? '' : ' (a backup of it is kept)'}? [Y/n] `, process.stdin, process.stderr);
+    const reply = await ask(
+      `${path}${existing === undefined ? ' (a new file)' : ''}:\n${changes}Write this${existing === undefined ? '' : ' (a backup of the file is kept)'}? [Y/n] `,
+      process.stdin,
+      process.stderr,
+    );
     if (/^n/i.test(reply)) {
       process.stdout.write('Nothing was changed.\n');
       return 1;
@@ -297,7 +331,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   process.stdout.write(
-    `Added ${names} to ${written.path}.${written.backup ? ` The previous file is kept as ${written.backup}.` : ''}\n` +
+    `Wrote ${written.path}${written.backup ? ` (the previous file is kept as ${written.backup})` : ''}:\n${changes}` +
       `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
       (note ? `${note}\n` : ''),
   );
