@@ -1,6 +1,6 @@
 // Configuration from the environment. A bad setting never crashes a server: it is reported once
 // on stderr at start and in every tool answer, and nothing is sent.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
@@ -229,14 +229,15 @@ function loadGuardrails(read: (name: string) => string | undefined, env: NodeJS.
   const timeZone = read('ENGAGE_TIMEZONE') ?? 'UTC';
   if (timeZone !== 'UTC' && !isTimeZone(timeZone))
     problems.push(`ENGAGE_TIMEZONE must be an IANA time zone such as Asia/Jakarta (got ${JSON.stringify(timeZone.slice(0, 40))}).`);
-  const stateDir = absolutePath(read('ENGAGE_STATE_DIR'), 'ENGAGE_STATE_DIR', problems) ?? defaultStateDir(env);
+  const stateDir = ofKind(absolutePath(read('ENGAGE_STATE_DIR'), 'ENGAGE_STATE_DIR', problems), 'folder', 'ENGAGE_STATE_DIR', problems) ?? defaultStateDir(env);
   return {
     recipientsPerSend: cap('ENGAGE_CAP_RECIPIENTS_PER_SEND'),
     messagesPerDay: cap('ENGAGE_CAP_MESSAGES_PER_DAY'),
     quietHours: quietHours(read('ENGAGE_QUIET_HOURS'), problems),
     timeZone,
     stateDir,
-    auditLog: absolutePath(read('ENGAGE_AUDIT_LOG'), 'ENGAGE_AUDIT_LOG', problems) ?? join(stateDir, 'audit.jsonl'),
+    auditLog:
+      ofKind(absolutePath(read('ENGAGE_AUDIT_LOG'), 'ENGAGE_AUDIT_LOG', problems), 'file', 'ENGAGE_AUDIT_LOG', problems) ?? join(stateDir, 'audit.jsonl'),
   };
 }
 
@@ -250,6 +251,23 @@ function absolutePath(raw: string | undefined, name: string, problems: string[])
   if (raw === undefined) return undefined;
   if (isAbsolute(raw)) return raw;
   problems.push(`${name} must be an absolute path (got ${JSON.stringify(raw.slice(0, 80))}).`);
+  return undefined;
+}
+
+/**
+ * A path that is there as the other kind (a state folder that is a file) fails every write, and
+ * the model could only be told of an internal error: said at start instead. One still to be made is fine.
+ */
+function ofKind(path: string | undefined, kind: 'folder' | 'file', name: string, problems: string[]): string | undefined {
+  if (path === undefined) return undefined;
+  let found: 'folder' | 'file' | 'below a file' | undefined;
+  try {
+    found = statSync(path).isDirectory() ? 'folder' : 'file';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') found = 'below a file';
+  }
+  if (found === undefined || found === kind) return path;
+  problems.push(`${name} must name a ${kind}, and ${JSON.stringify(path.slice(0, 80))} is ${found === 'below a file' ? found : `a ${found}`}.`);
   return undefined;
 }
 
