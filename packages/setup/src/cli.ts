@@ -102,18 +102,28 @@ async function answer(flag: string, given: string | undefined, question: string)
   return ask(question, process.stdin, process.stderr);
 }
 
+/** How a host is named, compared: "VS Code", "vs-code" and "vscode" alike. */
+const squeezed = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
+
+/** The number shown, the id, or the name the question shows ("Cursor", "Gemini CLI"). */
 function parseHost(value: string): Host {
-  const byNumber = HOST_IDS[Number(value) - 1];
-  const id = (/^\d+$/.test(value) ? byNumber : value) as HostId | undefined;
-  if (!id || !(id in HOSTS)) throw new UsageError(`unknown host ${JSON.stringify(value)}: one of ${HOST_IDS.join(', ')}.`);
+  const byNumber = /^\d+$/.test(value) ? HOST_IDS[Number(value) - 1] : undefined;
+  const byName = HOST_IDS.find((id) => squeezed(id) === squeezed(value) || squeezed(HOSTS[id].name) === squeezed(value));
+  const id = byNumber ?? byName;
+  if (!id) throw new UsageError(`unknown host ${JSON.stringify(value)}: one of ${HOST_IDS.join(', ')}.`);
   return HOSTS[id];
 }
 
 function parseServers(value: string): string[] {
-  if (value.trim() === '' || value.trim() === 'all') return [...DOMAIN_NAMES];
+  if (value.trim() === '' || value.trim().toLowerCase() === 'all') return [...DOMAIN_NAMES];
   const chosen = value
     .split(',')
-    .map((name) => name.trim().replace(/^engage-/, ''))
+    .map((name) =>
+      name
+        .trim()
+        .toLowerCase()
+        .replace(/^engage-/, ''),
+    )
     .filter((name) => name !== '');
   const unknown = chosen.filter((name) => !DOMAIN_NAMES.includes(name));
   if (unknown.length > 0) throw new UsageError(`unknown server ${unknown.join(', ')}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
