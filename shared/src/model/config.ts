@@ -124,6 +124,40 @@ export function loadDotenvSafely(env: NodeJS.ProcessEnv, cwd: string): DotenvSet
   return { values, warnings };
 }
 
+/**
+ * ENGAGE_* names in the host's environment that look like a mistyped setting of these servers
+ * (ENGAGE_READONLY for ENGAGE_READ_ONLY): ignored like any other name, so a person who meant a
+ * safety setting would believe it applied. One line for stderr, names only, never values.
+ */
+export function misspelledSettings(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
+  const known = [...DOTENV_SETTINGS, ...HOST_ONLY_SETTINGS];
+  const squeeze = (name: string) => name.toUpperCase().replace(/_/g, '');
+  const guesses = Object.keys(env).flatMap((name) => {
+    if (!/^engage_/i.test(name) || name.length > 64 || known.includes(name)) return [];
+    // Windows' environment is case-blind: engage_read_only is ENGAGE_READ_ONLY there.
+    if (platform === 'win32' && known.includes(name.toUpperCase())) return [];
+    const [meant] = known
+      .map((setting) => ({ setting, distance: editDistance(squeeze(setting), squeeze(name)) }))
+      .filter(({ distance }) => distance <= 2)
+      .sort((a, b) => a.distance - b.distance);
+    return meant ? [`${printableName(name)} is not a setting of this server and was ignored: did you mean ${meant.setting}?`] : [];
+  });
+  return guesses.length > 0 ? guesses.join(' ') : undefined;
+}
+
+/** Levenshtein's distance, a transposition counted as two (short names only). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
 /** A name from a file, safe for a log line: printable ASCII, cut short. */
 function printableName(name: string): string {
   const safe = name.replace(/[^\x21-\x7e]/g, '?');
