@@ -122,5 +122,11 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   process.on('unhandledRejection', (reason) =>
     log.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
   );
+  // One allow list may serve all seven servers, so this is no configuration error; but a host shows the server empty.
+  if (result.ok && engage.tools.length === 0) {
+    log.warn(
+      `no tools to offer: ENGAGE_OPERATIONS_ALLOW and ENGAGE_OPERATIONS_DENY leave none of this server's operations (${operationIds.join(', ')}), so a host lists it with none. Name some of them in ENGAGE_OPERATIONS_ALLOW, or remove this server from the host.`,
+    );
+  }
   log.info(`ready: ${engage.tools.map(({ info }) => info.name).join(', ')}`);
 }
