@@ -193,6 +193,7 @@ export function loadConfig(
 
   const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
   if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
+  else if (isUnfilledReference(apiKey)) problems.push(unfilledReference('ENGAGE_API_KEY'));
   else if (isPlaceholder(apiKey))
     problems.push(
       'ENGAGE_API_KEY is still a placeholder from the README: replace it with the tenant API key (create one in the tenant console under API key settings).',
@@ -332,6 +333,10 @@ function parseBaseUrl(raw: string | undefined, problems: string[]): URL | undefi
     problems.push('ENGAGE_BASE_URL is not set: set it to the API base address, e.g. https://api.example.com.');
     return undefined;
   }
+  if (isUnfilledReference(raw)) {
+    problems.push(unfilledReference('ENGAGE_BASE_URL'));
+    return undefined;
+  }
   if (isPlaceholder(raw)) {
     problems.push("ENGAGE_BASE_URL is still a placeholder from the README: replace it with the API's base address, e.g. https://api.example.com.");
     return undefined;
@@ -363,6 +368,18 @@ function parseBaseUrl(raw: string | undefined, problems: string[]): URL | undefi
 function isPlaceholder(value: string): boolean {
   return /<[^<>]*>|…/.test(value);
 }
+
+/**
+ * `${ENGAGE_API_KEY}`, `${env:…}`, `$NAME`, `${user_config.…}`: a host's reference to a variable,
+ * left as it was (a host that does not expand it, an entry copied between hosts). As a key it would
+ * be sent and refused, and the person told to make a new key when the fix is the environment.
+ */
+function isUnfilledReference(value: string): boolean {
+  return /\$\{[^}]*\}/.test(value) || /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value);
+}
+
+const unfilledReference = (name: string) =>
+  `${name} is a reference to a variable (\${…} or $NAME) that the host did not fill in: set ${name} in the environment the host starts in.`;
 
 export function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
