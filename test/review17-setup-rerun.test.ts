@@ -60,6 +60,19 @@ describe('a second run says what it changed', () => {
     expect(second.stdout).toMatch(/engage-contact: ENGAGE_BASE_URL changed/);
   });
 
+  it("VS Code: the key input edited by hand is named as setup's one change, the server as unchanged", async () => {
+    const args = ['--host', 'vscode', '--servers', 'contact', '--base-url', 'https://api.example.com', '--yes'];
+    await setupWith(home, args, '');
+    const path = configPathIn(home, 'vscode');
+    const config = JSON.parse(await readFile(path, 'utf8'));
+    config.inputs[0].description = 'my own words';
+    await writeFile(path, JSON.stringify(config, null, 2));
+    const second = await setupWith(home, args, '');
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/engage-contact: unchanged/);
+    expect(second.stdout).toMatch(/the input engage-api-key \(VS Code asks for the key with it\): set/);
+  });
+
   it('into a file with other servers, our first run: each server added, the file named', async () => {
     const path = configPathIn(home, 'cursor');
     await mkdir(dirname(path), { recursive: true });

@@ -212,11 +212,13 @@ function render(host: Host, existing: string | undefined, entries: Record<string
 /**
  * What writing `entries` does to each server, for the person: added, the settings it changes (by
  * name only: a value may be the key), or unchanged. Each setting is merged on its own into the file
- * as it is, so the answer is the merge's own, in either format.
+ * as it is and compared with a merge of no server (which holds setup's other edits, VS Code's key
+ * input), so the answer is the merge's own, in either format.
  */
 function changesOf(host: Host, existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string[] {
-  return Object.entries(entries).map(([name, entry]) => {
-    const changes = (probe: ServerEntry) => render(host, existing, { [name]: probe }, path) !== existing;
+  const baseline = render(host, existing, {}, path);
+  const servers = Object.entries(entries).map(([name, entry]) => {
+    const changes = (probe: ServerEntry) => render(host, existing, { [name]: probe }, path) !== baseline;
     if (!changes(entry)) return `${name}: unchanged`;
     if (!hasServer(host, existing, name)) return `${name}: added`;
     const command = changes({ ...entry, env: {} }) ? ['its command'] : [];
@@ -224,6 +226,15 @@ function changesOf(host: Host, existing: string | undefined, entries: Record<str
     const changed = [...command, ...settings.map(([variable]) => variable)];
     return `${name}: ${changed.length > 0 ? changed.join(', ') : 'its entry'} changed`;
   });
+  const input =
+    host.asksForKey && inputsOf(baseline) !== inputsOf(existing) ? [`the input ${VSCODE_KEY_INPUT.id} (VS Code asks for the key with it): set`] : [];
+  return [...servers, ...input];
+}
+
+/** VS Code's inputs as JSON text, to compare (`text` merged once already, so it parses). */
+function inputsOf(text: string | undefined): string {
+  const json = text?.startsWith(BOM) ? text.slice(BOM.length) : (text ?? '');
+  return json.trim() === '' ? '' : JSON.stringify((JSON.parse(json) as Record<string, unknown>).inputs);
 }
 
 /** Whether the file has an entry of this name (`existing` merged once already, so it parses). */
