@@ -95,11 +95,22 @@ function parseOptions(argv: string[]): Options {
 
 const interactive = () => process.stdin.isTTY === true;
 
-/** An answer from its flag, or from the person at the terminal, or a usage error naming the flag. */
-async function answer(flag: string, given: string | undefined, question: string): Promise<string> {
-  if (given !== undefined) return given;
+/**
+ * An answer from its flag (one it cannot take ends the run), or from the person at the terminal,
+ * asked again, with what was wrong, until it can be taken: a slip costs no earlier answer.
+ */
+async function answer<T>(flag: string, given: string | undefined, question: string, take: (value: string) => T): Promise<T> {
+  if (given !== undefined) return take(given);
   if (!interactive()) throw new UsageError(`--${flag} is needed when no one is at a terminal to ask.`);
-  return ask(question, process.stdin, process.stderr);
+  for (;;) {
+    const reply = await ask(question, process.stdin, process.stderr);
+    try {
+      return take(reply);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+    }
+  }
 }
 
 /** How a host is named, compared: "VS Code", "vs-code" and "vscode" alike. */
@@ -298,10 +309,13 @@ async function main(argv: string[]): Promise<number> {
   }
   // Before any question, so a mistyped flag costs no answers.
   const guardrails = guardrailSettings(options);
-  const host = parseHost(
-    await answer('host', options.host, `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `),
+  const host = await answer(
+    'host',
+    options.host,
+    `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `,
+    parseHost,
   );
-  const servers = parseServers(await answer('servers', options.servers, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `));
+  const servers = await answer('servers', options.servers, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServers);
 
   if (options.print) {
     // A snippet to paste: the key is never in it, whatever was given.
@@ -316,8 +330,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ');
-  checkSettings(undefined, baseUrl);
+  const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ', (value) => {
+    checkSettings(undefined, value);
+    return value;
+  });
   const path = options['config-path'] ?? host.configPath(currentEnvironment());
   const keyToWrite = await keyFor(host, path, options);
   const { key, secret, note } = keyToWrite;
