@@ -66,4 +66,19 @@ describe.skipIf(!existsSync('/usr/bin/script'))('a wrong answer is asked again',
     const written = JSON.parse(await readFile(configPathIn(home, 'cursor'), 'utf8'));
     expect(written.mcpServers['engage-contact'].env).toEqual({ ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: 'https://api.example.com' });
   });
+
+  it('a key pasted with a blank inside, or none: asked again, and the key never shown', async () => {
+    const { code, screen } = await atTerminal([
+      [/Host: /, 'cursor\r'],
+      [/Which servers\?/, 'contact\r'],
+      [/API base address/, 'https://api.example.com\r'],
+      [/API key/, 'eng_live 5555eeee\r'],
+      [/contains spaces[\s\S]*API key/, '\r'],
+      [/no API key was given[\s\S]*API key/, `${KEY}\r`],
+    ]);
+    expect(code, screen).toBe(0);
+    expect(screen).not.toContain('5555eeee');
+    const written = JSON.parse(await readFile(configPathIn(home, 'cursor'), 'utf8'));
+    expect(written.mcpServers['engage-contact'].env.ENGAGE_API_KEY).toBe(KEY);
+  });
 });

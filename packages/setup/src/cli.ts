@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
 import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
-import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type HostId, type ServerEntry } from './hosts.js';
+import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
 import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
@@ -99,11 +99,11 @@ const interactive = () => process.stdin.isTTY === true;
  * An answer from its flag (one it cannot take ends the run), or from the person at the terminal,
  * asked again, with what was wrong, until it can be taken: a slip costs no earlier answer.
  */
-async function answer<T>(flag: string, given: string | undefined, question: string, take: (value: string) => T): Promise<T> {
+async function answer<T>(flag: string, given: string | undefined, question: string, take: (value: string) => T, asker = ask): Promise<T> {
   if (given !== undefined) return take(given);
   if (!interactive()) throw new UsageError(`--${flag} is needed when no one is at a terminal to ask.`);
   for (;;) {
-    const reply = await ask(question, process.stdin, process.stderr);
+    const reply = await asker(question, process.stdin, process.stderr);
     try {
       return take(reply);
     } catch (error) {
@@ -169,10 +169,12 @@ function guardrailSettings(options: Options): Record<string, string> {
   throw new UsageError(result.problems.map(byFlag).join(' '));
 }
 
-async function readKey(options: Options): Promise<string> {
+/** The key, from the flag's source or typed at the terminal (asked again until `check` takes it). */
+async function readKey(options: Options, check: (key: string) => void): Promise<string> {
   if (options['key-env'] !== undefined) {
     const value = process.env[options['key-env']];
     if (!value) throw new UsageError(`--key-env ${options['key-env']}: that environment variable is not set.`);
+    check(value.trim());
     return value.trim();
   }
   if (options['key-stdin'] && !interactive()) {
@@ -180,12 +182,22 @@ async function readKey(options: Options): Promise<string> {
     for await (const chunk of process.stdin) text += chunk;
     const key = text.split(/\r?\n/)[0]?.trim() ?? '';
     if (!key) throw new UsageError('--key-stdin: standard input held no key.');
+    check(key);
     return key;
   }
   if (!interactive()) throw new UsageError('the API key is needed: give it with --key-stdin or --key-env NAME.');
-  const key = (await askHidden('API key (not shown as you type or paste): ', process.stdin, process.stderr)).trim();
-  if (!key) throw new UsageError('no API key was given.');
-  return key;
+  return answer(
+    'key-stdin',
+    undefined,
+    'API key (not shown as you type or paste): ',
+    (typed) => {
+      const key = typed.trim();
+      if (!key) throw new UsageError('no API key was given.');
+      check(key);
+      return key;
+    },
+    askHidden,
+  );
 }
 
 function entriesFor(host: Host, servers: string[], key: KeyToWrite, baseUrl: string, guardrails: Record<string, string>): Record<string, ServerEntry> {
@@ -269,11 +281,11 @@ interface KeyToWrite {
 }
 
 /** The live key only for the host's own per-user file; elsewhere a reference, the key not even asked for. */
-async function keyFor(host: Host, path: string, options: Options): Promise<KeyToWrite> {
+async function keyFor(host: Host, path: string, options: Options, check: (key: string) => void): Promise<KeyToWrite> {
   // VS Code asks for the key itself and keeps it in its secret storage; the file only names it.
   if (host.asksForKey) return { key: `\${input:${VSCODE_KEY_INPUT.id}}`, secret: false };
   const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
-  if (placement.kind === 'key') return { key: await readKey(options), secret: true };
+  if (placement.kind === 'key') return { key: await readKey(options, check), secret: true };
   if (placement.kind === 'forward') {
     const note =
       `The key is not written into ${path} (it is ${placement.reason}): the entries pass ${KEY_VARIABLE} on by name (env_vars), ` +
@@ -335,9 +347,8 @@ async function main(argv: string[]): Promise<number> {
     return value;
   });
   const path = options['config-path'] ?? host.configPath(currentEnvironment());
-  const keyToWrite = await keyFor(host, path, options);
-  const { key, secret, note } = keyToWrite;
-  if (secret) checkSettings(key, baseUrl);
+  const keyToWrite = await keyFor(host, path, options, (key) => checkSettings(key, baseUrl));
+  const { secret, note } = keyToWrite;
 
   const existing = await readConfig(path);
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails);
