@@ -99,8 +99,24 @@ function ancestorsOf(dir: string): string[] {
   return [...folders];
 }
 
+/** The oldest Node the packages ask for (their engines field). */
+const OLDEST_NODE = [20, 18, 1] as const;
+
+/** A line for a Node older than the packages ask for: a host runs whatever node its PATH finds first. */
+export function oldNodeWarning(version: string): string | undefined {
+  const parts = version.replace(/^v/, '').split('.').map(Number);
+  const older = OLDEST_NODE.findIndex((part, index) => (parts[index] ?? 0) !== part);
+  if (older < 0 || (parts[older] ?? 0) > (OLDEST_NODE[older] as number)) return undefined;
+  return (
+    `this is Node ${version}, and engage-mcp needs Node ${OLDEST_NODE.join('.')} or later (a host runs the first node on the PATH it starts with): ` +
+    'install a newer Node; on this one the server may fail.'
+  );
+}
+
 /** Runs the bundle as CommonJS, from the cache when there is a usable one; writes a cache when there was none. */
 export function launch(options: LaunchOptions): Launched {
+  const old = oldNodeWarning(process.version);
+  if (old) process.stderr.write(`[engage-mcp-${options.name}] warn: ${old}\n`);
   const source = readFileSync(options.file, 'utf8').replace(/^#!.*/, '');
   const cacheFile = options.cacheDir && cacheFileOf(options, statSync(options.file));
   const stored = cacheFile ? readIfThere(cacheFile) : undefined;
@@ -141,6 +157,8 @@ const TIER_FLAGS =
  * so a hold would save no memory and only cost the flags' change (the builtins' code cache).
  */
 const HOLD_BELOW_V8 = 13;
+/** V8 before 11 (Node 18, older than the packages support) has no --turbofan flag (it was --opt): left alone. */
+const HOLD_FROM_V8 = 11;
 
 /**
  * Flags that `--no-turbofan` turns off with it and `--turbofan` does not turn back on, in the V8s
@@ -160,7 +178,8 @@ const TURNED_OFF_WITH_TURBOFAN = ['--osr-from-maglev'];
  */
 function holdOptimizer(startFlags: number): () => void {
   const ownTiers = TIER_FLAGS.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
-  if (ownTiers || Number.parseInt(process.versions.v8, 10) >= HOLD_BELOW_V8) return () => undefined;
+  const v8 = Number.parseInt(process.versions.v8, 10);
+  if (ownTiers || v8 < HOLD_FROM_V8 || v8 >= HOLD_BELOW_V8) return () => undefined;
   setFlagsFromString('--no-turbofan');
   // TurboFan was off already (the user's choice, however spelled): nothing to give back.
   if (cachedDataVersionTag() === startFlags) return () => undefined;

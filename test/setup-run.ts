@@ -15,8 +15,12 @@ export interface SetupRun {
 
 /** `--host <host> --servers contact --key-stdin --yes` in `home` (HOME and XDG_CONFIG_HOME there), `key` on stdin. */
 export function setupWithKey(home: string, host: string, key: string, env: NodeJS.ProcessEnv = {}): Promise<SetupRun> {
+  return setupWith(home, ['--host', host, '--servers', 'contact', '--base-url', 'https://api.example.com', '--key-stdin', '--yes'], `${key}\n`, env);
+}
+
+/** The built setup command with these flags in `home` (HOME and XDG_CONFIG_HOME there), `stdin` as its input. */
+export function setupWith(home: string, args: string[], stdin: string, env: NodeJS.ProcessEnv = {}): Promise<SetupRun> {
   return new Promise((resolve, reject) => {
-    const args = ['--host', host, '--servers', 'contact', '--base-url', 'https://api.example.com', '--key-stdin', '--yes'];
     const child = spawn(process.execPath, [SETUP_CLI, ...args], {
       env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ...env },
       cwd: home,
@@ -28,7 +32,7 @@ export function setupWithKey(home: string, host: string, key: string, env: NodeJ
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(`${key}\n`);
+    child.stdin.end(stdin);
   });
 }
 

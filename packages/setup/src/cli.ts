@@ -9,11 +9,11 @@ import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
 import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
-import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type HostId, type ServerEntry } from './hosts.js';
+import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
 import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
-import { mergeTomlConfig } from './toml-config.js';
+import { mergeTomlConfig, scanToml } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
 const BASE_URL_PLACEHOLDER = 'https://<your API base address>';
@@ -95,25 +95,46 @@ function parseOptions(argv: string[]): Options {
 
 const interactive = () => process.stdin.isTTY === true;
 
-/** An answer from its flag, or from the person at the terminal, or a usage error naming the flag. */
-async function answer(flag: string, given: string | undefined, question: string): Promise<string> {
-  if (given !== undefined) return given;
+/**
+ * An answer from its flag (one it cannot take ends the run), or from the person at the terminal,
+ * asked again, with what was wrong, until it can be taken: a slip costs no earlier answer.
+ */
+async function answer<T>(flag: string, given: string | undefined, question: string, take: (value: string) => T, asker = ask): Promise<T> {
+  if (given !== undefined) return take(given);
   if (!interactive()) throw new UsageError(`--${flag} is needed when no one is at a terminal to ask.`);
-  return ask(question, process.stdin, process.stderr);
+  for (;;) {
+    const reply = await asker(question, process.stdin, process.stderr);
+    try {
+      return take(reply);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+    }
+  }
 }
 
+/** How a host is named, compared: "VS Code", "vs-code" and "vscode" alike. */
+const squeezed = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
+
+/** The number shown, the id, or the name the question shows ("Cursor", "Gemini CLI"). */
 function parseHost(value: string): Host {
-  const byNumber = HOST_IDS[Number(value) - 1];
-  const id = (/^\d+$/.test(value) ? byNumber : value) as HostId | undefined;
-  if (!id || !(id in HOSTS)) throw new UsageError(`unknown host ${JSON.stringify(value)}: one of ${HOST_IDS.join(', ')}.`);
+  const byNumber = /^\d+$/.test(value) ? HOST_IDS[Number(value) - 1] : undefined;
+  const byName = HOST_IDS.find((id) => squeezed(id) === squeezed(value) || squeezed(HOSTS[id].name) === squeezed(value));
+  const id = byNumber ?? byName;
+  if (!id) throw new UsageError(`unknown host ${JSON.stringify(value)}: one of ${HOST_IDS.join(', ')}.`);
   return HOSTS[id];
 }
 
 function parseServers(value: string): string[] {
-  if (value.trim() === '' || value.trim() === 'all') return [...DOMAIN_NAMES];
+  if (value.trim() === '' || value.trim().toLowerCase() === 'all') return [...DOMAIN_NAMES];
   const chosen = value
     .split(',')
-    .map((name) => name.trim().replace(/^engage-/, ''))
+    .map((name) =>
+      name
+        .trim()
+        .toLowerCase()
+        .replace(/^engage-/, ''),
+    )
     .filter((name) => name !== '');
   const unknown = chosen.filter((name) => !DOMAIN_NAMES.includes(name));
   if (unknown.length > 0) throw new UsageError(`unknown server ${unknown.join(', ')}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
@@ -148,10 +169,12 @@ function guardrailSettings(options: Options): Record<string, string> {
   throw new UsageError(result.problems.map(byFlag).join(' '));
 }
 
-async function readKey(options: Options): Promise<string> {
+/** The key, from the flag's source or typed at the terminal (asked again until `check` takes it). */
+async function readKey(options: Options, check: (key: string) => void): Promise<string> {
   if (options['key-env'] !== undefined) {
     const value = process.env[options['key-env']];
     if (!value) throw new UsageError(`--key-env ${options['key-env']}: that environment variable is not set.`);
+    check(value.trim());
     return value.trim();
   }
   if (options['key-stdin'] && !interactive()) {
@@ -159,12 +182,22 @@ async function readKey(options: Options): Promise<string> {
     for await (const chunk of process.stdin) text += chunk;
     const key = text.split(/\r?\n/)[0]?.trim() ?? '';
     if (!key) throw new UsageError('--key-stdin: standard input held no key.');
+    check(key);
     return key;
   }
   if (!interactive()) throw new UsageError('the API key is needed: give it with --key-stdin or --key-env NAME.');
-  const key = (await askHidden('API key (not shown as you type or paste): ', process.stdin, process.stderr)).trim();
-  if (!key) throw new UsageError('no API key was given.');
-  return key;
+  return answer(
+    'key-stdin',
+    undefined,
+    'API key (not shown as you type or paste): ',
+    (typed) => {
+      const key = typed.trim();
+      if (!key) throw new UsageError('no API key was given.');
+      check(key);
+      return key;
+    },
+    askHidden,
+  );
 }
 
 function entriesFor(host: Host, servers: string[], key: KeyToWrite, baseUrl: string, guardrails: Record<string, string>): Record<string, ServerEntry> {
@@ -199,6 +232,44 @@ function render(host: Host, existing: string | undefined, entries: Record<string
   }
 }
 
+/**
+ * What writing `entries` does to each server, for the person: added, the settings it changes (by
+ * name only: a value may be the key), or unchanged. Each setting is merged on its own into the file
+ * as it is and compared with a merge of no server (which holds setup's other edits, VS Code's key
+ * input), so the answer is the merge's own, in either format.
+ */
+function changesOf(host: Host, existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string[] {
+  const baseline = render(host, existing, {}, path);
+  const servers = Object.entries(entries).map(([name, entry]) => {
+    const changes = (probe: ServerEntry) => render(host, existing, { [name]: probe }, path) !== baseline;
+    if (!changes(entry)) return `${name}: unchanged`;
+    if (!hasServer(host, existing, name)) return `${name}: added`;
+    const command = changes({ ...entry, env: {} }) ? ['its command'] : [];
+    const settings = Object.entries(entry.env).filter(([variable, value]) => changes({ ...entry, env: { [variable]: value } }));
+    const changed = [...command, ...settings.map(([variable]) => variable)];
+    return `${name}: ${changed.length > 0 ? changed.join(', ') : 'its entry'} changed`;
+  });
+  const input =
+    host.asksForKey && inputsOf(baseline) !== inputsOf(existing) ? [`the input ${VSCODE_KEY_INPUT.id} (VS Code asks for the key with it): set`] : [];
+  return [...servers, ...input];
+}
+
+/** VS Code's inputs as JSON text, to compare (`text` merged once already, so it parses). */
+function inputsOf(text: string | undefined): string {
+  const json = text?.startsWith(BOM) ? text.slice(BOM.length) : (text ?? '');
+  return json.trim() === '' ? '' : JSON.stringify((JSON.parse(json) as Record<string, unknown>).inputs);
+}
+
+/** Whether the file has an entry of this name (`existing` merged once already, so it parses). */
+function hasServer(host: Host, existing: string | undefined, name: string): boolean {
+  const text = existing?.startsWith(BOM) ? existing.slice(BOM.length) : (existing ?? '');
+  if (text.trim() === '') return false;
+  if (host.format === 'toml')
+    return scanToml(text).some((statement) => statement.kind === 'header' && statement.keys[0] === 'mcp_servers' && statement.keys[1] === name);
+  const servers = (JSON.parse(text) as Record<string, unknown>)[host.container];
+  return typeof servers === 'object' && servers !== null && Object.hasOwn(servers, name);
+}
+
 interface KeyToWrite {
   /** What goes in ENGAGE_API_KEY. */
   key: string;
@@ -210,11 +281,11 @@ interface KeyToWrite {
 }
 
 /** The live key only for the host's own per-user file; elsewhere a reference, the key not even asked for. */
-async function keyFor(host: Host, path: string, options: Options): Promise<KeyToWrite> {
+async function keyFor(host: Host, path: string, options: Options, check: (key: string) => void): Promise<KeyToWrite> {
   // VS Code asks for the key itself and keeps it in its secret storage; the file only names it.
   if (host.asksForKey) return { key: `\${input:${VSCODE_KEY_INPUT.id}}`, secret: false };
   const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
-  if (placement.kind === 'key') return { key: await readKey(options), secret: true };
+  if (placement.kind === 'key') return { key: await readKey(options, check), secret: true };
   if (placement.kind === 'forward') {
     const note =
       `The key is not written into ${path} (it is ${placement.reason}): the entries pass ${KEY_VARIABLE} on by name (env_vars), ` +
@@ -250,10 +321,13 @@ async function main(argv: string[]): Promise<number> {
   }
   // Before any question, so a mistyped flag costs no answers.
   const guardrails = guardrailSettings(options);
-  const host = parseHost(
-    await answer('host', options.host, `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `),
+  const host = await answer(
+    'host',
+    options.host,
+    `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `,
+    parseHost,
   );
-  const servers = parseServers(await answer('servers', options.servers, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `));
+  const servers = await answer('servers', options.servers, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServers);
 
   if (options.print) {
     // A snippet to paste: the key is never in it, whatever was given.
@@ -268,12 +342,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ');
-  checkSettings(undefined, baseUrl);
+  const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ', (value) => {
+    checkSettings(undefined, value);
+    return value;
+  });
   const path = options['config-path'] ?? host.configPath(currentEnvironment());
-  const keyToWrite = await keyFor(host, path, options);
-  const { key, secret, note } = keyToWrite;
-  if (secret) checkSettings(key, baseUrl);
+  const keyToWrite = await keyFor(host, path, options, (key) => checkSettings(key, baseUrl));
+  const { secret, note } = keyToWrite;
 
   const existing = await readConfig(path);
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails);
@@ -283,9 +358,16 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
     return 0;
   }
+  const changes = changesOf(host, existing, entries, path)
+    .map((change) => `  ${change}\n`)
+    .join('');
   if (!options.yes) {
     if (!interactive()) throw new UsageError('add --yes to write the file without being asked.');
-    const reply = await ask(`Add ${names} to ${path}${existing === undefined ? '' : ' (a backup of it is kept)'}? [Y/n] `, process.stdin, process.stderr);
+    const reply = await ask(
+      `${path}${existing === undefined ? ' (a new file)' : ''}:\n${changes}Write this${existing === undefined ? '' : ' (a backup of the file is kept)'}? [Y/n] `,
+      process.stdin,
+      process.stderr,
+    );
     if (/^n/i.test(reply)) {
       process.stdout.write('Nothing was changed.\n');
       return 1;
@@ -297,7 +379,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   process.stdout.write(
-    `Added ${names} to ${written.path}.${written.backup ? ` The previous file is kept as ${written.backup}.` : ''}\n` +
+    `Wrote ${written.path}${written.backup ? ` (the previous file is kept as ${written.backup})` : ''}:\n${changes}` +
       `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
       (note ? `${note}\n` : ''),
   );

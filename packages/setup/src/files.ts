@@ -1,6 +1,7 @@
 // Reading a host's config file and replacing it safely: one run at a time (a lock file beside
-// it), a backup of what was there, then the new text written beside it and renamed over it, so a
-// crash never leaves half a file. A file holding the key, and every backup, is its owner's only.
+// it), a backup of what was there, then the new text written beside it, synced and renamed over it,
+// and the folder synced, so a crash never leaves half a file nor brings back the old one. A file
+// holding the key, and every backup, is its owner's only.
 import { mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigRefused } from './config-error.js';
@@ -68,7 +69,31 @@ export async function replaceConfig(path: string, text: string, existed: boolean
     if (backup) await rm(backup, { force: true });
     throw error;
   }
+  // After the rename, so the backup stays whatever this says: the new file is in place by now.
+  await syncFolder(dirname(target)).catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigRefused(
+      `${target} was written${backup ? ` (the previous file is kept as ${backup})` : ''}, but its folder could not be synced to disk ` +
+        `(${error.code ?? error.message}), so a crash now could undo it: check the disk, and the file after a restart.`,
+    );
+  });
   return { path: target, ...(backup ? { backup } : {}) };
+}
+
+/** Codes of a platform that cannot sync a folder (Windows, some filesystems): the rename stands as it is. */
+const FOLDER_SYNC_REFUSED = new Set(['EINVAL', 'EISDIR', 'EPERM', 'EACCES', 'ENOTSUP']);
+
+/** A rename is in the folder, not the file: until the folder is synced, a crash may undo it. */
+async function syncFolder(folder: string): Promise<void> {
+  try {
+    const handle = await open(folder, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (!FOLDER_SYNC_REFUSED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  }
 }
 
 /** A file that did not exist, with this mode from its first byte (the umask cannot widen it). */

@@ -5,7 +5,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { FileGuardStore } from '../call/file-guard-store.js';
 import type { Domain } from '../model/types.js';
-import { loadConfig, loadDotenvSafely } from '../model/config.js';
+import { loadConfig, loadDotenvSafely, misspelledSettings } from '../model/config.js';
 import { createLogger } from '../safe/log.js';
 import type { DomainManifest } from '../model/manifest.js';
 import { endOfStart } from './end-of-start.js';
@@ -75,6 +75,8 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   const level = result.ok ? result.config.logLevel : result.logLevel;
   const log = createLogger(`engage-mcp-${manifest.name}`, level, secretsOf(result));
   for (const warning of dotenv.warnings) log.error(warning);
+  const misspelled = misspelledSettings(process.env);
+  if (misspelled) log.error(misspelled);
   if (!result.ok) {
     log.error(`not configured; every tool call will answer with this until it is fixed: ${result.problems.join(' ')}`);
   }
@@ -120,5 +122,11 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   process.on('unhandledRejection', (reason) =>
     log.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
   );
+  // One allow list may serve all seven servers, so this is no configuration error; but a host shows the server empty.
+  if (result.ok && engage.tools.length === 0) {
+    log.warn(
+      `no tools to offer: ENGAGE_OPERATIONS_ALLOW and ENGAGE_OPERATIONS_DENY leave none of this server's operations (${operationIds.join(', ')}), so a host lists it with none. Name some of them in ENGAGE_OPERATIONS_ALLOW, or remove this server from the host.`,
+    );
+  }
   log.info(`ready: ${engage.tools.map(({ info }) => info.name).join(', ')}`);
 }

@@ -1,6 +1,6 @@
 // Configuration from the environment. A bad setting never crashes a server: it is reported once
 // on stderr at start and in every tool answer, and nothing is sent.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
@@ -20,7 +20,7 @@ export interface Config {
   allow: string[] | undefined;
   deny: string[];
   confirm: ConfirmMode;
-  /** ENGAGE_CONFIRM's operation patterns: named operations gated (`campaign.create`) or not (`-inbox.ticket.assign`). */
+  /** ENGAGE_CONFIRM's operation patterns: named operations gated (`campaign.create`) or not (`-inbox.ticket.close`). */
   confirmPatterns: { gate: string[]; skip: string[] };
   logLevel: LogLevel;
   guardrails: Guardrails;
@@ -124,6 +124,40 @@ export function loadDotenvSafely(env: NodeJS.ProcessEnv, cwd: string): DotenvSet
   return { values, warnings };
 }
 
+/**
+ * ENGAGE_* names in the host's environment that look like a mistyped setting of these servers
+ * (ENGAGE_READONLY for ENGAGE_READ_ONLY): ignored like any other name, so a person who meant a
+ * safety setting would believe it applied. One line for stderr, names only, never values.
+ */
+export function misspelledSettings(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
+  const known = [...DOTENV_SETTINGS, ...HOST_ONLY_SETTINGS];
+  const squeeze = (name: string) => name.toUpperCase().replace(/_/g, '');
+  const guesses = Object.keys(env).flatMap((name) => {
+    if (!/^engage_/i.test(name) || name.length > 64 || known.includes(name)) return [];
+    // Windows' environment is case-blind: engage_read_only is ENGAGE_READ_ONLY there.
+    if (platform === 'win32' && known.includes(name.toUpperCase())) return [];
+    const [meant] = known
+      .map((setting) => ({ setting, distance: editDistance(squeeze(setting), squeeze(name)) }))
+      .filter(({ distance }) => distance <= 2)
+      .sort((a, b) => a.distance - b.distance);
+    return meant ? [`${printableName(name)} is not a setting of this server and was ignored: did you mean ${meant.setting}?`] : [];
+  });
+  return guesses.length > 0 ? guesses.join(' ') : undefined;
+}
+
+/** Levenshtein's distance, a transposition counted as two (short names only). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
 /** A name from a file, safe for a log line: printable ASCII, cut short. */
 function printableName(name: string): string {
   const safe = name.replace(/[^\x21-\x7e]/g, '?');
@@ -159,6 +193,11 @@ export function loadConfig(
 
   const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
   if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
+  else if (isUnfilledReference(apiKey)) problems.push(unfilledReference('ENGAGE_API_KEY'));
+  else if (isPlaceholder(apiKey))
+    problems.push(
+      'ENGAGE_API_KEY is still a placeholder from the README: replace it with the tenant API key (create one in the tenant console under API key settings).',
+    );
   else if (/[\s\p{Cc}]/u.test(apiKey)) problems.push('ENGAGE_API_KEY contains spaces or control characters: paste the key exactly as the console showed it.');
   else if (!keyPerRequest && !isPrintableAsciiKey(apiKey))
     problems.push('ENGAGE_API_KEY contains characters beyond ASCII: paste the key exactly as the console showed it.');
@@ -190,7 +229,7 @@ const CONFIRM_LEVELS = ['destructive', 'all', 'none'] as const;
 
 /**
  * ENGAGE_CONFIRM: a risk level and operation patterns, comma separated (`destructive,campaign.create`,
- * `all,-inbox.ticket.assign`). Without a level the default (destructive) stands: naming one
+ * `all,-inbox.ticket.close`). Without a level the default (destructive) stands: naming one
  * operation never switches the others' questions off.
  */
 function confirmPolicy(raw: string | undefined, domain: string, operationIds: readonly string[], problems: string[]) {
@@ -202,7 +241,7 @@ function confirmPolicy(raw: string | undefined, domain: string, operationIds: re
   const strays = named.filter((item) => !item.includes('.') && !item.includes('*'));
   if (strays.length > 0)
     problems.push(
-      `ENGAGE_CONFIRM must be one of ${CONFIRM_LEVELS.join(', ')}, or a comma list of one of those and operationId patterns (campaign.create, -inbox.ticket.assign) (got ${JSON.stringify(strays[0]!.slice(0, 40))}).`,
+      `ENGAGE_CONFIRM must be one of ${CONFIRM_LEVELS.join(', ')}, or a comma list of one of those and operationId patterns (campaign.create, -inbox.ticket.close) (got ${JSON.stringify(strays[0]!.slice(0, 40))}).`,
     );
   const gate = named.filter((item) => !strays.includes(item) && !item.startsWith('-'));
   const skip = named.filter((item) => !strays.includes(item) && item.startsWith('-')).map((item) => item.slice(1));
@@ -225,14 +264,15 @@ function loadGuardrails(read: (name: string) => string | undefined, env: NodeJS.
   const timeZone = read('ENGAGE_TIMEZONE') ?? 'UTC';
   if (timeZone !== 'UTC' && !isTimeZone(timeZone))
     problems.push(`ENGAGE_TIMEZONE must be an IANA time zone such as Asia/Jakarta (got ${JSON.stringify(timeZone.slice(0, 40))}).`);
-  const stateDir = absolutePath(read('ENGAGE_STATE_DIR'), 'ENGAGE_STATE_DIR', problems) ?? defaultStateDir(env);
+  const stateDir = ofKind(absolutePath(read('ENGAGE_STATE_DIR'), 'ENGAGE_STATE_DIR', problems), 'folder', 'ENGAGE_STATE_DIR', problems) ?? defaultStateDir(env);
   return {
     recipientsPerSend: cap('ENGAGE_CAP_RECIPIENTS_PER_SEND'),
     messagesPerDay: cap('ENGAGE_CAP_MESSAGES_PER_DAY'),
     quietHours: quietHours(read('ENGAGE_QUIET_HOURS'), problems),
     timeZone,
     stateDir,
-    auditLog: absolutePath(read('ENGAGE_AUDIT_LOG'), 'ENGAGE_AUDIT_LOG', problems) ?? join(stateDir, 'audit.jsonl'),
+    auditLog:
+      ofKind(absolutePath(read('ENGAGE_AUDIT_LOG'), 'ENGAGE_AUDIT_LOG', problems), 'file', 'ENGAGE_AUDIT_LOG', problems) ?? join(stateDir, 'audit.jsonl'),
   };
 }
 
@@ -246,6 +286,23 @@ function absolutePath(raw: string | undefined, name: string, problems: string[])
   if (raw === undefined) return undefined;
   if (isAbsolute(raw)) return raw;
   problems.push(`${name} must be an absolute path (got ${JSON.stringify(raw.slice(0, 80))}).`);
+  return undefined;
+}
+
+/**
+ * A path that is there as the other kind (a state folder that is a file) fails every write, and
+ * the model could only be told of an internal error: said at start instead. One still to be made is fine.
+ */
+function ofKind(path: string | undefined, kind: 'folder' | 'file', name: string, problems: string[]): string | undefined {
+  if (path === undefined) return undefined;
+  let found: 'folder' | 'file' | 'below a file' | undefined;
+  try {
+    found = statSync(path).isDirectory() ? 'folder' : 'file';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') found = 'below a file';
+  }
+  if (found === undefined || found === kind) return path;
+  problems.push(`${name} must name a ${kind}, and ${JSON.stringify(path.slice(0, 80))} is ${found === 'below a file' ? found : `a ${found}`}.`);
   return undefined;
 }
 
@@ -276,6 +333,14 @@ function parseBaseUrl(raw: string | undefined, problems: string[]): URL | undefi
     problems.push('ENGAGE_BASE_URL is not set: set it to the API base address, e.g. https://api.example.com.');
     return undefined;
   }
+  if (isUnfilledReference(raw)) {
+    problems.push(unfilledReference('ENGAGE_BASE_URL'));
+    return undefined;
+  }
+  if (isPlaceholder(raw)) {
+    problems.push("ENGAGE_BASE_URL is still a placeholder from the README: replace it with the API's base address, e.g. https://api.example.com.");
+    return undefined;
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -299,6 +364,23 @@ function parseBaseUrl(raw: string | undefined, problems: string[]): URL | undefi
   return url;
 }
 
+/** A value copied from the README and not filled in (`<your tenant API key>`, `https://…`): no key or address holds <…> or an ellipsis. */
+function isPlaceholder(value: string): boolean {
+  return /<[^<>]*>|…/.test(value);
+}
+
+/**
+ * `${ENGAGE_API_KEY}`, `${env:…}`, `$NAME`, `${user_config.…}`: a host's reference to a variable,
+ * left as it was (a host that does not expand it, an entry copied between hosts). As a key it would
+ * be sent and refused, and the person told to make a new key when the fix is the environment.
+ */
+function isUnfilledReference(value: string): boolean {
+  return /\$\{[^}]*\}/.test(value) || /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value);
+}
+
+const unfilledReference = (name: string) =>
+  `${name} is a reference to a variable (\${…} or $NAME) that the host did not fill in: set ${name} in the environment the host starts in.`;
+
 export function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
@@ -306,7 +388,8 @@ export function isLoopback(hostname: string): boolean {
 function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[], fallback: T, name: string, problems: string[]): T {
   if (raw === undefined) return fallback;
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
-  problems.push(`${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(raw.slice(0, 40))}).`);
+  // Not "… bearer (got …)": the log's redaction reads "bearer" and a word after a blank as a credential.
+  problems.push(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(raw.slice(0, 40))}.`);
   return fallback;
 }
 
