@@ -26,8 +26,10 @@ const stdio = (env: Record<string, string>) => loadConfig({ ...REQUIRED, ...env 
 const remote = (env: Record<string, string>) => readHttpSettings(env);
 
 describe('every setting the code reads is in the README', () => {
-  // Whole names only: `ENGAGE_CAP_*` in a comment is a family, not a setting.
-  const names = (source: string) => [...new Set(source.match(/\bENGAGE_[A-Z]+(?:_[A-Z]+)*\b/g) ?? [])];
+  // Names in the code, not its comments: a comment may name a family (`ENGAGE_CAP_*`) or a
+  // misspelling the code warns of (`ENGAGE_READONLY`), neither of them a setting.
+  const withoutComments = (source: string) => source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const names = (source: string) => [...new Set(withoutComments(source).match(/\bENGAGE_[A-Z]+(?:_[A-Z]+)*\b/g) ?? [])];
 
   it.each(names(STDIO_CONFIG).concat(names(HTTP_SETTINGS)))('%s has a table row', (name) => {
     expect(README).toContain(`| \`${name}\``);
