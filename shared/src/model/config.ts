@@ -389,7 +389,10 @@ function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[],
   if (raw === undefined) return fallback;
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
   // Not "… bearer (got …)": the log's redaction reads "bearer" and a word after a blank as a credential.
-  problems.push(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(raw.slice(0, 40))}.`);
+  // Only a word is quoted (a mistyped choice): ENGAGE_AUTH_HEADER may hold the key, or "Bearer <key>",
+  // pasted as the header's value, and nothing redacts a key ENGAGE_API_KEY does not hold.
+  const shown = /^[A-Za-z][A-Za-z-]{0,15}$/.test(raw) ? JSON.stringify(raw) : 'the value given (not shown: it may be the key)';
+  problems.push(`${name} must be one of ${allowed.join(', ')}, not ${shown}.`);
   return fallback;
 }
 
