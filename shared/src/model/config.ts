@@ -193,8 +193,8 @@ export function loadConfig(
 
   const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
   if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
-  else if (isUnfilledReference(apiKey)) problems.push(unfilledReference('ENGAGE_API_KEY'));
-  else if (isPlaceholder(apiKey))
+  else if (isUnfilledReference(apiKey) && (isWhole(apiKey) || !isPrintableAsciiKey(apiKey))) problems.push(unfilledReference('ENGAGE_API_KEY'));
+  else if (isPlaceholder(apiKey) && (isWhole(apiKey) || !isPrintableAsciiKey(apiKey)))
     problems.push(
       'ENGAGE_API_KEY is still a placeholder from the README: replace it with the tenant API key (create one in the tenant console under API key settings).',
     );
@@ -376,6 +376,14 @@ function isPlaceholder(value: string): boolean {
  */
 function isUnfilledReference(value: string): boolean {
   return /\$\{[^}]*\}/.test(value) || /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value);
+}
+
+/**
+ * A key is any printable ASCII, `<`, `$` and `{` included: inside a key that would otherwise be
+ * taken, only a whole-value placeholder or reference (`<key>`, `${ENGAGE_API_KEY}`) is one.
+ */
+function isWhole(value: string): boolean {
+  return /^(<[^<>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*)$/.test(value);
 }
 
 const unfilledReference = (name: string) =>
