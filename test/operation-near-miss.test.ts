@@ -28,7 +28,7 @@ const cases: Array<[string, Record<string, unknown>, RegExp]> = [
   [
     'another server',
     { operationId: 'campaign.list' },
-    /is an operation of the campaign server \(engage-campaign, tools named campaign_…\), a separate MCP server/,
+    /names the campaign domain, whose operations are on the campaign server \(engage-campaign, tools named campaign_…\), a separate MCP server/,
   ],
 ];
 

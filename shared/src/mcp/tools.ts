@@ -111,7 +111,8 @@ export function toolArguments(
         problems.push(
           `${named.join(', ')}${unknown.length > named.length ? ` and ${unknown.length - named.length} more` : ''} ${unknown.length === 1 ? 'is not an argument' : 'are not arguments'} of ${tool.name} (it takes ${known.join(', ')}; operation fields go in params)`,
         );
-      if (problems.length > 0) return { ok: false, message: `${problems.join('; ')}. Nothing was sent.` };
+      // A problem may end in a question (Did you mean …?): no period after it.
+      if (problems.length > 0) return { ok: false, message: `${problems.join('; ')}${problems.at(-1)?.endsWith('?') ? '' : '.'} Nothing was sent.` };
       return { ok: true, args: raw as unknown as ToolArguments };
     },
   };
@@ -128,15 +129,15 @@ function unknownOperation(operationId: unknown, toolName: string, ids: readonly 
   const domain = /^([a-z]+)\./.exec(operationId)?.[1];
   const own = ids[0]?.split('.')[0];
   if (domain && domain !== own && DOMAIN_NAMES.includes(domain))
-    return `operationId ${name} is an operation of the ${domain} server (engage-${domain}, tools named ${domain}_…), a separate MCP server, not of ${toolName}: call it there if the host has it, or tell the user it is not connected; ${toolName} takes ${ids.join(', ')}`;
+    return `operationId ${name} names the ${domain} domain, whose operations are on the ${domain} server (engage-${domain}, tools named ${domain}_…), a separate MCP server, not ${toolName}: call it there if the host has it, or tell the user it is not connected; ${toolName} takes ${ids.join(', ')}`;
   const nearest = nearestId(operationId, [...ids, ...disabled.keys()]);
   const hint =
     nearest === undefined
       ? ''
       : ids.includes(nearest)
-        ? ` Did you mean ${nearest}?`
-        : ` Did you mean ${nearest}? It is not available here: ${disabled.get(nearest)}`;
-  return `operationId ${name} is not an operation of ${toolName}; ${offered}.${hint}`;
+        ? `. Did you mean ${nearest}?`
+        : `. Did you mean ${nearest}? It is not available here: ${disabled.get(nearest)}`;
+  return `operationId ${name} is not an operation of ${toolName}; ${offered}${hint}`;
 }
 
 /** The one id a near miss points to: the same once case and separators are set aside, else within two edits; none when two tie. */

@@ -193,8 +193,8 @@ export function loadConfig(
 
   const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
   if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
-  else if (isUnfilledReference(apiKey)) problems.push(unfilledReference('ENGAGE_API_KEY'));
-  else if (isPlaceholder(apiKey))
+  else if (isUnfilledReference(apiKey) && (isWhole(apiKey) || !isPrintableAsciiKey(apiKey))) problems.push(unfilledReference('ENGAGE_API_KEY'));
+  else if (isPlaceholder(apiKey) && (isWhole(apiKey) || !isPrintableAsciiKey(apiKey)))
     problems.push(
       'ENGAGE_API_KEY is still a placeholder from the README: replace it with the tenant API key (create one in the tenant console under API key settings).',
     );
@@ -378,6 +378,14 @@ function isUnfilledReference(value: string): boolean {
   return /\$\{[^}]*\}/.test(value) || /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value);
 }
 
+/**
+ * A key is any printable ASCII, `<`, `$` and `{` included: inside a key that would otherwise be
+ * taken, only a whole-value placeholder or reference (`<key>`, `${ENGAGE_API_KEY}`) is one.
+ */
+function isWhole(value: string): boolean {
+  return /^(<[^<>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*)$/.test(value);
+}
+
 const unfilledReference = (name: string) =>
   `${name} is a reference to a variable (\${…} or $NAME) that the host did not fill in: set ${name} in the environment the host starts in.`;
 
@@ -389,7 +397,10 @@ function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[],
   if (raw === undefined) return fallback;
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
   // Not "… bearer (got …)": the log's redaction reads "bearer" and a word after a blank as a credential.
-  problems.push(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(raw.slice(0, 40))}.`);
+  // Only a word is quoted (a mistyped choice): ENGAGE_AUTH_HEADER may hold the key, or "Bearer <key>",
+  // pasted as the header's value, and nothing redacts a key ENGAGE_API_KEY does not hold.
+  const shown = /^[A-Za-z][A-Za-z-]{0,15}$/.test(raw) ? JSON.stringify(raw) : 'the value given (not shown: it may be the key)';
+  problems.push(`${name} must be one of ${allowed.join(', ')}, not ${shown}.`);
   return fallback;
 }
 

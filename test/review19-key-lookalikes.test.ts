@@ -1,0 +1,77 @@
+// Review 19: review17 refuses a key that is still the README's placeholder or a reference the host
+// did not expand. But a key is any printable ASCII (config.ts isPrintableAsciiKey: `<`, `>`, `$`,
+// `{`, `}` included), and the checks looked for `<…>` or `${…}` anywhere in it: a real key that
+// happens to hold them (eng_live_…<…>…, eng_live_…${…}…) stopped the server with "still a
+// placeholder from the README" or "a reference to a variable that the host did not fill in", and
+// setup refused it the same way; the person could not use their key at all. Inside a key that
+// would otherwise be taken, only a whole-value placeholder or reference is one now; a value the
+// key checks refuse anyway (blanks, an ellipsis) is still named a placeholder.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '@engage-mcp/shared';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ROOT } from '../scripts/distribution.js';
+import { configPathIn, setupWithKey } from './setup-run.js';
+
+const LOOKALIKES = ['eng_live_9f<2c4e>7a1b3d5f8a6c0e2b', 'eng_live_9f${2c4e}7a1b3d5f8a6c0e2b', 'eng_live_<9f2c4e7a1b3d5f8a6c0e2b>'];
+
+/** The built contact server's stderr up to its first line. */
+function startLine(env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, [join(ROOT, 'packages', 'contact', 'dist', 'index.js')], {
+    env: { PATH: process.env.PATH, ENGAGE_BASE_URL: 'https://api.example.com', ENGAGE_LOG_LEVEL: 'info', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    const guard = setTimeout(() => child.kill(), 10_000);
+    child.on('exit', () => {
+      clearTimeout(guard);
+      resolve(stderr);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('\n')) child.kill();
+    });
+  });
+}
+
+describe('a real key holding <, >, $, { or } is a key', () => {
+  it.each(LOOKALIKES)('ENGAGE_API_KEY=%s: the server starts', async (key) => {
+    const stderr = await startLine({ ENGAGE_API_KEY: key });
+    expect(stderr).toMatch(/ready: /);
+  });
+
+  let home: string;
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'engage-review19-lookalike-'));
+  });
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it.each(LOOKALIKES)('setup takes %s and writes it', async (key) => {
+    const ran = await setupWithKey(home, 'cursor', key);
+    expect(ran.code, ran.stderr).toBe(0);
+    const written = JSON.parse(await readFile(configPathIn(home, 'cursor'), 'utf8'));
+    expect(written.mcpServers['engage-contact'].env.ENGAGE_API_KEY).toBe(key);
+  });
+});
+
+describe('placeholders and references are still named', () => {
+  it.each([
+    ['<your tenant API key>', /still a placeholder/],
+    ['<key>', /still a placeholder/],
+    ['…', /still a placeholder/],
+    ['eng_live_<paste it here>', /still a placeholder/],
+    ['${ENGAGE_API_KEY}', /reference to a variable/],
+    ['${env:ENGAGE_API_KEY}', /reference to a variable/],
+    ['$ENGAGE_API_KEY', /reference to a variable/],
+    ['${user_config.api_key}', /reference to a variable/],
+  ])('ENGAGE_API_KEY=%s', (value, expected) => {
+    const result = loadConfig({ ENGAGE_API_KEY: value, ENGAGE_BASE_URL: 'https://api.example.com' }, 'contact', []);
+    expect(result.ok ? [] : result.problems.join(' ')).toMatch(expected);
+  });
+});
