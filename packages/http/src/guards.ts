@@ -3,7 +3,7 @@
 // deadline. Each guard returns a refusal or nothing; a new concern (OAuth, telemetry) is one more.
 import type { IncomingMessage } from 'node:http';
 import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
-import { isPrintableAsciiKey, keyFingerprint } from '@engage-mcp/shared';
+import { isPrintableAsciiKey, isUnfilledKey, keyFingerprint } from '@engage-mcp/shared';
 import type { Drain } from './drain.js';
 import type { Exchange, Guard } from './exchange.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -28,6 +28,9 @@ export interface GuardDeps {
   oauth?: OAuth;
 }
 
+/** The 401 for a key that is a placeholder or an unexpanded reference; the value is never quoted. */
+const UNFILLED_KEY =
+  "The API key sent is a placeholder or a reference to a variable (<…>, ${…} or $NAME) that the client did not fill in: put the tenant API key itself in the connector's settings (Authorization: Bearer <key> or X-API-Key), or set that variable where the client runs. Nothing was sent to the API.";
 const NO_KEY_CHALLENGE =
   'Bearer realm="engage-mcp", error="invalid_request", error_description="send the tenant API key as Authorization: Bearer <key> or X-API-Key"';
 
@@ -87,6 +90,13 @@ function keyGuard({ metrics, oauth }: GuardDeps): Guard['check'] {
     if (oauth && key?.startsWith(TOKEN_PREFIX)) {
       metrics.refused.inc({ reason: 'no-key' });
       return oauth.challenge(exchange, false);
+    }
+    // A connector's `Bearer ${ENGAGE_API_KEY}` left unexpanded is no key: sent on, the API would
+    // refuse it and the person be told to make a new key, when the fix is the connector's settings.
+    if (key !== undefined && isUnfilledKey(key)) {
+      metrics.refused.inc({ reason: 'no-key' });
+      if (oauth) return oauth.challenge(exchange, false);
+      return { status: 401, error: 'unauthorized', message: UNFILLED_KEY, headers: { 'www-authenticate': NO_KEY_CHALLENGE } };
     }
     if (key !== undefined && oauth?.keyMode !== false) {
       exchange.key = key;

@@ -381,8 +381,9 @@ function isUnfilledReference(value: string): boolean {
 /**
  * A key is any printable ASCII, `<`, `$` and `{` included: inside a key that would otherwise be
  * taken, only a whole-value placeholder or reference (`<key>`, `${ENGAGE_API_KEY}`) is one.
+ * Remote mode asks it of the key a request brings (a connector's header left unexpanded).
  */
-function isWhole(value: string): boolean {
+export function isWhole(value: string): boolean {
   return /^(<[^<>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*)$/.test(value);
 }
 
