@@ -3,37 +3,11 @@
 // tool offered and the default confirmation: the person believed it read-only. A name close to a
 // setting of this server is reported on stderr at start now, with the setting it was likely
 // meant for (names only, never values). Names of remote mode's settings stay quiet.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../scripts/distribution.js';
+import { STARTABLE_ENV, startStderr } from './server-stderr.js';
 
 /** The built contact server's stderr at start (info level, so its `ready` line ends the wait). */
-function startLines(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, 'packages', 'contact', 'dist', 'index.js')], {
-    env: {
-      PATH: process.env.PATH,
-      ENGAGE_API_KEY: 'eng_live_0123456789abcdef0123',
-      ENGAGE_BASE_URL: 'https://api.example.com',
-      ENGAGE_LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    const guard = setTimeout(() => child.kill(), 10_000);
-    child.on('exit', () => {
-      clearTimeout(guard);
-      resolve(stderr);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (/ready: /.test(stderr)) child.kill();
-    });
-  });
-}
+const startLines = (env: Record<string, string>) => startStderr({ ...STARTABLE_ENV, ENGAGE_LOG_LEVEL: 'info', ...env }, { until: /ready: / });
 
 describe('a mistyped setting name is reported at start', () => {
   it.each([

@@ -4,12 +4,11 @@
 // more is known", the cause (EEXIST, mkdir) only in the log. Now the start-up line says which
 // setting to fix, as for any other bad setting, and so does setup for its --state-dir and
 // --audit-log flags.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT } from '../scripts/distribution.js';
+import { STARTABLE_ENV, startStderr } from './server-stderr.js';
 import { setupWith } from './setup-run.js';
 
 let home: string;
@@ -21,25 +20,7 @@ afterEach(async () => {
 });
 
 /** The built contact server's first line on stderr. */
-function startLine(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, 'packages', 'contact', 'dist', 'index.js')], {
-    env: { PATH: process.env.PATH, HOME: home, ENGAGE_API_KEY: 'eng_live_0123456789abcdef0123', ENGAGE_BASE_URL: 'https://api.example.com', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    const guard = setTimeout(() => child.kill(), 10_000);
-    child.on('exit', () => {
-      clearTimeout(guard);
-      resolve(stderr);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('\n')) child.kill();
-    });
-  });
-}
+const startLine = (env: Record<string, string>) => startStderr({ HOME: home, ...STARTABLE_ENV, ...env });
 
 describe('a state folder or audit record of the wrong kind is a configuration problem', () => {
   it('ENGAGE_STATE_DIR naming a file', async () => {

@@ -5,36 +5,10 @@
 // taken as a key, and the first call said "The API refused the key (HTTP 401): it is invalid,
 // revoked or expired. Create a new key": the person was sent to make a new key when the fix is
 // the environment. The start-up line says what it is now, and nothing is sent with it.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../scripts/distribution.js';
+import { STARTABLE_ENV, startStderr } from './server-stderr.js';
 
-function startLine(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, 'packages', 'contact', 'dist', 'index.js')], {
-    env: {
-      PATH: process.env.PATH,
-      ENGAGE_API_KEY: 'eng_live_0123456789abcdef0123',
-      ENGAGE_BASE_URL: 'https://api.example.com',
-      ENGAGE_LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    const guard = setTimeout(() => child.kill(), 10_000);
-    child.on('exit', () => {
-      clearTimeout(guard);
-      resolve(stderr);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('\n')) child.kill();
-    });
-  });
-}
+const startLine = (env: Record<string, string>) => startStderr({ ...STARTABLE_ENV, ENGAGE_LOG_LEVEL: 'info', ...env });
 
 describe('a reference the host did not fill in', () => {
   it.each(['${ENGAGE_API_KEY}', '${env:ENGAGE_API_KEY}', '$ENGAGE_API_KEY', '${user_config.api_key}', '${input:engage-api-key}'])(

@@ -6,37 +6,18 @@
 // setup refused it the same way; the person could not use their key at all. Inside a key that
 // would otherwise be taken, only a whole-value placeholder or reference is one now; a value the
 // key checks refuse anyway (blanks, an ellipsis) is still named a placeholder.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@engage-mcp/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT } from '../scripts/distribution.js';
+import { STARTABLE_ENV, startStderr } from './server-stderr.js';
 import { configPathIn, setupWithKey } from './setup-run.js';
 
 const LOOKALIKES = ['eng_live_9f<2c4e>7a1b3d5f8a6c0e2b', 'eng_live_9f${2c4e}7a1b3d5f8a6c0e2b', 'eng_live_<9f2c4e7a1b3d5f8a6c0e2b>'];
 
 /** The built contact server's stderr up to its first line. */
-function startLine(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, 'packages', 'contact', 'dist', 'index.js')], {
-    env: { PATH: process.env.PATH, ENGAGE_BASE_URL: 'https://api.example.com', ENGAGE_LOG_LEVEL: 'info', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    const guard = setTimeout(() => child.kill(), 10_000);
-    child.on('exit', () => {
-      clearTimeout(guard);
-      resolve(stderr);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('\n')) child.kill();
-    });
-  });
-}
+const startLine = (env: Record<string, string>) => startStderr({ ENGAGE_BASE_URL: STARTABLE_ENV.ENGAGE_BASE_URL, ENGAGE_LOG_LEVEL: 'info', ...env });
 
 describe('a real key holding <, >, $, { or } is a key', () => {
   it.each(LOOKALIKES)('ENGAGE_API_KEY=%s: the server starts', async (key) => {
