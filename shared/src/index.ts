@@ -2,7 +2,7 @@
 // docs, the build and remote mode use. A domain's stdio entry imports './runtime' instead, which
 // stays lean. The rooms, bottom up: safe/ → model/ → upstream/ → call/ → mcp/ (docs/architecture.md).
 export * from './model/catalog.js';
-export { isPrintableAsciiKey, isWhole as isUnfilledKey, loadConfig, matchesPattern, DOMAIN_NAMES, type Config, type ConfigResult } from './model/config.js';
+export { isPrintableAsciiKey, isUnfilledKey, loadConfig, matchesPattern, DOMAIN_NAMES, type Config, type ConfigResult } from './model/config.js';
 export { InputError, UpstreamError } from './model/errors.js';
 export { buildRequest } from './model/paths.js';
 export { manifestOf, paramSignature, type DomainManifest, type OperationInfo, type ToolInfo } from './model/manifest.js';

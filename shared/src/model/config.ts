@@ -193,8 +193,8 @@ export function loadConfig(
 
   const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
   if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
-  else if (isUnfilledReference(apiKey) && (isWhole(apiKey) || !isPrintableAsciiKey(apiKey))) problems.push(unfilledReference('ENGAGE_API_KEY'));
-  else if (isPlaceholder(apiKey) && (isWhole(apiKey) || !isPrintableAsciiKey(apiKey)))
+  else if (isUnfilledReference(apiKey) && (isUnfilledKey(apiKey) || !isPrintableAsciiKey(apiKey))) problems.push(unfilledReference('ENGAGE_API_KEY'));
+  else if (isPlaceholder(apiKey) && (isUnfilledKey(apiKey) || !isPrintableAsciiKey(apiKey)))
     problems.push(
       'ENGAGE_API_KEY is still a placeholder from the README: replace it with the tenant API key (create one in the tenant console under API key settings).',
     );
@@ -383,7 +383,7 @@ function isUnfilledReference(value: string): boolean {
  * taken, only a whole-value placeholder or reference (`<key>`, `${ENGAGE_API_KEY}`) is one.
  * Remote mode asks it of the key a request brings (a connector's header left unexpanded).
  */
-export function isWhole(value: string): boolean {
+export function isUnfilledKey(value: string): boolean {
   return /^(<[^<>]*>|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*)$/.test(value);
 }
 
