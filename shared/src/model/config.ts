@@ -192,9 +192,11 @@ export function loadConfig(
   const logLevel = oneOf(read('ENGAGE_LOG_LEVEL'), LOG_LEVELS, 'warn', 'ENGAGE_LOG_LEVEL', problems);
 
   const apiKey = keyPerRequest ? '' : read('ENGAGE_API_KEY');
+  // A value no key could be: only there is a placeholder or a reference inside it one (isUnfilledKey).
+  const noKey = apiKey !== undefined && (isUnfilledKey(apiKey) || !isPrintableAsciiKey(apiKey));
   if (apiKey === undefined) problems.push('ENGAGE_API_KEY is not set: set it to the tenant API key (create one in the tenant console under API key settings).');
-  else if (isUnfilledReference(apiKey) && (isUnfilledKey(apiKey) || !isPrintableAsciiKey(apiKey))) problems.push(unfilledReference('ENGAGE_API_KEY'));
-  else if (isPlaceholder(apiKey) && (isUnfilledKey(apiKey) || !isPrintableAsciiKey(apiKey)))
+  else if (noKey && isUnfilledReference(apiKey)) problems.push(unfilledReference('ENGAGE_API_KEY'));
+  else if (noKey && isPlaceholder(apiKey))
     problems.push(
       'ENGAGE_API_KEY is still a placeholder from the README: replace it with the tenant API key (create one in the tenant console under API key settings).',
     );
