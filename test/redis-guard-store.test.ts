@@ -259,3 +259,19 @@ describe("a write's last attempt, shared by the replicas (review8)", () => {
     await expect(store.claimWrite(write, 'b', T, T + 2)).rejects.toThrow(InputError);
   });
 });
+
+describe("how a spent confirmation's use ended, shared by the replicas", () => {
+  const T = 1_800_000_000_000;
+
+  it('keeps an end (done, unknown, refused), never "in flight", and fails closed on a value it cannot read', async () => {
+    await store.noteConfirmation('token:sent', { outcome: 'done', at: T });
+    await store.noteConfirmation('token:unsent', { outcome: 'refused', at: T + 1 });
+    await store.noteConfirmation('token:flying', { outcome: 'in-flight', at: T + 2 });
+    expect(await store.confirmationOutcome('token:sent')).toEqual({ outcome: 'done', at: T });
+    expect(await store.confirmationOutcome('token:unsent')).toEqual({ outcome: 'refused', at: T + 1 });
+    expect(await store.confirmationOutcome('token:flying')).toBeUndefined();
+    expect(await store.confirmationOutcome('token:never-spent')).toBeUndefined();
+    await client.command(['SET', 'engage:guard:confirmation:token:odd', 'sent-twice 1']);
+    await expect(store.confirmationOutcome('token:odd')).rejects.toThrow(InputError);
+  });
+});

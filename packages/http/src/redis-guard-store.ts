@@ -256,12 +256,29 @@ export class RedisGuardStore implements GuardStore {
     return lapsed ? { ...attempt, outcome: 'unknown' as const } : attempt;
   }
 
+  /** A confirmation's end, kept as long as a write's last attempt; only its own (single) use ever writes it. */
+  async noteConfirmation(confirmation: string, attempt: Attempt) {
+    if (attempt.outcome === 'in-flight') return;
+    await this.command(['SET', this.confirmationKey(confirmation), `${attempt.outcome} ${attempt.at}`, 'PX', WRITE_MEMORY_MS]);
+  }
+
+  async confirmationOutcome(confirmation: string) {
+    const held = await this.command(['GET', this.confirmationKey(confirmation)]);
+    if (held === null) return undefined;
+    const [outcome, at] = String(held).split(' ');
+    return attemptOf([outcome, Number(at)], ['done', 'unknown', 'refused']);
+  }
+
   private counterKey(counter: string): string {
     return `${this.prefix}guard:count:${counter}`;
   }
 
   private writeKey(write: string): string {
     return `${this.prefix}guard:write:${write}`;
+  }
+
+  private confirmationKey(confirmation: string): string {
+    return `${this.prefix}guard:confirmation:${confirmation}`;
   }
 
   private recordKey(key: string): string {
@@ -289,10 +306,10 @@ export class RedisGuardStore implements GuardStore {
   }
 }
 
-/** A write's attempt from a script's {outcome, at}; anything else fails closed. */
-function attemptOf(reply: unknown): Attempt {
+/** A write's attempt from a script's {outcome, at} (one of `outcomes`); anything else fails closed. */
+function attemptOf(reply: unknown, outcomes = ['in-flight', 'done', 'unknown']): Attempt {
   const [outcome, at] = Array.isArray(reply) ? (reply as unknown[]) : [];
-  if (typeof at !== 'number' || !Number.isFinite(at) || !['in-flight', 'done', 'unknown'].includes(outcome as string)) throw unavailable();
+  if (typeof at !== 'number' || !Number.isFinite(at) || !outcomes.includes(outcome as string)) throw unavailable();
   return { at, outcome: outcome as Attempt['outcome'] };
 }
 

@@ -30,6 +30,7 @@ import {
   stillRunning,
   type TokenRefusal,
 } from './outcomes.js';
+import { noteSharedConfirmation, spentOutcome } from './shared-mark.js';
 import { boundFacts, composeStatement, type Statement } from './statement.js';
 
 /** A person's yes, and when what they said yes to was shown (the claim stage compares it with the journal). */
@@ -89,16 +90,15 @@ export async function confirm(deps: CallDeps, call: ToolCall, op: Operation, par
 async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNullable<Asking['returned']>, op: Operation, params: Params, notes: ConfirmNotes) {
   const redemption = await deps.confirmations.redeem('state', returned.state, boundTo(call), boundOperation(call, op), params);
   const confirmation = deps.confirmations.idOf('state', returned.state);
-  const { journal } = call.caller;
-  if (redemption === 'spent') return repeatedCall(notes, 'input_required', alreadyUsed(op, 'requestState', journal.outcomeOf(confirmation)));
+  if (redemption === 'spent') return repeatedCall(notes, 'input_required', alreadyUsed(op, 'requestState', await spentOutcome(deps, call, confirmation)));
   if (redemption !== 'ok') {
-    if (redemption === 'mismatch') journal.spentUnsent(confirmation);
+    if (redemption === 'mismatch') await spentUnsent(deps, call, confirmation);
     deps.log.info(`requestState for ${op.id} refused (${redemption}); asking again`);
     return undefined;
   }
   // Spent now: where it ends without its write, the journal says so, for a host that sends it again.
-  const unsent = <T>(reply: T): T => {
-    journal.spentUnsent(confirmation);
+  const unsent = async <T>(reply: T): Promise<T> => {
+    await spentUnsent(deps, call, confirmation);
     return reply;
   };
   const { answer } = returned;
@@ -132,12 +132,12 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
     const confirmation = deps.confirmations.idOf('token', token);
     // A genuine token for this very call, used before: the yes was given and spent. A retry must
     // not be handed a new way to say yes to what may already have happened.
-    if (redemption === 'spent') return repeatedCall(notes, 'token', alreadyUsed(op, 'confirmationToken', call.caller.journal.outcomeOf(confirmation)));
+    if (redemption === 'spent') return repeatedCall(notes, 'token', alreadyUsed(op, 'confirmationToken', await spentOutcome(deps, call, confirmation)));
     const now = redemption === 'ok' ? await boundNow(deps, call, op, params) : undefined;
     if (now && deps.confirmations.showed('token', token, now.bound))
       return { approvedAt: deps.confirmations.issuedAt('token', token), confirmation, via: 'token' as const };
     // Spent by this call, and its write not sent: shown again, it is answered so (not "may have run").
-    if (redemption === 'ok' || redemption === 'mismatch') call.caller.journal.spentUnsent(confirmation);
+    if (redemption === 'ok' || redemption === 'mismatch') await spentUnsent(deps, call, confirmation);
     reason = [reason, now ? factsChanged(now.unread) : TOKEN_REFUSALS[redemption as TokenRefusal]].filter(Boolean).join(' ');
   }
   // Taken before the journal is read for the preview's warning: the token's yes dates from then.
@@ -145,6 +145,16 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
   const statement = await describeEffect(deps, call, op, params);
   const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound);
   return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
+}
+
+/**
+ * A confirmation spent without its write going out (other params, facts read otherwise, a no, a
+ * guardrail, another attempt of the same write): this replica's journal and the shared store say
+ * so, and a replay of it, on any replica, is answered "nothing was carried out with it".
+ */
+export async function spentUnsent(deps: CallDeps, call: ToolCall, confirmation: string): Promise<void> {
+  call.caller.journal.spentUnsent(confirmation);
+  await noteSharedConfirmation(deps, confirmation, { at: Date.now(), outcome: 'refused' });
 }
 
 /**

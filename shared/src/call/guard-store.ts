@@ -57,6 +57,14 @@ export interface GuardStore {
   settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>): Promise<void>;
   /** The write's last attempt that went out, on any replica (for a preview's warning). */
   lastSentWrite?(write: string, now: number): Promise<Attempt | undefined>;
+  /**
+   * How a spent confirmation's use ended (its write carried out, unknown, refused, or never sent:
+   * refused), kept where every replica reads it, so a replica that did not spend it can answer a
+   * replay truly. Only a use's end is kept, never "in flight": no record reads as unknown.
+   */
+  noteConfirmation?(confirmation: string, attempt: Attempt): Promise<void>;
+  /** How a spent confirmation's use ended, as any replica noted it (journal.ts `outcomeOf` is this replica's own). */
+  confirmationOutcome?(confirmation: string): Promise<Attempt | undefined>;
 }
 
 interface Expiring<T> {

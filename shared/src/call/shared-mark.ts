@@ -3,6 +3,8 @@
 // atomic step of the store. The mark has an owner (a random id): only its own attempt settles it,
 // and while the write is at the API its replica renews it, so a mark counts as an unknown outcome
 // only when its replica stopped renewing it (it stopped), never while a slow write is still out.
+// How each spent confirmation's use ended is noted there too, so a replay on any replica is
+// answered truly (carried out, or nothing carried out) rather than "unknown".
 import { randomBytes } from 'node:crypto';
 import type { CallDeps, ToolCall } from './context.js';
 import type { Attempt } from './journal.js';
@@ -19,6 +21,9 @@ const SETTLE_TRIES = 3;
 export interface SharedMark {
   write: string;
   id: string;
+  /** When it was marked, and the confirmation whose yes sends it: how the write ends is noted for that confirmation too. */
+  at: number;
+  confirmation?: string;
   renewing: ReturnType<typeof setInterval>;
 }
 
@@ -33,7 +38,7 @@ export async function markShared(
   call: ToolCall,
   op: Operation,
   params: Params,
-  approvedAt: number,
+  approval: { approvedAt: number; confirmation?: string },
   at: number,
 ): Promise<{ refusedBy?: Attempt; mark?: SharedMark }> {
   const store = deps.guard.store();
@@ -41,7 +46,7 @@ export async function markShared(
   const write = writeDigest(call.caller.keyId, op.id, params);
   const id = randomBytes(12).toString('base64url');
   try {
-    const refusedBy = await store.claimWrite(write, id, approvedAt, at);
+    const refusedBy = await store.claimWrite(write, id, approval.approvedAt, at);
     if (refusedBy) return { refusedBy };
   } catch (error) {
     await store.settleWrite?.(write, id, 'refused').catch(() => undefined);
@@ -51,7 +56,7 @@ export async function markShared(
     store.renewWrite?.(write, id, Date.now()).catch((error: unknown) => deps.log.warn(`the shared mark of ${op.id} was not renewed: ${messageOf(error)}`));
   }, WRITE_MARK_RENEW_MS);
   renewing.unref();
-  return { mark: { write, id, renewing } };
+  return { mark: { write, id, at, ...(approval.confirmation ? { confirmation: approval.confirmation } : {}), renewing } };
 }
 
 /** How the marked write ended, told to the shared store (tried SETTLE_TRIES times; a failure is logged, and the lease ends the mark). */
@@ -62,6 +67,7 @@ export async function settleShared(deps: CallDeps, mark: SharedMark | undefined,
   for (let tries = 1; ; tries++) {
     try {
       await store.settleWrite?.(mark.write, mark.id, outcome);
+      if (mark.confirmation) await noteSharedConfirmation(deps, mark.confirmation, { at: mark.at, outcome });
       return;
     } catch (error) {
       if (tries >= SETTLE_TRIES) {
@@ -70,6 +76,27 @@ export async function settleShared(deps: CallDeps, mark: SharedMark | undefined,
       }
     }
   }
+}
+
+/**
+ * How a confirmation's use ended, told to the shared store, for a replay on another replica (best
+ * effort: without it, that replica says the outcome is unknown, which sends nothing either).
+ */
+export async function noteSharedConfirmation(deps: CallDeps, confirmation: string, attempt: Attempt): Promise<void> {
+  await deps.guard
+    .store()
+    .noteConfirmation?.(confirmation, attempt)
+    .catch((error: unknown) => deps.log.warn(`the shared store did not take how a confirmation ended (${attempt.outcome}): ${messageOf(error)}`));
+}
+
+/** How a spent confirmation's use ended: this replica's journal, else the shared store's note (none: unknown). */
+export async function spentOutcome(deps: CallDeps, call: ToolCall, confirmation: string): Promise<Attempt | undefined> {
+  const local = call.caller.journal.outcomeOf(confirmation);
+  if (local) return local;
+  return deps.guard
+    .store()
+    .confirmationOutcome?.(confirmation)
+    .catch(() => undefined);
 }
 
 function messageOf(error: unknown): string {

@@ -106,7 +106,7 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
     const markedAt = journal.attempt(keyId, op.id, params, 'in-flight', approval?.confirmation);
     if (!approval) return undefined; // a write that needs no yes is the caller's to repeat (idempotency keys guard it)
     try {
-      const shared = await markShared(deps, call, op, params, approval.approvedAt, markedAt);
+      const shared = await markShared(deps, call, op, params, approval, markedAt);
       prepared.mark = shared.mark;
       earlier = shared.refusedBy;
     } catch (error) {

@@ -6,7 +6,7 @@
 import type { Operation } from '../model/types.js';
 import { InputError, UpstreamError } from '../model/errors.js';
 import { finishAnswer } from './answers.js';
-import { confirm, isApproval, type Approval } from './confirm.js';
+import { confirm, isApproval, spentUnsent, type Approval } from './confirm.js';
 import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
 import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
 import { failedCall, notConfigured, type CallStage } from './outcomes.js';
@@ -15,6 +15,8 @@ import { answer, claim, gate, prepare, resolve, screen, send } from './stages.js
 export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply> {
   const trace: CallTrace = {};
   const reply = finish(await stages(deps, call, trace), call);
+  // A yes spent by a call whose write never went out (a guardrail, another attempt of the same write, a failure before sending).
+  if (trace.confirmation && !call.caller.journal.outcomeOf(trace.confirmation)) await spentUnsent(deps, call, trace.confirmation);
   call.telemetry?.settled(factsOf(call, trace, reply));
   if (trace.write) {
     // The answer stands whatever happens to the record: a failure to write it is logged, never turned into a false "failed".
@@ -25,10 +27,11 @@ export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply
   return reply;
 }
 
-/** What the stages noted on the way: the operation (once it is the catalog's) and, for a write, its trace. */
+/** What the stages noted on the way: the operation (once it is the catalog's), for a write its trace, and the confirmation it spent. */
 interface CallTrace {
   op?: Operation;
   write?: WriteTrace;
+  confirmation?: string;
 }
 
 async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise<Reply> {
@@ -51,6 +54,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
       if (!isApproval(confirmed)) return confirmed;
       approval = confirmed;
       write.confirmation = confirmed.via;
+      if (confirmed.confirmation) trace.confirmation = confirmed.confirmation;
     }
     const refusal = await claim(deps, call, prepared, approval, write.held);
     if (refusal) return refusal;
