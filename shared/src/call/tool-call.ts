@@ -15,8 +15,8 @@ import { answer, claim, gate, prepare, resolve, screen, send } from './stages.js
 export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply> {
   const trace: CallTrace = {};
   const reply = finish(await stages(deps, call, trace), call);
-  // A yes spent by a call whose write never went out (a guardrail, another attempt of the same write, a failure before sending).
-  if (trace.confirmation && !call.caller.journal.outcomeOf(trace.confirmation)) await spentUnsent(deps, call, trace.confirmation);
+  // A yes this call spent, its write never sent (a guardrail, another attempt of the same write, a failure before sending).
+  if (trace.unsentConfirmation) await spentUnsent(deps, call, trace.unsentConfirmation);
   call.telemetry?.settled(factsOf(call, trace, reply));
   if (trace.write) {
     // The answer stands whatever happens to the record: a failure to write it is logged, never turned into a false "failed".
@@ -27,11 +27,11 @@ export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply
   return reply;
 }
 
-/** What the stages noted on the way: the operation (once it is the catalog's), for a write its trace, and the confirmation it spent. */
+/** What the stages noted on the way: the operation (once it is the catalog's), for a write its trace, and a confirmation it spent before sending. */
 interface CallTrace {
   op?: Operation;
   write?: WriteTrace;
-  confirmation?: string;
+  unsentConfirmation?: string;
 }
 
 async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise<Reply> {
@@ -54,11 +54,13 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
       if (!isApproval(confirmed)) return confirmed;
       approval = confirmed;
       write.confirmation = confirmed.via;
-      if (confirmed.confirmation) trace.confirmation = confirmed.confirmation;
+      if (confirmed.confirmation) trace.unsentConfirmation = confirmed.confirmation;
     }
     const refusal = await claim(deps, call, prepared, approval, write.held);
     if (refusal) return refusal;
+    // From here the write is marked in flight: how it ends is the journal's and the shared mark's to note.
     stage = 'sent';
+    trace.unsentConfirmation = undefined;
     const data = await send(deps, call, prepared);
     stage = 'answered';
     return answer(call, prepared, data);
