@@ -97,9 +97,21 @@ export function gate(deps: CallDeps, call: ToolCall, op: Operation): boolean {
 export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, approval: Approval | undefined, held: Holdings): Promise<Reply | undefined> {
   if (call.kind !== 'action') return undefined;
   const { op, params } = prepared;
-  const limited = await claimGuardrails(deps, call, op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), held);
-  if (limited) return limited;
   const { journal, keyId } = call.caller;
+  // A yes turned away here sent nothing: shown again, its confirmation is answered so (not "may have run").
+  const unsent = () => {
+    if (approval?.confirmation) journal.spentUnsent(approval.confirmation);
+  };
+  const limited = await claimGuardrails(deps, call, op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), held).catch(
+    (error: unknown) => {
+      unsent();
+      throw error;
+    },
+  );
+  if (limited) {
+    unsent();
+    return limited;
+  }
   const local = approval ? journal.lastSent(keyId, op.id, params) : undefined;
   let earlier = local && (local.outcome === 'in-flight' || local.at >= (approval?.approvedAt ?? 0)) ? local : undefined;
   if (!earlier) {
@@ -117,6 +129,7 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
     if (!earlier) return undefined;
     journal.attempt(keyId, op.id, params, 'refused'); // another replica's attempt refuses it: nothing was sent
   }
+  unsent();
   const refusal = earlier.outcome === 'in-flight' ? stillRunning(op, earlier) : sentSince(op, earlier);
   // Nothing new was sent: what the guardrails counted and reserved for this call is given back.
   await releaseHoldings(deps.guard, held);
