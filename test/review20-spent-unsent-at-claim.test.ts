@@ -100,3 +100,37 @@ describe('a yes the claim stage turned away, shown again', () => {
     expect(replies()).toBe(before + 1);
   });
 });
+
+// Found next: with the fix above, a second yes turned away because the first yes sent the same
+// write was answered "nothing was carried out with it": true of that yes, but the model read it as
+// "the reply was not sent", when it was, by the first. The answer now also says so.
+describe('a spent confirmation whose own attempt sent nothing, while the same write went out by another', () => {
+  it('requestState: the answer says nothing was done with it, and that exactly this write was sent and carried out', async () => {
+    const round = await inbox({}, true);
+    const reply = replyTo(0, 'review20 six');
+    const before = replies();
+    const one = (await round(reply)).requestState;
+    const two = (await round(reply)).requestState;
+    expect((await round(reply, { inputResponses: yes, requestState: one })).structuredContent?.outcome).toBe('done');
+    await round(reply, { inputResponses: yes, requestState: two });
+    const again = await round(reply, { inputResponses: yes, requestState: two });
+    expectNothingCarriedOut(again);
+    expect(text(again)).toMatch(/Exactly this inbox\.ticket\.reply was sent by this server at \S+ \(by another confirmation\), and it was carried out/);
+    expect(replies()).toBe(before + 1);
+  });
+
+  it('confirmationToken: spent with other params, the same write then sent by another token, then shown again', async () => {
+    const round = await inbox({}, false);
+    const reply = replyTo(1, 'review20 seven');
+    const other = replyTo(2, 'review20 seven');
+    const before = replies();
+    const mistaken = (await round(reply)).structuredContent?.confirmationToken;
+    expect((await round({ ...other, confirmationToken: mistaken })).structuredContent?.outcome).toBe('preview');
+    const token = (await round(reply)).structuredContent?.confirmationToken;
+    expect((await round({ ...reply, confirmationToken: token })).structuredContent?.outcome).toBe('done');
+    const again = await round({ ...reply, confirmationToken: mistaken });
+    expectNothingCarriedOut(again);
+    expect(text(again)).toMatch(/Exactly this inbox\.ticket\.reply was sent by this server at \S+ \(by another confirmation\), and it was carried out/);
+    expect(replies()).toBe(before + 1);
+  });
+});
