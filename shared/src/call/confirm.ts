@@ -90,7 +90,7 @@ export async function confirm(deps: CallDeps, call: ToolCall, op: Operation, par
 async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNullable<Asking['returned']>, op: Operation, params: Params, notes: ConfirmNotes) {
   const redemption = await deps.confirmations.redeem('state', returned.state, boundTo(call), boundOperation(call, op), params);
   const confirmation = deps.confirmations.idOf('state', returned.state);
-  if (redemption === 'spent') return repeatedCall(notes, 'input_required', alreadyUsed(op, 'requestState', await spentOutcome(deps, call, confirmation)));
+  if (redemption === 'spent') return repeatedCall(notes, 'input_required', await spentAnswer(deps, call, op, params, 'requestState', confirmation));
   if (redemption !== 'ok') {
     if (redemption === 'mismatch') await spentUnsent(deps, call, confirmation);
     deps.log.info(`requestState for ${op.id} refused (${redemption}); asking again`);
@@ -132,7 +132,7 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
     const confirmation = deps.confirmations.idOf('token', token);
     // A genuine token for this very call, used before: the yes was given and spent. A retry must
     // not be handed a new way to say yes to what may already have happened.
-    if (redemption === 'spent') return repeatedCall(notes, 'token', alreadyUsed(op, 'confirmationToken', await spentOutcome(deps, call, confirmation)));
+    if (redemption === 'spent') return repeatedCall(notes, 'token', await spentAnswer(deps, call, op, params, 'confirmationToken', confirmation));
     const now = redemption === 'ok' ? await boundNow(deps, call, op, params) : undefined;
     if (now && deps.confirmations.showed('token', token, now.bound))
       return { approvedAt: deps.confirmations.issuedAt('token', token), confirmation, via: 'token' as const };
@@ -145,6 +145,11 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
   const statement = await describeEffect(deps, call, op, params);
   const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound);
   return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
+}
+
+/** A spent confirmation shown again: what came of its own attempt, and of the write's last attempt that went out (it may have gone out by another). */
+async function spentAnswer(deps: CallDeps, call: ToolCall, op: Operation, params: Params, what: 'confirmationToken' | 'requestState', confirmation: string) {
+  return alreadyUsed(op, what, await spentOutcome(deps, call, confirmation), await lastSentOf(deps, call, op, params));
 }
 
 /**

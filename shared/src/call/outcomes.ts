@@ -144,10 +144,15 @@ export function declinedBy(op: Operation, action: string): CallToolResult {
 }
 
 /** A genuine confirmation presented again: final, with no new token and no new question; what is known of its attempt is said. */
-export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestState', earlier: Attempt | undefined): CallToolResult {
+export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestState', earlier: Attempt | undefined, sent?: Attempt): CallToolResult {
   const used = `This ${what} was already used for exactly this ${op.id}`;
   if (earlier?.outcome === 'refused') {
-    const text = `This ${what} was already used, and nothing was carried out with it (the API refused the write, or it was never sent); nothing was done now. To try again, if the user still wants it, call without it: the user is asked again.`;
+    // Nothing went out with this one; the same write may have gone out by another, and "nothing was carried out" must not read as "it was not sent".
+    const other =
+      sent?.outcome === 'done' || sent?.outcome === 'unknown'
+        ? ` Exactly this ${op.id} was sent by this server at ${at(sent.at)} (by another confirmation), and ${howItEnded(sent)}.`
+        : '';
+    const text = `This ${what} was already used, and nothing was carried out with it (the API refused the write, or it was never sent); nothing was done now.${other} To try again, if the user still wants it, call without it: the user is asked again.`;
     return writeFailure(op, 'refused', text);
   }
   if (earlier?.outcome === 'done') {
