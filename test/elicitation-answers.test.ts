@@ -33,6 +33,8 @@ async function expectNoAtOnce(client: TestClient) {
   expect(structuredOf(first).outcome, textOf(first)).toBe('declined');
   expect(structuredOf(first).confirmationToken).toBeUndefined();
   expect(textOf(first)).toMatch(/answer to the confirmation question could not be read[\s\S]*counts as a no: contact\.delete was not run/);
+  // No token was involved on this path: the way on is the same call, asked again.
+  expect(textOf(first)).toMatch(/call again with the same operationId and params: they are asked again\.$/);
   expect(countCarriedOut(sandbox, 'contact.delete')).toBe(0);
 }
 

@@ -62,7 +62,7 @@ describe('guardrails over stdio', () => {
     const refusal = results.find((result) => result.isError)!;
     expect(structuredOf(refusal).outcome).toBe('refused');
     expect(textOf(refusal)).toMatch(
-      /3 of the 3 messages ENGAGE_CAP_MESSAGES_PER_DAY allows per day .*nothing was sent\. The count resets at \d{4}-\d\d-\d\d 00:00 \(Asia\/Jakarta\)/,
+      /3 of the 3 messages ENGAGE_CAP_MESSAGES_PER_DAY allows per day .*nothing was sent\. The count resets at \d{4}-\d\d-\d\d 00:00 \(Asia\/Jakarta\)\. To send more today, the tenant owner raises it by changing ENGAGE_CAP_MESSAGES_PER_DAY in the server's environment/,
     );
   });
 

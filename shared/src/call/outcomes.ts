@@ -138,7 +138,7 @@ export function changedSinceAsked(op: Operation, unread: boolean): CallToolResul
 export function declinedBy(op: Operation, action: string): CallToolResult {
   const text =
     action === 'unread'
-      ? `The host's answer to the confirmation question could not be read (or none came in time), so it counts as a no: ${op.id} was not run, and nothing was changed. If the user still wants it, call again without a confirmationToken: they are asked again.`
+      ? `The host's answer to the confirmation question could not be read (or none came in time), so it counts as a no: ${op.id} was not run, and nothing was changed. If the user still wants it, call again with the same operationId and params: they are asked again.`
       : `The user ${action === 'accept' ? 'did not say yes' : action === 'decline' ? 'declined' : 'cancelled'}: ${op.id} was not run, and nothing was changed. Do not retry unless the user asks.`;
   return { content: [{ type: 'text', text }], structuredContent: { operationId: op.id, outcome: 'declined' } };
 }
@@ -379,7 +379,7 @@ export function dailyCapRefused(op: Operation, adding: number, state: LimitState
   return writeFailure(
     op,
     'refused',
-    `Refused by a guardrail: ${op.id} would send ${adding} message(s), and ${used} of the ${cap} messages ENGAGE_CAP_MESSAGES_PER_DAY allows per day for this key are used; nothing was sent. The count resets at ${resetsAt} (${state.timeZone}). To send more today, the tenant owner raises ENGAGE_CAP_MESSAGES_PER_DAY ${OWNER_CHANGES}.`,
+    `Refused by a guardrail: ${op.id} would send ${adding} message(s), and ${used} of the ${cap} messages ENGAGE_CAP_MESSAGES_PER_DAY allows per day for this key are used; nothing was sent. The count resets at ${resetsAt} (${state.timeZone}). To send more today, the tenant owner raises it by changing ENGAGE_CAP_MESSAGES_PER_DAY ${OWNER_CHANGES}.`,
   );
 }
 
