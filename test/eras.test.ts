@@ -168,6 +168,10 @@ describe('a 2026-07-28 client holding the input_required rounds itself, as a hos
     const [head, , , binding] = state.split('.') as [string, string, string, string];
     const tampered = await round({ inputResponses: yes, requestState: `${head}.zzzzzz.AAAAAAAAAAAAAAAAAAAAAA.${binding}` });
     expect(tampered.resultType).toBe('input_required');
+    // The person sees the question again, and first why: their answer was not taken.
+    expect(tampered.inputRequests.confirm.params.message).toMatch(
+      /^Your earlier answer could not be matched to a question from this server[^\n]*\n\n[\s\S]*cannot be undone/,
+    );
     const otherParams = await client.callTool(
       {
         name: 'product_action',
@@ -178,6 +182,7 @@ describe('a 2026-07-28 client holding the input_required rounds itself, as a hos
       { allowInputRequired: true } as never,
     );
     expect((otherParams as Record<string, any>).resultType).toBe('input_required');
+    expect((otherParams as Record<string, any>).inputRequests.confirm.params.message).toMatch(/^Your earlier answer was to a question about something else/);
     expect(carried(sandbox, 'product.delete')).toBe(before);
 
     // The genuine state was spent by the call with other params: final, runs nothing.

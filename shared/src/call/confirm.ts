@@ -18,6 +18,7 @@ import { limitState, messageCount, type WriteTrace } from './guardrails.js';
 import { writeDigest, type Attempt } from './journal.js';
 import { screenComposed } from './key-guesses.js';
 import {
+  ASKED_AGAIN,
   QUESTION_NOT_SHOWN,
   TOKEN_REFUSALS,
   alreadyUsed,
@@ -78,23 +79,39 @@ export async function confirm(deps: CallDeps, call: ToolCall, op: Operation, par
   // The same write still on its way (a host that timed out and asked again): nothing new runs.
   const earlier = await lastSentOf(deps, call, op, params);
   if (earlier?.outcome === 'in-flight') return repeatedCall(notes, presentedPath(call), stillRunning(op, earlier));
+  let reason = '';
   if (asking.returned) {
     const verdict = await redeemReturned(deps, call, asking.returned, op, params, notes);
-    if (verdict) return verdict;
+    if (!asksAgain(verdict)) return verdict;
+    reason = verdict.askAgain;
   }
-  if (asking.canAsk) return ask(deps, call, op, params, notes);
-  return redeemTokenOrPreview(deps, call, op, params, '', notes);
+  if (asking.canAsk) return ask(deps, call, op, params, notes, reason);
+  return redeemTokenOrPreview(deps, call, op, params, reason, notes);
 }
 
-/** A 2026-07-28 repeat of an asked call: its requestState must be ours, for this call, unspent; else the person is asked again. */
-async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNullable<Asking['returned']>, op: Operation, params: Params, notes: ConfirmNotes) {
+/** A requestState that could not be taken: the person is asked again, and told why first. */
+interface AskAgain {
+  askAgain: string;
+}
+
+const asksAgain = (verdict: Reply | Approval | AskAgain): verdict is AskAgain => typeof (verdict as Partial<AskAgain>).askAgain === 'string';
+
+/** A 2026-07-28 repeat of an asked call: its requestState must be ours, for this call, unspent; else the person is asked again, told why. */
+async function redeemReturned(
+  deps: CallDeps,
+  call: ToolCall,
+  returned: NonNullable<Asking['returned']>,
+  op: Operation,
+  params: Params,
+  notes: ConfirmNotes,
+): Promise<Reply | Approval | AskAgain> {
   const redemption = await deps.confirmations.redeem('state', returned.state, boundTo(call), boundOperation(call, op), params);
   const confirmation = deps.confirmations.idOf('state', returned.state);
   if (redemption === 'spent') return repeatedCall(notes, 'input_required', await spentAnswer(deps, call, op, params, 'requestState', confirmation));
   if (redemption !== 'ok') {
     if (redemption === 'mismatch') await spentUnsent(deps, call, confirmation);
     deps.log.info(`requestState for ${op.id} refused (${redemption}); asking again`);
-    return undefined;
+    return { askAgain: ASKED_AGAIN[redemption] };
   }
   // Spent now: where it ends without its write, the journal says so, for a host that sends it again.
   const unsent = async <T>(reply: T): Promise<T> => {
@@ -109,12 +126,13 @@ async function redeemReturned(deps: CallDeps, call: ToolCall, returned: NonNulla
   return { approvedAt: deps.confirmations.issuedAt('state', returned.state), confirmation, via: 'input_required' as const };
 }
 
-async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, notes: ConfirmNotes): Promise<Reply | Approval> {
+/** `reason`: why a question already answered is asked again, put before it (the person sees the same question twice). */
+async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, notes: ConfirmNotes, reason = ''): Promise<Reply | Approval> {
   // Taken before the journal is read for the statement's warning: a yes dates from what it was shown.
   const shownAt = Date.now();
   const statement = await describeEffect(deps, call, op, params);
   const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound).value;
-  const result = await call.asking.ask(`${statement.text}\n\nRun it?`, op, issueState);
+  const result = await call.asking.ask(`${reason ? `${reason}\n\n` : ''}${statement.text}\n\nRun it?`, op, issueState);
   if (result.kind === 'round') return result.round;
   if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
   notes.confirmation = 'elicitation';

@@ -113,6 +113,14 @@ export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
   'spent-mismatch': TOKEN_MISMATCH,
 };
 
+/** Why a person who answered is asked the question again: the answer's requestState could not be taken. Shown to the person, above the question. */
+export const ASKED_AGAIN: Record<TokenRefusal, string> = {
+  unknown: 'Your earlier answer could not be matched to a question from this server (or it was altered), so nothing was run and you are asked again.',
+  expired: 'Your earlier answer came after its question had expired (questions last 10 minutes), so nothing was run and you are asked again.',
+  mismatch: 'Your earlier answer was to a question about something else (other params), so nothing was run and you are asked about this one.',
+  'spent-mismatch': 'Your earlier answer was to a question about something else (other params), so nothing was run and you are asked about this one.',
+};
+
 /**
  * The reason above a new preview when a token's yes was given to facts that read otherwise now;
  * `unread`: a look-up failed as they were read again, so whether they changed is not known.
