@@ -44,11 +44,14 @@ export interface Host {
   shape(entry: ServerEntry): Record<string, unknown>;
 }
 
+/** A variable set to the empty string counts as unset, as the hosts themselves read it. */
+const setTo = (value: string | undefined): string | undefined => (value === '' ? undefined : value);
+
 /** The folder where a desktop app keeps its per-user settings on each system. */
 function appDataDir({ platform, home, env }: Environment, app: string): string {
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', app);
-  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), app);
-  return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), app);
+  if (platform === 'win32') return join(setTo(env.APPDATA) ?? join(home, 'AppData', 'Roaming'), app);
+  return join(setTo(env.XDG_CONFIG_HOME) ?? join(home, '.config'), app);
 }
 
 const plain = (entry: ServerEntry) => ({ command: entry.command, args: entry.args, env: entry.env });
@@ -111,7 +114,7 @@ export const HOSTS: Record<HostId, Host> = {
     container: 'mcpServers',
     asksForKey: false,
     forwardsKeyByName: true,
-    configPath: ({ home, env }) => join(env.CODEX_HOME ?? join(home, '.codex'), 'config.toml'),
+    configPath: ({ home, env }) => join(setTo(env.CODEX_HOME) ?? join(home, '.codex'), 'config.toml'),
     shape: plain,
   },
   gemini: {
