@@ -169,6 +169,38 @@ describe('telemetry over stdio (in process, an in-memory exporter)', () => {
   });
 });
 
+describe('a call whose arguments the tool refuses', () => {
+  it('gets its span (tool_error, outcome invalid) and its point in the histogram, and the same answer as before', async () => {
+    const { telemetry, spans, reader } = await inMemoryTelemetry();
+    const server = await inProcess(DOMAINS.campaign!, sandbox, { server: { telemetry } });
+    let unknown: CallToolResult;
+    let tooMany: CallToolResult;
+    try {
+      unknown = (await server.client.callTool({
+        name: 'campaign_read',
+        arguments: { operationId: 'Campaign.List' },
+        _meta: { traceparent },
+      } as never)) as CallToolResult;
+      tooMany = (await server.client.callTool({ name: 'campaign_read', arguments: { operationId: 'campaign.list', limit: 9999 } })) as CallToolResult;
+    } finally {
+      await server.close();
+    }
+    // What the model reads is the SDK's answer for refused arguments, word for word, with our reason.
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toMatch(/^Input validation error: Invalid arguments for tool campaign_read: .*campaign\.list/);
+    expect(textOf(tooMany)).toMatch(/^Input validation error: Invalid arguments for tool campaign_read: .*limit/);
+    const roots = spans.getFinishedSpans().filter((span) => span.kind === SERVER);
+    expect(roots.map((span) => span.name)).toEqual(['tools/call campaign_read', 'tools/call campaign_read']);
+    expect(roots[0]!.parentSpanContext?.spanId).toBe(CALLER_SPAN);
+    for (const root of roots) {
+      expect(root.attributes).toMatchObject({ [ATTR_ERROR_TYPE]: 'tool_error', 'engage.outcome': 'invalid' });
+      expect(root.attributes['engage.operation.id']).toBeUndefined();
+    }
+    expect(await durationPoints(reader)).toContainEqual({ attributes: expect.objectContaining({ [ATTR_ERROR_TYPE]: 'tool_error' }), count: 2 });
+    await telemetry.shutdown();
+  });
+});
+
 describe('telemetry in remote mode (startService, an in-memory exporter)', () => {
   it('a confirmed campaign.send over Streamable HTTP: the same tree, transport tcp', async () => {
     const { telemetry, spans } = await inMemoryTelemetry();

@@ -1,11 +1,19 @@
 // Tool registration: every tool of every server goes through registerTool here, so every call
 // takes the same path (arguments validated by our parser, the call's stages, metrics) and none
 // can bypass it. The handler never throws: every failure is an isError answer.
-import { CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, fromJsonSchema, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  fromJsonSchema,
+  type JsonSchemaValidator,
+  type jsonSchemaValidator as ValidatorProvider,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import type { CallDeps, Caller, Reply, ToolArguments } from '../call/context.js';
 import { finishAnswer } from '../call/answers.js';
-import { noKey } from '../call/outcomes.js';
+import { failure, noKey } from '../call/outcomes.js';
 import type { WritesInFlight } from '../call/in-flight.js';
 import { runToolCall } from '../call/tool-call.js';
 import type { OperationInfo, ToolInfo } from '../model/manifest.js';
@@ -76,7 +84,7 @@ export interface Registration {
 export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly OfferedTool[], registration: Registration): Array<ViewInfo | undefined> {
   const operations = tools.flatMap((tool) => tool.operations);
   for (const tool of tools) {
-    mcp.registerTool(tool.info.name, definitionOf(tool), (args: ToolArguments, ctx: ServerContext) => {
+    mcp.registerTool(tool.info.name, definitionOf(tool), (args: ToolArguments | RefusedArguments, ctx: ServerContext) => {
       const handled = handle(
         tool,
         args,
@@ -93,7 +101,7 @@ export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly 
 
 async function handle(
   tool: OfferedTool,
-  args: ToolArguments,
+  args: ToolArguments | RefusedArguments,
   exchange: Parameters<typeof askingFor>[0],
   registration: Registration,
   span?: ToolCallSpan,
@@ -104,24 +112,42 @@ async function handle(
   const deps = caller?.log ? { ...registration.deps, log: caller.log } : registration.deps;
   let reply: Reply | undefined;
   try {
-    const running = caller
-      ? runToolCall(deps, {
-          toolName: tool.info.name,
-          kind: tool.info.kind,
-          args,
-          caller,
-          request: { ...progressReporter(exchange.ctx), ...(span ? { traceAttempt: span.traceAttempt } : {}), ...(caller.log ? { log: caller.log } : {}) },
-          asking: askingFor(exchange, deps.log),
-          ...clientOf(exchange),
-          ...(span ? { telemetry: span } : {}),
-        })
-      : Promise.resolve(finishAnswer(noKey(), registration.redact));
+    const running =
+      args instanceof RefusedArguments
+        ? Promise.resolve(refusedArguments(tool, args, caller?.redact ?? registration.redact, span))
+        : caller
+          ? runToolCall(deps, {
+              toolName: tool.info.name,
+              kind: tool.info.kind,
+              args,
+              caller,
+              request: { ...progressReporter(exchange.ctx), ...(span ? { traceAttempt: span.traceAttempt } : {}), ...(caller.log ? { log: caller.log } : {}) },
+              asking: askingFor(exchange, deps.log),
+              ...clientOf(exchange),
+              ...(span ? { telemetry: span } : {}),
+            })
+          : Promise.resolve(finishAnswer(noKey(), registration.redact));
     reply = await running;
   } finally {
     span?.end(reply);
   }
   registration.onCall?.({ domain: deps.domain, tool: tool.info.name, ok: !('isError' in reply && reply.isError), ms: performance.now() - started });
   return reply;
+}
+
+/**
+ * Arguments the tool's parser refused. The validator hands them on rather than failing, so the
+ * call still goes through handle (its span, its metrics, the redactor): the SDK would answer such
+ * a call itself, before any handler, and it would be seen by none of them.
+ */
+class RefusedArguments {
+  constructor(readonly reason: string) {}
+}
+
+/** The answer the SDK gives for arguments its validator refuses, word for word, given by us. */
+function refusedArguments(tool: OfferedTool, refused: RefusedArguments, redact: Redact, span?: ToolCallSpan): Reply {
+  span?.settled({ outcome: 'invalid' });
+  return finishAnswer(failure(`Input validation error: Invalid arguments for tool ${tool.info.name}: ${refused.reason}`), redact);
 }
 
 /** The call's span: its parent is the caller's, from params._meta (traceparent, tracestate). */
@@ -149,35 +175,29 @@ function clientOf({ era, mcp, ctx }: Parameters<typeof askingFor>[0]): { client?
 }
 
 /** The SDK validates a call's arguments through this: our parser, with its messages. */
-function argumentValidator(args: ArgumentParser) {
+/** Our parser as the SDK's validator of a tool's arguments; what it refuses is handed on as RefusedArguments. */
+function argumentValidator(args: ArgumentParser): ValidatorProvider {
   return {
-    getValidator:
-      <T>() =>
-      (input: unknown) => {
-        const raw = (input ?? {}) as Record<string, unknown>;
-        let size: number;
-        try {
-          size = JSON.stringify(raw).length;
-        } catch {
-          // A stack overflow on arguments nested a million deep: refused, with the reason.
-          return {
-            valid: false as const,
-            data: undefined,
-            errorMessage: 'the arguments are nested too deeply to read; no operation takes more than a few levels. Nothing was sent.',
-          };
-        }
-        if (size > MAX_ARGUMENT_CHARS)
-          return {
-            valid: false as const,
-            data: undefined,
-            errorMessage: `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.`,
-          };
-        const parsed = args.parse(raw);
-        return parsed.ok
-          ? { valid: true as const, data: parsed.args as T, errorMessage: undefined }
-          : { valid: false as const, data: undefined, errorMessage: parsed.message };
-      },
+    getValidator<T>(): JsonSchemaValidator<T> {
+      return (input: unknown) => {
+        const parsed = parseArguments(args, (input ?? {}) as Record<string, unknown>);
+        const data = parsed.ok ? (parsed.args as T) : (new RefusedArguments(parsed.message) as T);
+        return { valid: true, data, errorMessage: undefined };
+      };
+    },
   };
+}
+
+function parseArguments(args: ArgumentParser, raw: Record<string, unknown>): ReturnType<ArgumentParser['parse']> {
+  let size: number;
+  try {
+    size = JSON.stringify(raw).length;
+  } catch {
+    // A stack overflow on arguments nested a million deep: refused, with the reason.
+    return { ok: false, message: 'the arguments are nested too deeply to read; no operation takes more than a few levels. Nothing was sent.' };
+  }
+  if (size > MAX_ARGUMENT_CHARS) return { ok: false, message: `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.` };
+  return args.parse(raw);
 }
 
 /** The request's signal, and a progress notice for every wait (rate limit, pacing, backoff) to a host that sent a progress token. */
