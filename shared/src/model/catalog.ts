@@ -157,6 +157,18 @@ export function brief(value: unknown, max = 300): string {
  * field names made of letters and digits only; anything else, or a text past `max` characters, as
  * brief() shows it.
  */
+/** A count read from the API: a whole number from 0 up. A string ("12", "1e9"), a negative number or a fraction is not one. */
+export function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** `12 recipient(s)`; for what is not a count, `? recipient(s)`, and what the API gave instead (quoted), never as if it were the count. */
+export function countOf(value: unknown, what: string): string {
+  if (isCount(value)) return `${value} ${what}`;
+  if (value === undefined || value === null) return `? ${what}`;
+  return `? ${what} (the API gave ${typeof value === 'string' ? `“${brief(value, 100)}”` : plain(value)}, which is not a count)`;
+}
+
 /** A fact shown in a preview but not bound to the yes: it changes on its own (the quota, a count so far). */
 export function live(text: string): Fact {
   return { text, bound: '' };
@@ -216,9 +228,15 @@ export function quote(value: unknown): string {
   return typeof value === 'string' ? `“${inlineText(value)}”` : plain(value);
 }
 
-/** A short value from the API (a status, a channel, a number) on one line, unquoted. */
+/** What a person reads as one value (a status, a channel, an id, a number): shown unquoted. Any other text could read as our own words. */
+const WORD = /^[A-Za-z0-9_.:@+/-]{1,64}$/;
+
+/**
+ * A short value from the API (a status, a channel, a number) on one line: a word as it is, any
+ * other text quoted (cut at 100 characters), so that it cannot read as the statement's own words.
+ */
 export function plain(value: unknown): string {
-  if (typeof value === 'string') return brief(value, 100);
+  if (typeof value === 'string') return WORD.test(value) ? value : `“${brief(value, 100)}”`;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return value === undefined || value === null ? 'unknown' : brief(value, 100);
 }
