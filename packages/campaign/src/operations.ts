@@ -11,6 +11,7 @@ import {
   pathId,
   plain,
   quote,
+  quoteName,
   requiredText,
   type Fact,
   type Params,
@@ -55,8 +56,9 @@ function recipientsListed(total: unknown, recipients: unknown): string | undefin
  */
 function describeCampaign({ campaigns, found: campaign }: Awaited<ReturnType<typeof readCampaign>>): Fact {
   if (!campaign) return notShown('Campaign', campaigns);
-  const what = `Campaign: ${quote(campaign.name)} on ${plain(campaign.channel)}, status ${plain(campaign.status)}, ${countOf(campaign.totalRecipients, 'recipient(s)')}`;
-  return { text: `${what}, ${countOf(campaign.sentCount ?? 0, 'sent so far')}.`, bound: `${what}.` };
+  const what = (name: (value: unknown) => string) =>
+    `Campaign: ${name(campaign.name)} on ${plain(campaign.channel)}, status ${plain(campaign.status)}, ${countOf(campaign.totalRecipients, 'recipient(s)')}`;
+  return { text: `${what(quoteName)}, ${countOf(campaign.sentCount ?? 0, 'sent so far')}.`, bound: `${what(quote)}.` };
 }
 
 /**

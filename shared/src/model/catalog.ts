@@ -231,6 +231,31 @@ export function quote(value: unknown): string {
 /** What a person reads as one value (a status, a channel, an id, a number): shown unquoted. Any other text could read as our own words. */
 const WORD = /^[A-Za-z0-9_.:@+/-]{1,64}$/;
 
+/** How much of a name read from the API a statement shows: more than any name this server itself accepts (200). */
+export const MAX_NAME_CHARS = 300;
+
+/**
+ * A name read from the API (a campaign's, a customer's) in “quotes” on one line, cut after
+ * MAX_NAME_CHARS characters and said so: a name is not sent anywhere, and whole it could push the
+ * facts after it out of view, or the statement past what can be shown. Outgoing text uses quote().
+ */
+export function quoteName(value: unknown): string {
+  if (typeof value !== 'string') return quote(value);
+  const characters = Array.from(value);
+  if (characters.length <= MAX_NAME_CHARS) return quote(value);
+  return `“${inlineText(characters.slice(0, MAX_NAME_CHARS).join(''))}…” (cut: ${characters.length.toLocaleString('en-US')} characters in all)`;
+}
+
+/**
+ * A fact whose line quotes names read from the API (`name` quotes one): shown with each name as
+ * quoteName() shows it, bound to the names whole, so a change past the cut still undoes a yes.
+ */
+export function withNames(line: (name: (value: unknown) => string) => string): Fact {
+  const text = line(quoteName);
+  const bound = line(quote);
+  return text === bound ? text : { text, bound };
+}
+
 /**
  * A short value from the API (a status, a channel, a number) on one line: a word as it is, any
  * other text quoted (cut at 100 characters), so that it cannot read as the statement's own words.
