@@ -103,7 +103,7 @@ describe('inWords: data read from the API, as a person reads it', () => {
     expect(inWords({ 'a"b\nc': 1 })).toBe(JSON.stringify({ 'a"b\nc': 1 }));
     expect(inWords({ a: { b: { c: 1 } } })).toBe('{"a":{"b":{"c":1}}}');
     expect(inWords({ list: [1, 2] })).toBe('{"list":[1,2]}');
-    expect(inWords({ note: 'line one\nline two' })).toBe('note: line one\\nline two');
+    expect(inWords({ note: 'line one\nline two' })).toBe('note: “line one\\nline two”');
     expect(inWords({ long: 'x'.repeat(400) }).length).toBeLessThanOrEqual(301);
   });
 });

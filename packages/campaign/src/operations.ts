@@ -1,14 +1,17 @@
 // The campaign domain: broadcast campaigns over WhatsApp, Telegram or email.
 import { z } from 'zod';
 import {
+  countOf,
   defineDomain,
   findRecord,
   inWords,
+  isCount,
   live,
   notShown,
   pathId,
   plain,
   quote,
+  quoteName,
   requiredText,
   type Fact,
   type Params,
@@ -30,9 +33,21 @@ async function readCampaign(params: Params, read: PreviewReader) {
 /** A campaign's recipients: its totalRecipients, else the length of its recipient list. */
 async function recipientCount(params: Params, read: PreviewReader): Promise<number | undefined> {
   const { found } = await readCampaign(params, read);
-  if (typeof found?.totalRecipients === 'number') return found.totalRecipients;
+  if (isCount(found?.totalRecipients)) return found.totalRecipients;
   const recipients = await read(`${RECIPIENTS}/${encodeURIComponent(String(params.id))}`);
   return Array.isArray(recipients) ? recipients.length : undefined;
+}
+
+/**
+ * The recipient list's length where the campaign gives no count a person can trust, or where the
+ * list holds more than its count says (a list may come paged, never longer): both are shown.
+ */
+function recipientsListed(total: unknown, recipients: unknown): string | undefined {
+  if (!Array.isArray(recipients)) return undefined;
+  if (!isCount(total)) return `Recipients: ${recipients.length}.`;
+  return recipients.length > total
+    ? `Recipients: its recipient list holds ${recipients.length}, more than the ${total} the campaign says: check it before agreeing.`
+    : undefined;
 }
 
 /**
@@ -41,8 +56,9 @@ async function recipientCount(params: Params, read: PreviewReader): Promise<numb
  */
 function describeCampaign({ campaigns, found: campaign }: Awaited<ReturnType<typeof readCampaign>>): Fact {
   if (!campaign) return notShown('Campaign', campaigns);
-  const what = `Campaign: ${quote(campaign.name)} on ${plain(campaign.channel)}, status ${plain(campaign.status)}, ${plain(campaign.totalRecipients ?? '?')} recipient(s)`;
-  return { text: `${what}, ${plain(campaign.sentCount ?? 0)} sent so far.`, bound: `${what}.` };
+  const what = (name: (value: unknown) => string) =>
+    `Campaign: ${name(campaign.name)} on ${plain(campaign.channel)}, status ${plain(campaign.status)}, ${countOf(campaign.totalRecipients, 'recipient(s)')}`;
+  return { text: `${what(quoteName)}, ${countOf(campaign.sentCount ?? 0, 'sent so far')}.`, bound: `${what(quote)}.` };
 }
 
 /**
@@ -136,7 +152,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
         return [
           describeCampaign(campaign),
           campaignMessage(found, p, written),
-          found?.totalRecipients === undefined && Array.isArray(recipients) ? `Recipients: ${recipients.length}.` : undefined,
+          recipientsListed(found?.totalRecipients, recipients),
           quota === undefined ? undefined : live(`Quota before sending: ${inWords(quota)}.`),
         ];
       },

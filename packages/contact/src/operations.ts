@@ -1,14 +1,29 @@
 // The contact domain: customer contacts of the tenant.
 import { z } from 'zod';
-import { defineDomain, email, findRecord, msisdn, notShown, pathId, plain, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
+import {
+  defineDomain,
+  email,
+  findRecord,
+  msisdn,
+  notShown,
+  pathId,
+  plain,
+  quote,
+  requiredText,
+  withNames,
+  type Fact,
+  type Params,
+  type PreviewReader,
+} from '@engage-mcp/shared';
 
 const CONTACTS = '/api/user/users';
 
 /** A contact's name for previews; the API has no single-contact read, so it is found in the list. */
-async function contactName(params: Params, read: PreviewReader): Promise<string> {
+async function contactName(params: Params, read: PreviewReader): Promise<Fact> {
   const contacts = await read(CONTACTS);
   const contact = findRecord(contacts, '_id', params.id);
-  return contact ? `Contact: ${quote(contact.name)} (${contact.msisdn === undefined ? 'no number' : plain(contact.msisdn)}).` : notShown('Contact', contacts);
+  if (!contact) return notShown('Contact', contacts);
+  return withNames((name) => `Contact: ${name(contact.name)} (${contact.msisdn === undefined ? 'no number' : plain(contact.msisdn)}).`);
 }
 
 const contactFields = {

@@ -1,15 +1,31 @@
 // The inbox domain: conversation tickets with customers.
 import { z } from 'zod';
-import { defineDomain, findRecord, msisdn, notShown, pathId, plain, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
+import {
+  defineDomain,
+  findRecord,
+  msisdn,
+  notShown,
+  pathId,
+  plain,
+  quote,
+  requiredText,
+  withNames,
+  type Fact,
+  type Params,
+  type PreviewReader,
+} from '@engage-mcp/shared';
 
 const TICKETS = '/api/ai/v1/tickets';
 
 /** Who a ticket is with, from the typed ticket list (the single-ticket layout is not in the spec). */
-async function ticketParty(params: Params, read: PreviewReader): Promise<string> {
+async function ticketParty(params: Params, read: PreviewReader): Promise<Fact> {
   const tickets = await read(TICKETS);
   const ticket = findRecord(tickets, 'ticketID', params.ticketID);
   if (!ticket) return notShown('Ticket', tickets);
-  return `Ticket ${plain(ticket.ticketID)}: ${quote(ticket.customerName)} (${ticket.msisdn === undefined ? 'no number' : plain(ticket.msisdn)}) on ${plain(ticket.channel)}, status ${plain(ticket.status)}.`;
+  return withNames(
+    (name) =>
+      `Ticket ${plain(ticket.ticketID)}: ${name(ticket.customerName)} (${ticket.msisdn === undefined ? 'no number' : plain(ticket.msisdn)}) on ${plain(ticket.channel)}, status ${plain(ticket.status)}.`,
+  );
 }
 
 const ticketID = pathId('ticketID (inbox.ticket.list)');

@@ -2,15 +2,23 @@
 // create and update bodies name the plausible ones and pass any others through unchanged; a
 // confirmation shows every field sent, whole. Names and descriptions may come from third parties.
 import { z } from 'zod';
-import { brief, defineDomain, notShown, pathId, quote, requiredText, type Params, type PreviewReader } from '@engage-mcp/shared';
+import { brief, defineDomain, notShown, pathId, plain, quote, requiredText, withNames, type Fact, type Params, type PreviewReader } from '@engage-mcp/shared';
 
 const PRODUCTS = '/api/product/v1/products';
+/** Where a product record may carry its id (the spec shows no product fields). */
+const ID_FIELDS = ['_id', 'productID', 'id'] as const;
 
-async function productName(params: Params, read: PreviewReader): Promise<string> {
+async function productName(params: Params, read: PreviewReader): Promise<Fact> {
   const product = await read(`${PRODUCTS}/${encodeURIComponent(String(params.productID))}`);
   if (product === undefined) return notShown('Product', undefined);
-  const name = typeof product === 'object' && product !== null && 'name' in product ? quote((product as { name: unknown }).name) : brief(product, 200);
-  return `Product: ${name}.`;
+  // A record that names another id is not this product: never shown as the one this acts on.
+  const other = ID_FIELDS.map((field) => (product as Record<string, unknown> | null)?.[field]).find(
+    (id) => (typeof id === 'string' || typeof id === 'number') && String(id) !== String(params.productID),
+  );
+  if (other !== undefined) return `Product: the API answered with another record (${plain(other)}) for ${plain(params.productID)}: check it before agreeing.`;
+  if (typeof product === 'object' && product !== null && 'name' in product)
+    return withNames((name) => `Product: ${name((product as { name: unknown }).name)}.`);
+  return `Product: ${brief(product, 200)}.`;
 }
 
 /** The named fields as the confirmation shows them, whole; other fields are listed by the core. */

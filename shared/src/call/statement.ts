@@ -58,8 +58,13 @@ export async function composeStatement(
   // Measured as JSON, escapes included: the structured copy (which the MCP Apps card shows) must fit whole too.
   const size = jsonLength(text);
   if (size > MAX_STATEMENT_CHARS) {
+    // The params' own lines fit: what made it too long was read from the API, which the model cannot shorten.
+    const fromApi = jsonLength(redact([effect, extraLine, confirmation.irreversible].filter(Boolean).join('\n'))) <= MAX_STATEMENT_CHARS / 2;
+    const next = fromApi
+      ? `what the API holds for it (a text read for this confirmation) is too long to show whole. Nothing was sent: tell the user, who can check that record in the tenant console.`
+      : 'Nothing was sent: send shorter text or fewer fields.';
     throw new InputError(
-      `The confirmation for ${op.id} would be ${size} characters, more than can be shown whole (${MAX_STATEMENT_CHARS}), and a person must see everything that is sent. Nothing was sent: send shorter text or fewer fields.`,
+      `The confirmation for ${op.id} would be ${size} characters, more than can be shown whole (${MAX_STATEMENT_CHARS}), and a person must see everything that is sent; ${next}`,
       op,
     );
   }

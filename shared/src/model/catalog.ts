@@ -150,6 +150,23 @@ export function brief(value: unknown, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/** A count read from the API: a whole number from 0 up. A string ("12", "1e9"), a negative number or a fraction is not one. */
+export function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** `12 recipient(s)`; for what is not a count, `? recipient(s)`, and what the API gave instead (quoted), never as if it were the count. */
+export function countOf(value: unknown, what: string): string {
+  if (isCount(value)) return `${value} ${what}`;
+  if (value === undefined || value === null) return `? ${what}`;
+  return `? ${what} (the API gave ${typeof value === 'string' ? `“${brief(value, 100)}”` : plain(value)}, which is not a count)`;
+}
+
+/** A fact shown in a preview but not bound to the yes: it changes on its own (the quota, a count so far). */
+export function live(text: string): Fact {
+  return { text, bound: '' };
+}
+
 /**
  * Untyped data read from the API (an allowance, a set of counts) as a person reads it at a glance:
  * field names as words, numbers with thousands separators, and an allowance with a total and what
@@ -157,11 +174,6 @@ export function brief(value: unknown, max = 300): string {
  * field names made of letters and digits only; anything else, or a text past `max` characters, as
  * brief() shows it.
  */
-/** A fact shown in a preview but not bound to the yes: it changes on its own (the quota, a count so far). */
-export function live(text: string): Fact {
-  return { text, bound: '' };
-}
-
 export function inWords(value: unknown, max = 300): string {
   const text = wordsOf(value, 0);
   return text !== undefined && text.length <= max ? text : brief(value, max);
@@ -216,9 +228,40 @@ export function quote(value: unknown): string {
   return typeof value === 'string' ? `“${inlineText(value)}”` : plain(value);
 }
 
-/** A short value from the API (a status, a channel, a number) on one line, unquoted. */
+/** What a person reads as one value (a status, a channel, an id, a number): shown unquoted. Any other text could read as our own words. */
+const WORD = /^[A-Za-z0-9_.:@+/-]{1,64}$/;
+
+/** How much of a name read from the API a statement shows: more than any name this server itself accepts (200). */
+export const MAX_NAME_CHARS = 300;
+
+/**
+ * A name read from the API (a campaign's, a customer's) in “quotes” on one line, cut after
+ * MAX_NAME_CHARS characters and said so: a name is not sent anywhere, and whole it could push the
+ * facts after it out of view, or the statement past what can be shown. Outgoing text uses quote().
+ */
+export function quoteName(value: unknown): string {
+  if (typeof value !== 'string') return quote(value);
+  const characters = Array.from(value);
+  if (characters.length <= MAX_NAME_CHARS) return quote(value);
+  return `“${inlineText(characters.slice(0, MAX_NAME_CHARS).join(''))}…” (cut: ${characters.length.toLocaleString('en-US')} characters in all)`;
+}
+
+/**
+ * A fact whose line quotes names read from the API (`name` quotes one): shown with each name as
+ * quoteName() shows it, bound to the names whole, so a change past the cut still undoes a yes.
+ */
+export function withNames(line: (name: (value: unknown) => string) => string): Fact {
+  const text = line(quoteName);
+  const bound = line(quote);
+  return text === bound ? text : { text, bound };
+}
+
+/**
+ * A short value from the API (a status, a channel, a number) on one line: a word as it is, any
+ * other text quoted (cut at 100 characters), so that it cannot read as the statement's own words.
+ */
 export function plain(value: unknown): string {
-  if (typeof value === 'string') return brief(value, 100);
+  if (typeof value === 'string') return WORD.test(value) ? value : `“${brief(value, 100)}”`;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return value === undefined || value === null ? 'unknown' : brief(value, 100);
 }

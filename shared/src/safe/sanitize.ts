@@ -190,8 +190,9 @@ export function describeHiddenText(params: unknown): string | undefined {
 
 const LINE_BREAKING = `\\n\\r\\t${HIDDEN_CLASS}\\p{Zl}\\p{Zp}`;
 // Every character that looks like a closing quote (curly, primes, modifier letters, full-width,
-// CJK) is escaped too, or a name could seem to close its quote and go on as our own words.
-const QUOTE_LIKE = '\\p{Pi}\\p{Pf}\\u02BA\\u02DD\\u02EE\\u2033\\u2036\\u3003\\u301D-\\u301F\\uFF02';
+// CJK, the low quotes „ ‚ and ⹂, the ornaments ❛❜❝❞ and 🙶🙷🙸) is escaped too, or a name could
+// seem to close its quote and go on as our own words.
+const QUOTE_LIKE = '\\p{Pi}\\p{Pf}\\u02BA\\u02DD\\u02EE\\u201A\\u201E\\u2033\\u2036\\u275B-\\u275E\\u2E42\\u3003\\u301D-\\u301F\\uFF02\\u{1F676}-\\u{1F678}';
 const QUOTED_UNSAFE = new RegExp(`[\\\\${QUOTE_LIKE}${LINE_BREAKING}]`, 'gu');
 const QUOTE_LIKE_CHAR = new RegExp(`^[${QUOTE_LIKE}]$`, 'u');
 const LINE_UNSAFE = new RegExp(`[${LINE_BREAKING}]`, 'gu');
