@@ -114,7 +114,7 @@ async function handle(
   try {
     const running =
       args instanceof RefusedArguments
-        ? Promise.resolve(refusedArguments(tool, args, caller?.redact ?? registration.redact, span))
+        ? Promise.resolve(refusedArguments(tool, args, span))
         : caller
           ? runToolCall(deps, {
               toolName: tool.info.name,
@@ -144,10 +144,14 @@ class RefusedArguments {
   constructor(readonly reason: string) {}
 }
 
-/** The answer the SDK gives for arguments its validator refuses, word for word, given by us. */
-function refusedArguments(tool: OfferedTool, refused: RefusedArguments, redact: Redact, span?: ToolCallSpan): Reply {
+/**
+ * The answer the SDK gives for arguments its validator refuses, word for word, given by us. Not
+ * redacted, as the SDK's was not: the reason quotes only what the caller sent, and redacting it
+ * would answer a guess at the key otherwise than any other guess (review8: key guesses).
+ */
+function refusedArguments(tool: OfferedTool, refused: RefusedArguments, span?: ToolCallSpan): Reply {
   span?.settled({ outcome: 'invalid' });
-  return finishAnswer(failure(`Input validation error: Invalid arguments for tool ${tool.info.name}: ${refused.reason}`), redact);
+  return failure(`Input validation error: Invalid arguments for tool ${tool.info.name}: ${refused.reason}`);
 }
 
 /** The call's span: its parent is the caller's, from params._meta (traceparent, tracestate). */
