@@ -30,12 +30,15 @@ async function readCampaign(params: Params, read: PreviewReader) {
   return { campaigns, found: findRecord(campaigns, '_id', params.id) };
 }
 
-/** A campaign's recipients: its totalRecipients, else the length of its recipient list. */
+/**
+ * A campaign's recipients, as the caps count them: its totalRecipients or the length of its
+ * recipient list, whichever is larger (a list longer than the count is what the statement says).
+ */
 async function recipientCount(params: Params, read: PreviewReader): Promise<number | undefined> {
-  const { found } = await readCampaign(params, read);
-  if (isCount(found?.totalRecipients)) return found.totalRecipients;
-  const recipients = await read(`${RECIPIENTS}/${encodeURIComponent(String(params.id))}`);
-  return Array.isArray(recipients) ? recipients.length : undefined;
+  const [{ found }, recipients] = await Promise.all([readCampaign(params, read), read(`${RECIPIENTS}/${encodeURIComponent(String(params.id))}`)]);
+  const listed = Array.isArray(recipients) ? recipients.length : undefined;
+  const total = isCount(found?.totalRecipients) ? found.totalRecipients : undefined;
+  return total === undefined ? listed : Math.max(total, listed ?? 0);
 }
 
 /**

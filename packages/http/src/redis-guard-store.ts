@@ -256,10 +256,14 @@ export class RedisGuardStore implements GuardStore {
     return lapsed ? { ...attempt, outcome: 'unknown' as const } : attempt;
   }
 
-  /** A confirmation's end, kept as long as a write's last attempt; only its own (single) use ever writes it. */
+  /**
+   * A confirmation's end, kept as long as a write's last attempt. Only its own use writes it, but a
+   * spent store that lost it lets it be spent again: "refused" (nothing sent) never replaces an end that went out.
+   */
   async noteConfirmation(confirmation: string, attempt: Attempt) {
     if (attempt.outcome === 'in-flight') return;
-    await this.command(['SET', this.confirmationKey(confirmation), `${attempt.outcome} ${attempt.at}`, 'PX', WRITE_MEMORY_MS]);
+    const only = attempt.outcome === 'refused' ? ['NX'] : [];
+    await this.command(['SET', this.confirmationKey(confirmation), `${attempt.outcome} ${attempt.at}`, 'PX', WRITE_MEMORY_MS, ...only]);
   }
 
   async confirmationOutcome(confirmation: string) {

@@ -176,6 +176,13 @@ async function spentAnswer(deps: CallDeps, call: ToolCall, op: Operation, params
  * so, and a replay of it, on any replica, is answered "nothing was carried out with it".
  */
 export async function spentUnsent(deps: CallDeps, call: ToolCall, confirmation: string): Promise<void> {
+  // Spent a second time (a spent store that lost it, as Redis restarted): its first use went out,
+  // and that stays its answer, here and in the shared store, never "nothing was carried out".
+  const went = call.caller.journal.outcomeOf(confirmation);
+  if (went && went.outcome !== 'refused') {
+    if (went.outcome !== 'in-flight') await noteSharedConfirmation(deps, confirmation, went);
+    return;
+  }
   call.caller.journal.spentUnsent(confirmation);
   await noteSharedConfirmation(deps, confirmation, { at: Date.now(), outcome: 'refused' });
 }
