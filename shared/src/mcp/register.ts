@@ -137,8 +137,8 @@ async function handle(
 
 /**
  * Arguments the tool's parser refused. The validator hands them on rather than failing, so the
- * call still goes through handle (its span, its metrics, the redactor): the SDK would answer such
- * a call itself, before any handler, and it would be seen by none of them.
+ * call still goes through handle (its span, its metrics): the SDK would answer such a call itself,
+ * before any handler, and neither would see it.
  */
 class RefusedArguments {
   constructor(readonly reason: string) {}
