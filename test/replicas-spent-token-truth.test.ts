@@ -3,47 +3,22 @@
 // sending); the other one only knew that it was spent, and answered "it may already have been
 // carried out" either way: a send that never went out was reported as possibly made, and one that
 // was carried out as unknown. Both replicas now answer what happened, from the shared store.
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { structuredOf, textOf } from './helpers.js';
-import { launchService, modernClient, stopService } from './service-process.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { startTwoReplicas, whatsappSend as send, whatsappSendsOf, type TwoReplicas } from './two-replicas.js';
 
-const SECRET = 'a-shared-state-secret-of-more-than-32-bytes';
-let sandbox: Sandbox;
-let redis: RedisServer;
-const children: ChildProcess[] = [];
-const clients: ModernClient[] = [];
-let a: ModernClient;
-let b: ModernClient;
-
-async function client(url: string): Promise<ModernClient> {
-  const made = await modernClient(url, sandbox.keys.full, { info: { name: 'spent-token-truth', version: '0' } });
-  clients.push(made);
-  return made;
-}
-
-const send = (on: ModernClient, args: Record<string, unknown>) =>
-  on.callTool({ name: 'channel_action', arguments: { operationId: 'channel.whatsapp.send', ...args } } as never) as Promise<Record<string, any>>;
-const tokenFor = async (on: ModernClient, params: Record<string, unknown>) => structuredOf((await send(on, { params })) as never).confirmationToken as string;
-const sendsOf = (message: string) =>
-  sandbox.carriedOut().filter((entry) => entry.operationId === 'channel.whatsapp.send' && entry.params.message === message).length;
+let replicas: TwoReplicas;
+let a: TwoReplicas['a'];
+let b: TwoReplicas['b'];
+const tokenFor = async (on: TwoReplicas['a'], params: Record<string, unknown>) =>
+  structuredOf((await send(on, { params })) as never).confirmationToken as string;
+const sendsOf = (message: string) => whatsappSendsOf(replicas.sandbox, message);
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  redis = await startRedis();
-  const started = [0, 1].map(() => launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: SECRET }));
-  children.push(...started.map((each) => each.child));
-  [a, b] = (await Promise.all(started.map(async (each) => client(await each.url)))) as [ModernClient, ModernClient];
+  replicas = await startTwoReplicas('spent-token-truth');
+  ({ a, b } = replicas);
 }, 30_000);
-afterAll(async () => {
-  await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(children.map((child) => stopService(child)));
-  await redis?.stop();
-  await sandbox?.close();
-});
+afterAll(() => replicas?.stop());
 
 describe('a spent token shown again on another replica is answered truly', () => {
   it('spent without sending on one replica (shown with other params): the other says nothing was carried out with it', async () => {
@@ -76,7 +51,7 @@ describe('a spent token shown again on another replica is answered truly', () =>
   it('refused by the API on one replica: the other says nothing was carried out with it', async () => {
     const params = { msisdn: '081234567890', message: 'refused by the API' };
     const token = await tokenFor(a, params);
-    sandbox.injectFault({ kind: 'status', status: 409, operationId: 'channel.whatsapp.send' });
+    replicas.sandbox.injectFault({ kind: 'status', status: 409, operationId: 'channel.whatsapp.send' });
     const refused = await send(a, { params, confirmationToken: token });
     expect(refused.isError, textOf(refused as never)).toBe(true);
     const again = await send(b, { params, confirmationToken: token });

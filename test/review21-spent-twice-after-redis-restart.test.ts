@@ -6,28 +6,16 @@
 // "nothing was carried out with it" (outcome refused) for a token whose message went out, and the
 // model asks the person again. Found: both replicas answered refused. And in Redis, a "refused"
 // noted by a second use replaced the "done" of the first.
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { connectRedis } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
 import { structuredOf, textOf } from './helpers.js';
-import { launchService, modernClient, stopService } from './service-process.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { STATE_SECRET, startTwoReplicas, whatsappSend as send, whatsappSendsOf, type TwoReplicas } from './two-replicas.js';
 
-const SECRET = 'a-shared-state-secret-of-more-than-32-bytes';
-let sandbox: Sandbox;
-let redis: RedisServer;
-const children: ChildProcess[] = [];
-const clients: ModernClient[] = [];
-let a: ModernClient;
-let b: ModernClient;
-
-const send = (on: ModernClient, args: Record<string, unknown>) =>
-  on.callTool({ name: 'channel_action', arguments: { operationId: 'channel.whatsapp.send', ...args } } as never) as Promise<Record<string, any>>;
-const sendsOf = (message: string) =>
-  sandbox.carriedOut().filter((entry) => entry.operationId === 'channel.whatsapp.send' && entry.params.message === message).length;
+let replicas: TwoReplicas;
+let a: TwoReplicas['a'];
+let b: TwoReplicas['b'];
+const sendsOf = (message: string) => whatsappSendsOf(replicas.sandbox, message);
 
 async function eventually<T>(attempt: () => Promise<T>, ms = 10_000): Promise<T> {
   const until = Date.now() + ms;
@@ -42,24 +30,10 @@ async function eventually<T>(attempt: () => Promise<T>, ms = 10_000): Promise<T>
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  redis = await startRedis();
-  const started = [0, 1].map(() => launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: SECRET }));
-  children.push(...started.map((each) => each.child));
-  [a, b] = (await Promise.all(
-    started.map(async (each) => {
-      const made = await modernClient(await each.url, sandbox.keys.full, { info: { name: 'spent-twice', version: '0' } });
-      clients.push(made);
-      return made;
-    }),
-  )) as [ModernClient, ModernClient];
+  replicas = await startTwoReplicas('spent-twice');
+  ({ a, b } = replicas);
 }, 30_000);
-afterAll(async () => {
-  await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(children.map((child) => stopService(child)));
-  await redis?.stop();
-  await sandbox?.close();
-});
+afterAll(() => replicas?.stop());
 
 describe('a token carried out, spent again after Redis lost its data', () => {
   it('is never answered "nothing was carried out with it"', async () => {
@@ -67,7 +41,7 @@ describe('a token carried out, spent again after Redis lost its data', () => {
     const token = structuredOf((await send(a, { params })) as never).confirmationToken as string;
     const sent = await send(a, { params, confirmationToken: token });
     expect(sent.isError, textOf(sent as never)).toBeFalsy();
-    await redis.restart();
+    await replicas.redis.restart();
     // The retry after the restart: the spent store forgot the token, the journal did not.
     const retried = await eventually(async () => {
       const reply = await send(a, { params, confirmationToken: token });
@@ -87,9 +61,9 @@ describe('a token carried out, spent again after Redis lost its data', () => {
 
 describe("the shared store's note of a confirmation's end", () => {
   it('"refused" never replaces an end that went out; an end that went out replaces "refused"', async () => {
-    const client = await connectRedis(redis.url);
+    const client = await connectRedis(replicas.redis.url);
     try {
-      const store = new RedisGuardStore(client, { stateSecret: new TextEncoder().encode(SECRET) });
+      const store = new RedisGuardStore(client, { stateSecret: new TextEncoder().encode(STATE_SECRET) });
       const T = 1_800_000_000_000;
       await store.noteConfirmation('token:went', { outcome: 'done', at: T });
       await store.noteConfirmation('token:went', { outcome: 'refused', at: T + 5 });
