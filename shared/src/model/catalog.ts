@@ -171,14 +171,24 @@ export function live(text: string): Fact {
  * Untyped data read from the API (an allowance, a set of counts) as a person reads it at a glance:
  * field names as words, numbers with thousands separators, and an allowance with a total and what
  * is used or remaining as "7,650 of 10,000 left (2,350 used)". Two levels of objects at most, and
- * field names made of letters and digits only; anything else, or a text past `max` characters, as
- * brief() shows it.
+ * field names of letters and digits (quoted unless made of a quota's words, see fieldWords);
+ * anything else, or a text past `max` characters, as brief() shows it.
  */
 export function inWords(value: unknown, max = 300): string {
   const text = wordsOf(value, 0);
   return text !== undefined && text.length <= max ? text : brief(value, max);
 }
 
+/** The words a quota's or an allowance's field names are made of, shown as words; any other name is quoted. */
+const QUOTA_WORDS = new Set(
+  (
+    'ai api sms whatsapp email emails telegram message messages quota quotas credit credits balance plan tier active ' +
+    'total used remaining left available limit limits max allowed count amount unit units token tokens request requests ' +
+    'conversation conversations template templates contact contacts campaign campaigns broadcast broadcasts ' +
+    'monthly daily weekly yearly per month day week year period cycle billing start end starts ends reset resets ' +
+    'renew renews renewal expires expiry at on date currency overage id name note notes status type'
+  ).split(' '),
+);
 const INITIALISMS = new Set(['ai', 'api', 'id', 'sms', 'url', 'whatsapp']);
 
 function wordsOf(value: unknown, depth: number): string | undefined {
@@ -209,7 +219,11 @@ function allowanceOf(record: Record<string, unknown>): { text: string; keys: str
   return { text: `${shown(remaining)} of ${shown(total)} left${usedText}`, keys: ['total', 'used', 'remaining'] };
 }
 
-/** `aiQuota` → `AI quota`, `message_quota` → `message quota`; undefined for a name that is not plain letters and digits. */
+/**
+ * `aiQuota` → `AI quota`, `message_quota` → `message quota`: a name made of words a quota is told
+ * in. Any other name of plain letters and digits is shown as given, in quotes: `“agreed_by_user”`
+ * unquoted could read as the statement's own words. Undefined for a name that is not plain.
+ */
 function fieldWords(key: string): string | undefined {
   if (!/^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(key)) return undefined;
   const words = key
@@ -217,6 +231,7 @@ function fieldWords(key: string): string | undefined {
     .split(/[_ ]+/)
     .filter((word) => word !== '')
     .map((word) => word.toLowerCase());
+  if (!words.every((word) => QUOTA_WORDS.has(word))) return `“${key}”`;
   return words.map((word) => (INITIALISMS.has(word) ? (word === 'whatsapp' ? 'WhatsApp' : word.toUpperCase()) : word)).join(' ');
 }
 
