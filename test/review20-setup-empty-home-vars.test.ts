@@ -46,6 +46,14 @@ describe('an empty XDG_CONFIG_HOME, CODEX_HOME or APPDATA counts as unset', () =
     expect(HOSTS['claude-desktop'].configPath(windows)).toContain(join('C:\\Users\\u', 'AppData', 'Roaming', 'Claude'));
   });
 
+  it('a relative XDG_CONFIG_HOME is ignored, as the XDG spec says: not a folder under wherever setup runs', () => {
+    const linux = { platform: 'linux' as const, home: '/home/u', env: { XDG_CONFIG_HOME: 'cfg' } };
+    expect(HOSTS.vscode.configPath(linux)).toBe('/home/u/.config/Code/User/mcp.json');
+    expect(HOSTS['claude-desktop'].configPath(linux)).toBe('/home/u/.config/Claude/claude_desktop_config.json');
+    const absolute = { platform: 'linux' as const, home: '/home/u', env: { XDG_CONFIG_HOME: '/srv/cfg' } };
+    expect(HOSTS.vscode.configPath(absolute)).toBe('/srv/cfg/Code/User/mcp.json');
+  });
+
   it('vscode: the bin writes ~/.config/Code/User/mcp.json, nothing in the folder it runs in', async () => {
     const ran = setup('vscode', { XDG_CONFIG_HOME: '' });
     expect(ran.status, ran.stderr).toBe(0);

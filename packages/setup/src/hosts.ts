@@ -1,7 +1,7 @@
 // The hosts the setup command knows: where each keeps its MCP servers and in what shape. Each is
 // as that host's own documentation describes it (the README's Install section names the pages).
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 export type HostId = 'claude-desktop' | 'claude-code' | 'vscode' | 'cursor' | 'codex' | 'gemini';
 
@@ -47,11 +47,17 @@ export interface Host {
 /** A variable set to the empty string counts as unset, as the hosts themselves read it. */
 const setTo = (value: string | undefined): string | undefined => (value === '' ? undefined : value);
 
+/**
+ * `$XDG_CONFIG_HOME` when it is an absolute path. The XDG spec has a relative one ignored: taken as
+ * given it would name a folder under wherever setup runs, not where the host looks.
+ */
+const xdgConfigHome = (value: string | undefined): string | undefined => (value !== undefined && isAbsolute(value) ? value : undefined);
+
 /** The folder where a desktop app keeps its per-user settings on each system. */
 function appDataDir({ platform, home, env }: Environment, app: string): string {
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', app);
   if (platform === 'win32') return join(setTo(env.APPDATA) ?? join(home, 'AppData', 'Roaming'), app);
-  return join(setTo(env.XDG_CONFIG_HOME) ?? join(home, '.config'), app);
+  return join(xdgConfigHome(env.XDG_CONFIG_HOME) ?? join(home, '.config'), app);
 }
 
 const plain = (entry: ServerEntry) => ({ command: entry.command, args: entry.args, env: entry.env });
