@@ -15,6 +15,7 @@ import {
 import type { Asking, PersonsAnswer } from '../call/context.js';
 import type { Operation } from '../model/types.js';
 import type { Logger } from '../safe/log.js';
+import { isolateRightToLeft } from '../safe/sanitize.js';
 
 export type ProtocolEra = 'legacy' | 'modern';
 
@@ -43,7 +44,7 @@ export function askingFor({ era, mcp, ctx }: Exchange, log: Logger): Asking {
       ask: async (question, op, issueState) => ({
         kind: 'round',
         round: inputRequired({
-          inputRequests: { [CONFIRM_INPUT]: inputRequired.elicit({ message: question, requestedSchema: confirmSchema(op) }) },
+          inputRequests: { [CONFIRM_INPUT]: inputRequired.elicit({ message: isolateRightToLeft(question), requestedSchema: confirmSchema(op) }) },
           requestState: issueState(),
         }),
       }),
@@ -75,7 +76,7 @@ async function elicit(mcp: McpServer, ctx: ServerContext, question: string, op: 
   const stopWatching = onUnreadableMessage(mcp, () => unreadable.abort());
   try {
     const answer = await ctx.mcpReq.elicitInput(
-      { message: question, requestedSchema: confirmSchema(op) },
+      { message: isolateRightToLeft(question), requestedSchema: confirmSchema(op) },
       { signal: signal ? AbortSignal.any([signal, unreadable.signal]) : unreadable.signal, timeout: ELICITATION_TIMEOUT_MS },
     );
     return { kind: 'answer', yes: answer.action === 'accept' && answer.content?.confirm === true, action: answer.action };

@@ -229,3 +229,27 @@ function characterBefore(text: string, offset: number): string {
   const start = low >= 0xdc00 && low <= 0xdfff && offset >= 2 ? offset - 2 : offset - 1;
   return String.fromCodePoint(text.codePointAt(start) as number);
 }
+
+// ---- Right-to-left text in a question ----------------------------------------------------------
+
+/** Letters of the scripts written right to left: their order pulls digits and brackets around them along. */
+const RIGHT_TO_LEFT =
+  /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}\p{Script=Hanifi_Rohingya}\p{Script=Yezidi}]/u;
+/** A quoted text as inlineText() leaves it: its quotes, backslashes and line breaks escaped, so the first unescaped ” closes it. */
+const QUOTED_SPAN = /“((?:\\[^\n]|[^\\”\n])*)”/gu;
+const FIRST_STRONG_ISOLATE = '\u2068';
+const POP_DIRECTIONAL_ISOLATE = '\u2069';
+
+/**
+ * A statement as a host shows it to a person (the question's text): each quoted text that holds
+ * right-to-left letters isolated (U+2068 … U+2069), so it is ordered on its own. Without it a
+ * customer named `שלום 12 (6289999)` drew the real number, after the quotes, inside them, and its
+ * own where the real one goes (the card isolates with <bdi>; this is the same for plain text).
+ * Only for what a person reads: the model's copy stays free of invisible characters.
+ */
+export function isolateRightToLeft(statement: string): string {
+  if (!RIGHT_TO_LEFT.test(statement)) return statement;
+  return statement.replace(QUOTED_SPAN, (span, inner: string) =>
+    RIGHT_TO_LEFT.test(inner) ? `“${FIRST_STRONG_ISOLATE}${inner}${POP_DIRECTIONAL_ISOLATE}”` : span,
+  );
+}
