@@ -57,3 +57,36 @@ it("made-up keys' sessions do not push out a session opened with an OAuth access
   const again = await list(signedIn);
   expect(again.isError, textOf(again)).toBeFalsy();
 });
+
+it("one tenant key cannot take every session by signing in several times: its grants' sessions count as that key's", async () => {
+  const bounded = await startService({
+    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
+    catalogs: CATALOGS,
+    port: 0,
+    writeLog: () => undefined,
+    maxSessions: 3,
+    maxSessionsPerKey: 2,
+    oauth: { kek: randomBytes(32), store: new MemoryOAuthStore() },
+  });
+  try {
+    const connect = async (bearer: string) => {
+      const client = makeClient({ kind: 'v2-legacy' });
+      const requestInit = { headers: { authorization: `Bearer ${bearer}` } };
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp/contact', bounded.url), { requestInit }));
+      open.push(client);
+      const read = await list(client);
+      expect(read.isError, textOf(read)).toBeFalsy();
+      return client;
+    };
+    // The same key, signed in three times (three grants), opens two sessions through each.
+    for (let grant = 0; grant < 3; grant++) {
+      const { access } = await signIn(bounded.url, sandbox.keys.full, { resource: `${bounded.url}/mcp/contact`, scopes: ['contact.read'] });
+      await connect(access);
+      await connect(access);
+    }
+    // Another tenant still gets a session: the first key held at most its own two.
+    await connect(sandbox.keys.otherTenant);
+  } finally {
+    await bounded.close();
+  }
+});

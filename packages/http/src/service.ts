@@ -134,9 +134,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       metrics.refused.inc({ reason: 'session-key' });
       requestLogOf(log, authInfo).warn('a request came on a session with another key than the one that opened it; refused');
     },
-    // A session is bound by its authInfo's clientId: the key's fingerprint, or for an OAuth grant
-    // `<fingerprint>:grant:<id>`; whether the API accepted it is the key's, whichever grant it came through.
-    (clientId) => fairness.isAccepted(clientId.split(':')[0] as string),
+    (keyId) => fairness.isAccepted(keyId),
   );
   const handle = requestHandler({
     guards: createGuards({ settings: guardSettings(settings, endpoints), drain, metrics, ...(oauth ? { oauth } : {}) }),
