@@ -3,8 +3,9 @@
 // and a capped audit record per key fingerprint, chained by the same HMAC as the file store's, so
 // `engage-mcp-audit verify --remote` checks an export of it. Every Redis key names the key's
 // fingerprint, never the key. A Redis that is down or stalls fails closed: the write that needed
-// the store is refused (an InputError: nothing was sent, ask again later), never let past a cap.
-import { createHash } from 'node:crypto';
+// the store is refused (an InputError: nothing was sent, ask again later), never let past a cap;
+// an idempotency key it may have reserved all the same is taken back once Redis answers again.
+import { createHash, randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   chainAuditLine,
@@ -63,13 +64,39 @@ redis.call('DECRBY', KEYS[1], count - left)
 return left
 `);
 
-/** KEYS[1] the record (a hash: record, reply). ARGV: the record's JSON, expiresAt (ms). Returns nil once reserved, else the holder {record, reply}. */
+/**
+ * KEYS[1] the record (a hash: record, reply, owner). ARGV: the record's JSON, expiresAt (ms), the
+ * reserving call's id. Returns nil once reserved, else the holder {record, reply}.
+ */
 export const RESERVE = script(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HMGET', KEYS[1], 'record', 'reply') end
-redis.call('HSET', KEYS[1], 'record', ARGV[1])
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'owner', ARGV[3])
 redis.call('PEXPIREAT', KEYS[1], ARGV[2])
 return nil
 `);
+
+/**
+ * KEYS[1] the record. ARGV: the ids of calls that reserved it. Takes back the reservation if one of
+ * them holds it and it has no answer yet (another call's, or an answered one, stays); 1 if it did.
+ */
+export const UNRESERVE = script(`
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner or redis.call('HEXISTS', KEYS[1], 'reply') == 1 then return 0 end
+for index = 1, #ARGV do
+  if owner == ARGV[index] then
+    redis.call('DEL', KEYS[1])
+    return 1
+  end
+end
+return 0
+`);
+
+/**
+ * Reservations kept at most: those not settled yet (beyond, the oldest is given back by a plain
+ * DEL, as before owners), and those whose taking back Redis did not answer (beyond, such a key
+ * answers "unknown" until it expires).
+ */
+const MAX_RESERVATIONS = 10_000;
 
 /** KEYS[1] the record. ARGV: the reply's JSON. Only a record still held gets it (its expiry unchanged). */
 export const SETTLE = script(`
@@ -169,10 +196,32 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `);
 
+/** A reservation of this store's: the reserving call's id, and when the record expires. */
+interface Reservation {
+  owner: string;
+  expiresAt: number;
+}
+
+/** A key's reservations to take back: every call's whose RESERVE or give-back went unanswered. */
+interface Unanswered {
+  owners: string[];
+  expiresAt: number;
+  tries: number;
+  timer?: NodeJS.Timeout;
+}
+
 export class RedisGuardStore implements GuardStore {
   private readonly secret: Buffer;
   private readonly prefix: string;
   private readonly auditMaxLines: number;
+  /** Reservations made here and not settled yet, by key. */
+  private readonly reserved = new Map<string, Reservation>();
+  /**
+   * Reservations to take back that Redis did not answer (a RESERVE whose reply was lost, which Redis
+   * may have applied; a give-back while the connection was down): taken back as soon as Redis
+   * answers, first thing on this key's next look-up here, else in the background until the record expires.
+   */
+  private readonly unanswered = new Map<string, Unanswered>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -201,18 +250,90 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async lookup(key: string) {
+    await this.takeBackUnanswered(key);
     const held = await this.command(['HMGET', this.recordKey(key), 'record', 'reply']);
     return recordOf(held);
   }
 
   async reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
-    const held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), Math.ceil(expiresAt)]);
-    return held === null ? undefined : recordOf(held);
+    await this.takeBackUnanswered(key);
+    const mine = { owner: randomBytes(12).toString('base64url'), expiresAt: Math.ceil(expiresAt) };
+    let held: unknown;
+    try {
+      held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), mine.expiresAt, mine.owner]);
+    } catch (error) {
+      // The call is told nothing was sent; a reservation Redis applies late must not say "unknown" for 24 hours.
+      this.remember(key, mine);
+      throw error;
+    }
+    if (held !== null) return recordOf(held);
+    this.reserved.set(key, mine);
+    if (this.reserved.size > MAX_RESERVATIONS) this.reserved.delete(this.reserved.keys().next().value as string);
+    return undefined;
   }
 
   async settle(key: string, reply: CallToolResult | undefined) {
-    if (reply === undefined) await this.command(['DEL', this.recordKey(key)]);
-    else await this.run(SETTLE, [this.recordKey(key)], [JSON.stringify(reply)]);
+    const mine = this.reserved.get(key);
+    this.reserved.delete(key);
+    if (reply !== undefined) return void (await this.run(SETTLE, [this.recordKey(key)], [JSON.stringify(reply)]));
+    if (!mine) return void (await this.command(['DEL', this.recordKey(key)]));
+    try {
+      await this.run(UNRESERVE, [this.recordKey(key)], [mine.owner]);
+    } catch (error) {
+      this.remember(key, mine);
+      throw error;
+    }
+  }
+
+  /** This key's reservation that Redis did not answer, taken back now (a store that does not answer fails this call, closed). */
+  private async takeBackUnanswered(key: string): Promise<void> {
+    const pending = this.unanswered.get(key);
+    if (!pending) return;
+    const owners = [...pending.owners];
+    await this.run(UNRESERVE, [this.recordKey(key)], owners);
+    this.takenBack(key, pending, owners);
+  }
+
+  private remember(key: string, { owner, expiresAt }: Reservation): void {
+    const known = this.unanswered.get(key);
+    if (known) {
+      known.owners.push(owner);
+      known.expiresAt = Math.max(known.expiresAt, expiresAt);
+      return;
+    }
+    if (this.unanswered.size >= MAX_RESERVATIONS) return;
+    const entry: Unanswered = { owners: [owner], expiresAt, tries: 0 };
+    this.unanswered.set(key, entry);
+    this.retry(key, entry);
+  }
+
+  /** Redis answered an UNRESERVE for `owners`: those are settled; any remembered meanwhile still wait. */
+  private takenBack(key: string, entry: Unanswered, owners: string[]): boolean {
+    entry.owners = entry.owners.filter((owner) => !owners.includes(owner));
+    if (entry.owners.length > 0) return false;
+    this.forget(key, entry);
+    return true;
+  }
+
+  private forget(key: string, entry: Unanswered): void {
+    clearTimeout(entry.timer);
+    if (this.unanswered.get(key) === entry) this.unanswered.delete(key);
+  }
+
+  /** Tries again from 100 ms, doubling up to 2 s, until Redis answers or the record has expired. */
+  private retry(key: string, entry: Unanswered): void {
+    const delay = Math.min(2_000, 100 * 2 ** Math.min(entry.tries, 10));
+    entry.tries += 1;
+    entry.timer = setTimeout(() => {
+      if (this.unanswered.get(key) !== entry) return;
+      if (Date.now() >= entry.expiresAt) return this.forget(key, entry);
+      const owners = [...entry.owners];
+      this.run(UNRESERVE, [this.recordKey(key)], owners).then(
+        () => void (this.takenBack(key, entry, owners) || this.retry(key, entry)),
+        () => this.retry(key, entry),
+      );
+    }, delay);
+    entry.timer.unref();
   }
 
   /** Chained to the head in Redis; a replica that lost the race to another's append chains again from the new head. */
