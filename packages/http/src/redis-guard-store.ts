@@ -202,12 +202,75 @@ interface Reservation {
   expiresAt: number;
 }
 
-/** A key's reservations to take back: every call's whose RESERVE or give-back went unanswered. */
+/** What is to be taken back for one Redis key: the owners whose command went unanswered. */
 interface Unanswered {
   owners: string[];
   expiresAt: number;
   tries: number;
   timer?: NodeJS.Timeout;
+}
+
+/**
+ * What this store made in Redis without hearing back (a command whose reply was lost, which Redis
+ * may have applied when it resumed; a give-back sent while the connection was being made again),
+ * by owner: taken back as soon as Redis answers, first thing on the same key's next use here, else
+ * in the background (from 100 ms, up to every 2 s) until `expiresAt`. `takeBack` must touch only
+ * what those owners hold.
+ */
+class TakeBacks {
+  private readonly pending = new Map<string, Unanswered>();
+
+  constructor(private readonly takeBack: (key: string, owners: string[]) => Promise<unknown>) {}
+
+  /** This key's owners taken back now; a store that does not answer throws (the call fails, closed). */
+  async now(key: string): Promise<void> {
+    const entry = this.pending.get(key);
+    if (!entry) return;
+    const owners = [...entry.owners];
+    await this.takeBack(key, owners);
+    this.done(key, entry, owners);
+  }
+
+  remember(key: string, owner: string, expiresAt: number): void {
+    const known = this.pending.get(key);
+    if (known) {
+      known.owners.push(owner);
+      known.expiresAt = Math.max(known.expiresAt, expiresAt);
+      return;
+    }
+    if (this.pending.size >= MAX_RESERVATIONS) return;
+    const entry: Unanswered = { owners: [owner], expiresAt, tries: 0 };
+    this.pending.set(key, entry);
+    this.retry(key, entry);
+  }
+
+  /** Redis answered for `owners`: those are settled; any remembered meanwhile still wait. */
+  private done(key: string, entry: Unanswered, owners: string[]): boolean {
+    entry.owners = entry.owners.filter((owner) => !owners.includes(owner));
+    if (entry.owners.length > 0) return false;
+    this.forget(key, entry);
+    return true;
+  }
+
+  private forget(key: string, entry: Unanswered): void {
+    clearTimeout(entry.timer);
+    if (this.pending.get(key) === entry) this.pending.delete(key);
+  }
+
+  private retry(key: string, entry: Unanswered): void {
+    const delay = Math.min(2_000, 100 * 2 ** Math.min(entry.tries, 10));
+    entry.tries += 1;
+    entry.timer = setTimeout(() => {
+      if (this.pending.get(key) !== entry) return;
+      if (Date.now() >= entry.expiresAt) return this.forget(key, entry);
+      const owners = [...entry.owners];
+      this.takeBack(key, owners).then(
+        () => void (this.done(key, entry, owners) || this.retry(key, entry)),
+        () => this.retry(key, entry),
+      );
+    }, delay);
+    entry.timer.unref();
+  }
 }
 
 export class RedisGuardStore implements GuardStore {
@@ -216,12 +279,12 @@ export class RedisGuardStore implements GuardStore {
   private readonly auditMaxLines: number;
   /** Reservations made here and not settled yet, by key. */
   private readonly reserved = new Map<string, Reservation>();
-  /**
-   * Reservations to take back that Redis did not answer (a RESERVE whose reply was lost, which Redis
-   * may have applied; a give-back while the connection was down): taken back as soon as Redis
-   * answers, first thing on this key's next look-up here, else in the background until the record expires.
-   */
-  private readonly unanswered = new Map<string, Unanswered>();
+  /** Idempotency keys this store may hold without knowing it (TakeBacks), given back by owner. */
+  private readonly unreserved = new TakeBacks((key, owners) => this.run(UNRESERVE, [this.recordKey(key)], owners));
+  /** Writes this store may have marked in flight without knowing it, settled 'refused' (nothing was sent) by owner. */
+  private readonly unclaimed = new TakeBacks((write, owners) =>
+    Promise.all(owners.map((owner) => this.run(SETTLE_WRITE, [this.writeKey(write)], [owner, 'refused', WRITE_MEMORY_MS]))),
+  );
 
   constructor(
     private readonly redis: RedisClient,
@@ -250,20 +313,20 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async lookup(key: string) {
-    await this.takeBackUnanswered(key);
+    await this.unreserved.now(key);
     const held = await this.command(['HMGET', this.recordKey(key), 'record', 'reply']);
     return recordOf(held);
   }
 
   async reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
-    await this.takeBackUnanswered(key);
+    await this.unreserved.now(key);
     const mine = { owner: randomBytes(12).toString('base64url'), expiresAt: Math.ceil(expiresAt) };
     let held: unknown;
     try {
       held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), mine.expiresAt, mine.owner]);
     } catch (error) {
       // The call is told nothing was sent; a reservation Redis applies late must not say "unknown" for 24 hours.
-      this.remember(key, mine);
+      this.unreserved.remember(key, mine.owner, mine.expiresAt);
       throw error;
     }
     if (held !== null) return recordOf(held);
@@ -280,60 +343,9 @@ export class RedisGuardStore implements GuardStore {
     try {
       await this.run(UNRESERVE, [this.recordKey(key)], [mine.owner]);
     } catch (error) {
-      this.remember(key, mine);
+      this.unreserved.remember(key, mine.owner, mine.expiresAt);
       throw error;
     }
-  }
-
-  /** This key's reservation that Redis did not answer, taken back now (a store that does not answer fails this call, closed). */
-  private async takeBackUnanswered(key: string): Promise<void> {
-    const pending = this.unanswered.get(key);
-    if (!pending) return;
-    const owners = [...pending.owners];
-    await this.run(UNRESERVE, [this.recordKey(key)], owners);
-    this.takenBack(key, pending, owners);
-  }
-
-  private remember(key: string, { owner, expiresAt }: Reservation): void {
-    const known = this.unanswered.get(key);
-    if (known) {
-      known.owners.push(owner);
-      known.expiresAt = Math.max(known.expiresAt, expiresAt);
-      return;
-    }
-    if (this.unanswered.size >= MAX_RESERVATIONS) return;
-    const entry: Unanswered = { owners: [owner], expiresAt, tries: 0 };
-    this.unanswered.set(key, entry);
-    this.retry(key, entry);
-  }
-
-  /** Redis answered an UNRESERVE for `owners`: those are settled; any remembered meanwhile still wait. */
-  private takenBack(key: string, entry: Unanswered, owners: string[]): boolean {
-    entry.owners = entry.owners.filter((owner) => !owners.includes(owner));
-    if (entry.owners.length > 0) return false;
-    this.forget(key, entry);
-    return true;
-  }
-
-  private forget(key: string, entry: Unanswered): void {
-    clearTimeout(entry.timer);
-    if (this.unanswered.get(key) === entry) this.unanswered.delete(key);
-  }
-
-  /** Tries again from 100 ms, doubling up to 2 s, until Redis answers or the record has expired. */
-  private retry(key: string, entry: Unanswered): void {
-    const delay = Math.min(2_000, 100 * 2 ** Math.min(entry.tries, 10));
-    entry.tries += 1;
-    entry.timer = setTimeout(() => {
-      if (this.unanswered.get(key) !== entry) return;
-      if (Date.now() >= entry.expiresAt) return this.forget(key, entry);
-      const owners = [...entry.owners];
-      this.run(UNRESERVE, [this.recordKey(key)], owners).then(
-        () => void (this.takenBack(key, entry, owners) || this.retry(key, entry)),
-        () => this.retry(key, entry),
-      );
-    }, delay);
-    entry.timer.unref();
   }
 
   /** Chained to the head in Redis; a replica that lost the race to another's append chains again from the new head. */
@@ -357,7 +369,15 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async claimWrite(write: string, id: string, approvedAt: number, now: number) {
-    const reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
+    await this.unclaimed.now(write);
+    let reply: unknown;
+    try {
+      reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
+    } catch (error) {
+      // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
+      this.unclaimed.remember(write, id, now + WRITE_MEMORY_MS);
+      throw error;
+    }
     return reply === null ? undefined : attemptOf(reply);
   }
 
@@ -370,6 +390,7 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async lastSentWrite(write: string, now: number) {
+    await this.unclaimed.now(write);
     const [at, outcome, alive] = (await this.command(['HMGET', this.writeKey(write), 'at', 'outcome', 'alive'])) as Array<string | null>;
     if (at === null || at === undefined || outcome === null || outcome === undefined) return undefined;
     const attempt = attemptOf([outcome, Number(at)]);
