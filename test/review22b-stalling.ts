@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
-import { CLAIM_WRITE, RESERVE, RedisGuardStore, TAKE } from '../packages/http/src/redis-guard-store.js';
+import { CLAIM_WRITE, RESERVE, RedisGuardStore, SETTLE, TAKE } from '../packages/http/src/redis-guard-store.js';
 import { DOMAINS, inProcess, textOf, type InProcess } from './helpers.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
@@ -15,6 +15,8 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export interface Stalling {
   /** The next EVALSHA of this script pauses Redis, for 600 ms (the command times out after 300). */
   stallOn(sha: string): void;
+  /** The next EVALSHA of this script finds its connection just closed by Redis (CLIENT KILL, as a failover or a proxy does): it is lost. */
+  dropOn(sha: string): void;
   /** Redis is running again after the last stall. */
   resumed: Promise<void>;
 }
@@ -41,11 +43,19 @@ export async function startStallBench(): Promise<StallBench> {
     const real = await connectRedis(redis.url, () => {}, { commandTimeoutMs: 300, connectTimeoutMs: 300, minBackoffMs: 20, maxBackoffMs: 200 });
     opened.push(real);
     // Loaded, as on a Redis that has served writes before: a script Redis held is then run, not refused NOSCRIPT.
-    for (const each of [RESERVE, TAKE, CLAIM_WRITE]) await real.command(['SCRIPT', 'LOAD', each.source]);
+    for (const each of [RESERVE, TAKE, CLAIM_WRITE, SETTLE]) await real.command(['SCRIPT', 'LOAD', each.source]);
     let target: string | undefined;
-    const stalling: Stalling = { stallOn: (sha) => void (target = sha), resumed: Promise.resolve() };
+    let dropTarget: string | undefined;
+    const own = await real.command(['CLIENT', 'ID']);
+    const killer = await connectRedis(redis.url);
+    opened.push(killer);
+    const stalling: Stalling = { stallOn: (sha) => void (target = sha), dropOn: (sha) => void (dropTarget = sha), resumed: Promise.resolve() };
     const client: RedisClient = {
-      command(args) {
+      async command(args) {
+        if (dropTarget !== undefined && args[0] === 'EVALSHA' && args[1] === dropTarget) {
+          dropTarget = undefined;
+          await killer.command(['CLIENT', 'KILL', 'ID', own as number]);
+        }
         if (target !== undefined && args[0] === 'EVALSHA' && args[1] === target) {
           target = undefined;
           const pid = redis.pid as number;

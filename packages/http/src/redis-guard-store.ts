@@ -202,52 +202,52 @@ interface Reservation {
   expiresAt: number;
 }
 
-/** What is to be taken back for one Redis key: the owners whose command went unanswered. */
+/** What is owed for one Redis key: the items (owner ids, an answer) whose command went unanswered. */
 interface Unanswered {
-  owners: string[];
+  items: string[];
   expiresAt: number;
   tries: number;
   timer?: NodeJS.Timeout;
 }
 
 /**
- * What this store made in Redis without hearing back (a command whose reply was lost, which Redis
- * may have applied when it resumed; a give-back sent while the connection was being made again),
- * by owner: taken back as soon as Redis answers, first thing on the same key's next use here, else
- * in the background (from 100 ms, up to every 2 s) until `expiresAt`. `takeBack` must touch only
- * what those owners hold.
+ * What this store sent to Redis without hearing back (a command whose reply was lost, which Redis
+ * may have applied when it resumed, or not; one sent while the connection was being made again)
+ * and must see done: done again as soon as Redis answers, first thing on the same key's next use
+ * here, else in the background (from 100 ms, up to every 2 s) until `expiresAt`. `redo` must be
+ * safe to repeat and touch only what its items name (an owner's reservation or mark, a record's answer).
  */
-class TakeBacks {
+class Owed {
   private readonly pending = new Map<string, Unanswered>();
 
-  constructor(private readonly takeBack: (key: string, owners: string[]) => Promise<unknown>) {}
+  constructor(private readonly redo: (key: string, items: string[]) => Promise<unknown>) {}
 
-  /** This key's owners taken back now; a store that does not answer throws (the call fails, closed). */
+  /** This key's debt done now; a store that does not answer throws (the call fails, closed). */
   async now(key: string): Promise<void> {
     const entry = this.pending.get(key);
     if (!entry) return;
-    const owners = [...entry.owners];
-    await this.takeBack(key, owners);
-    this.done(key, entry, owners);
+    const items = [...entry.items];
+    await this.redo(key, items);
+    this.done(key, entry, items);
   }
 
-  remember(key: string, owner: string, expiresAt: number): void {
+  remember(key: string, item: string, expiresAt: number): void {
     const known = this.pending.get(key);
     if (known) {
-      known.owners.push(owner);
+      known.items.push(item);
       known.expiresAt = Math.max(known.expiresAt, expiresAt);
       return;
     }
     if (this.pending.size >= MAX_RESERVATIONS) return;
-    const entry: Unanswered = { owners: [owner], expiresAt, tries: 0 };
+    const entry: Unanswered = { items: [item], expiresAt, tries: 0 };
     this.pending.set(key, entry);
     this.retry(key, entry);
   }
 
-  /** Redis answered for `owners`: those are settled; any remembered meanwhile still wait. */
-  private done(key: string, entry: Unanswered, owners: string[]): boolean {
-    entry.owners = entry.owners.filter((owner) => !owners.includes(owner));
-    if (entry.owners.length > 0) return false;
+  /** Redis answered for `items`: those are done; any remembered meanwhile still wait. */
+  private done(key: string, entry: Unanswered, items: string[]): boolean {
+    entry.items = entry.items.filter((item) => !items.includes(item));
+    if (entry.items.length > 0) return false;
     this.forget(key, entry);
     return true;
   }
@@ -263,9 +263,9 @@ class TakeBacks {
     entry.timer = setTimeout(() => {
       if (this.pending.get(key) !== entry) return;
       if (Date.now() >= entry.expiresAt) return this.forget(key, entry);
-      const owners = [...entry.owners];
-      this.takeBack(key, owners).then(
-        () => void (this.done(key, entry, owners) || this.retry(key, entry)),
+      const items = [...entry.items];
+      this.redo(key, items).then(
+        () => void (this.done(key, entry, items) || this.retry(key, entry)),
         () => this.retry(key, entry),
       );
     }, delay);
@@ -279,10 +279,12 @@ export class RedisGuardStore implements GuardStore {
   private readonly auditMaxLines: number;
   /** Reservations made here and not settled yet, by key. */
   private readonly reserved = new Map<string, Reservation>();
-  /** Idempotency keys this store may hold without knowing it (TakeBacks), given back by owner. */
-  private readonly unreserved = new TakeBacks((key, owners) => this.run(UNRESERVE, [this.recordKey(key)], owners));
+  /** Idempotency keys this store may hold without knowing it (Owed), given back by owner. */
+  private readonly unreserved = new Owed((key, owners) => this.run(UNRESERVE, [this.recordKey(key)], owners));
+  /** Idempotency keys whose write's first answer Redis may not have taken, given it again. */
+  private readonly unsettled = new Owed((key, replies) => this.run(SETTLE, [this.recordKey(key)], [replies.at(-1) as string]));
   /** Writes this store may have marked in flight without knowing it, settled 'refused' (nothing was sent) by owner. */
-  private readonly unclaimed = new TakeBacks((write, owners) =>
+  private readonly unclaimed = new Owed((write, owners) =>
     Promise.all(owners.map((owner) => this.run(SETTLE_WRITE, [this.writeKey(write)], [owner, 'refused', WRITE_MEMORY_MS]))),
   );
 
@@ -314,6 +316,7 @@ export class RedisGuardStore implements GuardStore {
 
   async lookup(key: string) {
     await this.unreserved.now(key);
+    await this.unsettled.now(key);
     const held = await this.command(['HMGET', this.recordKey(key), 'record', 'reply']);
     return recordOf(held);
   }
@@ -338,7 +341,17 @@ export class RedisGuardStore implements GuardStore {
   async settle(key: string, reply: CallToolResult | undefined) {
     const mine = this.reserved.get(key);
     this.reserved.delete(key);
-    if (reply !== undefined) return void (await this.run(SETTLE, [this.recordKey(key)], [JSON.stringify(reply)]));
+    if (reply !== undefined) {
+      const answer = JSON.stringify(reply);
+      try {
+        await this.run(SETTLE, [this.recordKey(key)], [answer]);
+      } catch (error) {
+        // The write was carried out (or may have been): its key must answer that, not "unknown", once Redis is back.
+        this.unsettled.remember(key, answer, mine?.expiresAt ?? Date.now() + 24 * 60 * 60 * 1000);
+        throw error;
+      }
+      return;
+    }
     if (!mine) return void (await this.command(['DEL', this.recordKey(key)]));
     try {
       await this.run(UNRESERVE, [this.recordKey(key)], [mine.owner]);
