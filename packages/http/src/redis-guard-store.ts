@@ -18,7 +18,7 @@ import {
   type GuardStore,
   type IdempotencyRecord,
 } from '@engage-mcp/shared';
-import { RedisReplyError, type RedisClient } from './redis.js';
+import { Owed, RedisReplyError, type RedisClient } from './redis.js';
 
 export const GUARD_STORE_UNAVAILABLE =
   "The guardrails' shared store (the service's Redis) did not answer, so this write's send caps and idempotency key could not be checked: " +
@@ -91,11 +91,7 @@ end
 return 0
 `);
 
-/**
- * Reservations kept at most: those not settled yet (beyond, the oldest is given back by a plain
- * DEL, as before owners), and those whose taking back Redis did not answer (beyond, such a key
- * answers "unknown" until it expires).
- */
+/** Reservations not settled yet kept at most: beyond, the oldest is given back by a plain DEL, as before owners. */
 const MAX_RESERVATIONS = 10_000;
 
 /** KEYS[1] the record. ARGV: the reply's JSON. Only a record still held gets it (its expiry unchanged). */
@@ -200,77 +196,6 @@ return 1
 interface Reservation {
   owner: string;
   expiresAt: number;
-}
-
-/** What is owed for one Redis key: the items (owner ids, an answer) whose command went unanswered. */
-interface Unanswered {
-  items: string[];
-  expiresAt: number;
-  tries: number;
-  timer?: NodeJS.Timeout;
-}
-
-/**
- * What this store sent to Redis without hearing back (a command whose reply was lost, which Redis
- * may have applied when it resumed, or not; one sent while the connection was being made again)
- * and must see done: done again as soon as Redis answers, first thing on the same key's next use
- * here, else in the background (from 100 ms, up to every 2 s) until `expiresAt`. `redo` must be
- * safe to repeat and touch only what its items name (an owner's reservation or mark, a record's answer).
- */
-class Owed {
-  private readonly pending = new Map<string, Unanswered>();
-
-  constructor(private readonly redo: (key: string, items: string[]) => Promise<unknown>) {}
-
-  /** This key's debt done now; a store that does not answer throws (the call fails, closed). */
-  async now(key: string): Promise<void> {
-    const entry = this.pending.get(key);
-    if (!entry) return;
-    const items = [...entry.items];
-    await this.redo(key, items);
-    this.done(key, entry, items);
-  }
-
-  remember(key: string, item: string, expiresAt: number): void {
-    const known = this.pending.get(key);
-    if (known) {
-      known.items.push(item);
-      known.expiresAt = Math.max(known.expiresAt, expiresAt);
-      return;
-    }
-    if (this.pending.size >= MAX_RESERVATIONS) return;
-    const entry: Unanswered = { items: [item], expiresAt, tries: 0 };
-    this.pending.set(key, entry);
-    this.retry(key, entry);
-  }
-
-  /** Redis answered for `items`: those are done; any remembered meanwhile still wait. */
-  private done(key: string, entry: Unanswered, items: string[]): boolean {
-    entry.items = entry.items.filter((item) => !items.includes(item));
-    if (entry.items.length > 0) return false;
-    this.forget(key, entry);
-    return true;
-  }
-
-  private forget(key: string, entry: Unanswered): void {
-    clearTimeout(entry.timer);
-    if (this.pending.get(key) === entry) this.pending.delete(key);
-  }
-
-  private retry(key: string, entry: Unanswered): void {
-    const delay = Math.min(2_000, 100 * 2 ** Math.min(entry.tries, 10));
-    entry.tries += 1;
-    entry.timer = setTimeout(() => {
-      if (this.pending.get(key) !== entry) return;
-      if (Date.now() >= entry.expiresAt) return this.forget(key, entry);
-      const items = [...entry.items];
-      this.redo(key, items).then(
-        () => void (this.done(key, entry, items) || this.retry(key, entry)),
-        () => this.retry(key, entry),
-      );
-    }, delay);
-    entry.timer.unref();
-  }
 }
 
 export class RedisGuardStore implements GuardStore {
