@@ -60,15 +60,24 @@ function routeGuard({ settings }: GuardDeps): Guard['check'] {
   return ({ path }) => (settings.mcpPaths.has(path) || path === '/metrics' ? undefined : { status: 404, error: 'not_found', message });
 }
 
+/**
+ * A Host that is a host name or address and a port, nothing more. The SDK's Node adapter builds a
+ * request's URL as `http://<Host><path>`, and the MCP face picks the endpoint from that URL: a Host
+ * with a path, a query, a fragment or credentials would move the request to another endpoint than
+ * the one the route, OAuth audience and key checks were made for (or make it a 500).
+ */
+const PLAIN_HOST = /^(?:\[[\da-f:.]+\]|[\w.-]+)(?::\d{1,5})?$/i;
+
 // DNS rebinding: the Host must be one of ours, and a browser's Origin one we allow (metrics too).
 function hostGuard(deps: GuardDeps): Guard['check'] {
   return (exchange) => {
-    const host = validateHostHeader(exchange.req.headers.host, deps.settings.allowedHosts);
-    if (host.ok) return undefined;
+    const given = exchange.req.headers.host;
+    const host = given === undefined || PLAIN_HOST.test(given) ? validateHostHeader(given, deps.settings.allowedHosts) : undefined;
+    if (host?.ok) return undefined;
     return refused(deps, exchange, 'host', {
       status: 403,
       error: 'forbidden_host',
-      message: `${host.message}. Allowed hosts are set with ENGAGE_ALLOWED_HOSTS.`,
+      message: `${host?.message ?? 'Invalid Host header: it must be a host name and port only'}. Allowed hosts are set with ENGAGE_ALLOWED_HOSTS.`,
     });
   };
 }

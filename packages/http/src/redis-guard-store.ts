@@ -3,8 +3,9 @@
 // and a capped audit record per key fingerprint, chained by the same HMAC as the file store's, so
 // `engage-mcp-audit verify --remote` checks an export of it. Every Redis key names the key's
 // fingerprint, never the key. A Redis that is down or stalls fails closed: the write that needed
-// the store is refused (an InputError: nothing was sent, ask again later), never let past a cap.
-import { createHash } from 'node:crypto';
+// the store is refused (an InputError: nothing was sent, ask again later), never let past a cap;
+// an idempotency key it may have reserved all the same is taken back once Redis answers again.
+import { createHash, randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   chainAuditLine,
@@ -17,7 +18,7 @@ import {
   type GuardStore,
   type IdempotencyRecord,
 } from '@engage-mcp/shared';
-import { RedisReplyError, type RedisClient } from './redis.js';
+import { Owed, RedisReplyError, type RedisClient } from './redis.js';
 
 export const GUARD_STORE_UNAVAILABLE =
   "The guardrails' shared store (the service's Redis) did not answer, so this write's send caps and idempotency key could not be checked: " +
@@ -63,13 +64,35 @@ redis.call('DECRBY', KEYS[1], count - left)
 return left
 `);
 
-/** KEYS[1] the record (a hash: record, reply). ARGV: the record's JSON, expiresAt (ms). Returns nil once reserved, else the holder {record, reply}. */
+/**
+ * KEYS[1] the record (a hash: record, reply, owner). ARGV: the record's JSON, expiresAt (ms), the
+ * reserving call's id. Returns nil once reserved, else the holder {record, reply}.
+ */
 export const RESERVE = script(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HMGET', KEYS[1], 'record', 'reply') end
-redis.call('HSET', KEYS[1], 'record', ARGV[1])
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'owner', ARGV[3])
 redis.call('PEXPIREAT', KEYS[1], ARGV[2])
 return nil
 `);
+
+/**
+ * KEYS[1] the record. ARGV: the ids of calls that reserved it. Takes back the reservation if one of
+ * them holds it and it has no answer yet (another call's, or an answered one, stays); 1 if it did.
+ */
+export const UNRESERVE = script(`
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner or redis.call('HEXISTS', KEYS[1], 'reply') == 1 then return 0 end
+for index = 1, #ARGV do
+  if owner == ARGV[index] then
+    redis.call('DEL', KEYS[1])
+    return 1
+  end
+end
+return 0
+`);
+
+/** Reservations not settled yet kept at most: beyond, the oldest is given back by a plain DEL, as before owners. */
+const MAX_RESERVATIONS = 10_000;
 
 /** KEYS[1] the record. ARGV: the reply's JSON. Only a record still held gets it (its expiry unchanged). */
 export const SETTLE = script(`
@@ -169,10 +192,26 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `);
 
+/** A reservation of this store's: the reserving call's id, and when the record expires. */
+interface Reservation {
+  owner: string;
+  expiresAt: number;
+}
+
 export class RedisGuardStore implements GuardStore {
   private readonly secret: Buffer;
   private readonly prefix: string;
   private readonly auditMaxLines: number;
+  /** Reservations made here and not settled yet, by key. */
+  private readonly reserved = new Map<string, Reservation>();
+  /** Idempotency keys this store may hold without knowing it (Owed), given back by owner. */
+  private readonly unreserved = new Owed((key, owners) => this.run(UNRESERVE, [this.recordKey(key)], owners));
+  /** Idempotency keys whose write's first answer Redis may not have taken, given it again. */
+  private readonly unsettled = new Owed((key, replies) => this.run(SETTLE, [this.recordKey(key)], [replies.at(-1) as string]));
+  /** Writes this store may have marked in flight without knowing it, settled 'refused' (nothing was sent) by owner. */
+  private readonly unclaimed = new Owed((write, owners) =>
+    Promise.all(owners.map((owner) => this.run(SETTLE_WRITE, [this.writeKey(write)], [owner, 'refused', WRITE_MEMORY_MS]))),
+  );
 
   constructor(
     private readonly redis: RedisClient,
@@ -201,18 +240,50 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async lookup(key: string) {
+    await this.unreserved.now(key);
+    await this.unsettled.now(key);
     const held = await this.command(['HMGET', this.recordKey(key), 'record', 'reply']);
     return recordOf(held);
   }
 
   async reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
-    const held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), Math.ceil(expiresAt)]);
-    return held === null ? undefined : recordOf(held);
+    await this.unreserved.now(key);
+    const mine = { owner: randomBytes(12).toString('base64url'), expiresAt: Math.ceil(expiresAt) };
+    let held: unknown;
+    try {
+      held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), mine.expiresAt, mine.owner]);
+    } catch (error) {
+      // The call is told nothing was sent; a reservation Redis applies late must not say "unknown" for 24 hours.
+      this.unreserved.remember(key, mine.owner, mine.expiresAt);
+      throw error;
+    }
+    if (held !== null) return recordOf(held);
+    this.reserved.set(key, mine);
+    if (this.reserved.size > MAX_RESERVATIONS) this.reserved.delete(this.reserved.keys().next().value as string);
+    return undefined;
   }
 
   async settle(key: string, reply: CallToolResult | undefined) {
-    if (reply === undefined) await this.command(['DEL', this.recordKey(key)]);
-    else await this.run(SETTLE, [this.recordKey(key)], [JSON.stringify(reply)]);
+    const mine = this.reserved.get(key);
+    this.reserved.delete(key);
+    if (reply !== undefined) {
+      const answer = JSON.stringify(reply);
+      try {
+        await this.run(SETTLE, [this.recordKey(key)], [answer]);
+      } catch (error) {
+        // The write was carried out (or may have been): its key must answer that, not "unknown", once Redis is back.
+        this.unsettled.remember(key, answer, mine?.expiresAt ?? Date.now() + 24 * 60 * 60 * 1000);
+        throw error;
+      }
+      return;
+    }
+    if (!mine) return void (await this.command(['DEL', this.recordKey(key)]));
+    try {
+      await this.run(UNRESERVE, [this.recordKey(key)], [mine.owner]);
+    } catch (error) {
+      this.unreserved.remember(key, mine.owner, mine.expiresAt);
+      throw error;
+    }
   }
 
   /** Chained to the head in Redis; a replica that lost the race to another's append chains again from the new head. */
@@ -236,7 +307,15 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async claimWrite(write: string, id: string, approvedAt: number, now: number) {
-    const reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
+    await this.unclaimed.now(write);
+    let reply: unknown;
+    try {
+      reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
+    } catch (error) {
+      // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
+      this.unclaimed.remember(write, id, now + WRITE_MEMORY_MS);
+      throw error;
+    }
     return reply === null ? undefined : attemptOf(reply);
   }
 
@@ -249,6 +328,7 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async lastSentWrite(write: string, now: number) {
+    await this.unclaimed.now(write);
     const [at, outcome, alive] = (await this.command(['HMGET', this.writeKey(write), 'at', 'outcome', 'alive'])) as Array<string | null>;
     if (at === null || at === undefined || outcome === null || outcome === undefined) return undefined;
     const attempt = attemptOf([outcome, Number(at)]);

@@ -446,6 +446,83 @@ export async function connectRedis(url: string, log: (line: string) => void = ()
 }
 
 // ---------------------------------------------------------------------------------------------
+// Commands owed to Redis
+
+/** What is owed for one Redis key: the items (owner ids, an answer) whose command went unanswered. */
+interface Debt {
+  items: string[];
+  expiresAt: number;
+  tries: number;
+  timer?: NodeJS.Timeout;
+}
+
+/** Keys an Owed remembers at most: beyond, what a new one owes is not done again (it waits for its expiry in Redis). */
+const OWED_KEYS = 10_000;
+
+/**
+ * What a store sent to Redis without hearing back (a command whose reply was lost, which Redis
+ * may have applied when it resumed, or not; one sent while the connection was being made again)
+ * and must see done: done again as soon as Redis answers, first thing on the same key's next use
+ * here, else in the background (from 100 ms, up to every 2 s) until `expiresAt`. `redo` must be
+ * safe to repeat and touch only what its items name (an owner's reservation or mark, a record's answer).
+ */
+export class Owed {
+  private readonly pending = new Map<string, Debt>();
+
+  constructor(private readonly redo: (key: string, items: string[]) => Promise<unknown>) {}
+
+  /** This key's debt done now; a store that does not answer throws (the call fails, closed). */
+  async now(key: string): Promise<void> {
+    const entry = this.pending.get(key);
+    if (!entry) return;
+    const items = [...entry.items];
+    await this.redo(key, items);
+    this.done(key, entry, items);
+  }
+
+  remember(key: string, item: string, expiresAt: number): void {
+    const known = this.pending.get(key);
+    if (known) {
+      known.items.push(item);
+      known.expiresAt = Math.max(known.expiresAt, expiresAt);
+      return;
+    }
+    if (this.pending.size >= OWED_KEYS) return;
+    const entry: Debt = { items: [item], expiresAt, tries: 0 };
+    this.pending.set(key, entry);
+    this.retry(key, entry);
+  }
+
+  /** Redis answered for `items`: those are done; any remembered meanwhile still wait. */
+  private done(key: string, entry: Debt, items: string[]): boolean {
+    entry.items = entry.items.filter((item) => !items.includes(item));
+    if (entry.items.length > 0) return false;
+    this.forget(key, entry);
+    return true;
+  }
+
+  private forget(key: string, entry: Debt): void {
+    clearTimeout(entry.timer);
+    if (this.pending.get(key) === entry) this.pending.delete(key);
+  }
+
+  private retry(key: string, entry: Debt): void {
+    const delay = Math.min(2_000, 100 * 2 ** Math.min(entry.tries, 10));
+    entry.tries += 1;
+    entry.timer = setTimeout(() => {
+      if (this.pending.get(key) !== entry) return;
+      if (Date.now() >= entry.expiresAt) return this.forget(key, entry);
+      const items = [...entry.items];
+      this.redo(key, items).then(
+        () => void (this.done(key, entry, items) || this.retry(key, entry)),
+        () => this.retry(key, entry),
+      );
+    }, delay);
+    entry.timer.unref();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Spent confirmation nonces
 
 /** What a consume Redis did not answer tells the model (the text is the call's, in shared/src/call/outcomes.ts). */

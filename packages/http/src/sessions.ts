@@ -7,6 +7,9 @@ import { refusalResponse } from './respond.js';
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   mcp: McpServer;
+  /** The authInfo's clientId that opened it: the key's fingerprint, or an OAuth grant's `<fingerprint>:grant:<id>`. Only it is served. */
+  clientId: string;
+  /** The key's fingerprint, whichever grant it came through: what the limits count, and what the API accepted or not. */
   keyId: string;
   endpoint: string;
   lastSeen: number;
@@ -62,7 +65,7 @@ export class Sessions {
     if (!sessionId) return this.start(request, target, authInfo);
     const session = this.open.get(sessionId);
     if (!session || session.endpoint !== target.name) return refusalResponse(NOT_FOUND);
-    if (session.keyId !== authInfo.clientId) {
+    if (session.clientId !== authInfo.clientId) {
       this.onOtherKey(authInfo);
       return refusalResponse(OTHER_KEY);
     }
@@ -72,7 +75,8 @@ export class Sessions {
 
   private async start(request: Request, target: LegacyTarget, authInfo: AuthInfo): Promise<Response> {
     if (request.method !== 'POST') return refusalResponse(NO_SESSION);
-    if (!this.makeRoom(authInfo.clientId)) return refusalResponse(TOO_MANY);
+    const keyId = keyIdOf(authInfo.clientId);
+    if (!this.makeRoom(keyId)) return refusalResponse(TOO_MANY);
     const mcp = target.factory('legacy');
     let opened: string | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -80,7 +84,7 @@ export class Sessions {
       maxRequestBodySize: this.limits.maxBodyBytes,
       onsessioninitialized: (id) => {
         opened = id;
-        this.open.set(id, { transport, mcp, keyId: authInfo.clientId, endpoint: target.name, lastSeen: Date.now() });
+        this.open.set(id, { transport, mcp, clientId: authInfo.clientId, keyId, endpoint: target.name, lastSeen: Date.now() });
       },
       onsessionclosed: (id) => void this.close(id),
     } as ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0]);
@@ -125,6 +129,16 @@ export class Sessions {
     const now = Date.now();
     for (const [id, session] of this.open) if (now - session.lastSeen > this.limits.sessionIdleMs) void this.close(id);
   }
+}
+
+/**
+ * The key's fingerprint in an authInfo's clientId: the clientId itself for a key sent with the
+ * request, the part before `:grant:` for an OAuth access token (oauth/index.ts). A key signed in
+ * through several grants is one key to the limits (else each grant had maxSessionsPerKey of its
+ * own), and one the API has accepted (the fairness knows keys by fingerprint).
+ */
+function keyIdOf(clientId: string): string {
+  return clientId.split(':')[0] as string;
 }
 
 function leastRecentlyUsed(sessions: Array<[string, Session]>): string {

@@ -110,11 +110,12 @@ export class Clients {
 
   /** Token and revocation endpoints: the client, if its authentication (none, or its secret) holds. */
   async authenticate(clientId: string | undefined, secret: string | undefined, requester?: string): Promise<Client | undefined> {
-    // Our own capacity (too many metadata documents being fetched) is no failed authentication: it
-    // is thrown on, to be answered as "try again", so a client does not drop its credentials.
+    // Our own capacity (too many metadata documents being fetched) and our store not answering are
+    // no failed authentication: they are thrown on, to be answered as "try again", so a client does
+    // not drop its credentials. Only a client the metadata document refuses is none.
     const client = clientId
       ? await this.find(clientId, requester).catch((error: unknown) => {
-          if (error instanceof ClientProblem && error.code === 'temporarily_unavailable') throw error;
+          if (!(error instanceof ClientProblem) || error.code === 'temporarily_unavailable') throw error;
           return undefined;
         })
       : undefined;
@@ -126,8 +127,8 @@ export class Clients {
   private async fromDocument(url: string, requester = ''): Promise<Client> {
     const cached = this.cimdCache.get(url);
     if (cached && cached.until > Date.now()) return cached.client;
-    const parsed = new URL(url);
-    if (url.length > 2000 || parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
+    const parsed = URL.canParse(url) ? new URL(url) : undefined;
+    if (!parsed || url.length > 2000 || parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
       throw new ClientProblem('a client_id URL must be https, at most 2000 characters, with a path, and no fragment or credentials');
     }
     // Anyone can name a client_id URL: identical fetches share one, and only a few run at once, so

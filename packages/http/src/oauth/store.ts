@@ -1,8 +1,8 @@
 // Where OAuth state lives: Redis when ENGAGE_REDIS_URL is set (every replica honours every token),
 // else this process (one replica; grants end on restart). Values are JSON records that expire;
 // secrets appear only as hashes, the tenant key only sealed (crypto.ts).
-import { createHash } from 'node:crypto';
-import { RedisReplyError, type RedisClient } from '../redis.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { Owed, RedisReplyError, type RedisClient } from '../redis.js';
 
 export interface OAuthStore {
   put(key: string, value: unknown, ttlMs: number): Promise<void>;
@@ -92,8 +92,23 @@ if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) 
 return count`;
 const COUNT_SCRIPT = { source: COUNT, sha: createHash('sha1').update(COUNT).digest('hex') };
 
+/** KEYS[1] a claim. ARGV: the ids of attempts that made it without hearing back. Deletes it if one of them holds it. */
+const UNCLAIM = `local holder = redis.call('GET', KEYS[1])
+for index = 1, #ARGV do
+  if holder == ARGV[index] then return redis.call('DEL', KEYS[1]) end
+end
+return 0`;
+
 /** The same over Redis (redis.ts's client): JSON strings with PX expiries, SET NX for single use, sets for the connections page. */
 export class RedisOAuthStore implements OAuthStore {
+  /**
+   * Claims this store may have made without hearing back (a SET NX whose reply a stall lost; Redis
+   * applies it when it resumes): taken back, by the attempt's id, before this key's next claim here
+   * and in the background, so the client's retry of a refresh or code exchange answered 503 is not
+   * taken for a second use (which revokes the grant).
+   */
+  private readonly unanswered = new Owed((key, attempts) => this.redis.command(['EVAL', UNCLAIM, 1, this.key(key), ...attempts]));
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix = 'engage:oauth:',
@@ -121,7 +136,15 @@ export class RedisOAuthStore implements OAuthStore {
   }
 
   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.command(['SET', this.key(key), '1', 'NX', 'PX', Math.max(1, Math.ceil(ttlMs))])) === 'OK';
+    await this.unanswered.now(key);
+    // A JSON string, as every value here (a get of the claim reads it as a record).
+    const attempt = JSON.stringify(randomBytes(12).toString('base64url'));
+    try {
+      return (await this.redis.command(['SET', this.key(key), attempt, 'NX', 'PX', Math.max(1, Math.ceil(ttlMs))])) === 'OK';
+    } catch (error) {
+      this.unanswered.remember(key, attempt, Date.now() + ttlMs);
+      throw error;
+    }
   }
 
   /** One script, so a counter never lives without its expiry (a reply lost between an INCR and its PEXPIRE made a limit last for ever). */
