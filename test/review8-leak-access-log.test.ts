@@ -39,4 +39,18 @@ describe('the access log', () => {
     expect(keyScanner(HOSTILE_KEY).find(logs.join('\n'))).toBeUndefined();
     logs.length = 0;
   });
+
+  it('names an endpoint asked for with a trailing slash as the endpoint it was served by', async () => {
+    const response = await fetch(new URL('/mcp/contact/', service.url), {
+      method: 'POST',
+      headers: { 'x-api-key': HOSTILE_KEY, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    await response.text();
+    const accessLine = () => logs.find((each) => each.includes('"msg":"request"'));
+    while (!accessLine()) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(response.status, accessLine()).not.toBe(404);
+    expect(accessLine()).toContain('"path":"/mcp/contact"');
+    logs.length = 0;
+  });
 });

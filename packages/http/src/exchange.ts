@@ -5,6 +5,11 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Logger } from '@engage-mcp/shared';
 import type { Refusal } from './respond.js';
 
+/** A request's path without its query or trailing slashes (`/mcp/contact/?x` → `/mcp/contact`): how every part names a route. */
+export function pathOf(url: string | undefined): string {
+  return (url ?? '/').split('?')[0]?.replace(/\/+$/, '') || '/';
+}
+
 /** One request on its way through the guards; the key guard adds its key. */
 export interface Exchange {
   req: IncomingMessage & { auth?: AuthInfo };

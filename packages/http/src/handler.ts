@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Logger } from '@engage-mcp/shared';
 import type { Drain } from './drain.js';
-import type { Exchange, Guard } from './exchange.js';
+import { pathOf, type Exchange, type Guard } from './exchange.js';
 import type { NodeMcpHandler } from './mcp.js';
 import type { ServiceMetrics } from './metrics.js';
 import { OWN_PATHS, PROBE_PATHS, answerMetrics, answerProbe } from './endpoints.js';
@@ -30,7 +30,7 @@ export type RequestHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: S
 
 export function requestHandler(deps: HandlerDeps): RequestHandler {
   return async (req, res, { id, log }) => {
-    const path = (req.url ?? '/').split('?')[0]?.replace(/\/+$/, '') || '/';
+    const path = pathOf(req.url);
     countRequest(res, deps.metrics, deps.mcpPaths.has(path) || OWN_PATHS.has(path) ? path : 'other');
     if (PROBE_PATHS.has(path)) return answerProbe(path, req, res, deps.drain);
     if (deps.oauth?.owns(path)) return deps.oauth.serve(req, res, path, log);

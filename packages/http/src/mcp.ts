@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { McpServer, createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { registerViews, SERVER_VERSION, type Domain, type EngageServer, type Logger } from '@engage-mcp/shared';
+import { pathOf } from './exchange.js';
 import { refusalResponse } from './respond.js';
 import type { Sessions } from './sessions.js';
 import { requestLogOf, type JsonLog } from './log.js';
@@ -87,7 +88,7 @@ export type NodeMcpHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: S
 export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessions, maxBodyBytes: number, log: JsonLog): NodeMcpHandler {
   async function serve(request: Request, requestOptions?: { authInfo?: AuthInfo }): Promise<Response> {
     const authInfo = requestOptions?.authInfo as AuthInfo;
-    const target = endpoints.get(new URL(request.url).pathname.replace(/\/+$/, '') || '/') as McpEndpoint;
+    const target = endpoints.get(pathOf(new URL(request.url).pathname)) as McpEndpoint;
     // A request that names the 2026-07-28 revision in its header is never legacy (the SDK's own rule):
     // it goes straight to the modern entry, without reading its body twice.
     if (request.headers.get('mcp-protocol-version') === MODERN_REVISION) return target.modern.fetch(...(await readOnce(request, authInfo)));

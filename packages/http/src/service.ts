@@ -16,6 +16,7 @@ import { startEngines, type Engines } from './engines.js';
 import { Fairness } from './fairness.js';
 import { createGuards } from './guards.js';
 import { requestHandler, type RequestHandler } from './handler.js';
+import { pathOf } from './exchange.js';
 import { createJsonLog, requestLogOf, type JsonLog, type LogLevel } from './log.js';
 import { mcpEndpoints, mcpHandler, type McpEndpoint } from './mcp.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics.js';
@@ -212,7 +213,7 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, 
       const ms = Math.round((performance.now() - started) * 10) / 10;
       // Our endpoints by name, anything else as 'other': a path may hold what a host was told to put
       // there (a key, in some connector settings), and the access log writes fields unredacted.
-      const path = (req.url ?? '').split('?')[0] ?? '';
+      const path = pathOf(req.url);
       requestLog.emit('info', 'request', { method: req.method, path: mcpPaths.has(path) ? path : 'other', status: res.statusCode, ms });
     });
     void handle(req, res, { id: requestId, log: requestLog });
