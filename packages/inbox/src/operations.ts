@@ -86,6 +86,9 @@ export const inbox = defineDomain('inbox', 'Inbox', [
       message: requiredText('first message', 4096).optional(),
     }),
     verifyWith: 'inbox.ticket.list',
+    // A first message is written on the ticket by the agent side, as a reply is: one message to the customer.
+    messages: async () => 1,
+    sendsMessage: (p) => p.message !== undefined,
     confirmation: {
       effect: (p) => `Open a ${plain(p.channel)} ticket with ${String(p.msisdn)}${p.message ? ` with the message ${quote(p.message)}` : ''}.`,
     },

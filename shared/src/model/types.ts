@@ -73,6 +73,11 @@ export interface Operation {
    * send caps count them and quiet hours hold them back. Undefined when the count cannot be read.
    */
   messages?: (params: Params, read: PreviewReader) => Promise<number | undefined>;
+  /**
+   * Where only some params send a message (a ticket opened with a first message): whether these
+   * do. Without it, every call of an operation with `messages` does. Asked with no look-up.
+   */
+  sendsMessage?: (params: Params) => boolean;
 }
 
 export type ToolKind = 'read' | 'action';
