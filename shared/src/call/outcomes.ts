@@ -4,7 +4,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { InputError, UpstreamError } from '../model/errors.js';
 import type { CallStage, Operation, Outcome } from '../model/types.js';
-import { fitData, type Scrub } from '../safe/render.js';
+import { CUSTOMER_TEXT_NOTICE, fitData, type Scrub } from '../safe/render.js';
 import { GuardStateError } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { PREVIEW_TEXT_NOTICE, type Statement } from './statement.js';
@@ -55,10 +55,12 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub): CallTool
     const check = op.verifyWith ? ` See the result with ${op.verifyWith}.` : '';
     fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${check}`] };
   }
-  const text = [`Done: ${op.id} was carried out.`, ...fitted.notes, JSON.stringify(fitted.data ?? null)].join('\n');
+  // The record handed back may hold what customers or third parties wrote, as its reads do.
+  const notes = [...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []), ...fitted.notes];
+  const text = [`Done: ${op.id} was carried out.`, ...notes, JSON.stringify(fitted.data ?? null)].join('\n');
   return {
     content: [{ type: 'text', text }],
-    structuredContent: { operationId: op.id, outcome: 'done', data: fitted.data ?? null, ...(fitted.notes.length ? { notes: fitted.notes } : {}) },
+    structuredContent: { operationId: op.id, outcome: 'done', data: fitted.data ?? null, ...(notes.length ? { notes } : {}) },
   };
 }
 
