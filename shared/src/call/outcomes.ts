@@ -18,9 +18,9 @@ function checkWhat(op: Operation | undefined): string {
 }
 
 /** An OAuth connection whose grant lacks the operation's scope: nothing was sent. */
-export function notGranted(op: Operation): string {
+export function notGranted(op: Operation, scope = op.scope, why = ''): string {
   return (
-    `${op.id} needs the API scope ${op.scope}, which was not granted to this connection, so nothing was sent. ` +
+    `${op.id}${why} needs the API scope ${scope}, which was not granted to this connection, so nothing was sent. ` +
     'Tell the user: to allow it, reconnect this server and tick that permission on the consent page.'
   );
 }

@@ -72,7 +72,14 @@ export function prepare(call: ToolCall, op: Operation, siblings: readonly Operat
       const params = validateParams(op, args.params, holdsKey);
       // What validation made of the params (a phone number without its separators) is what is sent and shown: held to the rule too.
       guessed ||= jsonHoldsKey(JSON.stringify(params) ?? '', caller.redact);
-      if (!guessed) return { op, params, request: buildRequest(op, params, siblings) };
+      if (!guessed) {
+        const request = buildRequest(op, params, siblings);
+        // A message to customers needs its scope granted too, whatever the operation's own scope.
+        const { grantedScopes } = caller;
+        if (grantedScopes && op.messageScope && op.sendsMessage?.(params) && !grantedScopes.has(op.messageScope))
+          throw new InputError(notGranted(op, op.messageScope, ' with a message to the customer'));
+        return { op, params, request };
+      }
     }
   } catch (error) {
     if (!guessed && error instanceof InputError) screenComposed(call, error.message);
