@@ -223,6 +223,12 @@ const ADDRESS_FIXES: Record<KeySource, Record<'unreachable' | 'certificate' | 'r
   },
 };
 
+/** Who fixes an address whose 404 is not the API's (its path, or what answers in front of it). */
+const NO_ROUTE: Record<KeySource, string> = {
+  environment: 'ENGAGE_BASE_URL (its path included) may be wrong: tell the user, who checks it (retrying will not help while it answers so)',
+  request: "this service's API address may be wrong: tell the user (its operator fixes it; retrying will not help while it answers so)",
+};
+
 /**
  * The answer for a call that failed at `stage`; a write's answer says what is known of it.
  * `byToken`: the write ran on a confirmationToken's yes, which is spent now.
@@ -273,6 +279,8 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
     case 'scope':
       return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403).${unchanged} ${KEY_IS_THE_USERS} a key with that scope ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'not-found': {
+      if (error.details.notApiBody)
+        return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[keySource]}.`;
       const hint = op?.findIdsWith ? ` Use ${op.findIdsWith} to find valid ids.` : '';
       return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
     }
