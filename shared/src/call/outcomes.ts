@@ -240,10 +240,13 @@ export function failedCall(
   isWrite: boolean,
   keySource: KeySource = 'environment',
   byToken = false,
+  earlier?: Attempt,
 ): CallToolResult {
-  const text = describeFailure(error, op, stage, keySource);
-  if (!op || !isWrite) return failure(text);
   const outcome = outcomeOfFailure(error, stage);
+  // A refusal of a write this server sent before (done, or of unknown outcome) may be the API's answer to that one: said so.
+  const sentBefore = op && isWrite && outcome === 'refused' && (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') ? earlier : undefined;
+  const text = describeFailure(error, op, stage, keySource, sentBefore);
+  if (!op || !isWrite) return failure(text);
   // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
   const tryAgain =
     byToken && outcome === 'refused' && error instanceof UpstreamError && ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind);
@@ -265,14 +268,27 @@ export function outcomeOfFailure(error: unknown, stage: CallStage): Extract<Outc
  * The text a model gets for a failed call of `op`. `stage` says how far the call got, so that the
  * server's own failure after a write was sent is not reported as if nothing had happened.
  */
-export function describeFailure(error: unknown, op: Operation | undefined, stage: CallStage = 'before', keySource: KeySource = 'environment'): string {
+export function describeFailure(
+  error: unknown,
+  op: Operation | undefined,
+  stage: CallStage = 'before',
+  keySource: KeySource = 'environment',
+  sentBefore?: Attempt,
+): string {
+  const text = describeFailureOnly(error, op, stage, keySource, sentBefore !== undefined);
+  if (!sentBefore || !op) return text;
+  return `${text} Exactly this ${op.id} was sent by this server at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${checkWhat(op)[0]!.toUpperCase()}${checkWhat(op).slice(1)} before anything else.`;
+}
+
+function describeFailureOnly(error: unknown, op: Operation | undefined, stage: CallStage, keySource: KeySource, sentBefore: boolean): string {
   if (error instanceof InputError) return error.message;
   if (error instanceof GuardStateError && stage === 'before') return guardStateRefused(error, op);
   if (!(error instanceof UpstreamError)) return describeInternalFailure(op, stage);
   const { status, apiMessage, retryAfterSeconds, mayHaveHappened } = error.details;
   const name = op?.id ?? 'the operation';
   // A write the API refused: said so, so the model never wonders whether it happened. A read changes nothing anyway.
-  const unchanged = op && op.risk !== 'safe' ? ` ${op.id} was not carried out; nothing was changed.` : '';
+  const unchanged =
+    op && op.risk !== 'safe' ? (sentBefore ? ` This attempt of ${op.id} changed nothing.` : ` ${op.id} was not carried out; nothing was changed.`) : '';
   switch (error.kind) {
     case 'auth':
       return `The API refused the key (HTTP 401): it is invalid, revoked or expired.${unchanged} ${KEY_IS_THE_USERS} a new key ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
@@ -281,7 +297,8 @@ export function describeFailure(error: unknown, op: Operation | undefined, stage
     case 'not-found': {
       if (error.details.notApiBody)
         return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[keySource]}.`;
-      const hint = op?.findIdsWith ? ` Use ${op.findIdsWith} to find valid ids.` : '';
+      // Sent before: the id was likely right, and that send what removed the record.
+      const hint = op?.findIdsWith && !sentBefore ? ` Use ${op.findIdsWith} to find valid ids.` : '';
       return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
     }
     case 'rejected':
