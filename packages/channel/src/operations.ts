@@ -68,7 +68,8 @@ export const channel = defineDomain('channel', 'Channels', [
           .describe('{name, language?, parameters?} of an approved template'),
       })
       .refine((p) => p.message !== undefined || p.template !== undefined, { message: 'needs a message or a template' }),
-    verifyWith: 'inbox.ticket.list (inbox server)',
+    // A send opens no ticket: the one trace of it a read shows is the message quota it used.
+    verifyWith: 'billing.quota (billing server: each message sent uses one of the message quota)',
     messages: async () => 1,
     confirmation: {
       // The whole outgoing text: the message and every template parameter, never cut.

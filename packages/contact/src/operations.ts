@@ -64,6 +64,7 @@ export const contact = defineDomain('contact', 'Contacts', [
     risk: 'confirm',
     summary: 'Add a contact.',
     params: z.strictObject(contactFields),
+    customerText: true,
     verifyWith: 'contact.list',
     confirmation: { effect: (p) => `Add the contact ${quote(p.name)} (${String(p.msisdn)}${p.email ? `, ${String(p.email)}` : ''}).` },
   },
@@ -84,6 +85,7 @@ export const contact = defineDomain('contact', 'Contacts', [
       .refine((p) => p.name !== undefined || p.msisdn !== undefined || p.email !== undefined, {
         message: 'needs at least one of name, msisdn, email to change',
       }),
+    customerText: true,
     findIdsWith: 'contact.list',
     verifyWith: 'contact.list',
     confirmation: {

@@ -85,7 +85,12 @@ export const inbox = defineDomain('inbox', 'Inbox', [
       channel: requiredText('channel, e.g. whatsapp', 40),
       message: requiredText('first message', 4096).optional(),
     }),
+    customerText: true,
     verifyWith: 'inbox.ticket.list',
+    // A first message is written on the ticket by the agent side, as a reply is: one message to the customer.
+    messages: async () => 1,
+    sendsMessage: (p) => p.message !== undefined,
+    messageScope: 'inbox.reply',
     confirmation: {
       effect: (p) => `Open a ${plain(p.channel)} ticket with ${String(p.msisdn)}${p.message ? ` with the message ${quote(p.message)}` : ''}.`,
     },

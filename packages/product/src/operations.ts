@@ -63,6 +63,7 @@ export const product = defineDomain('product', 'Products', [
     risk: 'confirm',
     summary: 'Add a product.',
     params: z.looseObject(productFields),
+    customerText: true,
     verifyWith: 'product.list',
     confirmation: { effect: (p) => `Add a product: ${describeFields(p).join(', ')}.` },
   },
@@ -81,6 +82,7 @@ export const product = defineDomain('product', 'Products', [
         price: productFields.price,
       })
       .refine((p) => Object.keys(p).some((key) => key !== 'productID'), { message: 'needs at least one field to change' }),
+    customerText: true,
     findIdsWith: 'product.list',
     verifyWith: 'product.get',
     confirmation: {

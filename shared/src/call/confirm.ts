@@ -217,7 +217,7 @@ export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operati
   const earlier = await lastSentOf(deps, call, op, params);
   if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') statement.text = `${sentBeforeWarning(op, earlier)}\n${statement.text}`;
   // The owner's limits, where they stand now: the person sees the count against each cap before saying yes.
-  const limits = op.messages && (await limitState(deps.guard, call, op, () => messageCount(op, params, read)));
+  const limits = op.messages && (await limitState(deps.guard, call, op, params, () => messageCount(op, params, read)));
   if (limits) statement.text = [statement.text, ...limitLines(limits).map((line) => `- ${line}`)].join('\n');
   return statement;
 }

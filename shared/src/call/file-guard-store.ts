@@ -11,6 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
 import type { GuardStore, IdempotencyRecord } from './guard-store.js';
 import { emptyState, parseGuardState, type Expiring, type GuardState } from './guard-state.js';
+import type { Attempt } from './journal.js';
+import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
 import { openAuditFile, openOwnFile, ownDirectory, readOwnFile } from './own-files.js';
 
 export type { GuardState } from './guard-state.js';
@@ -18,6 +20,9 @@ export type { GuardState } from './guard-state.js';
 const LOCK_WAIT_MS = 10_000;
 /** A lock older than this was left by a process that died holding it (a turn takes milliseconds). */
 const LOCK_STALE_MS = 30_000;
+
+/** How long a confirmed write's last attempt is kept: as long as a process's own journal keeps it (journal.ts). */
+const WRITE_MEMORY_MS = 30 * 60 * 1000;
 
 export const STATE_FILE = 'state.json';
 export const SECRET_FILE = 'audit.key';
@@ -73,6 +78,54 @@ export class FileGuardStore implements GuardStore {
       if (reply === undefined) delete state.records[key];
       else entry.value = { ...entry.value, reply };
     });
+  }
+
+  /**
+   * Confirmed writes' last attempts, shared by the stdio processes of this machine (and kept over a
+   * restart), as Redis keeps them for remote replicas: the claim refuses a write in flight, or sent
+   * since the yes (`approvedAt`), and marks it in flight in one turn under the lock.
+   */
+  claimWrite(write: string, id: string, approvedAt: number, now: number) {
+    return this.turn((state): Attempt | undefined => {
+      const held = sentWrite(state, write, now);
+      if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { at: held.at, outcome: held.outcome };
+      const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
+      state.writes[write] = {
+        value: { at: now, outcome: 'in-flight', owner: id, alive: now, ...(before ? { before } : {}) },
+        expiresAt: now + WRITE_MEMORY_MS,
+      };
+      return undefined;
+    });
+  }
+
+  renewWrite(write: string, id: string, now: number) {
+    return this.turn((state) => {
+      const entry = state.writes[write];
+      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return;
+      entry.value.alive = now;
+      entry.expiresAt = now + WRITE_MEMORY_MS;
+    });
+  }
+
+  settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
+    return this.turn((state) => {
+      const entry = state.writes[write];
+      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return;
+      const { before } = entry.value;
+      if (outcome === 'refused') {
+        if (before) entry.value = before;
+        else delete state.writes[write];
+        return;
+      }
+      entry.value = { at: entry.value.at, outcome };
+      entry.expiresAt = this.now() + WRITE_MEMORY_MS;
+    });
+  }
+
+  async lastSentWrite(write: string, now: number) {
+    ownDirectory(this.dir);
+    const held = sentWrite(readState(this.dir), write, now);
+    return held && { at: held.at, outcome: held.outcome };
   }
 
   async appendAudit(entry: AuditEntry) {
@@ -187,12 +240,19 @@ function writeState(dir: string, state: GuardState): void {
   fs.renameSync(temporary, join(dir, STATE_FILE));
 }
 
+/** A write's last attempt; one in flight whose process stopped renewing it (it stopped with the write out) is unknown. */
+function sentWrite(state: GuardState, write: string, now: number) {
+  const held = live(state.writes[write], now);
+  if (held?.outcome === 'in-flight' && now - (held.alive ?? held.at) >= WRITE_MARK_LEASE_MS) return { ...held, outcome: 'unknown' as const };
+  return held;
+}
+
 function live<T>(entry: Expiring<T> | undefined, now: number): T | undefined {
   return entry && entry.expiresAt > now ? entry.value : undefined;
 }
 
 function prune(state: GuardState, now: number): GuardState {
-  for (const map of [state.counters, state.records] as Array<Record<string, Expiring<unknown>>>)
+  for (const map of [state.counters, state.records, state.writes] as Array<Record<string, Expiring<unknown>>>)
     for (const [name, entry] of Object.entries(map)) if (entry.expiresAt <= now) delete map[name];
   return state;
 }

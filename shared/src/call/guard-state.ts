@@ -10,14 +10,28 @@ export interface Expiring<T> {
   expiresAt: number;
 }
 
+/**
+ * A confirmed write's last attempt that went out (journal.ts `writeDigest` names it), as the
+ * stdio processes of one machine share it: in flight (its owner renews `alive`), done or unknown;
+ * `before` is the attempt it replaced, given back if this one is refused.
+ */
+export interface SentWrite {
+  at: number;
+  outcome: 'in-flight' | 'done' | 'unknown';
+  owner?: string;
+  alive?: number;
+  before?: { at: number; outcome: 'done' | 'unknown' };
+}
+
 export interface GuardState {
   counters: Record<string, Expiring<number>>;
   records: Record<string, Expiring<IdempotencyRecord>>;
+  writes: Record<string, Expiring<SentWrite>>;
   /** Where the audit chain stands, per audit file: `verify` also notices lines cut from its end. */
   audit: Record<string, AuditHead>;
 }
 
-export const emptyState = (): GuardState => ({ counters: {}, records: {}, audit: {} });
+export const emptyState = (): GuardState => ({ counters: {}, records: {}, writes: {}, audit: {} });
 
 /** The state in `text` (state.json at `path`), or a refusal that says what is wrong and what to do. */
 export function parseGuardState(text: string, path: string): GuardState {
@@ -31,6 +45,7 @@ export function parseGuardState(text: string, path: string): GuardState {
   return {
     counters: checkedMap(parsed.counters, 'counters', isCounter, path),
     records: checkedMap(parsed.records, 'records', isRecord, path),
+    writes: checkedMap(parsed.writes, 'writes', isSentWrite, path),
     audit: checkedMap(parsed.audit, 'audit', isHead, path),
   };
 }
@@ -65,6 +80,21 @@ function isRecord(entry: unknown): entry is Expiring<IdempotencyRecord> {
   if (!isObject(entry) || !isTime(entry.expiresAt) || !isObject(entry.value)) return false;
   const { operationId, digest, at, reply } = entry.value;
   return typeof operationId === 'string' && typeof digest === 'string' && isTime(at) && (reply === undefined || isObject(reply));
+}
+
+const isSentOutcome = (value: unknown): value is 'done' | 'unknown' => value === 'done' || value === 'unknown';
+
+function isSentWrite(entry: unknown): entry is Expiring<SentWrite> {
+  if (!isObject(entry) || !isTime(entry.expiresAt) || !isObject(entry.value)) return false;
+  const { at, outcome, owner, alive, before } = entry.value;
+  const beforeOk = before === undefined || (isObject(before) && isTime(before.at) && isSentOutcome(before.outcome));
+  return (
+    isTime(at) &&
+    (outcome === 'in-flight' || isSentOutcome(outcome)) &&
+    (owner === undefined || typeof owner === 'string') &&
+    (alive === undefined || isTime(alive)) &&
+    beforeOk
+  );
 }
 
 function isHead(entry: unknown): entry is AuditHead {

@@ -44,9 +44,10 @@ export interface GuardStore {
   /** Throws a GuardStateError when the state cannot be trusted, so a write is refused before anything is sent. */
   ready?(): Promise<void>;
   /**
-   * A store every replica shares (remote mode on Redis) also keeps each exact write's last attempt
-   * that went out (`write`: journal.ts `writeDigest`), so a confirmed write's claim holds across
-   * replicas (shared-mark.ts). In one atomic step: the attempt that refuses this one (the same
+   * A store every replica shares (remote mode on Redis), or every stdio process of one machine
+   * (the file store, kept over a restart), also keeps each exact write's last attempt that went
+   * out (`write`: journal.ts `writeDigest`), so a confirmed write's claim holds across them
+   * (shared-mark.ts). In one atomic step: the attempt that refuses this one (the same
    * write in flight, or sent since `approvedAt`), or undefined once this one is marked in flight,
    * owned by `id`.
    */

@@ -49,7 +49,7 @@ function insideWindow(minutes: number, { start, end }: { start: number; end: num
   return start < end ? minutes >= start && minutes < end : minutes >= start || minutes < end;
 }
 
-const sendsMessages = (op: Operation) => op.messages !== undefined;
+const sendsMessages = (op: Operation, params: Params) => op.messages !== undefined && (op.sendsMessage?.(params) ?? true);
 const dailyCounter = (keyId: string, date: string) => `messages:${keyId}:${date}`;
 
 /**
@@ -72,10 +72,11 @@ export async function limitState(
   guard: Guard,
   call: ToolCall,
   op: Operation,
+  params: Params,
   countMessages: () => Promise<number | undefined>,
 ): Promise<LimitState | undefined> {
   const settings = guard.settings;
-  if (!settings || !sendsMessages(op)) return undefined;
+  if (!settings || !sendsMessages(op, params)) return undefined;
   const { recipientsPerSend, messagesPerDay, quietHours, timeZone } = settings;
   if (recipientsPerSend === undefined && messagesPerDay === undefined && !quietHours) return undefined;
   const clock = localClock(guard.now(), timeZone);
@@ -114,17 +115,17 @@ export async function beforeConfirm(guard: Guard, call: ToolCall, op: Operation,
     const record = await guard.store().lookup(key);
     if (record) return answerFromRecord(guard, key, record, op, params, held);
   }
-  return quietHoursRefusal(guard, call, op);
+  return quietHoursRefusal(guard, call, op, params);
 }
 
 /**
  * A send inside the quiet hours without quietHoursOverride is refused: checked before the question
  * and again at the claim, since a person may say yes after the quiet hours have begun.
  */
-function quietHoursRefusal(guard: Guard, call: ToolCall, op: Operation): Reply | undefined {
+function quietHoursRefusal(guard: Guard, call: ToolCall, op: Operation, params: Params): Reply | undefined {
   const settings = guard.settings;
   const quietHours = settings?.quietHours;
-  if (!settings || !quietHours || !sendsMessages(op) || call.args.quietHoursOverride === true) return undefined;
+  if (!settings || !quietHours || !sendsMessages(op, params) || call.args.quietHoursOverride === true) return undefined;
   const clock = localClock(guard.now(), settings.timeZone);
   if (!insideWindow(clock.minutes, quietHours)) return undefined;
   const endsAt = quietHours.text.split('-')[1] as string;
@@ -160,7 +161,7 @@ export async function claimGuardrails(
   held: Holdings,
 ): Promise<Reply | undefined> {
   const { guard } = deps;
-  const quiet = quietHoursRefusal(guard, call, op);
+  const quiet = quietHoursRefusal(guard, call, op, params);
   if (quiet) return quiet;
   const key = await idempotencyKeyOf(guard, call);
   if (key !== undefined) {
@@ -170,7 +171,7 @@ export async function claimGuardrails(
     held.idempotencyKey = key;
   }
   const settings = guard.settings;
-  if (!settings || !sendsMessages(op) || (settings.recipientsPerSend === undefined && settings.messagesPerDay === undefined)) return undefined;
+  if (!settings || !sendsMessages(op, params) || (settings.recipientsPerSend === undefined && settings.messagesPerDay === undefined)) return undefined;
   const messages = await messageCount(op, params, read);
   if (messages === undefined) return messageCountUnknown(op);
   if (settings.recipientsPerSend !== undefined && messages > settings.recipientsPerSend) return recipientsCapRefused(op, messages, settings.recipientsPerSend);

@@ -4,7 +4,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { InputError, UpstreamError } from '../model/errors.js';
 import type { CallStage, Operation, Outcome } from '../model/types.js';
-import { fitData, type Scrub } from '../safe/render.js';
+import { CUSTOMER_TEXT_NOTICE, fitData, type Scrub } from '../safe/render.js';
 import { GuardStateError } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { PREVIEW_TEXT_NOTICE, type Statement } from './statement.js';
@@ -18,9 +18,9 @@ function checkWhat(op: Operation | undefined): string {
 }
 
 /** An OAuth connection whose grant lacks the operation's scope: nothing was sent. */
-export function notGranted(op: Operation): string {
+export function notGranted(op: Operation, scope = op.scope, why = ''): string {
   return (
-    `${op.id} needs the API scope ${op.scope}, which was not granted to this connection, so nothing was sent. ` +
+    `${op.id}${why} needs the API scope ${scope}, which was not granted to this connection, so nothing was sent. ` +
     'Tell the user: to allow it, reconnect this server and tick that permission on the consent page.'
   );
 }
@@ -55,10 +55,12 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub): CallTool
     const check = op.verifyWith ? ` See the result with ${op.verifyWith}.` : '';
     fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${check}`] };
   }
-  const text = [`Done: ${op.id} was carried out.`, ...fitted.notes, JSON.stringify(fitted.data ?? null)].join('\n');
+  // The record handed back may hold what customers or third parties wrote, as its reads do.
+  const notes = [...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []), ...fitted.notes];
+  const text = [`Done: ${op.id} was carried out.`, ...notes, JSON.stringify(fitted.data ?? null)].join('\n');
   return {
     content: [{ type: 'text', text }],
-    structuredContent: { operationId: op.id, outcome: 'done', data: fitted.data ?? null, ...(fitted.notes.length ? { notes: fitted.notes } : {}) },
+    structuredContent: { operationId: op.id, outcome: 'done', data: fitted.data ?? null, ...(notes.length ? { notes } : {}) },
   };
 }
 
@@ -221,6 +223,12 @@ const ADDRESS_FIXES: Record<KeySource, Record<'unreachable' | 'certificate' | 'r
   },
 };
 
+/** Who fixes an address whose 404 is not the API's (its path, or what answers in front of it). */
+const NO_ROUTE: Record<KeySource, string> = {
+  environment: 'ENGAGE_BASE_URL (its path included) may be wrong: tell the user, who checks it (retrying will not help while it answers so)',
+  request: "this service's API address may be wrong: tell the user (its operator fixes it; retrying will not help while it answers so)",
+};
+
 /**
  * The answer for a call that failed at `stage`; a write's answer says what is known of it.
  * `byToken`: the write ran on a confirmationToken's yes, which is spent now.
@@ -232,10 +240,13 @@ export function failedCall(
   isWrite: boolean,
   keySource: KeySource = 'environment',
   byToken = false,
+  earlier?: Attempt,
 ): CallToolResult {
-  const text = describeFailure(error, op, stage, keySource);
-  if (!op || !isWrite) return failure(text);
   const outcome = outcomeOfFailure(error, stage);
+  // A refusal of a write this server sent before (done, or of unknown outcome) may be the API's answer to that one: said so.
+  const sentBefore = op && isWrite && outcome === 'refused' && (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') ? earlier : undefined;
+  const text = describeFailure(error, op, stage, keySource, sentBefore);
+  if (!op || !isWrite) return failure(text);
   // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
   const tryAgain =
     byToken && outcome === 'refused' && error instanceof UpstreamError && ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind);
@@ -257,21 +268,37 @@ export function outcomeOfFailure(error: unknown, stage: CallStage): Extract<Outc
  * The text a model gets for a failed call of `op`. `stage` says how far the call got, so that the
  * server's own failure after a write was sent is not reported as if nothing had happened.
  */
-export function describeFailure(error: unknown, op: Operation | undefined, stage: CallStage = 'before', keySource: KeySource = 'environment'): string {
+export function describeFailure(
+  error: unknown,
+  op: Operation | undefined,
+  stage: CallStage = 'before',
+  keySource: KeySource = 'environment',
+  sentBefore?: Attempt,
+): string {
+  const text = describeFailureOnly(error, op, stage, keySource, sentBefore !== undefined);
+  if (!sentBefore || !op) return text;
+  return `${text} Exactly this ${op.id} was sent by this server at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${checkWhat(op)[0]!.toUpperCase()}${checkWhat(op).slice(1)} before anything else.`;
+}
+
+function describeFailureOnly(error: unknown, op: Operation | undefined, stage: CallStage, keySource: KeySource, sentBefore: boolean): string {
   if (error instanceof InputError) return error.message;
   if (error instanceof GuardStateError && stage === 'before') return guardStateRefused(error, op);
   if (!(error instanceof UpstreamError)) return describeInternalFailure(op, stage);
   const { status, apiMessage, retryAfterSeconds, mayHaveHappened } = error.details;
   const name = op?.id ?? 'the operation';
   // A write the API refused: said so, so the model never wonders whether it happened. A read changes nothing anyway.
-  const unchanged = op && op.risk !== 'safe' ? ` ${op.id} was not carried out; nothing was changed.` : '';
+  const unchanged =
+    op && op.risk !== 'safe' ? (sentBefore ? ` This attempt of ${op.id} changed nothing.` : ` ${op.id} was not carried out; nothing was changed.`) : '';
   switch (error.kind) {
     case 'auth':
       return `The API refused the key (HTTP 401): it is invalid, revoked or expired.${unchanged} ${KEY_IS_THE_USERS} a new key ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'scope':
       return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403).${unchanged} ${KEY_IS_THE_USERS} a key with that scope ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'not-found': {
-      const hint = op?.findIdsWith ? ` Use ${op.findIdsWith} to find valid ids.` : '';
+      if (error.details.notApiBody)
+        return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[keySource]}.`;
+      // Sent before: the id was likely right, and that send what removed the record.
+      const hint = op?.findIdsWith && !sentBefore ? ` Use ${op.findIdsWith} to find valid ids.` : '';
       return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
     }
     case 'rejected':

@@ -72,7 +72,14 @@ export function prepare(call: ToolCall, op: Operation, siblings: readonly Operat
       const params = validateParams(op, args.params, holdsKey);
       // What validation made of the params (a phone number without its separators) is what is sent and shown: held to the rule too.
       guessed ||= jsonHoldsKey(JSON.stringify(params) ?? '', caller.redact);
-      if (!guessed) return { op, params, request: buildRequest(op, params, siblings) };
+      if (!guessed) {
+        const request = buildRequest(op, params, siblings);
+        // A message to customers needs its scope granted too, whatever the operation's own scope.
+        const { grantedScopes } = caller;
+        if (grantedScopes && op.messageScope && op.sendsMessage?.(params) && !grantedScopes.has(op.messageScope))
+          throw new InputError(notGranted(op, op.messageScope, ' with a message to the customer'));
+        return { op, params, request };
+      }
     }
   } catch (error) {
     if (!guessed && error instanceof InputError) screenComposed(call, error.message);
@@ -100,11 +107,12 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   const limited = await claimGuardrails(deps, call, op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), held);
   if (limited) return limited;
   const { journal, keyId } = call.caller;
-  const local = approval ? journal.lastSent(keyId, op.id, params) : undefined;
-  let earlier = local && (local.outcome === 'in-flight' || local.at >= (approval?.approvedAt ?? 0)) ? local : undefined;
+  const local = journal.lastSent(keyId, op.id, params);
+  // The same write still on its way is never sent again; one sent since a yes is not sent on that yes.
+  let earlier = local && (local.outcome === 'in-flight' || (approval && local.at >= approval.approvedAt)) ? local : undefined;
   if (!earlier) {
     const markedAt = journal.attempt(keyId, op.id, params, 'in-flight', approval?.confirmation);
-    if (!approval) return undefined; // a write that needs no yes is the caller's to repeat (idempotency keys guard it)
+    if (!approval) return undefined; // a write that needs no yes, once the same one has ended, is the caller's to repeat (idempotency keys guard it)
     try {
       const shared = await markShared(deps, call, op, params, approval, markedAt);
       prepared.mark = shared.mark;

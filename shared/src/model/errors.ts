@@ -40,6 +40,8 @@ export class UpstreamError extends Error {
       retryAfterSeconds?: number;
       /** The API's own message, sanitized, for 4xx answers. */
       apiMessage?: string;
+      /** A 404 whose body was not JSON (a proxy's page, say), in words: no route of the API answered, not a missing record. */
+      notApiBody?: string;
       /** For stderr logs only (a 5xx body, a low-level error code); never shown to the model. */
       logDetail?: string;
     } = {},

@@ -73,6 +73,17 @@ export interface Operation {
    * send caps count them and quiet hours hold them back. Undefined when the count cannot be read.
    */
   messages?: (params: Params, read: PreviewReader) => Promise<number | undefined>;
+  /**
+   * Where only some params send a message (a ticket opened with a first message): whether these
+   * do. Without it, every call of an operation with `messages` does. Asked with no look-up.
+   */
+  sendsMessage?: (params: Params) => boolean;
+  /**
+   * The scope of messaging customers, where this operation's own scope does not say it (a ticket
+   * opened with a first message needs inbox.manage of the API): an OAuth grant must hold it too
+   * for params that send a message, so a connection not allowed to message customers cannot.
+   */
+  messageScope?: string;
 }
 
 export type ToolKind = 'read' | 'action';

@@ -344,7 +344,12 @@ export class ApiClient {
         mayHaveHappened: !req.safe,
       });
     }
-    if (status >= 400 && status < 500) throw clientFailure(status, reason, this.messageOf(parsed, redact));
+    if (status >= 400 && status < 500) {
+      const failure = clientFailure(status, reason, this.messageOf(parsed, redact));
+      // A 404 with a body that is not JSON (a page) is not the API's "no such record": the request reached no route of it.
+      if (failure.kind === 'not-found' && parsed === undefined && response.text.trim() !== '') failure.details.notApiBody = describeBody(response);
+      throw failure;
+    }
     // 5xx: the body goes to the log (made safe there), never to the model.
     (ctx.log ?? this.log).warn(`${req.method} ${req.path}: ${reason}: ${ctx.credentials ? bodyForLog(response.text, redact) : response.text}`);
     throw new UpstreamError('server', `The API failed with ${reason}`, { status, mayHaveHappened: !req.safe });
