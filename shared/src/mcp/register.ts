@@ -173,9 +173,24 @@ function clientOf({ era, mcp, ctx }: Parameters<typeof askingFor>[0]): { client?
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const info = (era === 'modern' ? envelope?.[CLIENT_INFO_META_KEY] : mcp.server.getClientVersion()) as { name?: unknown; version?: unknown } | undefined;
   if (!info) return {};
-  // The host names itself: hidden characters are dropped and line breaks escaped before the record keeps it.
-  const text = (value: unknown) => (typeof value === 'string' ? oneLine(cleanText(value.slice(0, 100))) : undefined);
-  return { client: { ...(text(info.name) ? { name: text(info.name) } : {}), ...(text(info.version) ? { version: text(info.version) } : {}) } };
+  return { client: { ...cleanedHostText('name', info.name), ...cleanedHostText('version', info.version) } };
+}
+
+/** The last few host names and versions as the record keeps them: a host sends the same ones with every call. */
+const hostTexts = new Map<string, string>();
+const HOST_TEXTS_KEPT = 64;
+
+/** The host names itself: hidden characters are dropped and line breaks escaped before the record keeps it (first 100 characters). */
+function cleanedHostText<K extends 'name' | 'version'>(field: K, value: unknown): { [key in K]?: string } {
+  if (typeof value !== 'string') return {};
+  const raw = value.slice(0, 100);
+  let text = hostTexts.get(raw);
+  if (text === undefined) {
+    text = oneLine(cleanText(raw));
+    if (hostTexts.size >= HOST_TEXTS_KEPT) hostTexts.clear();
+    hostTexts.set(raw, text);
+  }
+  return (text ? { [field]: text } : {}) as { [key in K]?: string };
 }
 
 /** The SDK validates a call's arguments through this: our parser, with its messages. */

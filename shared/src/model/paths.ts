@@ -10,9 +10,9 @@ export function pathParamNames(path: string): string[] {
 
 /** Splits validated params into the path's parameters and the request body. */
 export function buildRequest(op: Operation, params: Params, siblings: readonly Operation[]): { path: string; body?: Params } {
-  const names = new Set(pathParamNames(op.path));
   const path = fillPath(op, params, siblings);
   if (op.method === 'GET' || op.method === 'DELETE') return { path };
+  const names = new Set(pathParamNames(op.path));
   const body: Params = {};
   for (const [key, value] of Object.entries(params)) {
     if (!names.has(key) && value !== undefined) body[key] = value;
@@ -32,11 +32,45 @@ export function fillPath(op: Operation, params: Params, siblings: readonly Opera
     if (LONE_SURROGATE.test(value)) throw new InputError(`params.${name} holds half of a character (a lone UTF-16 surrogate): it is not an id`, op);
     return encodeURIComponent(value);
   });
-  const rival = siblings.find((other) => other !== op && routeMatches(other.path, path) && moreSpecific(other.path, op.path));
+  const rival = path === op.path ? fixedRival(op, siblings) : rivalOf(op, path, siblings);
   if (rival) {
     throw new InputError(`params ${describeIds(op, params)} is not an id: it spells the route of ${rival.id}. Use ${rival.id} for that. Nothing was sent.`, op);
   }
   return path;
+}
+
+/** Another operation of the catalog whose route `path` (filled in for `op`) reaches, where a router would prefer it. */
+function rivalOf(op: Operation, path: string, siblings: readonly Operation[]): Operation | undefined {
+  // The path's segments lowercased once, and each template's once per catalog: the same comparison as routeMatches.
+  const have = path.split('/').map((segment) => segment.toLowerCase());
+  return siblings.find((other) => other !== op && segmentsMatch(templateOf(other), have) && moreSpecific(other.path, op.path));
+}
+
+/** A path with no parameter in it is the same every call, and so is its rival: looked for once per catalog. */
+const fixedRivals = new WeakMap<Operation, { siblings: readonly Operation[]; rival: Operation | undefined }>();
+
+function fixedRival(op: Operation, siblings: readonly Operation[]): Operation | undefined {
+  const known = fixedRivals.get(op);
+  if (known?.siblings === siblings) return known.rival;
+  const rival = rivalOf(op, op.path, siblings);
+  fixedRivals.set(op, { siblings, rival });
+  return rival;
+}
+
+/** A catalog template's segments: each literal one lowercased, a parameter undefined. */
+const templates = new WeakMap<Operation, Array<string | undefined>>();
+
+function templateOf(op: Operation): Array<string | undefined> {
+  let segments = templates.get(op);
+  if (!segments) {
+    segments = op.path.split('/').map((segment) => (/^\{\w+\}$/.test(segment) ? undefined : segment.toLowerCase()));
+    templates.set(op, segments);
+  }
+  return segments;
+}
+
+function segmentsMatch(template: Array<string | undefined>, have: string[]): boolean {
+  return template.length === have.length && template.every((segment, index) => segment === undefined || segment === have[index]);
 }
 
 function describeIds(op: Operation, params: Params): string {

@@ -96,11 +96,13 @@ export function cleanData(value: unknown, options: CleanOptions = {}): unknown {
  * backslash) and nested no deeper than cleanData shows. One scan; strings are skipped by their quotes.
  */
 export function plainJson(json: string): boolean {
+  if (!PLAIN_TEXT.test(json)) return false;
+  // Deeper than MAX_DEPTH takes more than MAX_DEPTH brackets: most JSON has a few, counted without reading it all.
+  if (openingBrackets(json, MAX_DEPTH + 1) <= MAX_DEPTH) return true;
   let depth = 0;
   let inString = false;
   for (let at = 0; at < json.length; at++) {
     const code = json.charCodeAt(at);
-    if (code < 0x20 || code > 0x7e || code === 0x5c) return false;
     if (code === 0x22) inString = !inString;
     else if (inString) continue;
     else if (code === 0x7b || code === 0x5b) {
@@ -108,6 +110,18 @@ export function plainJson(json: string): boolean {
     } else if (code === 0x7d || code === 0x5d) depth--;
   }
   return true;
+}
+
+/** Printable ASCII without a backslash: one regular expression, measured several times faster than a loop over the characters. */
+const PLAIN_TEXT = /^[\x20-\x5b\x5d-\x7e]*$/;
+
+/** How many `{` and `[` a text holds, counted up to `most`. */
+function openingBrackets(text: string, most: number): number {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at >= 0 && count < most; at = text.indexOf(bracket, at + 1)) count++;
+  }
+  return count;
 }
 
 /**
