@@ -108,6 +108,12 @@ function isolatedQuotes(text: string): Array<Node | string> {
   const parts: Array<Node | string> = [];
   let plain = '';
   for (let at = 0; at < text.length; at++) {
+    if (text[at] === '\\') {
+      // An escape outside quotes (`\“` in JSON of the API's data) is kept whole: an escaped “ opens nothing.
+      plain += text.slice(at, at + 2);
+      at += 1;
+      continue;
+    }
     if (text[at] !== '“') {
       plain += text[at];
       continue;

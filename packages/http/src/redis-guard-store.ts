@@ -94,9 +94,14 @@ return 0
 /** Reservations not settled yet kept at most: beyond, the oldest is given back by a plain DEL, as before owners. */
 const MAX_RESERVATIONS = 10_000;
 
-/** KEYS[1] the record. ARGV: the reply's JSON. Only a record still held gets it (its expiry unchanged). */
+/**
+ * KEYS[1] the record. ARGV: the reply's JSON, and the reserving call's id (if known). Only a record
+ * still held, by that call, gets it (its expiry unchanged): one Redis lost and another call reserved
+ * since is that call's, still on its way or given back.
+ */
 export const SETTLE = script(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[2] and redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'reply', ARGV[1])
 return 1
 `);
@@ -206,11 +211,20 @@ export class RedisGuardStore implements GuardStore {
   private readonly reserved = new Map<string, Reservation>();
   /** Idempotency keys this store may hold without knowing it (Owed), given back by owner. */
   private readonly unreserved = new Owed((key, owners) => this.run(UNRESERVE, [this.recordKey(key)], owners));
-  /** Idempotency keys whose write's first answer Redis may not have taken, given it again. */
-  private readonly unsettled = new Owed((key, replies) => this.run(SETTLE, [this.recordKey(key)], [replies.at(-1) as string]));
-  /** Writes this store may have marked in flight without knowing it, settled 'refused' (nothing was sent) by owner. */
-  private readonly unclaimed = new Owed((write, owners) =>
-    Promise.all(owners.map((owner) => this.run(SETTLE_WRITE, [this.writeKey(write)], [owner, 'refused', WRITE_MEMORY_MS]))),
+  /** Idempotency keys whose write's first answer Redis may not have taken, given it again (each item: settleArgs' JSON). */
+  private readonly unsettled = new Owed((key, answers) => this.run(SETTLE, [this.recordKey(key)], JSON.parse(answers.at(-1) as string) as string[]));
+  /**
+   * Write marks this store may have left in flight without knowing it, settled by owner (each item
+   * settleItem's JSON): a claim Redis may have applied late is 'refused' (nothing was sent), a
+   * settling Redis did not take is done again with its outcome.
+   */
+  private readonly unclaimed = new Owed((write, items) =>
+    Promise.all(
+      items.map((item) => {
+        const [owner, outcome] = JSON.parse(item) as [string, string];
+        return this.run(SETTLE_WRITE, [this.writeKey(write)], [owner, outcome, WRITE_MEMORY_MS]);
+      }),
+    ),
   );
 
   constructor(
@@ -267,12 +281,13 @@ export class RedisGuardStore implements GuardStore {
     const mine = this.reserved.get(key);
     this.reserved.delete(key);
     if (reply !== undefined) {
-      const answer = JSON.stringify(reply);
+      // To its own reservation only (its owner's id, when this store still knows it).
+      const settleArgs = mine ? [JSON.stringify(reply), mine.owner] : [JSON.stringify(reply)];
       try {
-        await this.run(SETTLE, [this.recordKey(key)], [answer]);
+        await this.run(SETTLE, [this.recordKey(key)], settleArgs);
       } catch (error) {
         // The write was carried out (or may have been): its key must answer that, not "unknown", once Redis is back.
-        this.unsettled.remember(key, answer, mine?.expiresAt ?? Date.now() + 24 * 60 * 60 * 1000);
+        this.unsettled.remember(key, JSON.stringify(settleArgs), mine?.expiresAt ?? Date.now() + 24 * 60 * 60 * 1000);
         throw error;
       }
       return;
@@ -313,7 +328,7 @@ export class RedisGuardStore implements GuardStore {
       reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
     } catch (error) {
       // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
-      this.unclaimed.remember(write, id, now + WRITE_MEMORY_MS);
+      this.unclaimed.remember(write, settleItem(id, 'refused'), now + WRITE_MEMORY_MS);
       throw error;
     }
     return reply === null ? undefined : attemptOf(reply);
@@ -324,7 +339,13 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
-    await this.run(SETTLE_WRITE, [this.writeKey(write)], [id, outcome, WRITE_MEMORY_MS]);
+    try {
+      await this.run(SETTLE_WRITE, [this.writeKey(write)], [id, outcome, WRITE_MEMORY_MS]);
+    } catch (error) {
+      // Left in flight, the mark would say "still being sent", then "unknown", on every replica: settled once Redis answers.
+      this.unclaimed.remember(write, settleItem(id, outcome), Date.now() + WRITE_MEMORY_MS);
+      throw error;
+    }
   }
 
   async lastSentWrite(write: string, now: number) {
@@ -388,6 +409,11 @@ export class RedisGuardStore implements GuardStore {
     }
     return this.command(['EVAL', code.source, ...tail]);
   }
+}
+
+/** What an owner's mark is to be settled as, for the Owed that settles it again. */
+function settleItem(owner: string, outcome: 'done' | 'unknown' | 'refused'): string {
+  return JSON.stringify([owner, outcome]);
 }
 
 /** A write's attempt from a script's {outcome, at} (one of `outcomes`); anything else fails closed. */

@@ -238,8 +238,12 @@ export async function releaseHoldings(guard: Guard, held: Holdings): Promise<voi
   const { counted, idempotencyKey } = held;
   delete held.counted;
   delete held.idempotencyKey;
-  if (counted) await guard.store().giveBack(counted.counter, counted.amount);
-  if (idempotencyKey) await guard.store().settle(idempotencyKey, undefined);
+  try {
+    if (counted) await guard.store().giveBack(counted.counter, counted.amount);
+  } finally {
+    // Even when the count was not given back: a key left held would answer "unknown" for a write never sent.
+    if (idempotencyKey) await guard.store().settle(idempotencyKey, undefined);
+  }
 }
 
 function pathFieldsOf(op: Operation): string[] {

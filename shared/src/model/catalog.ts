@@ -2,7 +2,7 @@
 // building, annotations, confirmation previews and the README's tool reference all derive
 // from these entries; domain packages contain nothing else.
 import { z } from 'zod';
-import { inlineText } from '../safe/sanitize.js';
+import { escapeQuotes, inlineText } from '../safe/sanitize.js';
 import { pathParamNames } from './paths.js';
 import type { Domain, Fact, Operation, ToolSpec } from './types.js';
 
@@ -145,7 +145,8 @@ export function notShown(what: string, listed: unknown): string {
 
 /** A short one-line rendering of untyped data read from the API, for previews (never for outgoing text, which is shown whole). */
 export function brief(value: unknown, max = 300): string {
-  const text = typeof value === 'string' ? inlineText(value) : JSON.stringify(value);
+  const json = typeof value === 'string' ? undefined : JSON.stringify(value);
+  const text = typeof value === 'string' ? inlineText(value) : json === undefined ? undefined : escapeQuotes(json);
   if (text === undefined) return String(value);
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }

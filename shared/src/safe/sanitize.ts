@@ -221,6 +221,16 @@ export function inlineText(text: string): string {
   return escapeMatches(text, QUOTED_UNSAFE);
 }
 
+const QUOTE_LIKE_ANY = new RegExp(`[${QUOTE_LIKE}]`, 'gu');
+
+/**
+ * JSON of data read from the API (its backslashes escaped already) with every quote-like character
+ * escaped as inlineText() escapes it: a lone “ or ” in it would pair with a quote of the statement's.
+ */
+export function escapeQuotes(json: string): string {
+  return json.replace(QUOTE_LIKE_ANY, '\\$&');
+}
+
 /** A line of our own text, kept one line: only line breaks and invisible characters are escaped. */
 export function oneLine(text: string): string {
   return escapeMatches(text, LINE_UNSAFE);
@@ -249,8 +259,12 @@ function characterBefore(text: string, offset: number): string {
 /** Letters of the scripts written right to left: their order pulls digits and brackets around them along. */
 const RIGHT_TO_LEFT =
   /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}\p{Script=Hanifi_Rohingya}\p{Script=Yezidi}]/u;
-/** A quoted text as inlineText() leaves it: its quotes, backslashes and line breaks escaped, so the first unescaped ” closes it. */
-const QUOTED_SPAN = /“((?:\\[^\n]|[^\\”\n])*)”/gu;
+/**
+ * A quoted text as inlineText() leaves it: its quotes, backslashes and line breaks escaped, so the
+ * first unescaped ” closes it. An escape outside quotes (`\“` in the JSON brief() shows) is matched
+ * alone, and left: an escaped “ opens nothing.
+ */
+const QUOTED_SPAN = /\\[^\n]|“((?:\\[^\n]|[^\\”\n])*)”/gu;
 const FIRST_STRONG_ISOLATE = '\u2068';
 const POP_DIRECTIONAL_ISOLATE = '\u2069';
 
@@ -263,7 +277,7 @@ const POP_DIRECTIONAL_ISOLATE = '\u2069';
  */
 export function isolateRightToLeft(statement: string): string {
   if (!RIGHT_TO_LEFT.test(statement)) return statement;
-  return statement.replace(QUOTED_SPAN, (span, inner: string) =>
-    RIGHT_TO_LEFT.test(inner) ? `“${FIRST_STRONG_ISOLATE}${inner}${POP_DIRECTIONAL_ISOLATE}”` : span,
+  return statement.replace(QUOTED_SPAN, (span, inner: string | undefined) =>
+    inner !== undefined && RIGHT_TO_LEFT.test(inner) ? `“${FIRST_STRONG_ISOLATE}${inner}${POP_DIRECTIONAL_ISOLATE}”` : span,
   );
 }

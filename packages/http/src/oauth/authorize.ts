@@ -8,7 +8,7 @@ import { isPrintableAsciiKey } from '@engage-mcp/shared';
 import { ClientProblem, isLoopbackHost, type Client } from './clients.js';
 import { type OAuthContext, normalResource } from './context.js';
 import { hashOf, newId, newSecret, sameText, CODE_PREFIX } from './crypto.js';
-import { CODE_TTL_MS, type CodeRecord } from './grants.js';
+import { CODE_TTL_MS, type CodeRecord, untilIssued } from './grants.js';
 import { BodyProblem, cookieOf, field, readForm, redirect, sendHtml } from './io.js';
 import { consentPage, errorPage, isWriteScope } from './pages.js';
 
@@ -186,22 +186,26 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
   if (check === 'invalid') return again('The API refused this key: it is invalid, revoked or expired. Check it in the tenant console.');
   if (check === 'unknown') return again('The key could not be checked just now (the API did not answer). Try again in a moment.');
   if (!(await ctx.store.claimOnce(used, PENDING_TTL_MS))) return answered();
-  const grant = await ctx.grants.create({
-    clientId: pending.clientId,
-    clientName: pending.clientName,
-    scopes: ticked,
-    resource: pending.resource,
-    tenantKey: key,
+  // A store that stops answering here is "try again" on the error page: the same form sent again is no second answer.
+  const code = await untilIssued(ctx.store, used, async () => {
+    const grant = await ctx.grants.create({
+      clientId: pending.clientId,
+      clientName: pending.clientName,
+      scopes: ticked,
+      resource: pending.resource,
+      tenantKey: key,
+    });
+    const made = newSecret(CODE_PREFIX);
+    const record: CodeRecord = {
+      grantId: grant.id,
+      clientId: pending.clientId,
+      redirectUri: pending.redirectUri,
+      codeChallenge: pending.codeChallenge,
+      resource: pending.resource,
+    };
+    await ctx.store.put(`code:${hashOf(made)}`, record, CODE_TTL_MS);
+    return made;
   });
-  const code = newSecret(CODE_PREFIX);
-  const record: CodeRecord = {
-    grantId: grant.id,
-    clientId: pending.clientId,
-    redirectUri: pending.redirectUri,
-    codeChallenge: pending.codeChallenge,
-    resource: pending.resource,
-  };
-  await ctx.store.put(`code:${hashOf(code)}`, record, CODE_TTL_MS);
   ctx.log.info(`oauth: consent given to ${pending.clientId} for ${ticked.length} scope(s)`);
   redirect(res, backTo(ctx, pending.redirectUri, { code }, pending.state));
 }

@@ -217,12 +217,13 @@ export class Grants {
     if (current && (await this.store.count(`refreshes:${grant.id}`, 60 * 1000)) > REFRESHES_PER_MINUTE) {
       return { ok: false, reused: false, tooMany: true };
     }
-    if (!current || !(await this.store.claimOnce(`rtused:${hash}`, REFRESH_CLAIM_TTL_MS))) {
+    const claim = `rtused:${hash}`;
+    if (!current || !(await this.store.claimOnce(claim, REFRESH_CLAIM_TTL_MS))) {
       await this.revoke(grant.id);
       return { ok: false, reused: true };
     }
     const dataKey = open(tokenWrapKey(token, grant.id), family.refreshWrap, grant.id);
-    const tokens = dataKey && (await this.issue(grant, dataKey, family));
+    const tokens = dataKey && (await untilIssued(this.store, claim, () => this.issue(grant, dataKey, family)));
     if (!tokens) return { ok: false, reused: false };
     return { ok: true, tokens, grant };
   }
@@ -258,5 +259,18 @@ export class Grants {
     const grants = await this.ofKey(tenantKey);
     await Promise.all(grants.map((grant) => this.revoke(grant.id)));
     return grants.length;
+  }
+}
+
+/**
+ * What a claimed use gives (tokens, a code), or the store's failure thrown on with the claim taken
+ * back: nothing was given, the client is told "try again", and its retry is no second use.
+ */
+export async function untilIssued<T>(store: OAuthStore, claim: string, give: () => Promise<T>): Promise<T> {
+  try {
+    return await give();
+  } catch (error) {
+    await store.unclaim(claim).catch(() => undefined);
+    throw error;
   }
 }

@@ -12,6 +12,12 @@ export interface OAuthStore {
   delete(key: string): Promise<void>;
   /** True for the first caller only, across replicas (single use of codes and refresh tokens). */
   claimOnce(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Takes back this store's claim of `key` (claimOnce true here) for a use that failed before it gave
+   * anything (the store stopped answering, and the client is told "try again"): the retry is no second
+   * use. A store that does not answer takes it back later.
+   */
+  unclaim(key: string): Promise<void>;
   /** Adds one to a counter that expires ttlMs after it was first set; returns the new count (rate limits). */
   count(key: string, ttlMs: number): Promise<number>;
   addMember(set: string, member: string, ttlMs: number): Promise<void>;
@@ -62,6 +68,10 @@ export class MemoryOAuthStore implements OAuthStore {
     return true;
   }
 
+  async unclaim(key: string): Promise<void> {
+    this.records.delete(key);
+  }
+
   async count(key: string, ttlMs: number): Promise<number> {
     const record = this.live(key);
     const next = ((record?.value as number | undefined) ?? 0) + 1;
@@ -99,6 +109,9 @@ for index = 1, #ARGV do
 end
 return 0`;
 
+/** Claims a Redis store keeps for unclaim at most. */
+const CLAIMS_KEPT = 10_000;
+
 /** The same over Redis (redis.ts's client): JSON strings with PX expiries, SET NX for single use, sets for the connections page. */
 export class RedisOAuthStore implements OAuthStore {
   /**
@@ -108,6 +121,8 @@ export class RedisOAuthStore implements OAuthStore {
    * taken for a second use (which revokes the grant).
    */
   private readonly unanswered = new Owed((key, attempts) => this.redis.command(['EVAL', UNCLAIM, 1, this.key(key), ...attempts]));
+  /** Claims made here and heard back, by key, for unclaim: the newest CLAIMS_KEPT (a use ends within its request). */
+  private readonly claimed = new Map<string, { attempt: string; expiresAt: number }>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -139,12 +154,27 @@ export class RedisOAuthStore implements OAuthStore {
     await this.unanswered.now(key);
     // A JSON string, as every value here (a get of the claim reads it as a record).
     const attempt = JSON.stringify(randomBytes(12).toString('base64url'));
+    let claimed: boolean;
     try {
-      return (await this.redis.command(['SET', this.key(key), attempt, 'NX', 'PX', Math.max(1, Math.ceil(ttlMs))])) === 'OK';
+      claimed = (await this.redis.command(['SET', this.key(key), attempt, 'NX', 'PX', Math.max(1, Math.ceil(ttlMs))])) === 'OK';
     } catch (error) {
       this.unanswered.remember(key, attempt, Date.now() + ttlMs);
       throw error;
     }
+    if (claimed) {
+      this.claimed.delete(key);
+      this.claimed.set(key, { attempt, expiresAt: Date.now() + ttlMs });
+      if (this.claimed.size > CLAIMS_KEPT) this.claimed.delete(this.claimed.keys().next().value as string);
+    }
+    return claimed;
+  }
+
+  async unclaim(key: string): Promise<void> {
+    const mine = this.claimed.get(key);
+    this.claimed.delete(key);
+    if (!mine) return;
+    this.unanswered.remember(key, mine.attempt, mine.expiresAt);
+    await this.unanswered.now(key);
   }
 
   /** One script, so a counter never lives without its expiry (a reply lost between an INCR and its PEXPIRE made a limit last for ever). */

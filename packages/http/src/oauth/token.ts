@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientProblem, type Client } from './clients.js';
 import { type OAuthContext, normalResource } from './context.js';
 import { hashOf, pkceMatches } from './crypto.js';
-import { CODE_TTL_MS, type CodeRecord } from './grants.js';
+import { CODE_TTL_MS, type CodeRecord, untilIssued } from './grants.js';
 import { OAuthErrorCode, basicCredentials, field, readBody, readForm, sendOAuthError, sendOAuthJson } from './io.js';
 
 /** The client of a token or revocation request, authenticated (none, or its secret in the body or Basic). */
@@ -57,8 +57,10 @@ async function exchangeCode(ctx: OAuthContext, res: ServerResponse, form: URLSea
   if (resource !== undefined && normalResource(resource) !== record.resource) {
     return sendOAuthError(res, 400, 'invalid_target', 'resource differs from the one the person consented to');
   }
-  const grant = await ctx.grants.get(record.grantId);
-  const tokens = grant && (await ctx.grants.issueFirst(grant));
+  const tokens = await untilIssued(ctx.store, `codeused:${hash}`, async () => {
+    const grant = await ctx.grants.get(record.grantId);
+    return grant && ctx.grants.issueFirst(grant);
+  });
   if (!tokens) return invalid('the grant is gone');
   sendOAuthJson(res, 200, tokens);
 }
