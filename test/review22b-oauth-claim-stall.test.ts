@@ -22,8 +22,7 @@ import type { Service } from '../packages/http/src/service.js';
 import { REDIRECT, authorizeUrl, mcpStatus, openConsent, pkce, postConsent, register, signIn, tokenRequest } from './oauth-helpers.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 import { serveOAuth } from './review3-helpers.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { QUICK_CONNECTION, sleep } from './review22b-stalling.js';
 
 let sandbox: Sandbox;
 let redis: RedisServer;
@@ -37,7 +36,7 @@ let resumed: Promise<void> = Promise.resolve();
 beforeAll(async () => {
   sandbox = await startSandbox();
   redis = await startRedis();
-  real = await connectRedis(redis.url, () => {}, { commandTimeoutMs: 300, connectTimeoutMs: 300, minBackoffMs: 20, maxBackoffMs: 200 });
+  real = await connectRedis(redis.url, () => {}, QUICK_CONNECTION);
   const stalling: RedisClient = {
     command(args) {
       if (stallOn !== undefined && args[0] === 'SET' && String(args[1]).includes(stallOn)) {

@@ -2,15 +2,37 @@
 // a real connection that can pause that redis-server (SIGSTOP) just as it sends a chosen script:
 // the command times out, the connection is dropped and made again, and Redis applies what it held
 // late, as a real stall does. What the stall tests of review 22b share.
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
 import { CLAIM_WRITE, RESERVE, RedisGuardStore, SETTLE, TAKE } from '../packages/http/src/redis-guard-store.js';
 import { DOMAINS, inProcess, textOf, type InProcess } from './helpers.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
+export const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A connection that gives up fast: a stall of 600 ms outlasts its commands, and it is made again within 200 ms. */
+export const QUICK_CONNECTION = { commandTimeoutMs: 300, connectTimeoutMs: 300, minBackoffMs: 20, maxBackoffMs: 200 };
+
+/** A real redis-server for the test file, and quick connections to it (closed after the file). */
+export function redisPerFile(): { client(): Promise<RedisClient> } {
+  let redis: RedisServer;
+  const opened: RedisClient[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  }, 30_000);
+  afterAll(async () => {
+    await Promise.allSettled(opened.map((each) => each.close()));
+    await redis?.stop();
+  });
+  return {
+    async client() {
+      const made = await connectRedis(redis.url, () => {}, QUICK_CONNECTION);
+      opened.push(made);
+      return made;
+    },
+  };
+}
 
 export interface Stalling {
   /** The next EVALSHA of this script pauses Redis, for 600 ms (the command times out after 300). */
@@ -40,7 +62,7 @@ export async function startStallBench(): Promise<StallBench> {
     sandbox.carriedOut().filter((entry) => entry.operationId === 'channel.whatsapp.send' && entry.params.message === message).length;
 
   async function stallingClient(): Promise<{ client: RedisClient; stalling: Stalling }> {
-    const real = await connectRedis(redis.url, () => {}, { commandTimeoutMs: 300, connectTimeoutMs: 300, minBackoffMs: 20, maxBackoffMs: 200 });
+    const real = await connectRedis(redis.url, () => {}, QUICK_CONNECTION);
     opened.push(real);
     // Loaded, as on a Redis that has served writes before: a script Redis held is then run, not refused NOSCRIPT.
     for (const each of [RESERVE, TAKE, CLAIM_WRITE, SETTLE]) await real.command(['SCRIPT', 'LOAD', each.source]);

@@ -6,30 +6,13 @@
 // that key and the second write's params was told "carried out", with the first write's answer,
 // for a write that was still being sent, or that was then refused and never sent. The answer is
 // now given only to the reservation it was for (its owner's id).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore, SETTLE } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { STATE_SECRET, redisPerFile, sleep } from './review22b-stalling.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-let redis: RedisServer;
-const opened: RedisClient[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-}, 30_000);
-afterAll(async () => {
-  await Promise.allSettled(opened.map((each) => each.close()));
-  await redis?.stop();
-});
-
-async function client(): Promise<RedisClient> {
-  const made = await connectRedis(redis.url, () => {}, { commandTimeoutMs: 300, connectTimeoutMs: 300, minBackoffMs: 20, maxBackoffMs: 200 });
-  opened.push(made);
-  return made;
-}
+const { client } = redisPerFile();
 
 const reply = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], structuredContent: { outcome: 'done', text } });
 

@@ -5,29 +5,12 @@
 // the same write "still being sent" (for a write the API refused, so nothing was sent), and then,
 // for 30 minutes, its outcome "unknown". Review22b gave back only a mark whose claim was lost.
 // A settling Redis did not take is done again now, as soon as Redis answers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { describe, expect, it } from 'vitest';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore, SETTLE_WRITE } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { STATE_SECRET, redisPerFile, sleep } from './review22b-stalling.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-let redis: RedisServer;
-const opened: RedisClient[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-}, 30_000);
-afterAll(async () => {
-  await Promise.allSettled(opened.map((each) => each.close()));
-  await redis?.stop();
-});
-
-async function client(): Promise<RedisClient> {
-  const made = await connectRedis(redis.url, () => {}, { commandTimeoutMs: 300, connectTimeoutMs: 300, minBackoffMs: 20, maxBackoffMs: 200 });
-  opened.push(made);
-  return made;
-}
+const { client } = redisPerFile();
 
 /** Replica 1: its next `lost` SETTLE_WRITEs never reach Redis (the connection is being made again). */
 async function lossyReplica() {
