@@ -118,7 +118,7 @@ function templateOf(attempt: AttemptStart, operations: readonly OperationInfo[])
   const literals = (template: string) => template.split('/').filter((segment) => !segment.startsWith('{')).length;
   let best: string | undefined;
   for (const op of operations) {
-    if (op.method !== attempt.method || !routeMatches(op.path, path)) continue;
+    if (op.method !== attempt.method || !routeMatches(op, path)) continue;
     if (best === undefined || literals(op.path) > literals(best)) best = op.path;
   }
   return best;

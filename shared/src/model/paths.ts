@@ -41,9 +41,7 @@ export function fillPath(op: Operation, params: Params, siblings: readonly Opera
 
 /** Another operation of the catalog whose route `path` (filled in for `op`) reaches, where a router would prefer it. */
 function rivalOf(op: Operation, path: string, siblings: readonly Operation[]): Operation | undefined {
-  // The path's segments lowercased once, and each template's once per catalog: the same comparison as routeMatches.
-  const have = path.split('/').map((segment) => segment.toLowerCase());
-  return siblings.find((other) => other !== op && segmentsMatch(templateOf(other), have) && moreSpecific(other.path, op.path));
+  return siblings.find((other) => other !== op && routeMatches(other, path) && moreSpecific(other.path, op.path));
 }
 
 /** A path with no parameter in it is the same every call, and so is its rival: looked for once per catalog. */
@@ -58,19 +56,15 @@ function fixedRival(op: Operation, siblings: readonly Operation[]): Operation | 
 }
 
 /** A catalog template's segments: each literal one lowercased, a parameter undefined. */
-const templates = new WeakMap<Operation, Array<string | undefined>>();
+const templates = new WeakMap<{ path: string }, Array<string | undefined>>();
 
-function templateOf(op: Operation): Array<string | undefined> {
+function templateOf(op: { path: string }): Array<string | undefined> {
   let segments = templates.get(op);
   if (!segments) {
     segments = op.path.split('/').map((segment) => (/^\{\w+\}$/.test(segment) ? undefined : segment.toLowerCase()));
     templates.set(op, segments);
   }
   return segments;
-}
-
-function segmentsMatch(template: Array<string | undefined>, have: string[]): boolean {
-  return template.length === have.length && template.every((segment, index) => segment === undefined || segment === have[index]);
 }
 
 function describeIds(op: Operation, params: Params): string {
@@ -80,14 +74,13 @@ function describeIds(op: Operation, params: Params): string {
 }
 
 /**
- * Does a concrete path fit a template of the catalog (segment by segment)? Literal segments are
+ * Does a concrete path fit an operation's template (segment by segment)? Literal segments are
  * compared without regard to case: many routers ignore it, so ticketID `Stats` could reach stats.
  */
-export function routeMatches(template: string, path: string): boolean {
-  const want = template.split('/');
+export function routeMatches(op: { path: string }, path: string): boolean {
+  const template = templateOf(op);
   const have = path.split('/');
-  if (want.length !== have.length) return false;
-  return want.every((segment, index) => /^\{\w+\}$/.test(segment) || segment.toLowerCase() === have[index]?.toLowerCase());
+  return template.length === have.length && template.every((segment, index) => segment === undefined || segment === have[index]?.toLowerCase());
 }
 
 /** A router prefers literal segments over parameters, left to right. */
