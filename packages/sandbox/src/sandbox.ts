@@ -157,6 +157,9 @@ class Bucket {
     this.tokens = capacity;
   }
   private refill(now: number) {
+    // A request's time is read before its key's bucket is made: a bucket made a millisecond later
+    // must not count that as time owed (it read 0.99998 tokens and refused a full bucket with 429).
+    if (now <= this.updatedAt) return;
     this.tokens = Math.min(this.capacity, this.tokens + ((now - this.updatedAt) / 60_000) * this.perMinute);
     this.updatedAt = now;
   }
