@@ -102,7 +102,7 @@ export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessio
       requestLogOf(log, authInfo).info('refused a JSON-RPC batch of several requests');
       return refusalResponse(BATCH_REFUSED);
     }
-    return sessions.serve(request, target, authInfo);
+    return sessions.serve(request, target, authInfo, body);
   }
   return toNodeHandler({ fetch: serve }, { maxRequestBodySize: maxBodyBytes, onerror: (error) => log.warn(`request: ${error.message}`) });
 }

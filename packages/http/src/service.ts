@@ -45,6 +45,12 @@ export interface ServiceOptions {
   upstreamUnaccepted?: number;
   /** A request not answered within this is answered 504 (a read is stopped; a write already sent runs to its end). */
   requestTimeoutMs?: number;
+  /**
+   * A request whose headers and body have not all come within this is answered 408 and its
+   * connection closed (a body that trickles or never ends). Only the receiving: the answer may take
+   * up to requestTimeoutMs. The headers alone have at most 30 s of it.
+   */
+  receiveTimeoutMs?: number;
   /** How long SIGTERM waits for in-flight calls. */
   drainTimeoutMs?: number;
   /**
@@ -93,6 +99,8 @@ export const DEFAULTS = {
   upstreamUnaccepted: 2,
   // Longer than a 2025 elicitation may wait for a person (10 minutes).
   requestTimeoutMs: 12 * 60 * 1000,
+  // A 4 MiB body at 70 KB/s; an MCP message is a few KiB.
+  receiveTimeoutMs: 60_000,
   drainTimeoutMs: 30_000,
   drainDelayMs: 0,
   sessionIdleMs: 30 * 60 * 1000,
@@ -199,9 +207,18 @@ function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) 
  * promise hooks cost 4% of a call's CPU in remote mode, `npm run bench -- --only http-peer`.)
  */
 async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, mcpPaths: ReadonlySet<string>): Promise<Server> {
-  const requestTimeout = settings.requestTimeoutMs + 5_000;
-  // Node refuses a headersTimeout above requestTimeout: a short request deadline shortens both.
-  const timeouts = { requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), keepAliveTimeout: 5_000 };
+  // Node's requestTimeout bounds the receiving of a request (headers and body), not its answer: it
+  // was the answer's deadline plus 5 s, so one body sent a byte at a time held its connection, its
+  // buffered body (up to maxBodyBytes) and a place in its key's limit for 12 minutes. The checks run
+  // every connectionsCheckingInterval (30 s by default), so a short bound checks more often.
+  const requestTimeout = settings.receiveTimeoutMs;
+  const timeouts = {
+    requestTimeout,
+    // Node refuses a headersTimeout above requestTimeout: a short receiving bound shortens both.
+    headersTimeout: Math.min(30_000, requestTimeout),
+    connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(requestTimeout / 4))),
+    keepAliveTimeout: 5_000,
+  };
   const server = createHttpServer(timeouts, (req, res) => {
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) && !holdsCredential(req, given) ? given : randomUUID();
@@ -218,7 +235,10 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, 
     });
     void handle(req, res, { id: requestId, log: requestLog });
   });
-  server.on('clientError', (_error, socket) => socket.destroy());
+  // A request Node cannot take (malformed, Transfer-Encoding with Content-Length, headers over 16 KiB,
+  // not received within receiveTimeoutMs) gets Node's own answer, 400, 431 or 408, and its connection
+  // closed: a listener here would replace that answer (one that only destroyed the socket left the
+  // client with a reset and no status).
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(settings.port, settings.host, () => resolve());

@@ -13,6 +13,8 @@ interface Session {
   keyId: string;
   endpoint: string;
   lastSeen: number;
+  /** The ids of the client's requests the session's server has not answered yet (callIdOf). */
+  calls: Set<string>;
 }
 
 /** Where a legacy request goes: its endpoint's name, and how to make that endpoint's server. */
@@ -39,6 +41,12 @@ const OTHER_KEY = {
   message: 'This session was opened with another API key: a session serves only the key that opened it. Start a new session with this key.',
 };
 const NO_SESSION = { status: 400, error: 'no_session', message: 'Bad Request: no session; a 2025-era client starts with initialize.' };
+const SAME_ID = {
+  status: 409,
+  error: 'request_id_in_use',
+  message:
+    'A request with this JSON-RPC id is still being answered in this session: nothing was run. Give every request of a session its own id; repeat this one with a new id.',
+};
 const TOO_MANY = { status: 503, error: 'too_many_sessions', message: 'Too many open sessions; try again later.', headers: { 'retry-after': '30' } };
 
 export class Sessions {
@@ -59,8 +67,8 @@ export class Sessions {
     return this.open.size;
   }
 
-  /** A legacy request: to its session, or (an initialize) to a new one. */
-  async serve(request: Request, target: LegacyTarget, authInfo: AuthInfo): Promise<Response> {
+  /** A legacy request: to its session, or (an initialize) to a new one. `body`: the POST's body, parsed (undefined if none or not JSON). */
+  async serve(request: Request, target: LegacyTarget, authInfo: AuthInfo, body?: unknown): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
     if (!sessionId) return this.start(request, target, authInfo);
     const session = this.open.get(sessionId);
@@ -70,7 +78,16 @@ export class Sessions {
       return refusalResponse(OTHER_KEY);
     }
     session.lastSeen = Date.now();
-    return session.transport.handleRequest(request, { authInfo });
+    const ids = takeCallIds(session.calls, body);
+    if (!ids) return refusalResponse(SAME_ID);
+    let response: Response | undefined;
+    try {
+      response = await session.transport.handleRequest(request, { authInfo });
+      return response;
+    } finally {
+      // Refused by the transport (its headers, its body): the session's server never saw the request.
+      if (response?.status !== 200) for (const id of ids) session.calls.delete(id);
+    }
   }
 
   private async start(request: Request, target: LegacyTarget, authInfo: AuthInfo): Promise<Response> {
@@ -79,15 +96,17 @@ export class Sessions {
     if (!this.makeRoom(keyId)) return refusalResponse(TOO_MANY);
     const mcp = target.factory('legacy');
     let opened: string | undefined;
+    const calls = new Set<string>();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.limits.maxBodyBytes,
       onsessioninitialized: (id) => {
         opened = id;
-        this.open.set(id, { transport, mcp, clientId: authInfo.clientId, keyId, endpoint: target.name, lastSeen: Date.now() });
+        this.open.set(id, { transport, mcp, clientId: authInfo.clientId, keyId, endpoint: target.name, lastSeen: Date.now(), calls });
       },
       onsessionclosed: (id) => void this.close(id),
     } as ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0]);
+    releaseOnAnswer(transport, calls);
     await mcp.connect(transport);
     const response = await transport.handleRequest(request, { authInfo });
     if (opened === undefined) void mcp.close().catch(() => undefined); // not an initialize: nothing to keep
@@ -129,6 +148,45 @@ export class Sessions {
     const now = Date.now();
     for (const [id, session] of this.open) if (now - session.lastSeen > this.limits.sessionIdleMs) void this.close(id);
   }
+}
+
+/**
+ * A request's id as the SDK keys it (a number and a string of the same digits are two ids).
+ * While one is in flight, a second request with the same id in the same session would take its
+ * place in the SDK's maps: the first call's answer went to no one (its POST held open until the
+ * deadline, a write's outcome never told) and a cancel of that id stopped the second.
+ */
+function callIdOf(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+/** The body's request ids, now marked in flight; undefined (none marked) when one of them already is. */
+function takeCallIds(calls: Set<string>, body: unknown): string[] | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  const ids: string[] = [];
+  for (const message of messages) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, id, params } = message as { method?: unknown; id?: unknown; params?: { requestId?: unknown } };
+    if (typeof method !== 'string') continue;
+    // A cancel: the SDK sends no answer to a cancelled request, so its id is free again.
+    if (method === 'notifications/cancelled' && params?.requestId !== undefined) calls.delete(callIdOf(params.requestId));
+    if (id !== undefined && id !== null) ids.push(callIdOf(id));
+  }
+  if (ids.some((id) => calls.has(id)) || new Set(ids).size < ids.length) return undefined;
+  for (const id of ids) calls.add(id);
+  return ids;
+}
+
+/** Frees a request's id once the session's server has sent its answer (a result or an error). */
+function releaseOnAnswer(transport: WebStandardStreamableHTTPServerTransport, calls: Set<string>): void {
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    try {
+      return await send(message, options);
+    } finally {
+      if (!('method' in message) && 'id' in message) calls.delete(callIdOf(message.id));
+    }
+  };
 }
 
 /**
