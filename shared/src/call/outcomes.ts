@@ -248,8 +248,8 @@ export function failedCall(
   const text = describeFailure(error, op, stage, keySource, sentBefore);
   if (!op || !isWrite) return failure(text);
   // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
-  const tryAgain =
-    byToken && outcome === 'refused' && error instanceof UpstreamError && ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind);
+  const passing = error instanceof UpstreamError ? ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind) : !(error instanceof InputError);
+  const tryAgain = byToken && outcome === 'refused' && passing;
   return writeFailure(
     op,
     outcome,
@@ -353,6 +353,9 @@ function describeInternalFailure(op: Operation | undefined, stage: CallStage): s
     return `The API answered that ${op.id} was carried out, but the MCP server failed while preparing its answer (the details are in the server log)${check}. Do not repeat it.`;
   }
   if (op && op.risk !== 'safe' && stage === 'sent') return unknownOutcome('Internal error in the MCP server while the request was in flight', op);
+  // Before the claim let it go, a write was never sent: that much is known, and said.
+  if (op && op.risk !== 'safe' && stage === 'before')
+    return `Internal error in the MCP server before ${op.id} was sent (the details are in the server log): ${op.id} was not sent; nothing was changed. Try again in a moment; if it fails the same way, tell the user.`;
   return 'Internal error in the MCP server; nothing more is known. The details are in the server log.';
 }
 
