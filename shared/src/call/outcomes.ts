@@ -383,10 +383,16 @@ export function limitLines(state: LimitState): string[] {
   const lines: string[] = [];
   const { daily, perSend, quietHours } = state;
   const adding = (count: number | undefined) => (count === undefined ? 'an unknown number (the look-up failed: the send will be refused)' : String(count));
-  if (perSend) lines.push(`Recipients per send (ENGAGE_CAP_RECIPIENTS_PER_SEND): ${adding(perSend.recipients)} of at most ${perSend.cap}.`);
+  // Over a cap as things stand, a yes is refused at the send: said here, so nobody gives a yes that cannot run.
+  const refused = ', over the cap: as it stands, a yes is refused and nothing is sent';
+  if (perSend) {
+    const over = perSend.recipients !== undefined && perSend.recipients > perSend.cap ? refused : '';
+    lines.push(`Recipients per send (ENGAGE_CAP_RECIPIENTS_PER_SEND): ${adding(perSend.recipients)} of at most ${perSend.cap}${over}.`);
+  }
   if (daily) {
+    const over = daily.adding !== undefined && daily.used + daily.adding > daily.cap ? refused : '';
     lines.push(
-      `Messages today (ENGAGE_CAP_MESSAGES_PER_DAY): ${daily.used} of ${daily.cap} used; this adds ${adding(daily.adding)}. The count resets at ${daily.resetsAt} (${state.timeZone}).`,
+      `Messages today (ENGAGE_CAP_MESSAGES_PER_DAY): ${daily.used} of ${daily.cap} used; this adds ${adding(daily.adding)}${over}. The count resets at ${daily.resetsAt} (${state.timeZone}).`,
     );
   }
   if (quietHours) {
