@@ -326,6 +326,9 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
       if (mayHaveHappened) return unknownOutcome(error.message, op);
       // A write that never reached a socket did not happen: said so, as its outcome (refused) says.
       const notSent = op && op.risk !== 'safe' ? ` Nothing reached the API: ${op.id} was not carried out.` : '';
+      // An answer too large to read is as large the next time: "try again later" would only repeat it.
+      if (error.details.lasting)
+        return `${error.message}.${notSent} Retrying will not help: tell the user (the API holds more for ${name} than this server reads at once).`;
       return `${error.message}.${notSent} Try again later.`;
     }
   }
