@@ -318,7 +318,10 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
       return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
     case 'redirect':
       // Not a passing fault: the address answers from elsewhere, and the key is not taken there.
-      return mayHaveHappened ? unknownOutcome(error.message, op) : `${error.message}. Nothing was read; ${ADDRESS_FIXES[keySource].redirect}.`;
+      // A write that may have been received is unknown, and the address is still what to fix: the read that checks it is redirected too.
+      return mayHaveHappened
+        ? `${unknownOutcome(error.message, op)} ${ADDRESS_FIXES[keySource].redirect[0]!.toUpperCase()}${ADDRESS_FIXES[keySource].redirect.slice(1)}.`
+        : `${error.message}. Nothing was read; ${ADDRESS_FIXES[keySource].redirect}.`;
     case 'bad-response':
     case 'server':
     case 'network':
