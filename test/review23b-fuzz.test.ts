@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { validateParams } from '../shared/src/call/validate.js';
 import { ALL_OPERATIONS, DOMAINS, inProcess, textOf, type InProcess } from './helpers.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_128);
@@ -321,9 +322,18 @@ async function tokenReplay(random: Random, server: InProcess, plan: Plan): Promi
   // The same call after all: an idempotencyKey is not part of what a yes binds, and a top-level
   // __proto__ never reaches the server (the SDK's parse of the request drops it).
   const extras = Object.keys(args).filter((key) => !['operationId', 'params', 'confirmationToken', '__proto__', 'idempotencyKey'].includes(key));
-  const legit =
-    args.confirmationToken === token && args.operationId === operationId && toJson(args.params) === toJson(validParams(operationId)) && extras.length === 0;
+  const legit = args.confirmationToken === token && args.operationId === operationId && sameWrite(operationId, args.params) && extras.length === 0;
   return { args, legit };
+}
+
+/** Whether params are, once validated as the server does (a number's spaces trimmed, say), the valid ones the preview was for. */
+function sameWrite(operationId: string, params: unknown): boolean {
+  const op = ALL_OPERATIONS.find((candidate) => candidate.id === operationId)!;
+  try {
+    return JSON.stringify(validateParams(op, params)) === JSON.stringify(validateParams(op, validParams(operationId)));
+  } catch {
+    return false;
+  }
 }
 
 /** What the server told the model, and what the sandbox saw while it did. */
@@ -360,6 +370,8 @@ function problemsOf(plan: Plan, policy: 'all' | 'standard', observed: Observed, 
     const named = [plan.toolName, 'operationId', 'params', 'confirmationToken', 'idempotencyKey', 'quietHoursOverride', 'limit', 'offset', 'fields', 'search'];
     if (!named.some((name) => text.includes(name)) && !ALL_OPERATIONS.some((op) => text.includes(op.id)))
       problems.push('refusal names neither the operation nor a field');
+    // What the model sent comes back escaped: no invisible character or bidi control in a refusal.
+    if (/[\u00ad\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/.test(text)) problems.push('refusal holds an invisible character or bidi control');
     if (carried.length > 0) problems.push(`refused, yet carried out ${carried.map((entry) => entry.operationId).join(', ')}`);
   }
   if (/nothing was sent/i.test(text) && changed.length > 0)

@@ -45,6 +45,12 @@ it('an argument name with an invisible character is shown escaped', async () => 
   expect(text).toContain('params\\u200b is not an argument of contact_action');
 });
 
+it('an operationId that is not a string is quoted escaped too', async () => {
+  const text = await refusal({ operationId: { name: '\u202eevil\u200b' } });
+  expect(text).toContain('operationId must be a string (got {"name":"\\u202eevil\\u200b"})');
+  expect(text).not.toMatch(/[\u200b\u202e]/);
+});
+
 it('plain names read as before', async () => {
   expect(await refusal({ operationId: 'contact.nuke' })).toContain('operationId contact.nuke is not an operation of contact_action');
 });

@@ -122,7 +122,7 @@ export function toolArguments(
 function unknownOperation(operationId: unknown, toolName: string, ids: readonly string[], disabled: ReadonlyMap<string, string>): string {
   const offered = `use one of ${ids.join(', ')}`;
   if (operationId === undefined || operationId === null) return `operationId is missing: ${toolName} needs one; ${offered}`;
-  if (typeof operationId !== 'string') return `operationId must be a string (got ${JSON.stringify(operationId).slice(0, 60)}); ${offered}`;
+  if (typeof operationId !== 'string') return `operationId must be a string (got ${printable(JSON.stringify(operationId).slice(0, 60))}); ${offered}`;
   const name = shownName(operationId);
   const why = disabled.get(operationId);
   if (why) return `operationId ${name} is not available: ${why}`;
@@ -147,11 +147,12 @@ function unknownOperation(operationId: unknown, toolName: string, ids: readonly 
  * and no bidi control reorders the answer. The first 100 characters.
  */
 function shownName(text: string): string {
-  const escaped = JSON.stringify(text.slice(0, 100))
-    .slice(1, -1)
-    .replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = printable(JSON.stringify(text.slice(0, 100)).slice(1, -1));
   return escaped.trim() === escaped ? escaped : `"${escaped}"`;
 }
+
+/** Every character outside printable ASCII as a \u escape (a surrogate half cut off by a slice included). */
+const printable = (text: string) => text.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** The one id a near miss points to: the same once case and separators are set aside, else within two edits; none when two tie. */
 function nearestId(name: string, ids: readonly string[]): string | undefined {
