@@ -307,7 +307,8 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
     case 'rejected':
       return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${apiMessage}` : ''}.${unchanged} ${nextAfterRejection(status, op)}`;
     case 'rate-limited': {
-      const again = `Try again in ${retryAfterSeconds ?? 60} seconds.`;
+      const seconds = retryAfterSeconds ?? 60;
+      const again = `Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
       // No status: this server's pacing held the call back (the key's bucket read empty), so nothing reached the API.
       return status === 429
         ? `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. ${again}`
