@@ -349,6 +349,10 @@ function nextAfterRejection(status: number | undefined, op: Operation | undefine
   if (status === 402) return "The tenant's quota or plan does not allow it, not the request: tell the user; retrying will not help until that changes.";
   if (status === 409)
     return `What the API holds now conflicts with it (the request's form is fine): ${checkWhat(op)} and tell the user rather than retrying as is.`;
+  // The method, the body's type or framing: the request's form is this server's, not the params'; no correction of them helps.
+  if (status === 405 || status === 406 || status === 411 || status === 415)
+    return "The request's form is this server's, not something in the params: changing them or retrying will not help; tell the user (this server and the API disagree on how it is called).";
+  if (status === 413 || status === 414) return 'The request is too large for the API: send less (shorter text, fewer records or fields), not the same again.';
   return 'Correct the request before trying again.';
 }
 
