@@ -248,8 +248,8 @@ export function failedCall(
   const text = describeFailure(error, op, stage, keySource, sentBefore);
   if (!op || !isWrite) return failure(text);
   // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
-  const tryAgain =
-    byToken && outcome === 'refused' && error instanceof UpstreamError && ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind);
+  const passing = error instanceof UpstreamError ? ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind) : !(error instanceof InputError);
+  const tryAgain = byToken && outcome === 'refused' && passing;
   return writeFailure(
     op,
     outcome,
@@ -297,6 +297,9 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
     case 'not-found': {
       if (error.details.notApiBody)
         return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[keySource]}.`;
+      // A read that names no record (no id in its path, no params) cannot miss one: its route is what is missing.
+      if (op && op.risk === 'safe' && !op.path.includes('{'))
+        return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}. ${op.id} names no record (it takes no id), so no other params will help: the API has no such route at this address. ${NO_ROUTE[keySource]}.`;
       // Sent before: the id was likely right, and that send what removed the record.
       const hint = op?.findIdsWith && !sentBefore ? ` Use ${op.findIdsWith} to find valid ids.` : '';
       return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
@@ -304,7 +307,8 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
     case 'rejected':
       return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${apiMessage}` : ''}.${unchanged} ${nextAfterRejection(status, op)}`;
     case 'rate-limited': {
-      const again = `Try again in ${retryAfterSeconds ?? 60} seconds.`;
+      const seconds = retryAfterSeconds ?? 60;
+      const again = `Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
       // No status: this server's pacing held the call back (the key's bucket read empty), so nothing reached the API.
       return status === 429
         ? `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. ${again}`
@@ -318,7 +322,10 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
       return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
     case 'redirect':
       // Not a passing fault: the address answers from elsewhere, and the key is not taken there.
-      return mayHaveHappened ? unknownOutcome(error.message, op) : `${error.message}. Nothing was read; ${ADDRESS_FIXES[keySource].redirect}.`;
+      // A write that may have been received is unknown, and the address is still what to fix: the read that checks it is redirected too.
+      return mayHaveHappened
+        ? `${unknownOutcome(error.message, op)} ${ADDRESS_FIXES[keySource].redirect[0]!.toUpperCase()}${ADDRESS_FIXES[keySource].redirect.slice(1)}.`
+        : `${error.message}. Nothing was read; ${ADDRESS_FIXES[keySource].redirect}.`;
     case 'bad-response':
     case 'server':
     case 'network':
@@ -326,6 +333,9 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
       if (mayHaveHappened) return unknownOutcome(error.message, op);
       // A write that never reached a socket did not happen: said so, as its outcome (refused) says.
       const notSent = op && op.risk !== 'safe' ? ` Nothing reached the API: ${op.id} was not carried out.` : '';
+      // An answer too large to read is as large the next time: "try again later" would only repeat it.
+      if (error.details.lasting)
+        return `${error.message}.${notSent} Retrying will not help: tell the user (the API holds more for ${name} than this server reads at once).`;
       return `${error.message}.${notSent} Try again later.`;
     }
   }
@@ -339,6 +349,10 @@ function nextAfterRejection(status: number | undefined, op: Operation | undefine
   if (status === 402) return "The tenant's quota or plan does not allow it, not the request: tell the user; retrying will not help until that changes.";
   if (status === 409)
     return `What the API holds now conflicts with it (the request's form is fine): ${checkWhat(op)} and tell the user rather than retrying as is.`;
+  // The method, the body's type or framing: the request's form is this server's, not the params'; no correction of them helps.
+  if (status === 405 || status === 406 || status === 411 || status === 415)
+    return "The request's form is this server's, not something in the params: changing them or retrying will not help; tell the user (this server and the API disagree on how it is called).";
+  if (status === 413 || status === 414) return 'The request is too large for the API: send less (shorter text, fewer records or fields), not the same again.';
   return 'Correct the request before trying again.';
 }
 
@@ -353,6 +367,9 @@ function describeInternalFailure(op: Operation | undefined, stage: CallStage): s
     return `The API answered that ${op.id} was carried out, but the MCP server failed while preparing its answer (the details are in the server log)${check}. Do not repeat it.`;
   }
   if (op && op.risk !== 'safe' && stage === 'sent') return unknownOutcome('Internal error in the MCP server while the request was in flight', op);
+  // Before the claim let it go, a write was never sent: that much is known, and said.
+  if (op && op.risk !== 'safe' && stage === 'before')
+    return `Internal error in the MCP server before ${op.id} was sent (the details are in the server log): ${op.id} was not sent; nothing was changed. Try again in a moment; if it fails the same way, tell the user.`;
   return 'Internal error in the MCP server; nothing more is known. The details are in the server log.';
 }
 
@@ -380,10 +397,16 @@ export function limitLines(state: LimitState): string[] {
   const lines: string[] = [];
   const { daily, perSend, quietHours } = state;
   const adding = (count: number | undefined) => (count === undefined ? 'an unknown number (the look-up failed: the send will be refused)' : String(count));
-  if (perSend) lines.push(`Recipients per send (ENGAGE_CAP_RECIPIENTS_PER_SEND): ${adding(perSend.recipients)} of at most ${perSend.cap}.`);
+  // Over a cap as things stand, a yes is refused at the send: said here, so nobody gives a yes that cannot run.
+  const refused = ', over the cap: as it stands, a yes is refused and nothing is sent';
+  if (perSend) {
+    const over = perSend.recipients !== undefined && perSend.recipients > perSend.cap ? refused : '';
+    lines.push(`Recipients per send (ENGAGE_CAP_RECIPIENTS_PER_SEND): ${adding(perSend.recipients)} of at most ${perSend.cap}${over}.`);
+  }
   if (daily) {
+    const over = daily.adding !== undefined && daily.used + daily.adding > daily.cap ? refused : '';
     lines.push(
-      `Messages today (ENGAGE_CAP_MESSAGES_PER_DAY): ${daily.used} of ${daily.cap} used; this adds ${adding(daily.adding)}. The count resets at ${daily.resetsAt} (${state.timeZone}).`,
+      `Messages today (ENGAGE_CAP_MESSAGES_PER_DAY): ${daily.used} of ${daily.cap} used; this adds ${adding(daily.adding)}${over}. The count resets at ${daily.resetsAt} (${state.timeZone}).`,
     );
   }
   if (quietHours) {

@@ -86,6 +86,10 @@ function checkShape(raw: unknown, hasKey: (text: string) => boolean): string | u
         return `${path} has a field named "${key.slice(0, 40).replace(/[^\x20-\x7e]|"/g, '?')}"${key.length > 40 ? '…' : ''}; field names may hold only letters, digits, _ . and -, up to 64 of them`;
       }
       if (!Array.isArray(value) && hasKey(key)) return `${path} has a field name that contains the API key`;
+      // A parsed object holds it as a field, but no copy of it does (it sets the copy's prototype):
+      // an operation that passes unknown fields through would drop it unseen, from the preview and the request.
+      if (key === '__proto__' && !Array.isArray(value))
+        return `${path} has a field named "__proto__", which cannot be passed on to the API (it would be dropped unseen): leave it out`;
       stack.push({ value: inner, path: `${path}.${key}`, depth: depth + 1 });
     }
   }

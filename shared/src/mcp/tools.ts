@@ -106,7 +106,7 @@ export function toolArguments(
       }
       const unknown = Object.keys(raw).filter((key) => !known.includes(key));
       // A few names say enough; the error must stay small however many arrive (the SDK sends it as it is).
-      const named = unknown.slice(0, 5).map((key) => JSON.stringify(key.slice(0, 100)).slice(1, -1));
+      const named = unknown.slice(0, 5).map(shownName);
       if (named.length > 0)
         problems.push(
           `${named.join(', ')}${unknown.length > named.length ? ` and ${unknown.length - named.length} more` : ''} ${unknown.length === 1 ? 'is not an argument' : 'are not arguments'} of ${tool.name} (it takes ${known.join(', ')}; operation fields go in params)`,
@@ -122,8 +122,8 @@ export function toolArguments(
 function unknownOperation(operationId: unknown, toolName: string, ids: readonly string[], disabled: ReadonlyMap<string, string>): string {
   const offered = `use one of ${ids.join(', ')}`;
   if (operationId === undefined || operationId === null) return `operationId is missing: ${toolName} needs one; ${offered}`;
-  if (typeof operationId !== 'string') return `operationId must be a string (got ${JSON.stringify(operationId).slice(0, 60)}); ${offered}`;
-  const name = JSON.stringify(operationId.slice(0, 100)).slice(1, -1);
+  if (typeof operationId !== 'string') return `operationId must be a string (got ${printable(JSON.stringify(operationId).slice(0, 60))}); ${offered}`;
+  const name = shownName(operationId);
   const why = disabled.get(operationId);
   if (why) return `operationId ${name} is not available: ${why}`;
   const domain = /^([a-z]+)\./.exec(operationId)?.[1];
@@ -139,6 +139,20 @@ function unknownOperation(operationId: unknown, toolName: string, ids: readonly 
         : `. Did you mean ${nearest}? It is not available here: ${disabled.get(nearest)}`;
   return `operationId ${name} is not an operation of ${toolName}; ${offered}${hint}`;
 }
+
+/**
+ * A name the model sent, as the answer shows it: every character outside printable ASCII escaped
+ * (\u200b, \u043e, \u202e), and quoted when it starts or ends with a space, so a lookalike never
+ * reads as the name it imitates ("contact.update is not an operation … Did you mean contact.update?")
+ * and no bidi control reorders the answer. The first 100 characters.
+ */
+function shownName(text: string): string {
+  const escaped = printable(JSON.stringify(text.slice(0, 100)).slice(1, -1));
+  return escaped.trim() === escaped ? escaped : `"${escaped}"`;
+}
+
+/** Every character outside printable ASCII as a \u escape (a surrogate half cut off by a slice included). */
+const printable = (text: string) => text.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** The one id a near miss points to: the same once case and separators are set aside, else within two edits; none when two tie. */
 function nearestId(name: string, ids: readonly string[]): string | undefined {

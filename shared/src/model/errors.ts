@@ -42,6 +42,8 @@ export class UpstreamError extends Error {
       apiMessage?: string;
       /** A 404 whose body was not JSON (a proxy's page, say), in words: no route of the API answered, not a missing record. */
       notApiBody?: string;
+      /** The same request gets the same failure: an answer larger than this server reads. */
+      lasting?: boolean;
       /** For stderr logs only (a 5xx body, a low-level error code); never shown to the model. */
       logDetail?: string;
     } = {},

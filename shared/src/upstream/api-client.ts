@@ -304,7 +304,10 @@ export class ApiClient {
       });
     }
     if (code === 'BODY_TOO_LARGE') {
-      return new UpstreamError('bad-response', `The API's answer was larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB and was not read`, { mayHaveHappened });
+      return new UpstreamError('bad-response', `The API's answer was larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB and was not read`, {
+        mayHaveHappened,
+        lasting: true,
+      });
     }
     return new UpstreamError('network', answered ? 'The connection broke while the API was answering' : 'The connection to the API broke before it answered', {
       mayHaveHappened,
