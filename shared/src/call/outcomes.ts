@@ -297,9 +297,10 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
     case 'not-found': {
       if (error.details.notApiBody)
         return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[keySource]}.`;
-      // A read that names no record (no id in its path, no params) cannot miss one: its route is what is missing.
+      // A read that names no record (no id in its path) cannot miss one: the API has nothing of the
+      // kind for this tenant (no subscription, say: its message tells), or no such route at this address.
       if (op && op.risk === 'safe' && !op.path.includes('{'))
-        return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}. ${op.id} names no record (it takes no id), so no other params will help: the API has no such route at this address. ${NO_ROUTE[keySource]}.`;
+        return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[keySource]}.`;
       // Sent before: the id was likely right, and that send what removed the record.
       const hint = op?.findIdsWith && !sentBefore ? ` Use ${op.findIdsWith} to find valid ids.` : '';
       return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
