@@ -15,6 +15,12 @@ import { DURATION_BUCKETS, toolCallSpans } from './telemetry-spans.js';
 
 const SCOPE = { name: 'engage-mcp', version: '0.1.0' };
 const DEFAULT_METRIC_INTERVAL_MS = 60_000;
+/**
+ * How long a stop waits for the last spans and metrics to be exported. A collector that is down or
+ * hung would otherwise hold the exit for the SDK's own export timeouts (up to 30 s each, the
+ * request retried meanwhile), after the calls had drained: what is still unsent then is dropped.
+ */
+export const SHUTDOWN_WAIT_MS = 2_000;
 
 export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: TelemetryOptions, signals: { traces: boolean; metrics: boolean }): Telemetry {
   // The SDK's own complaints (an export that failed) go to our log on stderr, made safe there.
@@ -34,7 +40,13 @@ export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: Tele
   return {
     startToolCall: toolCallSpans(tracer, duration, new W3CTraceContextPropagator()),
     async shutdown() {
-      await Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, SHUTDOWN_WAIT_MS);
+        timer.unref();
+      });
+      await Promise.race([Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]), waited]);
+      clearTimeout(timer);
     },
   };
 }
