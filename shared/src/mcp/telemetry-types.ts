@@ -15,6 +15,11 @@ export interface ToolCallStart {
   requestId: string | number;
   /** The request's params._meta: traceparent and tracestate name the caller's span. */
   meta: Record<string, unknown> | undefined;
+  /**
+   * Whether a text holds a form of the caller's key (its redactor would change it). What the
+   * caller chose (its request id, its trace context) is kept out of the trace when it does.
+   */
+  holdsKey?: (text: string) => boolean;
   /** stdio is `pipe`, Streamable HTTP `tcp`. */
   transport: 'pipe' | 'tcp';
   protocolVersion?: string;
