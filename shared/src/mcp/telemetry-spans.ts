@@ -78,7 +78,8 @@ export function toolCallSpans(tracer: Tracer | undefined, duration: Histogram | 
       settled: (given) => void (facts = given),
       traceAttempt: (attempt) => (tracer ? attemptSpan(tracer, within, attempt, start.operations) : NO_ATTEMPT_SPAN),
       end(reply) {
-        const errorType = reply === undefined ? '_OTHER' : 'isError' in reply && reply.isError ? 'tool_error' : undefined;
+        // A handler that threw is answered by the SDK as a tool error too (isError, the error's message).
+        const errorType = reply === undefined || ('isError' in reply && reply.isError) ? 'tool_error' : undefined;
         const operation: Attributes = facts?.operationId ? { 'engage.operation.id': facts.operationId } : {};
         if (span) {
           span.setAttributes({ ...operation, ...outcomeAttributes(facts), ...(errorType ? { 'error.type': errorType } : {}) });

@@ -28,7 +28,7 @@ export interface ToolCallStart {
 /** One tool call's span, open while the call runs. */
 export interface ToolCallSpan extends CallTelemetry {
   traceAttempt: AttemptTracer;
-  /** Ends the span with the reply (undefined: the handler threw) and records the call's duration. */
+  /** Ends the span with the reply (undefined: the handler threw, which the SDK answers as a tool error) and records the call's duration. */
   end(reply: Reply | undefined): void;
 }
 
