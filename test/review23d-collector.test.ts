@@ -3,7 +3,8 @@
 // SIGTERM, once the calls had drained, it waited for the SDK's last exports: BatchSpanProcessor's
 // and the metric reader's export timeouts, 30 s each by default, so a rolling restart's replica
 // outlived its grace period. A stop now waits SHUTDOWN_WAIT_MS (2 s) for them, then exits.
-// The endpoint carries credentials in its URL: no log line of the service shows them.
+// The endpoint carries credentials in its URL: no log line of the service shows them, also when
+// the SDK cannot parse it (the second test).
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
@@ -62,5 +63,26 @@ describe('a collector that never answers', () => {
     expect(started.stderr.join('')).toContain('stopped');
     // The collector's credentials went where they belong (the exporter's request), and never to the log.
     expect(started.stderr.join('')).not.toContain('s3cret-collector-pw');
+  });
+});
+
+// The SDK quotes an endpoint it cannot parse as it was given, with the collector's user:password;
+// our log redacted the Engage key only, so the line went to stderr (a host's log file, the
+// cluster's logs) whole. The user information, and any OTLP header value, is redacted now.
+describe("the collector's credentials in a setting the SDK cannot read", () => {
+  it('the warning says which setting, without the password in it', { timeout: 25_000 }, async () => {
+    const started = launchService({
+      ENGAGE_BASE_URL: sandbox.baseUrl,
+      // A typo in the port: the URL cannot be parsed.
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-user:s3cret-collector-pw@127.0.0.1:43l8',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-honeycomb-team=s3cret-header-token',
+      OTEL_METRIC_EXPORT_INTERVAL: '600000',
+    });
+    await started.url;
+    await stopService(started.child);
+    const logged = started.stderr.join('');
+    expect(logged).toContain('Could not parse environment-provided export URL');
+    expect(logged).toContain('http://[redacted]@127.0.0.1:43l8');
+    expect(logged).not.toContain('s3cret');
   });
 });

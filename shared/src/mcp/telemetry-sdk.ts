@@ -23,8 +23,11 @@ const DEFAULT_METRIC_INTERVAL_MS = 60_000;
 export const SHUTDOWN_WAIT_MS = 2_000;
 
 export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: TelemetryOptions, signals: { traces: boolean; metrics: boolean }): Telemetry {
-  // The SDK's own complaints (an export that failed) go to our log on stderr, made safe there.
-  diag.setLogger({ error: log.warn, warn: log.warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
+  // The SDK's own complaints (an export that failed, a setting it cannot read) go to our log on
+  // stderr, made safe there, and first rid of the collector's credentials (settingsRedactor).
+  const safe = settingsRedactor(env);
+  const warn = (message: unknown) => log.warn(safe(String(message)));
+  diag.setLogger({ error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
   const resource = resourceFromAttributes({ 'service.name': options.serviceName, 'service.version': SCOPE.version }).merge(
     detectResources({ detectors: [envDetector] }),
   );
@@ -49,6 +52,34 @@ export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: Tele
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * What the SDK says of its settings quotes them as given: an endpoint it cannot parse (`Could not
+ * parse environment-provided export URL: '…'`, a typo in the port) with the user:password of the
+ * collector in it. Our log redacts the Engage key, not these: a URL's user information goes, and
+ * so does any value of OTEL_EXPORTER_OTLP_HEADERS or a signal's own headers (a collector's API key).
+ */
+export function settingsRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
+  const headerValues = Object.entries(env)
+    .filter(([name]) => /^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$/.test(name))
+    .flatMap(([, value]) => (value ?? '').split(','))
+    .map((pair) => pair.slice(pair.indexOf('=') + 1).trim())
+    .flatMap((value) => [value, decoded(value)])
+    .filter((value) => value.length >= 4);
+  return (text) => {
+    let safe = text.replace(/([a-z][a-z\d+.-]*:\/\/)[^\s/?#'"]*@/gi, '$1[redacted]@');
+    for (const value of headerValues) safe = safe.split(value).join('[redacted]');
+    return safe;
+  };
+}
+
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 function spanProcessor(env: NodeJS.ProcessEnv, options: TelemetryOptions) {
