@@ -85,13 +85,9 @@ export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly 
   const operations = tools.flatMap((tool) => tool.operations);
   for (const tool of tools) {
     mcp.registerTool(tool.info.name, definitionOf(tool), (args: ToolArguments | RefusedArguments, ctx: ServerContext) => {
-      const handled = handle(
-        tool,
-        args,
-        { era, mcp, ctx },
-        registration,
-        registration.telemetry && startSpan(registration.telemetry, tool, operations, { era, mcp, ctx }),
-      );
+      const caller = registration.callerOf(ctx);
+      const span = registration.telemetry && startSpan(registration.telemetry, tool, operations, { era, mcp, ctx }, caller);
+      const handled = handle(tool, args, { era, mcp, ctx }, registration, caller, span);
       // A write is counted until its span has ended too, so a stopping server waits for both.
       return tool.info.kind === 'action' ? registration.writes.during(handled) : handled;
     });
@@ -104,10 +100,10 @@ async function handle(
   args: ToolArguments | RefusedArguments,
   exchange: Parameters<typeof askingFor>[0],
   registration: Registration,
+  caller: Caller | undefined,
   span?: ToolCallSpan,
 ): Promise<Reply> {
   const started = performance.now();
-  const caller = registration.callerOf(exchange.ctx);
   // Remote mode: the call's lines go to its request's log (they carry the request's id).
   const deps = caller?.log ? { ...registration.deps, log: caller.log } : registration.deps;
   let reply: Reply | undefined;
@@ -155,14 +151,23 @@ function refusedArguments(tool: OfferedTool, refused: RefusedArguments, span?: T
 }
 
 /** The call's span: its parent is the caller's, from params._meta (traceparent, tracestate). */
-function startSpan(telemetry: Telemetry, tool: OfferedTool, operations: OperationInfo[], { era, mcp, ctx }: Parameters<typeof askingFor>[0]): ToolCallSpan {
+function startSpan(
+  telemetry: Telemetry,
+  tool: OfferedTool,
+  operations: OperationInfo[],
+  { era, mcp, ctx }: Parameters<typeof askingFor>[0],
+  caller: Caller | undefined,
+): ToolCallSpan {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const version = era === 'modern' ? envelope?.[PROTOCOL_VERSION_META_KEY] : mcp.server.getNegotiatedProtocolVersion();
+  const redact = caller?.redact;
   return telemetry.startToolCall({
     tool: tool.info.name,
     operations,
     requestId: ctx.mcpReq.id,
     meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
+    // The caller's request id and trace context are recorded only without its key in them.
+    ...(redact ? { holdsKey: (text: string) => redact(text) !== text } : {}),
     transport: ctx.http ? 'tcp' : 'pipe',
     ...(typeof version === 'string' ? { protocolVersion: version } : {}),
   });

@@ -15,10 +15,19 @@ import { DURATION_BUCKETS, toolCallSpans } from './telemetry-spans.js';
 
 const SCOPE = { name: 'engage-mcp', version: '0.1.0' };
 const DEFAULT_METRIC_INTERVAL_MS = 60_000;
+/**
+ * How long a stop waits for the last spans and metrics to be exported. A collector that is down or
+ * hung would otherwise hold the exit for the SDK's own export timeouts (up to 30 s each, the
+ * request retried meanwhile), after the calls had drained: what is still unsent then is dropped.
+ */
+export const SHUTDOWN_WAIT_MS = 2_000;
 
 export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: TelemetryOptions, signals: { traces: boolean; metrics: boolean }): Telemetry {
-  // The SDK's own complaints (an export that failed) go to our log on stderr, made safe there.
-  diag.setLogger({ error: log.warn, warn: log.warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
+  // The SDK's own complaints (an export that failed, a setting it cannot read) go to our log on
+  // stderr, made safe there, and first rid of the collector's credentials (settingsRedactor).
+  const safe = settingsRedactor(env);
+  const warn = (message: unknown) => log.warn(safe(String(message)));
+  diag.setLogger({ error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
   const resource = resourceFromAttributes({ 'service.name': options.serviceName, 'service.version': SCOPE.version }).merge(
     detectResources({ detectors: [envDetector] }),
   );
@@ -34,9 +43,43 @@ export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: Tele
   return {
     startToolCall: toolCallSpans(tracer, duration, new W3CTraceContextPropagator()),
     async shutdown() {
-      await Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, SHUTDOWN_WAIT_MS);
+        timer.unref();
+      });
+      await Promise.race([Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]), waited]);
+      clearTimeout(timer);
     },
   };
+}
+
+/**
+ * What the SDK says of its settings quotes them as given: an endpoint it cannot parse (`Could not
+ * parse environment-provided export URL: '…'`, a typo in the port) with the user:password of the
+ * collector in it. Our log redacts the Engage key, not these: a URL's user information goes, and
+ * so does any value of OTEL_EXPORTER_OTLP_HEADERS or a signal's own headers (a collector's API key).
+ */
+export function settingsRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
+  const headerValues = Object.entries(env)
+    .filter(([name]) => /^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$/.test(name))
+    .flatMap(([, value]) => (value ?? '').split(','))
+    .map((pair) => pair.slice(pair.indexOf('=') + 1).trim())
+    .flatMap((value) => [value, decoded(value)])
+    .filter((value) => value.length >= 4);
+  return (text) => {
+    let safe = text.replace(/([a-z][a-z\d+.-]*:\/\/)[^\s/?#'"]*@/gi, '$1[redacted]@');
+    for (const value of headerValues) safe = safe.split(value).join('[redacted]');
+    return safe;
+  };
+}
+
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 function spanProcessor(env: NodeJS.ProcessEnv, options: TelemetryOptions) {

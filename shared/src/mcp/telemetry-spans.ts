@@ -6,13 +6,13 @@
 // Never the key, its fingerprint, params, answers or a filled path (ids can be customer data).
 import {
   ROOT_CONTEXT,
+  defaultTextMapGetter,
   SpanKind,
   SpanStatusCode,
   trace,
   type Attributes,
   type Context,
   type Histogram,
-  type TextMapGetter,
   type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
@@ -32,16 +32,25 @@ export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 3
  * string would keep the whole one alive.
  */
 const MAX_TRACE_CONTEXT_LENGTH = 1024;
-/** The longest JSON-RPC id recorded; a longer one (the caller's to choose) is left out, for the same reason. */
+/** The longest JSON-RPC id recorded; a longer one (the caller's to choose) is left out, for the same reason, and so is one that holds the key. */
 const MAX_REQUEST_ID_LENGTH = 128;
 
-const metaGetter: TextMapGetter<Record<string, unknown>> = {
-  keys: (carrier) => Object.keys(carrier),
-  get: (carrier, key) => {
-    const value = carrier[key];
-    return typeof value === 'string' && value.length <= MAX_TRACE_CONTEXT_LENGTH ? value : undefined;
-  },
-};
+const TRACE_CONTEXT_FIELDS = ['traceparent', 'tracestate'] as const;
+
+/**
+ * The caller's W3C trace context from params._meta, as the propagator reads it: its own string
+ * fields only, at sizes they have in earnest, and none that holds a form of the key. The trace
+ * state is exported with every span of the call, so a key the caller put there (or in the trace
+ * id, as hex) would reach the collector; without its traceparent the call starts a trace of its own.
+ */
+function traceContextOf(meta: Record<string, unknown>, holdsKey: ToolCallStart['holdsKey']): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  for (const field of TRACE_CONTEXT_FIELDS) {
+    const value = Object.hasOwn(meta, field) ? meta[field] : undefined;
+    if (typeof value === 'string' && value.length <= MAX_TRACE_CONTEXT_LENGTH && !holdsKey?.(value)) carrier[field] = value;
+  }
+  return carrier;
+}
 
 const NO_ATTEMPT_SPAN = { end: () => undefined };
 
@@ -58,9 +67,10 @@ export function toolCallSpans(tracer: Tracer | undefined, duration: Histogram | 
       ...(start.protocolVersion ? { 'mcp.protocol.version': start.protocolVersion } : {}),
     };
     // The caller's span (W3C trace context in params._meta) is the parent; without one, a new trace.
-    const parent = tracer && start.meta ? propagator.extract(ROOT_CONTEXT, start.meta, metaGetter) : ROOT_CONTEXT;
+    const parent = tracer && start.meta ? propagator.extract(ROOT_CONTEXT, traceContextOf(start.meta, start.holdsKey), defaultTextMapGetter) : ROOT_CONTEXT;
     const id = String(start.requestId);
-    const attributes = { ...common, ...(id.length <= MAX_REQUEST_ID_LENGTH ? { 'jsonrpc.request.id': id } : {}) };
+    const recordedId = tracer && id.length <= MAX_REQUEST_ID_LENGTH && !start.holdsKey?.(id);
+    const attributes = { ...common, ...(recordedId ? { 'jsonrpc.request.id': id } : {}) };
     const span = tracer?.startSpan(`tools/call ${start.tool}`, { kind: SpanKind.SERVER, attributes }, parent);
     const within = span ? trace.setSpan(parent, span) : parent;
     let facts: CallFacts | undefined;
@@ -68,7 +78,8 @@ export function toolCallSpans(tracer: Tracer | undefined, duration: Histogram | 
       settled: (given) => void (facts = given),
       traceAttempt: (attempt) => (tracer ? attemptSpan(tracer, within, attempt, start.operations) : NO_ATTEMPT_SPAN),
       end(reply) {
-        const errorType = reply === undefined ? '_OTHER' : 'isError' in reply && reply.isError ? 'tool_error' : undefined;
+        // A handler that threw is answered by the SDK as a tool error too (isError, the error's message).
+        const errorType = reply === undefined || ('isError' in reply && reply.isError) ? 'tool_error' : undefined;
         const operation: Attributes = facts?.operationId ? { 'engage.operation.id': facts.operationId } : {};
         if (span) {
           span.setAttributes({ ...operation, ...outcomeAttributes(facts), ...(errorType ? { 'error.type': errorType } : {}) });

@@ -15,6 +15,11 @@ export interface ToolCallStart {
   requestId: string | number;
   /** The request's params._meta: traceparent and tracestate name the caller's span. */
   meta: Record<string, unknown> | undefined;
+  /**
+   * Whether a text holds a form of the caller's key (its redactor would change it). What the
+   * caller chose (its request id, its trace context) is kept out of the trace when it does.
+   */
+  holdsKey?: (text: string) => boolean;
   /** stdio is `pipe`, Streamable HTTP `tcp`. */
   transport: 'pipe' | 'tcp';
   protocolVersion?: string;
@@ -23,7 +28,7 @@ export interface ToolCallStart {
 /** One tool call's span, open while the call runs. */
 export interface ToolCallSpan extends CallTelemetry {
   traceAttempt: AttemptTracer;
-  /** Ends the span with the reply (undefined: the handler threw) and records the call's duration. */
+  /** Ends the span with the reply (undefined: the handler threw, which the SDK answers as a tool error) and records the call's duration. */
   end(reply: Reply | undefined): void;
 }
 
