@@ -1,8 +1,9 @@
 // Reading a host's config file and replacing it safely: one run at a time (a lock file beside
 // it), a backup of what was there, then the new text written beside it, synced and renamed over it,
 // and the folder synced, so a crash never leaves half a file nor brings back the old one. A file
-// holding the key, and every backup, is its owner's only.
-import { mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+// holding the key, and every backup, is its owner's only. Run by root in another user's home
+// (sudo keeping HOME), what it makes stays that user's, or their host could not read its config.
+import { chown, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigRefused } from './config-error.js';
 
@@ -55,14 +56,16 @@ export interface Written {
  */
 export async function replaceConfig(path: string, text: string, existed: boolean, holdsKey: boolean, now = new Date()): Promise<Written> {
   const target = existed ? await realpath(path) : path;
-  await mkdir(dirname(target), { recursive: true });
+  await makeFolder(dirname(target));
   if (existed) await refuseReadOnly(target);
   const mode = holdsKey || !existed ? 0o600 : (await stat(target)).mode & 0o777;
+  // The replaced file's owner, or the folder's for a new one.
+  const owner = await ownerFor(existed ? target : dirname(target));
   const temporary = `${target}.engage-setup-${process.pid}-${Date.now()}.tmp`;
   let backup: string | undefined;
   try {
-    await writeNew(temporary, text, mode);
-    if (existed) backup = await backupOf(target, now);
+    await writeNew(temporary, text, mode, owner);
+    if (existed) backup = await backupOf(target, now, owner);
     await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });
@@ -96,10 +99,47 @@ async function syncFolder(folder: string): Promise<void> {
   }
 }
 
-/** A file that did not exist, with this mode from its first byte (the umask cannot widen it). */
-async function writeNew(path: string, content: string | Buffer, mode: number): Promise<void> {
+interface Owner {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * Whom a file or folder made at `existing` (or below it) is to belong to: when root writes into a
+ * place another user owns, that user, as if they had run setup; undefined for everyone else
+ * (what they make is theirs anyway) and on Windows.
+ */
+async function ownerFor(existing: string): Promise<Owner | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const { uid, gid } = await stat(existing);
+  return uid === 0 && gid === 0 ? undefined : { uid, gid };
+}
+
+/** The folder, made if need be; as root, each folder made is given the owner of the folder it was made in. */
+async function makeFolder(folder: string): Promise<void> {
+  const wanted = resolve(folder);
+  let existing = wanted;
+  while (dirname(existing) !== existing && !(await exists(existing))) existing = dirname(existing);
+  const owner = await ownerFor(existing).catch(() => undefined);
+  const first = await mkdir(wanted, { recursive: true });
+  if (first === undefined || owner === undefined) return;
+  for (let made = wanted; ; made = dirname(made)) {
+    await chown(made, owner.uid, owner.gid);
+    if (made === resolve(first) || dirname(made) === made) return;
+  }
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+/** A file that did not exist, with this mode from its first byte (the umask cannot widen it), and this owner if given. */
+async function writeNew(path: string, content: string | Buffer, mode: number, owner?: Owner): Promise<void> {
   const handle = await open(path, 'wx', mode);
   try {
+    if (owner) await handle.chown(owner.uid, owner.gid);
     await handle.chmod(mode);
     await handle.writeFile(content);
     await handle.sync();
@@ -109,13 +149,13 @@ async function writeNew(path: string, content: string | Buffer, mode: number): P
 }
 
 /** `<file>.backup-20250101-120000`, never overwriting an earlier backup; its owner's only, as it may hold keys. */
-async function backupOf(path: string, now: Date): Promise<string> {
+async function backupOf(path: string, now: Date, owner: Owner | undefined): Promise<string> {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   const original = await readFile(path);
   for (let attempt = 1; ; attempt++) {
     const candidate = `${path}.backup-${stamp}${attempt > 1 ? `-${attempt}` : ''}`;
     try {
-      await writeNew(candidate, original, 0o600);
+      await writeNew(candidate, original, 0o600, owner);
       return candidate;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -135,7 +175,7 @@ const LOCK_ORPHAN_MS = 5_000;
  */
 export async function withConfigLock<T>(path: string, change: () => Promise<T>): Promise<T> {
   const target = await realpath(path).catch(() => resolve(path));
-  await mkdir(dirname(target), { recursive: true });
+  await makeFolder(dirname(target));
   const lock = `${target}.engage-setup.lock`;
   await acquireLock(lock, path);
   try {
