@@ -3,7 +3,7 @@
 // and the folder synced, so a crash never leaves half a file nor brings back the old one. A file
 // holding the key, and every backup, is its owner's only. Run by root in another user's home
 // (sudo keeping HOME), what it makes stays that user's, or their host could not read its config.
-import { chown, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lchown, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigRefused } from './config-error.js';
 
@@ -124,7 +124,9 @@ async function makeFolder(folder: string): Promise<void> {
   const first = await mkdir(wanted, { recursive: true });
   if (first === undefined || owner === undefined) return;
   for (let made = wanted; ; made = dirname(made)) {
-    await chown(made, owner.uid, owner.gid);
+    // lchown: the user owns the folder these were made in, and could swap one for a link to /etc
+    // before this line; chown would follow it and give them what it points to.
+    await lchown(made, owner.uid, owner.gid);
     if (made === resolve(first) || dirname(made) === made) return;
   }
 }
