@@ -5,14 +5,10 @@
 // the raw text, using 512 characters of it) until the span was exported: with the batch queue's
 // 2,048 spans, megabytes each. A caller's id and trace context are now taken only at sizes they
 // have in earnest; the call itself is answered as before.
-import { StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import type { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, startTelemetry, type Telemetry } from '@engage-mcp/shared';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService } from '../packages/http/src/service.js';
-import { makeClient } from './helpers.js';
+import { withEditedCalls } from './remote-telemetry.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -26,43 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox?.close());
 
-interface Sent {
-  status: number;
-  text: string;
-}
-
-/**
- * A remote service with in-memory telemetry; `send` posts one billing.quota call over the modern
- * era, as the SDK's client shapes it, after `change` has edited the request's JSON.
- */
-async function withService(run: (send: (change: (body: any) => void) => Promise<Sent>, spans: InMemorySpanExporter) => Promise<void>): Promise<void> {
-  const spans = new InMemorySpanExporter();
-  const log = createLogger('review14', 'error', []);
-  const telemetry = (await startTelemetry({}, log, { serviceName: 'engage-mcp-test', spanExporter: spans })) as Telemetry;
-  const service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => {}, telemetry });
-  const client = makeClient({ kind: 'v2-modern' });
-  let template: { input: Parameters<typeof fetch>[0]; init: RequestInit } | undefined;
-  const noting: typeof fetch = async (input, init) => {
-    if (typeof init?.body === 'string' && init.body.includes('"tools/call"')) template = { input, init };
-    return fetch(input, init);
-  };
-  try {
-    const url = new URL('/mcp/billing', service.url);
-    await client.connect(new ModernHttpTransport(url, { fetch: noting, requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
-    await client.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } });
-    spans.reset();
-    const send = async (change: (body: any) => void): Promise<Sent> => {
-      const body = JSON.parse(template?.init.body as string);
-      change(body);
-      const response = await fetch(template?.input as string, { ...template?.init, body: JSON.stringify(body) });
-      return { status: response.status, text: await response.text() };
-    };
-    await run(send, spans);
-  } finally {
-    await client.close();
-    await service.close();
-  }
-}
+/** A remote service with in-memory telemetry; `send` re-sends one billing.quota call, edited (remote-telemetry.ts). */
+const withService = (run: Parameters<typeof withEditedCalls>[2]) => withEditedCalls(sandbox, 'review14', run);
 
 const serverSpans = (spans: InMemorySpanExporter) => spans.getFinishedSpans().filter((span) => span.kind === SERVER);
 /** What the finished spans hold: names, attributes, their own and their parent's context (the trace state's text included). */

@@ -1,19 +1,9 @@
-// Review 23d, telemetry and a caller that puts its key where the trace takes its text as given: the
-// JSON-RPC id went into `jsonrpc.request.id` and `params._meta.tracestate` into the span context of
-// the call and of every API request under it (OTLP exports it as each span's traceState), so the
-// key reached the collector, against "never the key in a span". The remote service already keeps
-// such an id out of X-Request-Id and the log. An id, traceparent or tracestate that holds a form of
-// the caller's key is now left out of the trace (without its traceparent the call starts a trace of
-// its own); the call is answered as before. Remote mode (the request's key) and stdio (the
-// configured key) alike.
-import { StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { InMemorySpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, keyFingerprint, startTelemetry, type Telemetry } from '@engage-mcp/shared';
+import { keyFingerprint } from '@engage-mcp/shared';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService } from '../packages/http/src/service.js';
-import { DOMAINS, inProcess, makeClient, textOf } from './helpers.js';
+import { DOMAINS, inProcess, textOf } from './helpers.js';
+import { inMemoryTelemetry, withEditedCalls } from './remote-telemetry.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -25,12 +15,6 @@ beforeAll(async () => {
   sandbox = await startSandbox();
 });
 afterAll(() => sandbox?.close());
-
-async function inMemoryTelemetry(): Promise<{ telemetry: Telemetry; spans: InMemorySpanExporter }> {
-  const spans = new InMemorySpanExporter();
-  const telemetry = (await startTelemetry({}, createLogger('review23d', 'error', []), { serviceName: 'engage-mcp-test', spanExporter: spans })) as Telemetry;
-  return { telemetry, spans };
-}
 
 /** Everything the finished spans hold that OTLP exports: names, attributes, status, their own and their parent's context (trace state included). */
 const exported = (finished: ReadableSpan[]) =>
@@ -48,33 +32,15 @@ function expectNoKey(finished: ReadableSpan[], key: string): void {
 const stateWith = (key: string) => `rojo=00f067aa0ba902b7,vendor=${key}`;
 
 describe('remote mode: the request key in the id or the trace context', () => {
-  async function withService(run: (send: (change: (body: any) => void) => Promise<string>, spans: InMemorySpanExporter) => Promise<void>): Promise<void> {
-    const { telemetry, spans } = await inMemoryTelemetry();
-    const service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => {}, telemetry });
-    const client = makeClient({ kind: 'v2-modern' });
-    let template: { input: Parameters<typeof fetch>[0]; init: RequestInit } | undefined;
-    const noting: typeof fetch = async (input, init) => {
-      if (typeof init?.body === 'string' && init.body.includes('"tools/call"')) template = { input, init };
-      return fetch(input, init);
-    };
-    try {
-      const url = new URL('/mcp/billing', service.url);
-      await client.connect(new ModernHttpTransport(url, { fetch: noting, requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
-      await client.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } });
-      spans.reset();
-      const send = async (change: (body: any) => void): Promise<string> => {
-        const body = JSON.parse(template?.init.body as string);
-        change(body);
-        const response = await fetch(template?.input as string, { ...template?.init, body: JSON.stringify(body) });
-        expect(response.status).toBe(200);
-        return response.text();
-      };
-      await run(send, spans);
-    } finally {
-      await client.close();
-      await service.close();
-    }
-  }
+  /** `send` re-sends one billing.quota call, edited, and expects it answered 200 (remote-telemetry.ts). */
+  const withService = (run: (send: (change: (body: any) => void) => Promise<string>, spans: InMemorySpanExporter) => Promise<void>) =>
+    withEditedCalls(sandbox, 'review23d', (send, spans) =>
+      run(async (change) => {
+        const sent = await send(change);
+        expect(sent.status).toBe(200);
+        return sent.text;
+      }, spans),
+    );
 
   it('an id with the key is answered, and not recorded; the trace context still is', async () => {
     await withService(async (send, spans) => {
@@ -126,7 +92,7 @@ describe('remote mode: the request key in the id or the trace context', () => {
 
 describe('stdio: the configured key in the trace context', () => {
   it('a tracestate with the key is not taken; a usual one still is', async () => {
-    const { telemetry, spans } = await inMemoryTelemetry();
+    const { telemetry, spans } = await inMemoryTelemetry('review23d');
     const server = await inProcess(DOMAINS.billing!, sandbox, { server: { telemetry } });
     try {
       const withKey = await server.client.callTool({

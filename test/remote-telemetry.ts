@@ -1,0 +1,56 @@
+// A remote service with in-memory telemetry, and one billing.quota call over the modern era that a
+// test re-sends with its JSON edited: how the telemetry reviews play a hostile caller's request.
+import { StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { createLogger, startTelemetry, type Telemetry } from '@engage-mcp/shared';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import { CATALOGS } from '../packages/http/src/catalogs.js';
+import { startService } from '../packages/http/src/service.js';
+import { makeClient } from './helpers.js';
+
+export interface Sent {
+  status: number;
+  text: string;
+}
+
+/** Telemetry whose spans stay in memory. */
+export async function inMemoryTelemetry(name: string): Promise<{ telemetry: Telemetry; spans: InMemorySpanExporter }> {
+  const spans = new InMemorySpanExporter();
+  const telemetry = (await startTelemetry({}, createLogger(name, 'error', []), { serviceName: 'engage-mcp-test', spanExporter: spans })) as Telemetry;
+  return { telemetry, spans };
+}
+
+/**
+ * `send` posts the billing.quota call again, as the SDK's client shaped it, after `change` has
+ * edited the request's JSON; the spans of the first call are cleared before `run`.
+ */
+export async function withEditedCalls(
+  sandbox: Sandbox,
+  name: string,
+  run: (send: (change: (body: any) => void) => Promise<Sent>, spans: InMemorySpanExporter) => Promise<void>,
+): Promise<void> {
+  const { telemetry, spans } = await inMemoryTelemetry(name);
+  const service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => {}, telemetry });
+  const client = makeClient({ kind: 'v2-modern' });
+  let template: { input: Parameters<typeof fetch>[0]; init: RequestInit } | undefined;
+  const noting: typeof fetch = async (input, init) => {
+    if (typeof init?.body === 'string' && init.body.includes('"tools/call"')) template = { input, init };
+    return fetch(input, init);
+  };
+  try {
+    const url = new URL('/mcp/billing', service.url);
+    await client.connect(new ModernHttpTransport(url, { fetch: noting, requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
+    await client.callTool({ name: 'billing_get', arguments: { operationId: 'billing.quota' } });
+    spans.reset();
+    const send = async (change: (body: any) => void): Promise<Sent> => {
+      const body = JSON.parse(template?.init.body as string);
+      change(body);
+      const response = await fetch(template?.input as string, { ...template?.init, body: JSON.stringify(body) });
+      return { status: response.status, text: await response.text() };
+    };
+    await run(send, spans);
+  } finally {
+    await client.close();
+    await service.close();
+  }
+}
