@@ -67,9 +67,11 @@ export function cacheDirOf(env: NodeJS.ProcessEnv = process.env): string | undef
   // directory, which for a server is often a project's, where a cloned repository could plant a
   // cache (V8 runs whatever code a cache holds for a source of the same length).
   const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined;
-  const dir = join(xdg ?? join(homedir(), '.cache'), 'engage-mcp', 'code-cache');
-  if (!isAbsolute(dir)) return undefined;
   try {
+    // homedir() throws where HOME is unset and the user has no passwd entry (a container run
+    // under an arbitrary uid with a cleared environment): no cache then, and the server starts.
+    const dir = join(xdg ?? join(homedir(), '.cache'), 'engage-mcp', 'code-cache');
+    if (!isAbsolute(dir)) return undefined;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stat = statSync(dir);
     // Another user's folder, or one others may write to, could hold code planted for us; so could

@@ -1,0 +1,88 @@
+// A server started where there is no home folder: HOME unset and the user without a passwd entry
+// (a container run under an arbitrary uid, a host that starts servers with a cleared environment).
+// Node's os.homedir() then throws (uv_os_homedir ENOENT), and the bin's launcher asked it for the
+// compile cache's folder outside its guard: every start died with a stack trace before the server
+// ran, even with ENGAGE_STATE_DIR set. The cache is off there now and the server starts.
+// As root the real thing is run (setpriv to a uid nobody has); elsewhere a preload makes
+// homedir() throw as Node does.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+
+let sandbox: Sandbox;
+let dir: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  dir = mkdtempSync(join(tmpdir(), 'engage-no-home-'));
+  chmodSync(dir, 0o777);
+});
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** What Node throws from os.homedir() when HOME is unset and getpwuid_r finds no user. */
+const HOMELESS = `const os = require('node:os');
+os.homedir = () => { const error = new Error('A system error occurred: uv_os_homedir returned ENOENT (no such file or directory)'); error.code = 'ERR_SYSTEM_ERROR'; throw error; };
+`;
+
+const hasSetpriv = (() => {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * The built contact server's bin with no HOME (nor XDG_CACHE_HOME), as `command args`: the SDK's
+ * transport passes HOME on whatever env it is given, so env(1) takes it out.
+ */
+function homelessStart(): { command: string; args: string[] } {
+  const unset = ['-u', 'HOME', '-u', 'XDG_CACHE_HOME'];
+  if (hasSetpriv) {
+    return { command: 'env', args: [...unset, 'setpriv', '--reuid', '54321', '--regid', '54321', '--clear-groups', process.execPath, serverEntry('contact')] };
+  }
+  const preload = join(dir, 'homeless.cjs');
+  writeFileSync(preload, HOMELESS);
+  return { command: 'env', args: [...unset, process.execPath, '--require', preload, serverEntry('contact')] };
+}
+
+describe('a server started with no home folder to be found', () => {
+  it('starts without its compile cache when ENGAGE_STATE_DIR says where its state goes: tools listed, a read answered', async () => {
+    const stateDir = join(dir, 'state');
+    const { command, args } = homelessStart();
+    let stderr = '';
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      env: { PATH: process.env.PATH ?? '', ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_STATE_DIR: stateDir },
+      stderr: 'pipe',
+      cwd: dir,
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: 'no-home', version: '0' });
+    try {
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['contact_read', 'contact_action']);
+      const read = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', limit: 1 } });
+      expect(read.isError, JSON.stringify(read.content)).toBeFalsy();
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nstderr: ${stderr}`);
+    } finally {
+      await client.close();
+    }
+    expect(stderr).not.toContain('uv_os_homedir');
+    // No cache was written anywhere under the folder the server was given.
+    expect(readdirSync(dir).filter((name) => name !== 'state' && name !== 'homeless.cjs')).toEqual([]);
+  });
+});
