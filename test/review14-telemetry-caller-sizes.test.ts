@@ -8,7 +8,7 @@
 import type { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { withEditedCalls } from './remote-telemetry.js';
+import { withEditedCalls } from './telemetry-helpers.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox?.close());
 
-/** A remote service with in-memory telemetry; `send` re-sends one billing.quota call, edited (remote-telemetry.ts). */
+/** A remote service with in-memory telemetry; `send` re-sends one billing.quota call, edited (telemetry-helpers.ts). */
 const withService = (run: Parameters<typeof withEditedCalls>[2]) => withEditedCalls(sandbox, 'review14', run);
 
 const serverSpans = (spans: InMemorySpanExporter) => spans.getFinishedSpans().filter((span) => span.kind === SERVER);

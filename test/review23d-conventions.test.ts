@@ -6,21 +6,17 @@
 // error's message as its text), yet its span and its point in mcp.server.operation.duration said
 // `_OTHER`, so a dashboard of tool errors missed it. It is `tool_error` now.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import { ATTR_MCP_METHOD_NAME, METRIC_MCP_SERVER_OPERATION_DURATION } from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, startTelemetry, type Telemetry } from '@engage-mcp/shared';
+import { createLogger } from '@engage-mcp/shared';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { DOMAINS, inProcess } from './helpers.js';
+import { inMemoryTelemetry } from './telemetry-helpers.js';
 
 const SERVER = 1; // SpanKind.SERVER
-
-class TestReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -30,10 +26,8 @@ afterAll(() => sandbox?.close());
 
 describe('a tool call whose handler throws', () => {
   it('is answered isError by the SDK, and its span and duration say error.type=tool_error', async () => {
-    const spans = new InMemorySpanExporter();
-    const reader = new TestReader();
+    const { telemetry, spans, reader } = await inMemoryTelemetry('review23d');
     const quiet = createLogger('review23d', 'error', []);
-    const telemetry = (await startTelemetry({}, quiet, { serviceName: 'engage-mcp-test', spanExporter: spans, metricReader: reader })) as Telemetry;
     // A failure inside the server itself: the log a failed call is noted in throws (a full disk, say).
     const log = {
       ...quiet,

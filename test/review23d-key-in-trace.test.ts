@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '@engage-mcp/shared';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { DOMAINS, inProcess, textOf } from './helpers.js';
-import { inMemoryTelemetry, withEditedCalls } from './remote-telemetry.js';
+import { inMemoryTelemetry, withEditedCalls } from './telemetry-helpers.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -32,7 +32,7 @@ function expectNoKey(finished: ReadableSpan[], key: string): void {
 const stateWith = (key: string) => `rojo=00f067aa0ba902b7,vendor=${key}`;
 
 describe('remote mode: the request key in the id or the trace context', () => {
-  /** `send` re-sends one billing.quota call, edited, and expects it answered 200 (remote-telemetry.ts). */
+  /** `send` re-sends one billing.quota call, edited, and expects it answered 200 (telemetry-helpers.ts). */
   const withService = (run: (send: (change: (body: any) => void) => Promise<string>, spans: InMemorySpanExporter) => Promise<void>) =>
     withEditedCalls(sandbox, 'review23d', (send, spans) =>
       run(async (change) => {

@@ -14,8 +14,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE } from '@opentelemetry/semantic-conventions';
 import {
   ATTR_GEN_AI_OPERATION_NAME,
@@ -26,11 +26,12 @@ import {
   METRIC_MCP_SERVER_OPERATION_DURATION,
 } from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, keyFingerprint, startTelemetry, type Telemetry } from '@engage-mcp/shared';
+import { keyFingerprint } from '@engage-mcp/shared';
 import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService } from '../packages/http/src/service.js';
 import { DOMAINS, MODERN_REVISION, inProcess, makeClient, textOf } from './helpers.js';
+import { inMemoryTelemetry as inMemoryTelemetryOf, type TestReader } from './telemetry-helpers.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -38,25 +39,13 @@ const traceparent = `00-${TRACE_ID}-${CALLER_SPAN}-01`;
 const SERVER = 1; // SpanKind.SERVER
 const CLIENT = 2; // SpanKind.CLIENT
 
-/** Reads the metrics when asked (collect), like a scrape. */
-class TestReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
-
 let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await startSandbox();
 });
 afterAll(() => sandbox?.close());
 
-async function inMemoryTelemetry(): Promise<{ telemetry: Telemetry; spans: InMemorySpanExporter; reader: TestReader }> {
-  const spans = new InMemorySpanExporter();
-  const reader = new TestReader();
-  const log = createLogger('telemetry-test', 'error', []);
-  const telemetry = (await startTelemetry({}, log, { serviceName: 'engage-mcp-test', spanExporter: spans, metricReader: reader })) as Telemetry;
-  return { telemetry, spans, reader };
-}
+const inMemoryTelemetry = () => inMemoryTelemetryOf('telemetry-test');
 
 /** A draft campaign of tenant A with recipients (the sandbox has one: each test that sends has a sandbox of its own). */
 function sendableCampaign(box: Sandbox): string {

@@ -1,6 +1,8 @@
-// A remote service with in-memory telemetry, and one billing.quota call over the modern era that a
-// test re-sends with its JSON edited: how the telemetry reviews play a hostile caller's request.
+// Telemetry kept in memory for tests (spans in an exporter, metrics read when asked), and a remote
+// service with it whose billing.quota call a test re-sends with its JSON edited: how the telemetry
+// reviews play a hostile caller's request.
 import { StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
+import { MetricReader } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { createLogger, startTelemetry, type Telemetry } from '@engage-mcp/shared';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
@@ -13,11 +15,19 @@ export interface Sent {
   text: string;
 }
 
-/** Telemetry whose spans stay in memory. */
-export async function inMemoryTelemetry(name: string): Promise<{ telemetry: Telemetry; spans: InMemorySpanExporter }> {
+/** Reads the metrics when asked (collect), like a scrape. */
+export class TestReader extends MetricReader {
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
+
+/** Telemetry whose spans stay in memory and whose metrics `reader` collects. */
+export async function inMemoryTelemetry(name: string): Promise<{ telemetry: Telemetry; spans: InMemorySpanExporter; reader: TestReader }> {
   const spans = new InMemorySpanExporter();
-  const telemetry = (await startTelemetry({}, createLogger(name, 'error', []), { serviceName: 'engage-mcp-test', spanExporter: spans })) as Telemetry;
-  return { telemetry, spans };
+  const reader = new TestReader();
+  const log = createLogger(name, 'error', []);
+  const telemetry = (await startTelemetry({}, log, { serviceName: 'engage-mcp-test', spanExporter: spans, metricReader: reader })) as Telemetry;
+  return { telemetry, spans, reader };
 }
 
 /**
