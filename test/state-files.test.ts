@@ -6,7 +6,7 @@
 // state.json at 433 KB; `npx tsx /tmp/exp/writes_growth.ts <checkout> idem`, a throwaway driver).
 // Each record and each write's attempt is a file of its own now (records/, writes/), so a write
 // reads and rewrites only its own; state.json keeps the counters and the audit chain's head.
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,15 +154,20 @@ describe('expired entries', () => {
     expect(await store.claimWrite('w', 'owner', now, now)).toBeUndefined();
     await store.settleWrite('w', 'owner', 'done');
     writeFileSync(join(dir, 'records', 'left.json.123.abcd.tmp'), 'partial', { mode: 0o600 });
+    // Odd things in the folder (none the store makes) hold up no turn: a folder and a link.
+    mkdirSync(join(dir, 'records', 'odd.json'));
+    symlinkSync(join(root, 'nowhere'), join(dir, 'records', 'linked.json'));
     const stale = new Date(Date.now() - 60 * 60_000);
     const { utimesSync } = await import('node:fs');
     utimesSync(join(dir, 'records', 'left.json.123.abcd.tmp'), stale, stale);
-    expect(files(dir, 'records')).toHaveLength(3);
+    expect(files(dir, 'records')).toHaveLength(5);
 
     now += 60 * 60_000; // an hour on: the short record and the write's attempt (30 minutes) are past
     const later = new FileGuardStore(dir, undefined, () => now);
     await later.take('counter', 1, 10, now + 60_000);
-    expect(files(dir, 'records')).toHaveLength(1);
+    // Left: the long record, and the folder and the link, which are not the store's to remove.
+    expect(files(dir, 'records').filter((file) => !['odd.json', 'linked.json'].includes(file))).toHaveLength(1);
+    expect(files(dir, 'records')).toHaveLength(3);
     expect(files(dir, 'writes')).toHaveLength(0);
     expect(await later.lookup('long')).toMatchObject({ operationId: SEND });
     expect(await later.lookup('short')).toBeUndefined();

@@ -230,16 +230,7 @@ export class FileGuardStore implements GuardStore {
     this.lastSweep = now;
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[]) {
       const folder = this.entryFolder(kind);
-      for (const file of fs.readdirSync(folder)) {
-        const path = join(folder, file);
-        if (file.endsWith('.tmp')) {
-          // A file's time is the system clock's, whatever clock the store was given.
-          if (Date.now() - fs.lstatSync(path).mtimeMs > LOCK_STALE_MS) fs.rmSync(path, { force: true });
-          continue;
-        }
-        const entry = parseEntry(readOwnFile(path));
-        if (entry && entry.expiresAt <= now) fs.rmSync(path, { force: true });
-      }
+      for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now);
     }
   }
 
@@ -265,6 +256,25 @@ export class FileGuardStore implements GuardStore {
     const { name: written, ...rest } = entry;
     if (written !== name || !ENTRY_KINDS[kind](rest)) throw damagedEntry(path, 'it is not what the servers write');
     return rest as Expiring<EntryValue<K>>;
+  }
+}
+
+/**
+ * Removes one expired entry, or a temporary file a crash left. Anything else (a damaged file, a
+ * folder, a link) is left as it is: the write it is for names it, and one odd file never holds up
+ * every other write's turn.
+ */
+function sweepOne(path: string, now: number): void {
+  try {
+    if (path.endsWith('.tmp')) {
+      // A file's time is the system clock's, whatever clock the store was given.
+      if (Date.now() - fs.lstatSync(path).mtimeMs > LOCK_STALE_MS) fs.rmSync(path, { force: true });
+      return;
+    }
+    const entry = parseEntry(readOwnFile(path));
+    if (entry && entry.expiresAt <= now) fs.rmSync(path, { force: true });
+  } catch {
+    // Not a file the store wrote: left for the write it is for to name.
   }
 }
 
