@@ -2,7 +2,7 @@
 // idempotencyKey kept only as a keyed digest (and refused when it holds the API key), and an audit
 // record that says what each call did: a call that sent nothing is never 'done', and it carries
 // the confirmation path it came with.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -92,6 +92,11 @@ describe('the idempotencyKey is the model text, kept only as a digest', () => {
       expect(lines[1]!.idempotencyKeyDigest).toBe(lines[0]!.idempotencyKeyDigest);
       expect(audit).not.toContain('Budi');
       expect(readFileSync(join(dir, 'state.json'), 'utf8')).not.toContain('Budi');
+      // Each record is a file of its own (records/): named by a hash, holding the digest only.
+      const records = readdirSync(join(dir, 'records'));
+      expect(records).toHaveLength(1);
+      expect(records.join(' ')).not.toContain('Budi');
+      expect(readFileSync(join(dir, 'records', records[0]!), 'utf8')).not.toContain('Budi');
     } finally {
       await server.close();
     }

@@ -1,16 +1,19 @@
-// The guardrails' state for the stdio servers of one machine: a JSON file in the user's state
-// directory, read and rewritten under a lock file (created exclusively) and replaced by an atomic
-// rename, so the seven server processes (and a restarted one) see one set of counters, one set of
-// idempotency records and one audit chain. Every file is the owner's only (0600, directory 0700);
+// The guardrails' state for the stdio servers of one machine, in the user's state directory, read
+// and rewritten under a lock file (created exclusively) and replaced by an atomic rename, so the
+// seven server processes (and a restarted one) see one set of counters, one set of idempotency
+// records and one audit chain. state.json holds the counters and the audit chain's head; each
+// idempotency record and each confirmed write's last attempt is a small file of its own
+// (records/, writes/), so a write reads and rewrites only its own entry, whatever number of
+// writes the last day held (one file for all made every write cost more than the one before). Every file is the owner's only (0600, directory 0700);
 // a directory or file others could have changed, or a state file that is not what the store
 // wrote, refuses every write (own-files.ts, guard-state.ts) instead of being trusted.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
 import type { GuardStore, IdempotencyRecord } from './guard-store.js';
-import { emptyState, parseGuardState, type Expiring, type GuardState } from './guard-state.js';
+import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
 import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
 import { openAuditFile, openOwnFile, ownDirectory, readOwnFile } from './own-files.js';
@@ -26,6 +29,18 @@ const WRITE_MEMORY_MS = 30 * 60 * 1000;
 
 export const STATE_FILE = 'state.json';
 export const SECRET_FILE = 'audit.key';
+/** Expired entries (and temporary files a crash left) are removed this often, by whichever process's turn comes first. */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+
+/** The entries kept one file each: what each holds and how a file of it is checked. */
+const ENTRY_KINDS = {
+  records: isRecord,
+  writes: isSentWrite,
+} as const;
+type EntryKind = keyof typeof ENTRY_KINDS;
+type EntryValue<K extends EntryKind> = K extends 'records' ? IdempotencyRecord : SentWrite;
+/** What an entry turn leaves: the entry to keep, undefined to remove it, or 'unchanged' (nothing is written). */
+type EntryChange<T, R> = { result: R; entry: Expiring<T> | undefined | 'unchanged' };
 
 export class FileGuardStore implements GuardStore {
   private secret: Buffer | undefined;
@@ -58,25 +73,20 @@ export class FileGuardStore implements GuardStore {
   }
 
   async lookup(key: string) {
-    ownDirectory(this.dir);
-    return live(readState(this.dir).records[key], this.now());
+    await this.migrated();
+    return live(this.readEntry('records', key), this.now());
   }
 
   reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
-    return this.turn((state) => {
-      const held = live(state.records[key], this.now());
-      if (held) return held;
-      state.records[key] = { value: record, expiresAt };
-      return undefined;
-    });
+    return this.entryTurn('records', key, (held) =>
+      held ? { result: held.value, entry: 'unchanged' } : { result: undefined, entry: { value: record, expiresAt } },
+    );
   }
 
   settle(key: string, reply: CallToolResult | undefined) {
-    return this.turn((state) => {
-      const entry = state.records[key];
-      if (!entry) return;
-      if (reply === undefined) delete state.records[key];
-      else entry.value = { ...entry.value, reply };
+    return this.entryTurn('records', key, (held) => {
+      if (!held) return { result: undefined, entry: 'unchanged' };
+      return { result: undefined, entry: reply === undefined ? undefined : { ...held, value: { ...held.value, reply } } };
     });
   }
 
@@ -86,45 +96,34 @@ export class FileGuardStore implements GuardStore {
    * since the yes (`approvedAt`), and marks it in flight in one turn under the lock.
    */
   claimWrite(write: string, id: string, approvedAt: number, now: number) {
-    return this.turn((state): Attempt | undefined => {
-      const held = sentWrite(state, write, now);
-      if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { at: held.at, outcome: held.outcome };
+    return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, Attempt | undefined> => {
+      const held = sentWrite(entry, now);
+      if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
-      state.writes[write] = {
-        value: { at: now, outcome: 'in-flight', owner: id, alive: now, ...(before ? { before } : {}) },
-        expiresAt: now + WRITE_MEMORY_MS,
-      };
-      return undefined;
+      const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, ...(before ? { before } : {}) };
+      return { result: undefined, entry: { value, expiresAt: now + WRITE_MEMORY_MS } };
     });
   }
 
   renewWrite(write: string, id: string, now: number) {
-    return this.turn((state) => {
-      const entry = state.writes[write];
-      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return;
-      entry.value.alive = now;
-      entry.expiresAt = now + WRITE_MEMORY_MS;
+    return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, void> => {
+      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: undefined, entry: 'unchanged' };
+      return { result: undefined, entry: { value: { ...entry.value, alive: now }, expiresAt: now + WRITE_MEMORY_MS } };
     });
   }
 
   settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
-    return this.turn((state) => {
-      const entry = state.writes[write];
-      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return;
+    return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, void> => {
+      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: undefined, entry: 'unchanged' };
       const { before } = entry.value;
-      if (outcome === 'refused') {
-        if (before) entry.value = before;
-        else delete state.writes[write];
-        return;
-      }
-      entry.value = { at: entry.value.at, outcome };
-      entry.expiresAt = this.now() + WRITE_MEMORY_MS;
+      if (outcome === 'refused') return { result: undefined, entry: before ? { ...entry, value: before } : undefined };
+      return { result: undefined, entry: { value: { at: entry.value.at, outcome }, expiresAt: this.now() + WRITE_MEMORY_MS } };
     });
   }
 
   async lastSentWrite(write: string, now: number) {
-    ownDirectory(this.dir);
-    const held = sentWrite(readState(this.dir), write, now);
+    await this.migrated();
+    const held = sentWrite(this.readEntry('writes', write), now);
     return held && { at: held.at, outcome: held.outcome };
   }
 
@@ -157,19 +156,137 @@ export class FileGuardStore implements GuardStore {
     return this.secret;
   }
 
-  /** One turn with the state: under the lock, read, change, written back by rename. Nothing is awaited inside. */
-  private async turn<T>(change: (state: GuardState) => T): Promise<T> {
-    ownDirectory(this.dir);
-    const release = await lock(join(this.dir, 'state.lock'));
-    try {
+  /** One turn with state.json: under the lock, read, change, written back by rename. Nothing is awaited inside. */
+  private turn<T>(change: (state: GuardState) => T): Promise<T> {
+    return this.locked(() => {
       const state = readState(this.dir);
+      this.moveLegacyEntries(state);
       const result = change(state);
       writeState(this.dir, prune(state, this.now()));
       return result;
+    });
+  }
+
+  /** One turn with one entry's own file (its expired entry reads as none). */
+  private entryTurn<K extends EntryKind, R>(
+    kind: K,
+    name: string,
+    change: (entry: Expiring<EntryValue<K>> | undefined) => EntryChange<EntryValue<K>, R>,
+  ): Promise<R> {
+    return this.locked(() => {
+      const path = this.entryPath(kind, name);
+      const current = this.readEntry(kind, name);
+      const { result, entry } = change(current && current.expiresAt > this.now() ? current : undefined);
+      if (entry === undefined) {
+        if (current) fs.rmSync(path, { force: true });
+      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...entry }));
+      return result;
+    });
+  }
+
+  /** Under the lock: entries an earlier version kept in state.json move to their own files first, and expired ones are swept now and then. */
+  private async locked<T>(work: () => T): Promise<T> {
+    ownDirectory(this.dir);
+    const release = await lock(join(this.dir, 'state.lock'));
+    try {
+      if (!this.legacyChecked) {
+        const state = readState(this.dir);
+        if (this.moveLegacyEntries(state)) writeState(this.dir, state);
+        this.legacyChecked = true;
+      }
+      this.sweepIfDue();
+      return work();
     } finally {
       release();
     }
   }
+
+  private legacyChecked = false;
+
+  /** A read outside a turn first lets an earlier version's entries in state.json move to their files (once per process). */
+  private async migrated(): Promise<void> {
+    if (!this.legacyChecked) await this.locked(() => undefined);
+  }
+
+  /** Entries kept in state.json by an earlier version (or a process of one still running) move to their own files, unless one has its file; true if any did. */
+  private moveLegacyEntries(state: GuardState): boolean {
+    let moved = false;
+    for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[])
+      for (const [name, entry] of Object.entries(state[kind]) as Array<[string, Expiring<unknown>]>) {
+        if (entry.expiresAt > this.now() && this.readEntry(kind, name) === undefined)
+          writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...entry }));
+        delete state[kind][name];
+        moved = true;
+      }
+    return moved;
+  }
+
+  private lastSweep = 0;
+
+  /** Removes expired entries' files and temporary files a crashed process left; a damaged file is left for the user (reading it names it). */
+  private sweepIfDue(): void {
+    const now = this.now();
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[]) {
+      const folder = this.entryFolder(kind);
+      for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now);
+    }
+  }
+
+  /** The folder of one kind of entry, made 0700 if it is missing; refused if others could change it. */
+  private entryFolder(kind: EntryKind): string {
+    const folder = join(this.dir, kind);
+    ownDirectory(folder);
+    return folder;
+  }
+
+  /** An entry's file is named by a hash of its name: idempotency keys are the model's text, and names have no length limit. */
+  private entryPath(kind: EntryKind, name: string): string {
+    return join(this.entryFolder(kind), `${createHash('sha256').update(name).digest('hex')}.json`);
+  }
+
+  /** The entry as the store wrote it (expired or not), undefined if there is none; anything else is refused, naming its file. */
+  private readEntry<K extends EntryKind>(kind: K, name: string): Expiring<EntryValue<K>> | undefined {
+    const path = this.entryPath(kind, name);
+    const text = readOwnFile(path);
+    if (text === undefined) return undefined;
+    const entry = parseEntry(text);
+    if (!entry) throw damagedEntry(path, 'it is not what the servers write');
+    const { name: written, ...rest } = entry;
+    if (written !== name || !ENTRY_KINDS[kind](rest)) throw damagedEntry(path, 'it is not what the servers write');
+    return rest as Expiring<EntryValue<K>>;
+  }
+}
+
+/**
+ * Removes one expired entry, or a temporary file a crash left. Anything else (a damaged file, a
+ * folder, a link) is left as it is: the write it is for names it, and one odd file never holds up
+ * every other write's turn.
+ */
+function sweepOne(path: string, now: number): void {
+  try {
+    if (path.endsWith('.tmp')) {
+      // A file's time is the system clock's, whatever clock the store was given.
+      if (Date.now() - fs.lstatSync(path).mtimeMs > LOCK_STALE_MS) fs.rmSync(path, { force: true });
+      return;
+    }
+    const entry = parseEntry(readOwnFile(path));
+    if (entry && entry.expiresAt <= now) fs.rmSync(path, { force: true });
+  } catch {
+    // Not a file the store wrote: left for the write it is for to name.
+  }
+}
+
+function parseEntry(text: string | undefined): (Expiring<unknown> & { name?: unknown }) | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { expiresAt?: unknown }).expiresAt === 'number') return parsed as Expiring<unknown>;
+  } catch {
+    // Not JSON: the caller says it is damaged.
+  }
+  return undefined;
 }
 
 /**
@@ -228,21 +345,26 @@ export function readState(dir: string): GuardState {
 }
 
 function writeState(dir: string, state: GuardState): void {
-  const temporary = join(dir, `${STATE_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  writeAtomically(join(dir, STATE_FILE), JSON.stringify(state));
+}
+
+/** Written to a temporary file, synced, then renamed over `path`: a reader sees the old text or the new, never part of one. */
+function writeAtomically(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   // Created exclusively: a file or link already at that name is never written through.
   const fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
   try {
-    fs.writeSync(fd, JSON.stringify(state));
+    fs.writeSync(fd, text);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
-  fs.renameSync(temporary, join(dir, STATE_FILE));
+  fs.renameSync(temporary, path);
 }
 
 /** A write's last attempt; one in flight whose process stopped renewing it (it stopped with the write out) is unknown. */
-function sentWrite(state: GuardState, write: string, now: number) {
-  const held = live(state.writes[write], now);
+function sentWrite(entry: Expiring<SentWrite> | undefined, now: number) {
+  const held = live(entry, now);
   if (held?.outcome === 'in-flight' && now - (held.alive ?? held.at) >= WRITE_MARK_LEASE_MS) return { ...held, outcome: 'unknown' as const };
   return held;
 }
@@ -252,8 +374,7 @@ function live<T>(entry: Expiring<T> | undefined, now: number): T | undefined {
 }
 
 function prune(state: GuardState, now: number): GuardState {
-  for (const map of [state.counters, state.records, state.writes] as Array<Record<string, Expiring<unknown>>>)
-    for (const [name, entry] of Object.entries(map)) if (entry.expiresAt <= now) delete map[name];
+  for (const [name, entry] of Object.entries(state.counters)) if (entry.expiresAt <= now) delete state.counters[name];
   return state;
 }
 

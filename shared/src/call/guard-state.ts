@@ -25,6 +25,7 @@ export interface SentWrite {
 
 export interface GuardState {
   counters: Record<string, Expiring<number>>;
+  /** Kept here by earlier versions only: each is a file of its own now (file-guard-store.ts), and these move there. */
   records: Record<string, Expiring<IdempotencyRecord>>;
   writes: Record<string, Expiring<SentWrite>>;
   /** Where the audit chain stands, per audit file: `verify` also notices lines cut from its end. */
@@ -57,6 +58,14 @@ export function damagedState(path: string, what: string): GuardStateError {
   );
 }
 
+/** An idempotency record's or a write's own file (records/, writes/) that is not what the store wrote. */
+export function damagedEntry(path: string, what: string): GuardStateError {
+  return new GuardStateError(
+    `the guardrails' state file ${path} is damaged (${what}), so this write's idempotency key or its earlier sends cannot be checked. ` +
+      `Move it aside (mv ${path} ${path}.damaged): only that one record then starts over`,
+  );
+}
+
 function checkedMap<T>(value: unknown, name: string, valid: (entry: unknown) => entry is T, path: string): Record<string, T> {
   // A file from before this part of the state existed has none: that is not damage.
   if (value === undefined) return {};
@@ -76,7 +85,7 @@ function isCounter(entry: unknown): entry is Expiring<number> {
   return isObject(entry) && Number.isSafeInteger(entry.value) && (entry.value as number) >= 0 && isTime(entry.expiresAt);
 }
 
-function isRecord(entry: unknown): entry is Expiring<IdempotencyRecord> {
+export function isRecord(entry: unknown): entry is Expiring<IdempotencyRecord> {
   if (!isObject(entry) || !isTime(entry.expiresAt) || !isObject(entry.value)) return false;
   const { operationId, digest, at, reply } = entry.value;
   return typeof operationId === 'string' && typeof digest === 'string' && isTime(at) && (reply === undefined || isObject(reply));
@@ -84,7 +93,7 @@ function isRecord(entry: unknown): entry is Expiring<IdempotencyRecord> {
 
 const isSentOutcome = (value: unknown): value is 'done' | 'unknown' => value === 'done' || value === 'unknown';
 
-function isSentWrite(entry: unknown): entry is Expiring<SentWrite> {
+export function isSentWrite(entry: unknown): entry is Expiring<SentWrite> {
   if (!isObject(entry) || !isTime(entry.expiresAt) || !isObject(entry.value)) return false;
   const { at, outcome, owner, alive, before } = entry.value;
   const beforeOk = before === undefined || (isObject(before) && isTime(before.at) && isSentOutcome(before.outcome));
