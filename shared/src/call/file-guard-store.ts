@@ -3,10 +3,11 @@
 // seven server processes (and a restarted one) see one set of counters, one set of idempotency
 // records and one audit chain. state.json holds the counters and the audit chain's head; each
 // idempotency record and each confirmed write's last attempt is a small file of its own
-// (records/, writes/), so a write reads and rewrites only its own entry, whatever number of
-// writes the last day held (one file for all made every write cost more than the one before). Every file is the owner's only (0600, directory 0700);
-// a directory or file others could have changed, or a state file that is not what the store
-// wrote, refuses every write (own-files.ts, guard-state.ts) instead of being trusted.
+// (records/, writes/), so a write reads and rewrites only its own entry, however many writes the
+// last day held (one file for all made every write cost more than the one before). Every file is
+// the owner's only (0600, folders 0700); a directory or file others could have changed, or a state
+// file that is not what the store wrote, refuses the writes it is for (own-files.ts,
+// guard-state.ts) instead of being trusted.
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
