@@ -160,7 +160,6 @@ export class FileGuardStore implements GuardStore {
   private turn<T>(change: (state: GuardState) => T): Promise<T> {
     return this.locked(() => {
       const state = readState(this.dir);
-      this.moveLegacyEntries(state);
       const result = change(state);
       writeState(this.dir, prune(state, this.now()));
       return result;
@@ -184,16 +183,17 @@ export class FileGuardStore implements GuardStore {
     });
   }
 
-  /** Under the lock: entries an earlier version kept in state.json move to their own files first, and expired ones are swept now and then. */
+  /**
+   * Under the lock: entries an earlier version kept in state.json move to their own files first, on
+   * every turn (a process of that version, not yet restarted, may have added one since the last),
+   * and expired ones are swept now and then.
+   */
   private async locked<T>(work: () => T): Promise<T> {
     ownDirectory(this.dir);
     const release = await lock(join(this.dir, 'state.lock'));
     try {
-      if (!this.legacyChecked) {
-        const state = readState(this.dir);
-        if (this.moveLegacyEntries(state)) writeState(this.dir, state);
-        this.legacyChecked = true;
-      }
+      const state = readState(this.dir);
+      if (this.moveLegacyEntries(state)) writeState(this.dir, state);
       this.sweepIfDue();
       return work();
     } finally {
@@ -201,11 +201,10 @@ export class FileGuardStore implements GuardStore {
     }
   }
 
-  private legacyChecked = false;
-
-  /** A read outside a turn first lets an earlier version's entries in state.json move to their files (once per process). */
+  /** A read outside a turn: an earlier version's entries in state.json first move to their files, under the lock. */
   private async migrated(): Promise<void> {
-    if (!this.legacyChecked) await this.locked(() => undefined);
+    ownDirectory(this.dir);
+    if (hasLegacyEntries(readState(this.dir))) await this.locked(() => undefined);
   }
 
   /** Entries kept in state.json by an earlier version (or a process of one still running) move to their own files, unless one has its file; true if any did. */
@@ -276,6 +275,11 @@ function sweepOne(path: string, now: number): void {
   } catch {
     // Not a file the store wrote: left for the write it is for to name.
   }
+}
+
+/** Whether state.json still holds entries of the kinds kept one file each now (an earlier version wrote them). */
+function hasLegacyEntries(state: GuardState): boolean {
+  return (Object.keys(ENTRY_KINDS) as EntryKind[]).some((kind) => Object.keys(state[kind]).length > 0);
 }
 
 function parseEntry(text: string | undefined): (Expiring<unknown> & { name?: unknown }) | undefined {
