@@ -74,3 +74,43 @@ describe('a process of the earlier version still running beside an upgraded one'
     }
   });
 });
+
+/** Adds entries to state.json as a process of the earlier version writes them. */
+function addLegacy(dir: string, kind: 'records' | 'writes', entries: Record<string, { value: unknown; expiresAt: number }>): void {
+  const path = join(dir, 'state.json');
+  const state = (existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {}) as Record<string, Record<string, unknown>>;
+  writeFileSync(path, JSON.stringify({ ...state, [kind]: { ...state[kind], ...entries } }), { mode: 0o600 });
+}
+
+describe("state.json's old entries meeting the new files", () => {
+  it('a damaged entry file whose name state.json also holds refuses only its own write, not every turn of every write', async () => {
+    const dir = stateDir();
+    const now = Date.now();
+    const store = new FileGuardStore(dir);
+    const record = { operationId: SEND, digest: 'd', at: now };
+    await store.reserve('damaged', record, now + 60_000);
+    const [file] = files(dir, 'records');
+    writeFileSync(join(dir, 'records', file!), '');
+    addLegacy(dir, 'records', { damaged: { value: record, expiresAt: now + 60_000 } });
+
+    const other = new FileGuardStore(dir);
+    await expect(other.lookup('damaged')).rejects.toThrow(/is damaged/);
+    expect(await other.reserve('fine', record, now + 60_000)).toBeUndefined();
+    expect(await other.take('counter', 1, 10, now + 60_000)).toEqual({ taken: true, count: 1 });
+    expect(await other.lookup('fine')).toEqual(record);
+  });
+
+  it("a confirmed write an earlier version's process marked in flight in state.json, after the file's last attempt, is still in flight: no second claim", async () => {
+    const dir = stateDir();
+    const now = Date.now();
+    const store = new FileGuardStore(dir);
+    expect(await store.claimWrite('w', 'new-process', now - 60_000, now - 60_000)).toBeUndefined();
+    await store.settleWrite('w', 'new-process', 'done');
+    // A process of the earlier version, which reads only state.json, is confirmed and sends it again.
+    addLegacy(dir, 'writes', {
+      w: { value: { at: now - 1_000, outcome: 'in-flight', owner: 'old-process', alive: now - 1_000 }, expiresAt: now + 30 * 60_000 },
+    });
+    // Meanwhile the user says yes to the same write on an upgraded process: the old process's send is still on its way.
+    expect(await store.claimWrite('w', 'other-process', now - 30_000, now)).toEqual({ at: now - 1_000, outcome: 'in-flight' });
+  });
+});

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
-import type { GuardStore, IdempotencyRecord } from './guard-store.js';
+import { GuardStateError, type GuardStore, type IdempotencyRecord } from './guard-store.js';
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
 import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
@@ -207,13 +207,26 @@ export class FileGuardStore implements GuardStore {
     if (hasLegacyEntries(readState(this.dir))) await this.locked(() => undefined);
   }
 
-  /** Entries kept in state.json by an earlier version (or a process of one still running) move to their own files, unless one has its file; true if any did. */
+  /**
+   * Entries kept in state.json by an earlier version (or a process of one still running) move to
+   * their own files; true if any did. Where a file already holds the entry, it stays, but for a
+   * write an earlier version's process sent after it (that process cannot see the files). A damaged
+   * file is left for its own write to name, and its old entry waits in state.json.
+   */
   private moveLegacyEntries(state: GuardState): boolean {
     let moved = false;
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[])
-      for (const [name, entry] of Object.entries(state[kind]) as Array<[string, Expiring<unknown>]>) {
-        if (entry.expiresAt > this.now() && this.readEntry(kind, name) === undefined)
-          writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...entry }));
+      for (const [name, entry] of Object.entries(state[kind]) as Array<[string, Expiring<IdempotencyRecord | SentWrite>]>) {
+        let current: Expiring<IdempotencyRecord | SentWrite> | undefined;
+        try {
+          current = this.readEntry(kind, name);
+        } catch (error) {
+          if (error instanceof GuardStateError) continue;
+          throw error;
+        }
+        const unexpired = (held: Expiring<unknown> | undefined) => held !== undefined && held.expiresAt > this.now();
+        const later = kind === 'writes' && current !== undefined && entry.value.at > current.value.at;
+        if (unexpired(entry) && (!unexpired(current) || later)) writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...entry }));
         delete state[kind][name];
         moved = true;
       }
