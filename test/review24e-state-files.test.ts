@@ -1,13 +1,15 @@
 // Review 24e: the file store's layout of one file per entry (records/, writes/), attacked as a
 // process of the earlier version still running beside the new one, a damaged entry file and a
 // full disk would.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
-import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf } from './helpers.js';
+import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf, toolOf } from './helpers.js';
 
 let sandbox: Sandbox;
 const root = mkdtempSync(join(tmpdir(), 'review24e-'));
@@ -112,5 +114,107 @@ describe("state.json's old entries meeting the new files", () => {
     });
     // Meanwhile the user says yes to the same write on an upgraded process: the old process's send is still on its way.
     expect(await store.claimWrite('w', 'other-process', now - 30_000, now)).toEqual({ at: now - 1_000, outcome: 'in-flight' });
+  });
+});
+
+describe('seven server processes on one state folder (its path with a space and letters outside ASCII)', () => {
+  const launch = async (dir: string, confirm: string) =>
+    Promise.all(
+      Array.from({ length: 7 }, () =>
+        launchServer('channel', { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_STATE_DIR: dir, ENGAGE_CONFIRM: confirm }),
+      ),
+    );
+  const call = (server: LaunchedServer, args: Record<string, unknown>) =>
+    server.client.callTool({ name: toolOf(SEND), arguments: { operationId: SEND, ...args } }) as Promise<CallToolResult>;
+
+  it('the same idempotency key sent by all seven at once is carried out once, each round; every process then answers the first answer', async () => {
+    const dir = join(stateDir(), 'état des envois');
+    const servers = await launch(dir, 'none');
+    try {
+      for (let round = 0; round < 4; round++) {
+        const before = sends();
+        const answers = await Promise.all(servers.map((server) => call(server, { params: params(400 + round), idempotencyKey: `burst-${round}` })));
+        expect(sends() - before, answers.map(textOf).join('\n')).toBe(1);
+        const again = await Promise.all(servers.map((server) => call(server, { params: params(400 + round), idempotencyKey: `burst-${round}` })));
+        for (const answer of again) expect(textOf(answer)).toMatch(/first answer is repeated below, and nothing was sent again/);
+        expect(sends() - before).toBe(1);
+      }
+      expect(files(dir, 'records')).toHaveLength(4);
+      expect(readdirSync(dir).filter((file) => file.endsWith('.tmp') || file.includes('.stale-'))).toEqual([]);
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+    }
+  });
+
+  it('the same confirmed write, said yes to in all seven at once, is sent once', async () => {
+    const dir = join(stateDir(), 'état des envois');
+    const servers = await launch(dir, 'all');
+    try {
+      const tokens = await Promise.all(servers.map(async (server) => structuredOf(await call(server, { params: params(500) })).confirmationToken as string));
+      const before = sends();
+      const answers = await Promise.all(servers.map((server, n) => call(server, { params: params(500), confirmationToken: tokens[n] })));
+      expect(sends() - before, answers.map(textOf).join('\n')).toBe(1);
+      expect(answers.filter((answer) => structuredOf(answer).outcome === 'done')).toHaveLength(1);
+      expect(files(dir, 'writes')).toHaveLength(1);
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+    }
+  });
+});
+
+describe('a server process killed (SIGKILL) in the middle of its turns', () => {
+  /** A process writing keys k-<from>, … (each reserved, then a counter taken) until it is killed; answers the numbers it finished. */
+  async function writeUntilKilled(dir: string, from: number): Promise<number[]> {
+    const script = join(root, 'writer.mts');
+    const store = new URL('../shared/src/call/file-guard-store.ts', import.meta.url).pathname;
+    writeFileSync(
+      script,
+      `import { FileGuardStore } from ${JSON.stringify(store)};
+const store = new FileGuardStore(process.argv[2]);
+for (let n = Number(process.argv[3]); ; n++) {
+  await store.reserve('k-' + n, { operationId: 'x', digest: 'd', at: n }, Date.now() + 3_600_000);
+  await store.take('c', 1, 1e9, Date.now() + 3_600_000);
+  process.stdout.write(n + '\\n');
+}`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script, dir, String(from)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.split('\n').length > 40 + Math.floor(Math.random() * 40)) resolve();
+      }),
+    );
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('exit', resolve));
+    return out
+      .split('\n')
+      .filter((line) => /^\d+$/.test(line))
+      .map(Number);
+  }
+
+  it('leaves no turn locked out, no entry half written and no record lost; what it left is swept', async () => {
+    const dir = join(stateDir(), 'état des envois');
+    const finished: number[] = [];
+    // Each next process starts past the key the killed one was on.
+    for (let kill = 0; kill < 3; kill++) finished.push(...(await writeUntilKilled(dir, (finished.at(-1) ?? -2) + 2)));
+    // The files a crash leaves (temporary ones) are removed once older than any turn.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (const folder of [dir, join(dir, 'records'), join(dir, 'writes')])
+      for (const file of readdirSync(folder)) if (file.endsWith('.tmp')) utimesSync(join(folder, file), hourAgo, hourAgo);
+    // A crash while state.json itself was being replaced leaves one beside it.
+    writeFileSync(join(dir, 'state.json.4242.abcd.tmp'), '{"coun', { mode: 0o600 });
+    utimesSync(join(dir, 'state.json.4242.abcd.tmp'), hourAgo, hourAgo);
+
+    const after = new FileGuardStore(dir);
+    expect(await after.reserve('after', { operationId: 'x', digest: 'd', at: 0 }, Date.now() + 60_000)).toBeUndefined();
+    // Every key a killed process finished is held, and none reads as damaged.
+    for (const n of finished) expect(await after.lookup(`k-${n}`), `k-${n}`).toMatchObject({ at: n });
+    // The key each was on when killed is held or free, its file whole: every entry file is one the store wrote.
+    const names = files(dir, 'records').map((file) => (JSON.parse(readFileSync(join(dir, 'records', file), 'utf8')) as EntryFile).name);
+    expect(names.length).toBeGreaterThanOrEqual(finished.length + 1);
+    for (const name of names) await after.lookup(name);
+    const left = [dir, join(dir, 'records'), join(dir, 'writes')].flatMap((folder) => readdirSync(folder).filter((file) => file.endsWith('.tmp')));
+    expect(left).toEqual([]);
   });
 });

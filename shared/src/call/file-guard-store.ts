@@ -240,6 +240,8 @@ export class FileGuardStore implements GuardStore {
     const now = this.now();
     if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
+    // state.json's own temporary files, left beside it by a process killed while it replaced it.
+    for (const file of fs.readdirSync(this.dir)) if (file.startsWith(`${STATE_FILE}.`) && file.endsWith('.tmp')) sweepOne(join(this.dir, file), now);
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[]) {
       const folder = this.entryFolder(kind);
       for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now);
