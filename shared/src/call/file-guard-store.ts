@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
-import type { GuardStore, IdempotencyRecord } from './guard-store.js';
+import { GuardStateError, type GuardStore, type IdempotencyRecord } from './guard-store.js';
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
 import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
@@ -161,7 +161,6 @@ export class FileGuardStore implements GuardStore {
   private turn<T>(change: (state: GuardState) => T): Promise<T> {
     return this.locked(() => {
       const state = readState(this.dir);
-      this.moveLegacyEntries(state);
       const result = change(state);
       writeState(this.dir, prune(state, this.now()));
       return result;
@@ -185,16 +184,17 @@ export class FileGuardStore implements GuardStore {
     });
   }
 
-  /** Under the lock: entries an earlier version kept in state.json move to their own files first, and expired ones are swept now and then. */
+  /**
+   * Under the lock: entries an earlier version kept in state.json move to their own files first, on
+   * every turn (a process of that version, not yet restarted, may have added one since the last),
+   * and expired ones are swept now and then.
+   */
   private async locked<T>(work: () => T): Promise<T> {
     ownDirectory(this.dir);
     const release = await lock(join(this.dir, 'state.lock'));
     try {
-      if (!this.legacyChecked) {
-        const state = readState(this.dir);
-        if (this.moveLegacyEntries(state)) writeState(this.dir, state);
-        this.legacyChecked = true;
-      }
+      const state = readState(this.dir);
+      if (this.moveLegacyEntries(state)) writeState(this.dir, state);
       this.sweepIfDue();
       return work();
     } finally {
@@ -202,20 +202,32 @@ export class FileGuardStore implements GuardStore {
     }
   }
 
-  private legacyChecked = false;
-
-  /** A read outside a turn first lets an earlier version's entries in state.json move to their files (once per process). */
+  /** A read outside a turn: an earlier version's entries in state.json first move to their files, under the lock. */
   private async migrated(): Promise<void> {
-    if (!this.legacyChecked) await this.locked(() => undefined);
+    ownDirectory(this.dir);
+    if (hasLegacyEntries(readState(this.dir))) await this.locked(() => undefined);
   }
 
-  /** Entries kept in state.json by an earlier version (or a process of one still running) move to their own files, unless one has its file; true if any did. */
+  /**
+   * Entries kept in state.json by an earlier version (or a process of one still running) move to
+   * their own files; true if any did. Where a file already holds the entry, it stays, but for a
+   * write an earlier version's process sent after it (that process cannot see the files). A damaged
+   * file is left for its own write to name, and its old entry waits in state.json.
+   */
   private moveLegacyEntries(state: GuardState): boolean {
     let moved = false;
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[])
-      for (const [name, entry] of Object.entries(state[kind]) as Array<[string, Expiring<unknown>]>) {
-        if (entry.expiresAt > this.now() && this.readEntry(kind, name) === undefined)
-          writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...entry }));
+      for (const [name, entry] of Object.entries(state[kind]) as Array<[string, Expiring<IdempotencyRecord | SentWrite>]>) {
+        let current: Expiring<IdempotencyRecord | SentWrite> | undefined;
+        try {
+          current = this.readEntry(kind, name);
+        } catch (error) {
+          if (error instanceof GuardStateError) continue;
+          throw error;
+        }
+        const unexpired = (held: Expiring<unknown> | undefined) => held !== undefined && held.expiresAt > this.now();
+        const later = kind === 'writes' && current !== undefined && entry.value.at > current.value.at;
+        if (unexpired(entry) && (!unexpired(current) || later)) writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...entry }));
         delete state[kind][name];
         moved = true;
       }
@@ -229,6 +241,8 @@ export class FileGuardStore implements GuardStore {
     const now = this.now();
     if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
+    // state.json's own temporary files, left beside it by a process killed while it replaced it.
+    for (const file of fs.readdirSync(this.dir)) if (file.startsWith(`${STATE_FILE}.`) && file.endsWith('.tmp')) sweepOne(join(this.dir, file), now);
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[]) {
       const folder = this.entryFolder(kind);
       for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now);
@@ -277,6 +291,11 @@ function sweepOne(path: string, now: number): void {
   } catch {
     // Not a file the store wrote: left for the write it is for to name.
   }
+}
+
+/** Whether state.json still holds entries of the kinds kept one file each now (an earlier version wrote them). */
+function hasLegacyEntries(state: GuardState): boolean {
+  return (Object.keys(ENTRY_KINDS) as EntryKind[]).some((kind) => Object.keys(state[kind]).length > 0);
 }
 
 function parseEntry(text: string | undefined): (Expiring<unknown> & { name?: unknown }) | undefined {
