@@ -6,6 +6,7 @@ import { InputError, UpstreamError } from '../model/errors.js';
 import type { CallStage, Operation, Outcome } from '../model/types.js';
 import { CUSTOMER_TEXT_NOTICE, fitData, type Scrub } from '../safe/render.js';
 import { GuardStateError } from './guard-store.js';
+import type { Reply } from './context.js';
 import type { Attempt } from './journal.js';
 import { PREVIEW_TEXT_NOTICE, type Statement } from './statement.js';
 
@@ -250,11 +251,23 @@ export function failedCall(
   // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
   const passing = error instanceof UpstreamError ? ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind) : !(error instanceof InputError);
   const tryAgain = byToken && outcome === 'refused' && passing;
-  return writeFailure(
-    op,
-    outcome,
-    tryAgain ? `${text} The confirmationToken is spent: to try again, call without it (the user is shown a new preview).` : text,
-  );
+  return writeFailure(op, outcome, tryAgain ? `${text} ${TOKEN_SPENT}` : text);
+}
+
+/** What a retry needs once a confirmationToken's yes was spent on a write that was not sent: the same token is refused as used. */
+const TOKEN_SPENT = 'The confirmationToken is spent: to try again, call without it (the user is shown a new preview).';
+
+/**
+ * A refusal at the claim stage (a guardrail) of a write whose yes came as a confirmationToken:
+ * the token is spent by then, so its "try again" and "call again" mean a call without it; said so.
+ */
+export function refusedAfterToken(reply: Reply): Reply {
+  if ('resultType' in reply && reply.resultType === 'input_required') return reply;
+  const result = reply as CallToolResult;
+  if ((result.structuredContent as { outcome?: unknown } | undefined)?.outcome !== 'refused') return result;
+  const [first, ...rest] = result.content;
+  if (first?.type !== 'text') return result;
+  return { ...result, content: [{ ...first, text: `${first.text} ${TOKEN_SPENT}` }, ...rest] };
 }
 
 /** What is known of a write that ended in an error. */

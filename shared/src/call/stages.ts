@@ -10,7 +10,7 @@ import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { lockKey, screenComposed } from './key-guesses.js';
-import { carriedOut, keyLocked, notGranted, sentSince, stillRunning } from './outcomes.js';
+import { carriedOut, keyLocked, notGranted, refusedAfterToken, sentSince, stillRunning } from './outcomes.js';
 import { markShared, settleShared, type SharedMark } from './shared-mark.js';
 import { validateParams } from './validate.js';
 
@@ -105,7 +105,8 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   if (call.kind !== 'action') return undefined;
   const { op, params } = prepared;
   const limited = await claimGuardrails(deps, call, op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), held);
-  if (limited) return limited;
+  // A guardrail's refusal after a token's yes: the token is spent, so a retry goes without it.
+  if (limited) return approval?.via === 'token' ? refusedAfterToken(limited) : limited;
   const { journal, keyId } = call.caller;
   const local = journal.lastSent(keyId, op.id, params);
   // The same write still on its way is never sent again; one sent since a yes is not sent on that yes.

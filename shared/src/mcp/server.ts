@@ -12,6 +12,7 @@ import { MemoryGuardStore, type GuardStore } from '../call/guard-store.js';
 import { WriteJournal } from '../call/journal.js';
 import { isOperationEnabled, type Config, type ConfigResult } from '../model/config.js';
 import type { DomainManifest, OperationInfo, ToolInfo } from '../model/manifest.js';
+import { withCallableReferences } from '../model/references.js';
 import type { Domain } from '../model/types.js';
 import { createLogger, type Logger } from '../safe/log.js';
 import { keyRedactor } from '../safe/redact.js';
@@ -88,6 +89,7 @@ export function createServer(
     options.log ?? createLogger(`engage-mcp-${manifest.name}`, configResult.ok ? configResult.config.logLevel : configResult.logLevel, secretsOf(configResult));
   const client = config ? (options.client ?? new ApiClient(config, log)) : undefined;
   const gated = (op: { id: string; risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config, op) : op.risk !== 'safe');
+  const offered = offeredTools(manifest, config);
   let catalog: Promise<Domain> | undefined;
   const deps: CallDeps = {
     domain: manifest.name,
@@ -95,7 +97,7 @@ export function createServer(
     client,
     confirmations: new Confirmations({ secret: options.secret ?? randomBytes(32), store: options.spent ?? new MemorySpentStore() }),
     log,
-    catalog: () => (catalog ??= loadCatalog()),
+    catalog: () => (catalog ??= loadCatalog().then((domain) => withCallableReferences(domain, callableHere(manifest, offered, config, options)))),
     gated,
     guard: guardOf(manifest.name, config, options),
   };
@@ -108,7 +110,6 @@ export function createServer(
     ...(options.onCall ? { onCall: options.onCall } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };
-  const offered = offeredTools(manifest, config);
   const tools: OfferedTool[] = offered.map(({ info, operations, disabled }) => ({
     info,
     operations,
@@ -180,6 +181,19 @@ function offeredTools(manifest: DomainManifest, config: Config | undefined) {
     operations,
     disabled: new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id))),
   }));
+}
+
+/**
+ * Whether the model can call an operation another one names (verifyWith, findIdsWith): this
+ * domain's own, when this server offers it; another domain's is on another server, whose
+ * settings a stdio server does not know (kept), while remote mode serves every domain with
+ * these same settings (kept only where they offer it).
+ */
+function callableHere(manifest: DomainManifest, offered: ReturnType<typeof offeredTools>, config: Config | undefined, options: ServerOptions) {
+  const own = new Set(manifest.tools.flatMap((tool) => tool.operations.map((op) => op.id)));
+  const here = new Set(offered.flatMap(({ operations }) => operations.map((op) => op.id)));
+  return (operationId: string) =>
+    own.has(operationId) ? here.has(operationId) : !(options.remote && config && !isOperationEnabled(config, operationId, false));
 }
 
 /** Whose key a call runs with: the configured one, or in remote mode the one its request brought. */
