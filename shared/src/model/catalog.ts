@@ -93,16 +93,21 @@ export function requiredText(description: string, max = 4096) {
 export const MSISDN_SHAPE = '62 followed by digits, e.g. 6281234567890 (0812…, +62 812-… are accepted)';
 
 /**
- * The spec requires 62xxxxxxxxxx. Indonesians write numbers as 0812-…, +62 812 …, (0812) …;
- * those are normalised rather than refused. Anything else is refused before it is sent.
+ * The spec requires 62xxxxxxxxxx. Indonesians write numbers as 0812-…, +62 812 …, (0812) …,
+ * +62 (0)812 …, 0062 812 …; those are normalised rather than refused. Anything else is refused before it is sent.
  */
 export function normalizeMsisdn(input: string): string | undefined {
   const compact = input.trim().replace(/[\s\-.()]/g, '');
   let digits = compact.startsWith('+') ? compact.slice(1) : compact;
   if (!/^\d+$/.test(digits)) return undefined;
-  if (digits.startsWith('0')) digits = `62${digits.slice(1)}`;
+  if (digits.startsWith('00'))
+    digits = digits.slice(2); // the international prefix: 0062 812… is +62 812…
+  else if (digits.startsWith('0')) digits = `62${digits.slice(1)}`;
   else if (digits.startsWith('8')) digits = `62${digits}`;
-  return /^62\d{7,13}$/.test(digits) ? digits : undefined;
+  // The trunk 0 kept after the country code (+62 (0)812…, 62 0812…) is not dialled: 620812… would
+  // pass as "62 followed by digits" and reach a number that does not exist. No number after 62 starts with 0.
+  if (digits.startsWith('620')) digits = `62${digits.slice(3)}`;
+  return /^62[1-9]\d{6,12}$/.test(digits) ? digits : undefined;
 }
 
 export function msisdn(description = 'phone number') {
