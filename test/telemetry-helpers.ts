@@ -64,3 +64,28 @@ export async function withEditedCalls(
     await service.close();
   }
 }
+
+/** The finished server spans (one per tool call) an exporter holds. */
+export function toolCallSpans(spans: InMemorySpanExporter): ReturnType<InMemorySpanExporter['getFinishedSpans']> {
+  return spans.getFinishedSpans().filter((span) => span.kind === 1); // SpanKind.SERVER
+}
+
+/**
+ * A remote service with in-memory telemetry; `peerPorts` holds the client port of every TCP
+ * connection the service accepted, as Node saw it (socket.remotePort).
+ */
+export async function withTelemetryService(
+  sandbox: Sandbox,
+  name: string,
+  run: (service: Awaited<ReturnType<typeof startService>>, spans: InMemorySpanExporter, peerPorts: number[]) => Promise<void>,
+): Promise<void> {
+  const { telemetry, spans } = await inMemoryTelemetry(name);
+  const service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => {}, telemetry });
+  const peerPorts: number[] = [];
+  service.server.on('connection', (socket) => peerPorts.push(socket.remotePort as number));
+  try {
+    await run(service, spans, peerPorts);
+  } finally {
+    await service.close();
+  }
+}

@@ -42,9 +42,10 @@ export function requestHandler(deps: HandlerDeps): RequestHandler {
       // Calls (POSTs) are what a drain waits for; a 2025 session's notification stream (GET) is closed with its session.
       deps.drain.track(res, req.method === 'POST');
       // The key is handed to the SDK as this request's authInfo, and from there to this request's calls
-      // only; with it the request's id, so the calls' log lines carry it too.
+      // only; with it the request's id, so the calls' log lines carry it too, and the TCP peer the
+      // request came from as Node sees it (never X-Forwarded-For, the caller's to write), for the calls' spans.
       const auth = exchange.auth ?? { token: exchange.key as string, clientId: exchange.keyId as string, scopes: [] };
-      req.auth = { ...auth, extra: { ...auth.extra, requestId: id } };
+      req.auth = { ...auth, extra: { ...auth.extra, requestId: id, peer: { address: req.socket.remoteAddress, port: req.socket.remotePort } } };
       await deps.serveMcp(req, res);
     } catch (error) {
       log.error(`unhandled: ${error instanceof Error ? error.message : String(error)}`);

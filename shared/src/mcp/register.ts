@@ -22,7 +22,7 @@ import { cleanText, oneLine } from '../safe/sanitize.js';
 import type { CallContext } from '../upstream/api-client.js';
 import { toolViewMeta, type ViewInfo } from './apps.js';
 import { askingFor, type ProtocolEra } from './ask.js';
-import type { Telemetry, ToolCallSpan } from './telemetry.js';
+import type { Telemetry, ToolCallSpan, ToolCallStart } from './telemetry.js';
 import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, type ArgumentParser } from './tools.js';
 
 /**
@@ -169,8 +169,19 @@ function startSpan(
     // The caller's request id and trace context are recorded only without its key in them.
     ...(redact ? { holdsKey: (text: string) => redact(text) !== text } : {}),
     transport: ctx.http ? 'tcp' : 'pipe',
+    ...(ctx.http ? { connection: connectionOf(ctx) } : {}),
     ...(typeof version === 'string' ? { protocolVersion: version } : {}),
   });
+}
+
+/** A remote call's TCP peer (the service put it in authInfo.extra.peer) and its 2025 session, if any. */
+function connectionOf(ctx: ServerContext): NonNullable<ToolCallStart['connection']> {
+  const peer = ctx.http?.authInfo?.extra?.peer as { address?: unknown; port?: unknown } | undefined;
+  return {
+    ...(typeof peer?.address === 'string' ? { clientAddress: peer.address } : {}),
+    ...(typeof peer?.port === 'number' ? { clientPort: peer.port } : {}),
+    ...(typeof ctx.sessionId === 'string' ? { sessionId: ctx.sessionId } : {}),
+  };
 }
 
 /** The host's name and version as it introduced itself (initialize in 2025, each request's meta in 2026-07-28), for the audit record. */

@@ -70,7 +70,7 @@ export function toolCallSpans(tracer: Tracer | undefined, duration: Histogram | 
     const parent = tracer && start.meta ? propagator.extract(ROOT_CONTEXT, traceContextOf(start.meta, start.holdsKey), defaultTextMapGetter) : ROOT_CONTEXT;
     const id = String(start.requestId);
     const recordedId = tracer && id.length <= MAX_REQUEST_ID_LENGTH && !start.holdsKey?.(id);
-    const attributes = { ...common, ...(recordedId ? { 'jsonrpc.request.id': id } : {}) };
+    const attributes = { ...common, ...(recordedId ? { 'jsonrpc.request.id': id } : {}), ...connectionAttributes(start) };
     const span = tracer?.startSpan(`tools/call ${start.tool}`, { kind: SpanKind.SERVER, attributes }, parent);
     const within = span ? trace.setSpan(parent, span) : parent;
     let facts: CallFacts | undefined;
@@ -90,6 +90,16 @@ export function toolCallSpans(tracer: Tracer | undefined, duration: Histogram | 
         duration?.record((performance.now() - began) / 1000, { ...common, ...operation, ...(errorType ? { 'error.type': errorType } : {}) });
       },
     };
+  };
+}
+
+/** The conventions' client.address, client.port and mcp.session.id of a Streamable HTTP call (never of stdio's). */
+function connectionAttributes({ transport, connection }: ToolCallStart): Attributes {
+  if (transport !== 'tcp' || !connection) return {};
+  const { clientAddress, clientPort, sessionId } = connection;
+  return {
+    ...(clientAddress ? { 'client.address': clientAddress, ...(clientPort ? { 'client.port': clientPort } : {}) } : {}),
+    ...(sessionId ? { 'mcp.session.id': sessionId } : {}),
   };
 }
 

@@ -22,6 +22,11 @@ export interface ToolCallStart {
   holdsKey?: (text: string) => boolean;
   /** stdio is `pipe`, Streamable HTTP `tcp`. */
   transport: 'pipe' | 'tcp';
+  /**
+   * Streamable HTTP only: the TCP peer the request came from (client.address, client.port) and the
+   * 2025 session it is part of (mcp.session.id). On the span only: per client, too many for a metric's attributes.
+   */
+  connection?: { clientAddress?: string; clientPort?: number; sessionId?: string };
   protocolVersion?: string;
 }
 
