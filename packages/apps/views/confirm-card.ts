@@ -18,7 +18,11 @@ interface Preview {
   reason?: string;
 }
 
-type Outcome = { kind: 'done' | 'declined' | 'refused'; text: string } | { kind: 'unknown'; text: string; check?: string };
+/**
+ * `answer` and `error`: a result whose structuredContent gives no outcome this card knows (a host
+ * that passes none, a later server's): shown as the server wrote it, claiming nothing of its own.
+ */
+type Outcome = { kind: 'done' | 'declined' | 'refused' | 'answer' | 'error'; text: string } | { kind: 'unknown'; text: string; check?: string };
 
 let callArguments: Arguments | undefined;
 let shownPreview: Preview | undefined;
@@ -63,16 +67,15 @@ function previewOf(result: CallToolResult): Preview | undefined {
 function outcomeOf(result: CallToolResult): Outcome {
   const text = resultText(result);
   const outcome = structured(result).outcome;
-  if (result.isError) {
-    // The server says what it knows in structuredContent.outcome: carried out (its answer failed),
-    // unknown (it may have been), or refused. Only an error without it is read from the words.
-    const check = /check with ([\w.]+)/i.exec(text)?.[1];
-    if (outcome === 'done') return { kind: 'done', text };
-    if (outcome === 'unknown' || (outcome === undefined && /outcome is unknown|may already have been carried out/i.test(text)))
-      return { kind: 'unknown', text, check };
-    return { kind: 'refused', text };
-  }
-  return { kind: outcome === 'declined' ? 'declined' : 'done', text };
+  // The server says what it knows in structuredContent.outcome: carried out (even when its answer
+  // failed), unknown (it may have been), refused, or declined. Without it, only the words of an
+  // unknown outcome are read (the safe side); nothing else is called done or refused.
+  if (outcome === 'done') return { kind: 'done', text };
+  if (outcome === 'unknown' || (outcome === undefined && result.isError && /outcome is unknown|may already have been carried out/i.test(text)))
+    return { kind: 'unknown', text, check: /check with ([\w.]+)/i.exec(text)?.[1] };
+  if (outcome === 'refused' && result.isError) return { kind: 'refused', text };
+  if (outcome === 'declined' && !result.isError) return { kind: 'declined', text };
+  return { kind: result.isError ? 'error' : 'answer', text };
 }
 
 /** The statement as the server wrote it: effect lines, "- " facts, then what cannot be undone. */
@@ -210,6 +213,8 @@ const OUTCOME_LOOK = {
   declined: { title: 'Not run', style: 'notice-warning' },
   refused: { title: 'Refused: nothing was done', style: 'notice-danger' },
   unknown: { title: 'Outcome unknown', style: 'notice-warning' },
+  answer: { title: 'The server answered', style: 'notice-warning' },
+  error: { title: 'Error', style: 'notice-danger' },
 } as const;
 
 /** The outcome, below the statement it belongs to (when there is one). */
