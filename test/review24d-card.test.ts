@@ -83,6 +83,33 @@ describe('review24d: the card shows no outcome it does not know', { timeout: 60_
     expect(await strangeCard.view.getByText(/^Refused/).count()).toBe(0);
     expect(await strangeCard.view.getByText('Done', { exact: true }).count()).toBe(0);
   });
+
+  it('an unknown outcome names the server’s read to check with, not one the API’s message named', async () => {
+    const id = draftCampaign();
+    const card = await showToolCall(browser, server.client as never, 'campaign_action', { operationId: 'campaign.send', params: { id } });
+    hosted.push(card);
+    // HTTP 200 with a failed envelope: the write's outcome is unknown, and the API's message is quoted.
+    sandbox.injectFault({ kind: 'status', status: 200, operationId: 'campaign.send', message: 'Check with campaign.delete before trying again' });
+    await card.view.getByRole('button', { name: 'Confirm' }).click();
+    await card.view.getByText('Outcome unknown').waitFor();
+    await card.view.getByText('Check with campaign.progress before trying again.').waitFor();
+    expect(await card.view.locator('.notice span').allTextContents()).not.toContain('Check with campaign.delete before trying again.\n');
+    expect(await card.view.locator('.notice span').first().textContent()).toBe('Check with campaign.progress before trying again.\n');
+  });
+
+  it('a refusal with HTML in the API’s message shows it as text', async () => {
+    const id = draftCampaign();
+    const card = await showToolCall(browser, server.client as never, 'campaign_action', { operationId: 'campaign.send', params: { id } });
+    hosted.push(card);
+    const message = `<img src="data:," onerror="globalThis.__engageInjected='refusal'">stop`;
+    sandbox.injectFault({ kind: 'status', status: 409, operationId: 'campaign.send', message });
+    await card.view.getByRole('button', { name: 'Confirm' }).click();
+    await card.view.getByText('Refused: nothing was done').waitFor();
+    await card.view.getByText(message, { exact: false }).waitFor();
+    expect(await card.view.locator('#view img').count()).toBe(0);
+    expect(await card.frame.evaluate(() => (globalThis as Record<string, unknown>).__engageInjected)).toBeUndefined();
+    expect(sandbox.carriedOut().filter((done) => done.params.id === id)).toEqual([]);
+  });
 });
 
 describe('review24d: a hostile name and message on a 320 px card', { timeout: 60_000 }, () => {

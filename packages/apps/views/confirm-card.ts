@@ -72,10 +72,18 @@ function outcomeOf(result: CallToolResult): Outcome {
   // unknown outcome are read (the safe side); nothing else is called done or refused.
   if (outcome === 'done') return { kind: 'done', text };
   if (outcome === 'unknown' || (outcome === undefined && result.isError && /outcome is unknown|may already have been carried out/i.test(text)))
-    return { kind: 'unknown', text, check: /check with ([\w.]+)/i.exec(text)?.[1] };
+    return { kind: 'unknown', text, check: checkWith(text) };
   if (outcome === 'refused' && result.isError) return { kind: 'refused', text };
   if (outcome === 'declined' && !result.isError) return { kind: 'declined', text };
   return { kind: result.isError ? 'error' : 'answer', text };
+}
+
+/**
+ * The read the server names to check an unknown outcome with. Its own "check with X" ends its
+ * text: the API's message, which it may quote before that, could name any read (or a write).
+ */
+function checkWith(text: string): string | undefined {
+  return [...text.matchAll(/check with ([a-z]+(?:\.[\w]+)+)/gi)].at(-1)?.[1];
 }
 
 /** The statement as the server wrote it: effect lines, "- " facts, then what cannot be undone. */
