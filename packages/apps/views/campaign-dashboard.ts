@@ -92,27 +92,30 @@ interface Progress {
   sent?: number;
   opened?: number;
   failed?: number;
-  percent: number;
+  /** Whole percent sent, as the counts (or the API) say: below 0 or above 100 when they do; undefined when neither gives it. */
+  percent?: number;
 }
 
 function readProgress(data: Data): Progress {
   const total = pick(data, FIELDS.total);
   const sent = pick(data, FIELDS.sent);
-  const given = pick(data, FIELDS.percent);
-  // The API's own percentage when it gives one, so the two numbers shown never disagree.
-  const percent = given ?? (total !== undefined && sent !== undefined && total > 0 ? (sent / total) * 100 : 0);
+  // From the counts written beside it, so the two never disagree (an API rounding 999,999 of
+  // 1,000,000 to 100 would read as done); else the API's own percentage; else not known, never 0.
+  // Rounded down, and not clamped: 250 of 100 is 250%, not 100%. Only the bar stops at its ends.
+  const fromCounts = total !== undefined && sent !== undefined && total > 0 ? (sent / total) * 100 : undefined;
+  const percent = fromCounts ?? pick(data, FIELDS.percent);
   return {
     status: typeof data.status === 'string' ? data.status : undefined,
     total,
     sent,
     opened: pick(data, FIELDS.opened),
     failed: pick(data, FIELDS.failed),
-    percent: Math.max(0, Math.min(100, Math.floor(percent))),
+    percent: percent === undefined ? undefined : Math.floor(percent),
   };
 }
 
 function isActive(progress: Progress): boolean {
-  return progress.status !== undefined ? ACTIVE_STATUS.test(progress.status) : progress.percent < 100;
+  return progress.status !== undefined ? ACTIVE_STATUS.test(progress.status) : (progress.percent ?? 0) < 100;
 }
 
 /** Built once; each refresh updates the nodes in place, so focus and screen readers keep their place. */
@@ -136,13 +139,15 @@ function showProgress(initial: Data, id: string | undefined): void {
     const progress = readProgress(data);
     badge.textContent = progress.status ?? 'status not given';
     badge.className = `badge badge-${(progress.status ?? '').toLowerCase()}`;
-    fill.style.width = `${progress.percent}%`;
+    fill.style.width = `${barWidth(progress.percent)}%`;
     const ofTotal =
       progress.sent !== undefined && progress.total !== undefined
         ? ` · ${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} recipients`
         : '';
-    summary.textContent = `${progress.percent}% sent${ofTotal}`;
-    bar.setAttribute('aria-valuenow', String(progress.percent));
+    summary.textContent = `${percentText(progress.percent)}${ofTotal}`;
+    // Without a percentage the bar is indeterminate: no aria-valuenow.
+    if (progress.percent === undefined) bar.removeAttribute('aria-valuenow');
+    else bar.setAttribute('aria-valuenow', String(barWidth(progress.percent)));
     bar.setAttribute('aria-valuetext', summary.textContent);
     counts.replaceChildren(countsList(data));
     chart.replaceChildren(outcomeChart(progress.sent, progress.opened, progress.failed));
@@ -247,7 +252,7 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
     const name = campaign.name === undefined ? (id ?? '—') : String(campaign.name);
     const counts =
       progress.sent !== undefined && progress.total !== undefined
-        ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} (${progress.percent}%)`
+        ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)}${progress.percent === undefined ? '' : ` (${formatNumber(progress.percent, app)}%)`}`
         : '—';
     const watch = el('button', { text: 'Progress', attrs: { type: 'button', 'aria-label': `Show the progress of ${name}` } });
     watch.addEventListener('click', () => void openProgress(id));
@@ -300,14 +305,30 @@ async function openProgress(id: string | undefined): Promise<void> {
 
 // ---- pieces ------------------------------------------------------------------------------
 
-function progressBar(percent: number, label: string): HTMLElement {
+/** The percentage as words: the number as reported (not clamped), or that there is none. */
+function percentText(percent: number | undefined): string {
+  return percent === undefined ? 'Progress not given' : `${formatNumber(percent, app)}% sent`;
+}
+
+/** How much of a bar is filled: the percentage, within the bar's ends. */
+function barWidth(percent: number | undefined): number {
+  return Math.max(0, Math.min(100, percent ?? 0));
+}
+
+function progressBar(percent: number | undefined, label: string): HTMLElement {
   const fill = el('span');
-  fill.style.width = `${percent}%`;
+  fill.style.width = `${barWidth(percent)}%`;
   return el(
     'div',
     {
       class: 'progress small',
-      attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(percent), 'aria-valuetext': label },
+      attrs: {
+        role: 'progressbar',
+        'aria-valuemin': '0',
+        'aria-valuemax': '100',
+        ...(percent === undefined ? {} : { 'aria-valuenow': String(barWidth(percent)) }),
+        'aria-valuetext': label,
+      },
     },
     [fill],
   );

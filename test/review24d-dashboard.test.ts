@@ -1,0 +1,70 @@
+// review24d: the campaign dashboard against a hostile API, in Debian's Chromium through the test
+// host (packages/apps/host). The API's campaigns are set to values no real send has (more sent
+// than recipients, negative counts, counts that are not numbers, names that are lists or objects,
+// words longer than the frame) through the sandbox, and what the view writes is read back: a
+// number is never shown as another, a value is never shown as something it is not, and nothing is
+// drawn wider than a 320 px frame.
+import { describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { showToolCall, type HostedView } from '../packages/apps/host/harness.js';
+import type { Campaign } from '../packages/sandbox/src/data.js';
+import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
+import { viewsPerFile } from './hosted-views.js';
+
+let sandbox: Sandbox;
+let browser: Browser;
+let server: LaunchedServer;
+const hosted = viewsPerFile('campaign', (ready) => ({ sandbox, server, browser } = ready));
+
+/** A campaign of tenant A, its fields set as a hostile API would have them; not sending, so the view does not poll it. */
+function campaignWith(fields: Record<string, unknown>): Campaign {
+  const campaigns = sandbox.tenant('A').campaigns;
+  const campaign = { ...campaigns[0]!, _id: `c0ffee${String(campaigns.length).padStart(18, '0')}`, status: 'completed' } as Campaign;
+  Object.assign(campaign, fields);
+  campaigns.push(campaign);
+  return campaign;
+}
+
+async function showProgress(id: string, width?: number): Promise<HostedView> {
+  const view = await showToolCall(browser, server.client as never, 'campaign_read', { operationId: 'campaign.progress', params: { id } }, { width });
+  hosted.push(view);
+  await view.view.locator('#progress-text').waitFor();
+  return view;
+}
+
+const progressText = (view: HostedView) => view.view.locator('#progress-text').textContent();
+
+describe('review24d: progress the API reports out of range is shown as reported', { timeout: 60_000 }, () => {
+  it('more sent than recipients is not written as 100%', async () => {
+    const campaign = campaignWith({ totalRecipients: 100, sentCount: 250 });
+    const view = await showProgress(campaign._id);
+    expect(await progressText(view)).toBe('250% sent · 250 of 100 recipients');
+    // The bar cannot be drawn past full; its number says what the API said.
+    expect(await view.view.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+    expect(await view.view.getByRole('progressbar').getAttribute('aria-valuetext')).toBe('250% sent · 250 of 100 recipients');
+  });
+
+  it('a negative count is not written as 0%', async () => {
+    const campaign = campaignWith({ totalRecipients: 100, sentCount: -30 });
+    const view = await showProgress(campaign._id);
+    expect(await progressText(view)).toBe('-30% sent · -30 of 100 recipients');
+    expect(await view.view.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('0');
+  });
+
+  it('progress the API does not give as a number is not written as 0%', async () => {
+    // The API's percent is NaN (null in JSON), its sent count a text.
+    const campaign = campaignWith({ totalRecipients: 100, sentCount: 'NaN' });
+    const view = await showProgress(campaign._id);
+    expect(await progressText(view)).not.toMatch(/^0%/);
+    expect(await progressText(view)).toMatch(/not given/);
+    expect(await view.view.getByRole('progressbar').getAttribute('aria-valuenow')).toBeNull();
+    // What the API did say is still listed, as it came.
+    await view.view.locator('dl.counts div', { hasText: 'Sent' }).getByText('NaN', { exact: true }).waitFor();
+  });
+
+  it('a fraction below 100% is not rounded up to done', async () => {
+    const campaign = campaignWith({ totalRecipients: 1_000_000, sentCount: 999_999 });
+    const view = await showProgress(campaign._id);
+    expect(await progressText(view)).toBe('99% sent · 999,999 of 1,000,000 recipients');
+  });
+});
