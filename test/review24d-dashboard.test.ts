@@ -68,3 +68,24 @@ describe('review24d: progress the API reports out of range is shown as reported'
     expect(await progressText(view)).toBe('99% sent · 999,999 of 1,000,000 recipients');
   });
 });
+
+describe('review24d: values of the wrong kind in the campaign list', { timeout: 60_000 }, () => {
+  it('a name, channel or status given as a list or object is shown as what it is, not as text it is not', async () => {
+    const campaign = campaignWith({ name: ['Promo', 'Ramadan'], channel: { primary: 'whatsapp' }, status: ['sending'] });
+    const view = await showToolCall(browser, server.client as never, 'campaign_read', { operationId: 'campaign.list' });
+    hosted.push(view);
+    const row = view.view.locator('tbody tr', { has: view.view.getByRole('button', { name: /Show the progress of/ }) }).filter({ hasText: 'Ramadan' });
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    expect(cells[0]).toBe('["Promo","Ramadan"]');
+    expect(cells[1]).toBe('{"primary":"whatsapp"}');
+    expect(cells[2]).toBe('["sending"]');
+    expect(await view.view.getByText('[object Object]').count()).toBe(0);
+
+    // Its progress: the status as it came, not 'status not given'.
+    await row.getByRole('button').click();
+    await view.view.locator('#progress-text').waitFor();
+    expect(view.toolCalls.at(-1)).toMatchObject({ arguments: { operationId: 'campaign.progress', params: { id: campaign._id } } });
+    expect(await view.view.locator('.head .badge').textContent()).toBe('["sending"]');
+  });
+});

@@ -137,7 +137,7 @@ function showProgress(initial: Data, id: string | undefined): void {
 
   const update = (data: Data) => {
     const progress = readProgress(data);
-    badge.textContent = progress.status ?? 'status not given';
+    badge.textContent = progress.status ?? (data.status === undefined || data.status === null ? 'status not given' : shown(data.status));
     badge.className = `badge badge-${(progress.status ?? '').toLowerCase()}`;
     fill.style.width = `${barWidth(progress.percent)}%`;
     const ofTotal =
@@ -249,7 +249,7 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
   const rows = campaigns.map((campaign) => {
     const progress = readProgress(campaign);
     const id = typeof campaign._id === 'string' ? campaign._id : undefined;
-    const name = campaign.name === undefined ? (id ?? '—') : String(campaign.name);
+    const name = campaign.name === undefined ? (id ?? '—') : shown(campaign.name);
     const counts =
       progress.sent !== undefined && progress.total !== undefined
         ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)}${progress.percent === undefined ? '' : ` (${formatNumber(progress.percent, app)}%)`}`
@@ -258,11 +258,11 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
     watch.addEventListener('click', () => void openProgress(id));
     return el('tr', {}, [
       el('td', { class: 'name', text: name }),
-      el('td', { text: campaign.channel === undefined ? '—' : String(campaign.channel) }),
+      el('td', { text: campaign.channel === undefined ? '—' : shown(campaign.channel) }),
       el('td', {}, [
         el('span', {
-          class: `badge badge-${String(campaign.status ?? '').toLowerCase()}`,
-          text: campaign.status === undefined ? '—' : String(campaign.status),
+          class: `badge badge-${typeof campaign.status === 'string' ? campaign.status.toLowerCase() : ''}`,
+          text: campaign.status === undefined ? '—' : shown(campaign.status),
         }),
       ]),
       el('td', { class: 'num' }, [counts, progress.total !== undefined ? progressBar(progress.percent, counts) : undefined]),
@@ -381,6 +381,15 @@ function pick(data: Data, names: readonly string[]): number | undefined {
     if (typeof value === 'number' && Number.isFinite(value)) return value;
   }
   return undefined;
+}
+
+/**
+ * A value as text: a string as it is, anything else as its JSON, so a list or an object is shown
+ * as one (String() made ['Promo', 'Ramadan'] read as the name 'Promo,Ramadan', and an object
+ * '[object Object]').
+ */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }
 
 function labelOf(key: string): string {
