@@ -34,6 +34,14 @@ async function showProgress(id: string, width?: number): Promise<HostedView> {
 
 const progressText = (view: HostedView) => view.view.locator('#progress-text').textContent();
 
+/** The document's width against the frame's: nothing may need a horizontal scroll. */
+function widths(view: HostedView): Promise<{ scroll: number; client: number }> {
+  return view.frame.evaluate(() => {
+    const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
+    return { scroll: doc.documentElement.scrollWidth, client: doc.documentElement.clientWidth };
+  });
+}
+
 describe('review24d: progress the API reports out of range is shown as reported', { timeout: 60_000 }, () => {
   it('more sent than recipients is not written as 100%', async () => {
     const campaign = campaignWith({ totalRecipients: 100, sentCount: 250 });
@@ -87,5 +95,31 @@ describe('review24d: values of the wrong kind in the campaign list', { timeout: 
     await view.view.locator('#progress-text').waitFor();
     expect(view.toolCalls.at(-1)).toMatchObject({ arguments: { operationId: 'campaign.progress', params: { id: campaign._id } } });
     expect(await view.view.locator('.head .badge').textContent()).toBe('["sending"]');
+  });
+});
+
+describe('review24d: a 320 px frame', { timeout: 60_000 }, () => {
+  it('the list keeps each row’s Progress button inside the frame, whatever the length of its words', async () => {
+    campaignWith({ name: 'N'.repeat(300), channel: 'c'.repeat(200), status: 's'.repeat(200), totalRecipients: 10 ** 15, sentCount: 10 ** 15 });
+    // 320 px, and a common inline width where the list is still a table.
+    for (const width of [320, 560]) {
+      const view = await showToolCall(browser, server.client as never, 'campaign_read', { operationId: 'campaign.list' }, { width });
+      hosted.push(view);
+      const button = view.view.getByRole('button', { name: `Show the progress of ${'N'.repeat(300)}` });
+      await button.waitFor();
+      const frame = (await view.page.locator('#view-frame').boundingBox())!;
+      const box = (await button.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(frame.x + frame.width);
+      const { scroll, client } = await widths(view);
+      expect(scroll).toBeLessThanOrEqual(client);
+    }
+  });
+
+  it('progress with huge counts and a long status stays inside the frame', async () => {
+    const campaign = campaignWith({ totalRecipients: 1e300, sentCount: 1e300, status: 'S'.repeat(400) });
+    const view = await showProgress(campaign._id, 320);
+    expect(await progressText(view)).toMatch(/^100% sent · 1,000,000,000/);
+    const { scroll, client } = await widths(view);
+    expect(scroll).toBeLessThanOrEqual(client);
   });
 });

@@ -258,14 +258,15 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
     watch.addEventListener('click', () => void openProgress(id));
     return el('tr', {}, [
       el('td', { class: 'name', text: name }),
-      el('td', { text: campaign.channel === undefined ? '—' : shown(campaign.channel) }),
+      el('td', {}, [el('span', { class: 'cell', text: campaign.channel === undefined ? '—' : shown(campaign.channel) })]),
       el('td', {}, [
         el('span', {
           class: `badge badge-${typeof campaign.status === 'string' ? campaign.status.toLowerCase() : ''}`,
           text: campaign.status === undefined ? '—' : shown(campaign.status),
         }),
       ]),
-      el('td', { class: 'num' }, [counts, progress.total !== undefined ? progressBar(progress.percent, counts) : undefined]),
+      // Counts of ordinary length stay on one line; numbers of many digits may wrap (style.css).
+      el('td', { class: counts.length > 24 ? 'num long' : 'num' }, [counts, progress.total !== undefined ? progressBar(progress.percent, counts) : undefined]),
       el('td', {}, id ? [watch] : []),
     ]);
   });
