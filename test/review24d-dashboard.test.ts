@@ -123,3 +123,44 @@ describe('review24d: a 320 px frame', { timeout: 60_000 }, () => {
     expect(scroll).toBeLessThanOrEqual(client);
   });
 });
+
+describe('review24d: counts of many digits in the analytics chart', { timeout: 60_000 }, () => {
+  it('each number written beside its bar is drawn whole, inside the chart', async () => {
+    const campaigns = sandbox.tenant('A').campaigns;
+    for (const campaign of campaigns) Object.assign(campaign, { sentCount: 0, openedCount: 0, failedCount: 0 });
+    Object.assign(campaigns[0]!, { sentCount: 123_456_789, openedCount: 12_345_678, failedCount: 1_234_567 });
+    const view = await showToolCall(browser, server.client as never, 'campaign_read', { operationId: 'campaign.analytics' });
+    hosted.push(view);
+    await view.view.getByRole('img', { name: 'Sent 123,456,789, Opened 12,345,678, Failed 1,234,567' }).waitFor();
+    const drawn = await view.frame.evaluate(() => {
+      type Text = { textContent: string; getAttribute(name: string): string; getComputedTextLength(): number };
+      const doc = (
+        globalThis as unknown as { document: { querySelector(s: string): { viewBox: { baseVal: { width: number } }; querySelectorAll(s: string): Text[] } } }
+      ).document;
+      const chart = doc.querySelector('svg.chart');
+      return [...chart.querySelectorAll('text')].map((text) => ({
+        text: text.textContent,
+        right: Number(text.getAttribute('x')) + text.getComputedTextLength(),
+        width: chart.viewBox.baseVal.width,
+      }));
+    });
+    const values = drawn.filter((text) => /\d/.test(text.text));
+    expect(values.map((text) => text.text)).toEqual(['123,456,789', '12,345,678', '1,234,567']);
+    for (const value of values) expect(value.right, value.text).toBeLessThanOrEqual(value.width);
+    // The counts above the chart: each number on one line, not broken between its digits.
+    const lines = await view.frame.evaluate(() => {
+      type Node = { textContent: string; firstChild: Node };
+      const doc = (
+        globalThis as unknown as {
+          document: { querySelectorAll(s: string): Node[]; createRange(): { selectNodeContents(n: Node): void; getClientRects(): { length: number } } };
+        }
+      ).document;
+      return [...doc.querySelectorAll('dl.counts dd')].map((dd) => {
+        const range = doc.createRange();
+        range.selectNodeContents(dd.firstChild);
+        return `${dd.textContent}: ${range.getClientRects().length}`;
+      });
+    });
+    expect(lines).toEqual(expect.arrayContaining(['123,456,789: 1', '12,345,678: 1', '1,234,567: 1']));
+  });
+});

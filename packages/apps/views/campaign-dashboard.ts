@@ -356,20 +356,23 @@ function outcomeChart(sent: number | undefined, opened: number | undefined, fail
   ].filter((bar): bar is { label: string; value: number; kind: string } => bar.value !== undefined);
   if (bars.length === 0) return el('span');
   const max = Math.max(1, ...bars.map((bar) => bar.value));
-  // Drawn at most at its own size (style.css), so its 12px labels match the text around it.
-  const width = 420;
+  // Drawn at most at its own size (style.css), so its 12px labels match the text around it. The
+  // numbers' column is as wide as the longest (about 7.5 units a character at 12px): a fixed one
+  // cut 123,456,789 to "123,456,7" at the chart's edge. Past 420 the whole chart is scaled down.
+  const values = bars.map((bar) => formatNumber(bar.value, app));
   const labelWidth = 64;
-  const valueWidth = 70;
+  const valueWidth = Math.max(70, 12 + Math.ceil(7.5 * Math.max(...values.map((value) => value.length))));
+  const track = Math.max(120, 420 - labelWidth - valueWidth);
+  const width = labelWidth + track + valueWidth;
   const row = 28;
   const chart = svg('svg', { viewBox: `0 0 ${width} ${bars.length * row}`, role: 'img', 'aria-labelledby': 'chart-caption', class: 'chart' });
   bars.forEach((bar, index) => {
     const y = index * row;
-    const track = width - labelWidth - valueWidth;
     chart.append(
       svg('text', { x: 0, y: y + 18 }, bar.label),
       svg('rect', { x: labelWidth, y: y + 6, width: track, height: 16, rx: 4, class: 'track' }),
       svg('rect', { x: labelWidth, y: y + 6, width: Math.max(bar.value > 0 ? 2 : 0, (bar.value / max) * track), height: 16, rx: 4, class: `bar-${bar.kind}` }),
-      svg('text', { x: width - valueWidth + 8, y: y + 18 }, formatNumber(bar.value, app)),
+      svg('text', { x: width - valueWidth + 8, y: y + 18 }, values[index]!),
     );
   });
   const caption = bars.map((bar) => `${bar.label} ${formatNumber(bar.value, app)}`).join(', ');
