@@ -164,3 +164,22 @@ describe('review24d: counts of many digits in the analytics chart', { timeout: 6
     expect(lines).toEqual(expect.arrayContaining(['123,456,789: 1', '12,345,678: 1', '1,234,567: 1']));
   });
 });
+
+describe('review24d: a status that names the view’s own classes', { timeout: 60_000 }, () => {
+  it('is drawn as its text in a badge, not hidden or restyled by them', async () => {
+    // Every word of a status became a class of its badge: 'sr-only' hid it, 'progress' drew it as a bar.
+    const hidden = campaignWith({ status: 'completed sr-only' });
+    const view = await showProgress(hidden._id, 320);
+    const badge = view.view.locator('.head .badge');
+    expect(await badge.textContent()).toBe('completed sr-only');
+    expect(await badge.evaluate((node: { className: string }) => node.className)).not.toMatch(/(^|\s)sr-only(\s|$)/);
+    expect((await badge.boundingBox())!.width).toBeGreaterThan(20);
+
+    campaignWith({ name: 'Kelas palsu', status: 'draft progress notice-danger' });
+    const list = await showToolCall(browser, server.client as never, 'campaign_read', { operationId: 'campaign.list' });
+    hosted.push(list);
+    const listed = list.view.locator('tbody tr', { hasText: 'Kelas palsu' }).locator('.badge');
+    await listed.waitFor();
+    expect(await listed.evaluate((node: { className: string }) => node.className)).not.toMatch(/(^|\s)(progress|notice-danger)(\s|$)/);
+  });
+});

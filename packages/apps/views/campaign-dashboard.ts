@@ -138,7 +138,7 @@ function showProgress(initial: Data, id: string | undefined): void {
   const update = (data: Data) => {
     const progress = readProgress(data);
     badge.textContent = progress.status ?? (data.status === undefined || data.status === null ? 'status not given' : shown(data.status));
-    badge.className = `badge badge-${(progress.status ?? '').toLowerCase()}`;
+    badge.className = badgeClass(progress.status);
     fill.style.width = `${barWidth(progress.percent)}%`;
     const ofTotal =
       progress.sent !== undefined && progress.total !== undefined
@@ -261,7 +261,7 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
       el('td', {}, [el('span', { class: 'cell', text: campaign.channel === undefined ? '—' : shown(campaign.channel) })]),
       el('td', {}, [
         el('span', {
-          class: `badge badge-${typeof campaign.status === 'string' ? campaign.status.toLowerCase() : ''}`,
+          class: badgeClass(campaign.status),
           text: campaign.status === undefined ? '—' : shown(campaign.status),
         }),
       ]),
@@ -385,6 +385,14 @@ function pick(data: Data, names: readonly string[]): number | undefined {
     if (typeof value === 'number' && Number.isFinite(value)) return value;
   }
   return undefined;
+}
+
+/**
+ * A status badge's classes: one, badge-<status>, of the status's letters, digits and dashes. The
+ * status is the API's: each word of it was a class (`completed sr-only` hid the badge).
+ */
+function badgeClass(status: unknown): string {
+  return `badge badge-${typeof status === 'string' ? status.toLowerCase().replace(/[^a-z0-9-]/g, '') : ''}`;
 }
 
 /**
