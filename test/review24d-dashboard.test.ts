@@ -183,3 +183,23 @@ describe('review24d: a status that names the view’s own classes', { timeout: 6
     expect(await listed.evaluate((node: { className: string }) => node.className)).not.toMatch(/(^|\s)(progress|notice-danger)(\s|$)/);
   });
 });
+
+describe('review24d: refreshing while the API answers garbage', { timeout: 60_000 }, () => {
+  for (const kind of ['not-envelope', 'html'] as const) {
+    it(`(${kind}) stops after three failed reads, keeps the last progress it read, and offers Refresh`, async () => {
+      const campaign = campaignWith({ status: 'sending', totalRecipients: 10, sentCount: 4 });
+      const view = await showProgress(campaign._id);
+      expect(await progressText(view)).toBe('40% sent · 4 of 10 recipients');
+      // Enough for every attempt: the server retries a read that met a 5xx.
+      sandbox.injectFault({ kind, operationId: 'campaign.progress', times: 50 });
+      await view.view.getByText(/^Stopped refreshing: /).waitFor({ timeout: 15_000 });
+      const calls = view.toolCalls.length;
+      expect(calls).toBe(3);
+      expect(await progressText(view)).toBe('40% sent · 4 of 10 recipients');
+      await view.view.getByRole('button', { name: 'Refresh' }).waitFor();
+      await view.page.waitForTimeout(2_000);
+      expect(view.toolCalls.length).toBe(calls);
+      sandbox.clearFaults();
+    });
+  }
+});
