@@ -112,6 +112,21 @@ describe('review24d: the card shows no outcome it does not know', { timeout: 60_
   });
 });
 
+describe('review24d: a card drawn again after its token expired', { timeout: 60_000 }, () => {
+  it('says it expired, with the day, not "You can confirm until" a time of day', async () => {
+    const args = { operationId: 'campaign.send', params: { id: draftCampaign() } };
+    const preview = await callTool('campaign_action', args);
+    // The same result, as a host re-rendering yesterday's conversation sends it.
+    const yesterday = new Date(Date.parse(structuredOf(preview as never).expiresAt as string) - 24 * 60 * 60 * 1000).toISOString();
+    const replayed = { ...preview, structuredContent: { ...preview.structuredContent, expiresAt: yesterday } };
+    const card = await showCard(args, replayed);
+    await card.view.getByRole('button', { name: 'Cancel' }).waitFor();
+    expect(await card.view.getByText(/You can confirm until/).count()).toBe(0);
+    const said = await card.view.getByText(/expired/).textContent();
+    expect(said).toContain(new Date(yesterday).toLocaleDateString('en-US'));
+  });
+});
+
 describe('review24d: a hostile name and message on a 320 px card', { timeout: 60_000 }, () => {
   it('Confirm and Cancel stay inside the frame, and nothing is wider than it', async () => {
     const id = draftCampaign();

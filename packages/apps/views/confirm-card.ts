@@ -3,7 +3,7 @@
 // made (same tool, operationId and params) with the token from this card, once; Cancel forgets
 // the token and sends nothing. Any other result (done, declined, refused, outcome unknown) is
 // shown as it is.
-import { el, hostToolName, render, resultText, startView, structured, formatTime, type Arguments, type CallToolResult } from './kit.js';
+import { el, formatMoment, hostToolName, render, resultText, startView, structured, type Arguments, type CallToolResult } from './kit.js';
 
 /** How long a confirmed call may take (rate-limit waits included) before the card stops waiting. */
 const CONFIRM_TIMEOUT_MS = 5 * 60 * 1000;
@@ -183,7 +183,7 @@ function showPreview(preview: Preview): void {
       preview.reason ? el('p', { class: 'notice notice-warning', text: preview.reason }) : undefined,
       el('p', { class: 'muted', text: 'Nothing has been done yet.' }),
       ...statementNodes(preview.statement),
-      preview.expiresAt ? el('p', { class: 'muted', text: `You can confirm until ${formatTime(preview.expiresAt)}.` }) : undefined,
+      preview.expiresAt ? el('p', { class: 'muted', text: expiry(preview.expiresAt) }) : undefined,
       el('div', { class: 'actions' }, [confirm, cancel]),
       status,
     ]),
@@ -258,6 +258,17 @@ function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
 function tellModel(text: string): void {
   if (!app.getHostCapabilities()?.updateModelContext) return;
   app.updateModelContext({ content: [{ type: 'text', text }] }).catch(() => undefined);
+}
+
+/**
+ * Until when the token works, with the day when it is not today; or that it has expired (by this
+ * device's clock: the server decides), as on a card a host draws again from an old conversation,
+ * which said "You can confirm until" yesterday's time of day.
+ */
+function expiry(expiresAt: string): string {
+  const at = Date.parse(expiresAt);
+  if (!Number.isNaN(at) && at <= Date.now()) return `This confirmation expired at ${formatMoment(expiresAt)}.`;
+  return `You can confirm until ${formatMoment(expiresAt)}.`;
 }
 
 function capitalize(text: string): string {
