@@ -92,27 +92,30 @@ interface Progress {
   sent?: number;
   opened?: number;
   failed?: number;
-  percent: number;
+  /** Whole percent sent, as the counts (or the API) say: below 0 or above 100 when they do; undefined when neither gives it. */
+  percent?: number;
 }
 
 function readProgress(data: Data): Progress {
   const total = pick(data, FIELDS.total);
   const sent = pick(data, FIELDS.sent);
-  const given = pick(data, FIELDS.percent);
-  // The API's own percentage when it gives one, so the two numbers shown never disagree.
-  const percent = given ?? (total !== undefined && sent !== undefined && total > 0 ? (sent / total) * 100 : 0);
+  // From the counts written beside it, so the two never disagree (an API rounding 999,999 of
+  // 1,000,000 to 100 would read as done); else the API's own percentage; else not known, never 0.
+  // Rounded down, and not clamped: 250 of 100 is 250%, not 100%. Only the bar stops at its ends.
+  const fromCounts = total !== undefined && sent !== undefined && total > 0 ? (sent / total) * 100 : undefined;
+  const percent = fromCounts ?? pick(data, FIELDS.percent);
   return {
     status: typeof data.status === 'string' ? data.status : undefined,
     total,
     sent,
     opened: pick(data, FIELDS.opened),
     failed: pick(data, FIELDS.failed),
-    percent: Math.max(0, Math.min(100, Math.floor(percent))),
+    percent: percent === undefined ? undefined : Math.floor(percent),
   };
 }
 
 function isActive(progress: Progress): boolean {
-  return progress.status !== undefined ? ACTIVE_STATUS.test(progress.status) : progress.percent < 100;
+  return progress.status !== undefined ? ACTIVE_STATUS.test(progress.status) : (progress.percent ?? 0) < 100;
 }
 
 /** Built once; each refresh updates the nodes in place, so focus and screen readers keep their place. */
@@ -134,15 +137,17 @@ function showProgress(initial: Data, id: string | undefined): void {
 
   const update = (data: Data) => {
     const progress = readProgress(data);
-    badge.textContent = progress.status ?? 'status not given';
-    badge.className = `badge badge-${(progress.status ?? '').toLowerCase()}`;
-    fill.style.width = `${progress.percent}%`;
+    badge.textContent = progress.status ?? (data.status === undefined || data.status === null ? 'status not given' : shown(data.status));
+    badge.className = badgeClass(progress.status);
+    fill.style.width = `${barWidth(progress.percent)}%`;
     const ofTotal =
       progress.sent !== undefined && progress.total !== undefined
         ? ` · ${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} recipients`
         : '';
-    summary.textContent = `${progress.percent}% sent${ofTotal}`;
-    bar.setAttribute('aria-valuenow', String(progress.percent));
+    summary.textContent = `${percentText(progress.percent)}${ofTotal}`;
+    // Without a percentage the bar is indeterminate: no aria-valuenow.
+    if (progress.percent === undefined) bar.removeAttribute('aria-valuenow');
+    else bar.setAttribute('aria-valuenow', String(barWidth(progress.percent)));
     bar.setAttribute('aria-valuetext', summary.textContent);
     counts.replaceChildren(countsList(data));
     chart.replaceChildren(outcomeChart(progress.sent, progress.opened, progress.failed));
@@ -244,23 +249,24 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
   const rows = campaigns.map((campaign) => {
     const progress = readProgress(campaign);
     const id = typeof campaign._id === 'string' ? campaign._id : undefined;
-    const name = campaign.name === undefined ? (id ?? '—') : String(campaign.name);
+    const name = campaign.name === undefined ? (id ?? '—') : shown(campaign.name);
     const counts =
       progress.sent !== undefined && progress.total !== undefined
-        ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} (${progress.percent}%)`
+        ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)}${progress.percent === undefined ? '' : ` (${formatNumber(progress.percent, app)}%)`}`
         : '—';
     const watch = el('button', { text: 'Progress', attrs: { type: 'button', 'aria-label': `Show the progress of ${name}` } });
     watch.addEventListener('click', () => void openProgress(id));
     return el('tr', {}, [
       el('td', { class: 'name', text: name }),
-      el('td', { text: campaign.channel === undefined ? '—' : String(campaign.channel) }),
+      el('td', {}, [el('span', { class: 'cell', text: campaign.channel === undefined ? '—' : shown(campaign.channel) })]),
       el('td', {}, [
         el('span', {
-          class: `badge badge-${String(campaign.status ?? '').toLowerCase()}`,
-          text: campaign.status === undefined ? '—' : String(campaign.status),
+          class: badgeClass(campaign.status),
+          text: campaign.status === undefined ? '—' : shown(campaign.status),
         }),
       ]),
-      el('td', { class: 'num' }, [counts, progress.total !== undefined ? progressBar(progress.percent, counts) : undefined]),
+      // Counts of ordinary length stay on one line; numbers of many digits may wrap (style.css).
+      el('td', { class: counts.length > 24 ? 'num long' : 'num' }, [counts, progress.total !== undefined ? progressBar(progress.percent, counts) : undefined]),
       el('td', {}, id ? [watch] : []),
     ]);
   });
@@ -300,14 +306,30 @@ async function openProgress(id: string | undefined): Promise<void> {
 
 // ---- pieces ------------------------------------------------------------------------------
 
-function progressBar(percent: number, label: string): HTMLElement {
+/** The percentage as words: the number as reported (not clamped), or that there is none. */
+function percentText(percent: number | undefined): string {
+  return percent === undefined ? 'Progress not given' : `${formatNumber(percent, app)}% sent`;
+}
+
+/** How much of a bar is filled: the percentage, within the bar's ends. */
+function barWidth(percent: number | undefined): number {
+  return Math.max(0, Math.min(100, percent ?? 0));
+}
+
+function progressBar(percent: number | undefined, label: string): HTMLElement {
   const fill = el('span');
-  fill.style.width = `${percent}%`;
+  fill.style.width = `${barWidth(percent)}%`;
   return el(
     'div',
     {
       class: 'progress small',
-      attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(percent), 'aria-valuetext': label },
+      attrs: {
+        role: 'progressbar',
+        'aria-valuemin': '0',
+        'aria-valuemax': '100',
+        ...(percent === undefined ? {} : { 'aria-valuenow': String(barWidth(percent)) }),
+        'aria-valuetext': label,
+      },
     },
     [fill],
   );
@@ -334,20 +356,23 @@ function outcomeChart(sent: number | undefined, opened: number | undefined, fail
   ].filter((bar): bar is { label: string; value: number; kind: string } => bar.value !== undefined);
   if (bars.length === 0) return el('span');
   const max = Math.max(1, ...bars.map((bar) => bar.value));
-  // Drawn at most at its own size (style.css), so its 12px labels match the text around it.
-  const width = 420;
+  // Drawn at most at its own size (style.css), so its 12px labels match the text around it. The
+  // numbers' column is as wide as the longest (about 7.5 units a character at 12px): a fixed one
+  // cut 123,456,789 to "123,456,7" at the chart's edge. Past 420 the whole chart is scaled down.
+  const values = bars.map((bar) => formatNumber(bar.value, app));
   const labelWidth = 64;
-  const valueWidth = 70;
+  const valueWidth = Math.max(70, 12 + Math.ceil(7.5 * Math.max(...values.map((value) => value.length))));
+  const track = Math.max(120, 420 - labelWidth - valueWidth);
+  const width = labelWidth + track + valueWidth;
   const row = 28;
   const chart = svg('svg', { viewBox: `0 0 ${width} ${bars.length * row}`, role: 'img', 'aria-labelledby': 'chart-caption', class: 'chart' });
   bars.forEach((bar, index) => {
     const y = index * row;
-    const track = width - labelWidth - valueWidth;
     chart.append(
       svg('text', { x: 0, y: y + 18 }, bar.label),
       svg('rect', { x: labelWidth, y: y + 6, width: track, height: 16, rx: 4, class: 'track' }),
       svg('rect', { x: labelWidth, y: y + 6, width: Math.max(bar.value > 0 ? 2 : 0, (bar.value / max) * track), height: 16, rx: 4, class: `bar-${bar.kind}` }),
-      svg('text', { x: width - valueWidth + 8, y: y + 18 }, formatNumber(bar.value, app)),
+      svg('text', { x: width - valueWidth + 8, y: y + 18 }, values[index]!),
     );
   });
   const caption = bars.map((bar) => `${bar.label} ${formatNumber(bar.value, app)}`).join(', ');
@@ -360,6 +385,23 @@ function pick(data: Data, names: readonly string[]): number | undefined {
     if (typeof value === 'number' && Number.isFinite(value)) return value;
   }
   return undefined;
+}
+
+/**
+ * A status badge's classes: one, badge-<status>, of the status's letters, digits and dashes. The
+ * status is the API's: each word of it was a class (`completed sr-only` hid the badge).
+ */
+function badgeClass(status: unknown): string {
+  return `badge badge-${typeof status === 'string' ? status.toLowerCase().replace(/[^a-z0-9-]/g, '') : ''}`;
+}
+
+/**
+ * A value as text: a string as it is, anything else as its JSON, so a list or an object is shown
+ * as one (String() made ['Promo', 'Ramadan'] read as the name 'Promo,Ramadan', and an object
+ * '[object Object]').
+ */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }
 
 function labelOf(key: string): string {

@@ -3,7 +3,7 @@
 // made (same tool, operationId and params) with the token from this card, once; Cancel forgets
 // the token and sends nothing. Any other result (done, declined, refused, outcome unknown) is
 // shown as it is.
-import { el, hostToolName, render, resultText, startView, structured, formatTime, type Arguments, type CallToolResult } from './kit.js';
+import { el, formatMoment, hostToolName, render, resultText, startView, structured, type Arguments, type CallToolResult } from './kit.js';
 
 /** How long a confirmed call may take (rate-limit waits included) before the card stops waiting. */
 const CONFIRM_TIMEOUT_MS = 5 * 60 * 1000;
@@ -18,7 +18,11 @@ interface Preview {
   reason?: string;
 }
 
-type Outcome = { kind: 'done' | 'declined' | 'refused'; text: string } | { kind: 'unknown'; text: string; check?: string };
+/**
+ * `answer` and `error`: a result whose structuredContent gives no outcome this card knows (a host
+ * that passes none, a later server's): shown as the server wrote it, claiming nothing of its own.
+ */
+type Outcome = { kind: 'done' | 'declined' | 'refused' | 'answer' | 'error'; text: string } | { kind: 'unknown'; text: string; check?: string };
 
 let callArguments: Arguments | undefined;
 let shownPreview: Preview | undefined;
@@ -63,16 +67,23 @@ function previewOf(result: CallToolResult): Preview | undefined {
 function outcomeOf(result: CallToolResult): Outcome {
   const text = resultText(result);
   const outcome = structured(result).outcome;
-  if (result.isError) {
-    // The server says what it knows in structuredContent.outcome: carried out (its answer failed),
-    // unknown (it may have been), or refused. Only an error without it is read from the words.
-    const check = /check with ([\w.]+)/i.exec(text)?.[1];
-    if (outcome === 'done') return { kind: 'done', text };
-    if (outcome === 'unknown' || (outcome === undefined && /outcome is unknown|may already have been carried out/i.test(text)))
-      return { kind: 'unknown', text, check };
-    return { kind: 'refused', text };
-  }
-  return { kind: outcome === 'declined' ? 'declined' : 'done', text };
+  // The server says what it knows in structuredContent.outcome: carried out (even when its answer
+  // failed), unknown (it may have been), refused, or declined. Without it, only the words of an
+  // unknown outcome are read (the safe side); nothing else is called done or refused.
+  if (outcome === 'done') return { kind: 'done', text };
+  if (outcome === 'unknown' || (outcome === undefined && result.isError && /outcome is unknown|may already have been carried out/i.test(text)))
+    return { kind: 'unknown', text, check: checkWith(text) };
+  if (outcome === 'refused' && result.isError) return { kind: 'refused', text };
+  if (outcome === 'declined' && !result.isError) return { kind: 'declined', text };
+  return { kind: result.isError ? 'error' : 'answer', text };
+}
+
+/**
+ * The read the server names to check an unknown outcome with. Its own "check with X" ends its
+ * text: the API's message, which it may quote before that, could name any read (or a write).
+ */
+function checkWith(text: string): string | undefined {
+  return [...text.matchAll(/check with ([a-z]+(?:\.[\w]+)+)/gi)].at(-1)?.[1];
 }
 
 /** The statement as the server wrote it: effect lines, "- " facts, then what cannot be undone. */
@@ -172,7 +183,7 @@ function showPreview(preview: Preview): void {
       preview.reason ? el('p', { class: 'notice notice-warning', text: preview.reason }) : undefined,
       el('p', { class: 'muted', text: 'Nothing has been done yet.' }),
       ...statementNodes(preview.statement),
-      preview.expiresAt ? el('p', { class: 'muted', text: `You can confirm until ${formatTime(preview.expiresAt)}.` }) : undefined,
+      preview.expiresAt ? el('p', { class: 'muted', text: expiry(preview.expiresAt) }) : undefined,
       el('div', { class: 'actions' }, [confirm, cancel]),
       status,
     ]),
@@ -210,6 +221,8 @@ const OUTCOME_LOOK = {
   declined: { title: 'Not run', style: 'notice-warning' },
   refused: { title: 'Refused: nothing was done', style: 'notice-danger' },
   unknown: { title: 'Outcome unknown', style: 'notice-warning' },
+  answer: { title: 'The server answered', style: 'notice-warning' },
+  error: { title: 'Error', style: 'notice-danger' },
 } as const;
 
 /** The outcome, below the statement it belongs to (when there is one). */
@@ -245,6 +258,17 @@ function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
 function tellModel(text: string): void {
   if (!app.getHostCapabilities()?.updateModelContext) return;
   app.updateModelContext({ content: [{ type: 'text', text }] }).catch(() => undefined);
+}
+
+/**
+ * Until when the token works, with the day when it is not today; or that it has expired (by this
+ * device's clock: the server decides), as on a card a host draws again from an old conversation,
+ * which said "You can confirm until" yesterday's time of day.
+ */
+function expiry(expiresAt: string): string {
+  const at = Date.parse(expiresAt);
+  if (!Number.isNaN(at) && at <= Date.now()) return `This confirmation expired at ${formatMoment(expiresAt)}.`;
+  return `You can confirm until ${formatMoment(expiresAt)}.`;
 }
 
 function capitalize(text: string): string {

@@ -64,6 +64,8 @@ export interface Fault {
   status?: number;
   retryAfter?: string;
   afterWork?: boolean;
+  /** The envelope's message of a 'status' fault (default "injected failure"). */
+  message?: string;
 }
 
 export interface CarriedOut {
@@ -713,7 +715,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         return answer(run());
       case 'status':
         if (fault.afterWork) run();
-        return fail(new ApiFailure(fault.status ?? 500, 50000, 'injected failure'), rateHeaders());
+        return fail(new ApiFailure(fault.status ?? 500, 50000, fault.message ?? 'injected failure'), rateHeaders());
       case 'html': {
         if (fault.afterWork) run();
         const page = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>nginx</p></body></html>';
