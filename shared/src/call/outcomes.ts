@@ -6,7 +6,6 @@ import { InputError, UpstreamError } from '../model/errors.js';
 import type { CallStage, Operation, Outcome } from '../model/types.js';
 import { CUSTOMER_TEXT_NOTICE, fitData, type Scrub } from '../safe/render.js';
 import { GuardStateError } from './guard-store.js';
-import type { Reply } from './context.js';
 import type { Attempt } from './journal.js';
 import { PREVIEW_TEXT_NOTICE, type Statement } from './statement.js';
 
@@ -261,13 +260,14 @@ const TOKEN_SPENT = 'The confirmationToken is spent: to try again, call without 
  * A refusal at the claim stage (a guardrail) of a write whose yes came as a confirmationToken:
  * the token is spent by then, so its "try again" and "call again" mean a call without it; said so.
  */
-export function refusedAfterToken(reply: Reply): Reply {
+export function refusedAfterToken<R extends object>(reply: R): R {
+  // A question (an input_required round) has no text of ours to add to.
   if ('resultType' in reply && reply.resultType === 'input_required') return reply;
-  const result = reply as CallToolResult;
-  if ((result.structuredContent as { outcome?: unknown } | undefined)?.outcome !== 'refused') return result;
+  const result = reply as unknown as CallToolResult;
+  if ((result.structuredContent as { outcome?: unknown } | undefined)?.outcome !== 'refused') return reply;
   const [first, ...rest] = result.content;
-  if (first?.type !== 'text') return result;
-  return { ...result, content: [{ ...first, text: `${first.text} ${TOKEN_SPENT}` }, ...rest] };
+  if (first?.type !== 'text') return reply;
+  return { ...result, content: [{ ...first, text: `${first.text} ${TOKEN_SPENT}` }, ...rest] } as unknown as R;
 }
 
 /** What is known of a write that ended in an error. */
