@@ -122,6 +122,23 @@ describe('two replicas on one Redis', () => {
     expect(carried()).toBe(before + 2);
   });
 
+  it('a send still at the API on A: B names the replicas, not "this server", and sends nothing', async () => {
+    const [a, b] = [await client(replicas[0]!), await client(replicas[1]!)];
+    const params = { msisdn: '081234567891', message: 'Pesanan dikirim' };
+    const before = carried();
+    const [tokenA, tokenB] = await Promise.all([a, b].map(async (on) => structuredOf((await call(on, { params })) as never).confirmationToken as string));
+    sandbox.injectFault({ kind: 'delay', delayMs: 1500, operationId: 'channel.whatsapp.send' });
+    const slow = call(a, { params, confirmationToken: tokenA });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const racing = await call(b, { params, confirmationToken: tokenB });
+    expect(racing.isError).toBe(true);
+    expect(textOf(racing as never)).toMatch(/(is still being sent|was sent) by a replica of this service \(this one or another\)/);
+    expect((await slow).isError, textOf((await slow) as never)).toBeFalsy();
+    const warned = await call(b, { params });
+    expect(textOf(warned as never)).toMatch(/Warning: a replica of this service \(this one or another\) already sent exactly this channel\.whatsapp\.send at /);
+    expect(carried()).toBe(before + 1);
+  });
+
   it('refuses to start with Redis but without ENGAGE_STATE_SECRET, or with one shorter than 32 bytes', async () => {
     for (const secret of [undefined, 'short-secret-31-bytes-long-xxxx']) {
       const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ...(secret ? { ENGAGE_STATE_SECRET: secret } : {}) });

@@ -2,33 +2,16 @@
 // process of the earlier version still running beside the new one, a damaged entry file and a
 // full disk would.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import { describe, expect, it } from 'vitest';
+import { launchServer, type LaunchedServer } from '../packages/sandbox/src/index.js';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
-import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf, toolOf } from './helpers.js';
+import { SEND, stateDirFixture } from './state-dir-fixture.js';
+import { structuredOf, textOf, toolOf } from './helpers.js';
 
-let sandbox: Sandbox;
-const root = mkdtempSync(join(tmpdir(), 'review24e-'));
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-let made = 0;
-const stateDir = () => mkdtempSync(join(root, `dir-${++made}-`));
-const SEND = 'channel.whatsapp.send';
-const params = (n: number) => ({ msisdn: `62812777${String(n).padStart(5, '0')}`, message: `Halo ${n}` });
-const sends = () => countCarriedOut(sandbox, SEND);
-const files = (dir: string, kind: string) => (existsSync(join(dir, kind)) ? readdirSync(join(dir, kind)) : []);
-const channelOn = (dir: string, store = new FileGuardStore(dir)) =>
-  inProcess(DOMAINS.channel!, sandbox, { env: { ENGAGE_CONFIRM: 'none' }, server: { guardStore: () => store } });
+const { root, sandbox, stateDir, params, sends, files, channelOn } = stateDirFixture('review24e', '62812777');
 
 interface EntryFile {
   name: string;
@@ -121,7 +104,7 @@ describe('seven server processes on one state folder (its path with a space and 
   const launch = async (dir: string, confirm: string) =>
     Promise.all(
       Array.from({ length: 7 }, () =>
-        launchServer('channel', { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_STATE_DIR: dir, ENGAGE_CONFIRM: confirm }),
+        launchServer('channel', { ENGAGE_BASE_URL: sandbox().baseUrl, ENGAGE_API_KEY: sandbox().keys.full, ENGAGE_STATE_DIR: dir, ENGAGE_CONFIRM: confirm }),
       ),
     );
   const call = (server: LaunchedServer, args: Record<string, unknown>) =>

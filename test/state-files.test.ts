@@ -6,35 +6,15 @@
 // state.json at 433 KB; `npx tsx /tmp/exp/writes_growth.ts <checkout> idem`, a throwaway driver).
 // Each record and each write's attempt is a file of its own now (records/, writes/), so a write
 // reads and rewrites only its own; state.json keeps the counters and the audit chain's head.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
+import { SEND, stateDirFixture } from './state-dir-fixture.js';
 import { GuardStateError } from '../shared/src/call/guard-store.js';
-import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf } from './helpers.js';
+import { structuredOf, textOf } from './helpers.js';
 
-let sandbox: Sandbox;
-const root = mkdtempSync(join(tmpdir(), 'state-files-'));
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-let made = 0;
-const stateDir = () => mkdtempSync(join(root, `dir-${++made}-`));
-const SEND = 'channel.whatsapp.send';
-const params = (n: number) => ({ msisdn: `62812888${String(n).padStart(5, '0')}`, message: `Halo ${n}` });
-const sends = () => countCarriedOut(sandbox, SEND);
-const files = (dir: string, kind: string) => (existsSync(join(dir, kind)) ? readdirSync(join(dir, kind)) : []);
-
-/** A channel server in this process on a file store in `dir`. */
-const channelOn = (dir: string, confirm = 'none', store = new FileGuardStore(dir)) =>
-  inProcess(DOMAINS.channel!, sandbox, { env: { ENGAGE_CONFIRM: confirm }, server: { guardStore: () => store } });
+const { root, stateDir, params, sends, files, channelOn } = stateDirFixture('state-files', '62812888');
 
 describe('each write reads and rewrites only its own entry', () => {
   it('state.json stays the same size however many writes with idempotency keys went before', async () => {

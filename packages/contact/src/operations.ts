@@ -124,7 +124,7 @@ export const contact = defineDomain('contact', 'Contacts', [
       users: z
         .array(z.strictObject({ name: contactFields.name, msisdn: msisdn(), email: email().optional() }))
         .min(1, 'needs at least one contact')
-        .max(10_000, 'at most 10,000 contacts per import')
+        .max(10_000, 'at most 10,000 contacts per import: split the list into imports of 10,000 or fewer, each confirmed')
         .describe('[{name, msisdn (62…), email?}]'),
     }),
     verifyWith: 'contact.list',

@@ -104,5 +104,19 @@ export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessio
     }
     return sessions.serve(request, target, authInfo, body);
   }
-  return toNodeHandler({ fetch: serve }, { maxRequestBodySize: maxBodyBytes, onerror: (error) => log.warn(`request: ${error.message}`) });
+  const fetch = async (request: Request, requestOptions?: { authInfo?: AuthInfo }) => withoutKeepAlive(await serve(request, requestOptions));
+  return toNodeHandler({ fetch }, { maxRequestBodySize: maxBodyBytes, onerror: (error) => log.warn(`request: ${error.message}`) });
+}
+
+/**
+ * The SDK's SSE answers say `Connection: keep-alive`, and toNodeHandler hands every header to Node,
+ * which then neither says close to a client that sent `Connection: close` nor closes its socket
+ * (it waited for keepAliveTimeout). Connection is hop-by-hop, Node's to decide: it is dropped here
+ * (a `close`, as the SDK's 413 sends, stays).
+ */
+function withoutKeepAlive(response: Response): Response {
+  if (!/^\s*keep-alive\s*$/i.test(response.headers.get('connection') ?? '')) return response;
+  const headers = new Headers(response.headers);
+  headers.delete('connection');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

@@ -31,7 +31,7 @@ import {
   stillRunning,
   type TokenRefusal,
 } from './outcomes.js';
-import { noteSharedConfirmation, spentOutcome } from './shared-mark.js';
+import { fromSharedStore, noteSharedConfirmation, spentOutcome } from './shared-mark.js';
 import { boundFacts, composeStatement, type Statement } from './statement.js';
 
 /** A person's yes, and when what they said yes to was shown (the claim stage compares it with the journal). */
@@ -198,7 +198,7 @@ async function lastSentOf(deps: CallDeps, call: ToolCall, op: Operation, params:
   const store = deps.guard.store();
   if (!store.lastSentWrite || local?.outcome === 'in-flight') return local;
   const shared = await store.lastSentWrite(writeDigest(caller.keyId, op.id, params), Date.now()).catch(() => undefined);
-  return shared && !(local && local.at >= shared.at) ? shared : local;
+  return shared && !(local && local.at >= shared.at) ? fromSharedStore(call, shared) : local;
 }
 
 /** All of a preview's look-ups together; what is late is left out of the statement. */

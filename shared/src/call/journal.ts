@@ -25,6 +25,8 @@ export type AttemptOutcome = 'in-flight' | Extract<Outcome, 'done' | 'unknown' |
 export interface Attempt {
   at: number;
   outcome: AttemptOutcome;
+  /** Who sent it, as an answer names it, when it was read from a store other servers share (shared-mark.ts `fromSharedStore`); else this server. */
+  by?: string;
 }
 /** A write that went out, and the one before it: an attempt that ends refused gives its place back to that one. */
 interface SentAttempt extends Attempt {

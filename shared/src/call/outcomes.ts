@@ -26,6 +26,8 @@ export function notGranted(op: Operation, scope = op.scope, why = ''): string {
 }
 
 const at = (time: number) => new Date(time).toISOString();
+/** Who sent an earlier attempt: this server, or where it was read from a shared store, whichever of those it shares it with. */
+const sender = (earlier: Attempt) => earlier.by ?? 'this server';
 const howItEnded = (earlier: Attempt) => (earlier.outcome === 'done' ? 'it was carried out' : 'its outcome is unknown (it may have been carried out)');
 
 export function failure(text: string): CallToolResult {
@@ -91,7 +93,7 @@ export function previewTooLarge(operationId: unknown): CallToolResult {
 /** The first line of a question or preview when this server already sent exactly this write lately. */
 export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
   const check = op.verifyWith ? ` Check with ${op.verifyWith} first:` : '';
-  return `Warning: this server already sent exactly this ${op.id} at ${at(earlier.at)}, and ${howItEnded(earlier)}.${check} saying yes now does it again.`;
+  return `Warning: ${sender(earlier)} already sent exactly this ${op.id} at ${at(earlier.at)}, and ${howItEnded(earlier)}.${check} saying yes now does it again.`;
 }
 
 /** The host could not ask, or answered in a way that cannot be read (the person may have seen it): true of both. */
@@ -160,7 +162,7 @@ export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestS
     // Nothing went out with this one; the same write may have gone out by another, and "nothing was carried out" must not read as "it was not sent".
     const other =
       sent?.outcome === 'done' || sent?.outcome === 'unknown'
-        ? ` Exactly this ${op.id} was sent by this server at ${at(sent.at)} (by another confirmation), and ${howItEnded(sent)}.`
+        ? ` Exactly this ${op.id} was sent by ${sender(sent)} at ${at(sent.at)} (by another confirmation), and ${howItEnded(sent)}.`
         : '';
     const text = `This ${what} was already used, and nothing was carried out with it (the API refused the write, or it was never sent); nothing was done now.${other} To try again, if the user still wants it, call without it: the user is asked again.`;
     return writeFailure(op, 'refused', text);
@@ -183,13 +185,13 @@ export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestS
 /** The same write went out after this yes was given (by another confirmation): nothing is sent again. */
 export function sentSince(op: Operation, earlier: Attempt): CallToolResult {
   const check = op.verifyWith ? ` Check with ${op.verifyWith}.` : '';
-  const text = `Exactly this ${op.id} was sent by this server at ${at(earlier.at)}, after this confirmation was given, and ${howItEnded(earlier)}; nothing was done now.${check} To send it again, call without the confirmation: the user is asked again and told about the earlier send.`;
+  const text = `Exactly this ${op.id} was sent by ${sender(earlier)} at ${at(earlier.at)}, after this confirmation was given, and ${howItEnded(earlier)}; nothing was done now.${check} To send it again, call without the confirmation: the user is asked again and told about the earlier send.`;
   return writeFailure(op, 'refused', text);
 }
 
 /** The identical write is still on its way: nothing new is sent. */
 export function stillRunning(op: Operation, earlier: Attempt): CallToolResult {
-  const text = `Exactly this ${op.id} is still being sent by this server (since ${at(earlier.at)}), so nothing new was done. Wait for it to finish, then ${checkWhat(op)}.`;
+  const text = `Exactly this ${op.id} is still being sent by ${sender(earlier)} (since ${at(earlier.at)}), so nothing new was done. Wait for it to finish, then ${checkWhat(op)}.`;
   return writeFailure(op, 'unknown', text);
 }
 

@@ -99,6 +99,18 @@ export async function spentOutcome(deps: CallDeps, call: ToolCall, confirmation:
     .catch(() => undefined);
 }
 
+/**
+ * An attempt read from the store other servers share (remote mode's Redis, the stdio servers'
+ * state directory): it may be this server's own or another's, and the record does not say which,
+ * so the answers name both, true either way.
+ */
+export function fromSharedStore(call: ToolCall, attempt: Attempt): Attempt {
+  const by = call.caller.credentials
+    ? 'a replica of this service (this one or another)'
+    : 'this server or another one sharing its state directory (another host, or before a restart)';
+  return { ...attempt, by };
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -11,7 +11,7 @@ import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { lockKey, screenComposed } from './key-guesses.js';
 import { carriedOut, keyLocked, notGranted, refusedAfterToken, sentSince, stillRunning } from './outcomes.js';
-import { markShared, settleShared, type SharedMark } from './shared-mark.js';
+import { fromSharedStore, markShared, settleShared, type SharedMark } from './shared-mark.js';
 import { validateParams } from './validate.js';
 
 export interface Prepared {
@@ -117,7 +117,7 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
     try {
       const shared = await markShared(deps, call, op, params, approval, markedAt);
       prepared.mark = shared.mark;
-      earlier = shared.refusedBy;
+      earlier = shared.refusedBy && fromSharedStore(call, shared.refusedBy);
     } catch (error) {
       journal.attempt(keyId, op.id, params, 'refused');
       await releaseHoldings(deps.guard, held);
