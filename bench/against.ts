@@ -82,7 +82,17 @@ function serverProcess(entry: string, env: Record<string, string>) {
     await request('tools/list', {});
     return performance.now() - started;
   };
-  return { child, request, open, close: () => child.kill() };
+  /**
+   * Stops the server and waits for it to be gone: a process still exiting (or a server's shutdown
+   * work) would run beside the next side's cold start and bias whichever side follows it.
+   */
+  const close = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill();
+    });
+  return { child, request, open, close };
 }
 
 type Sandboxes = Record<'small' | 'large', { baseUrl: string; key: string }>;
@@ -162,7 +172,7 @@ async function sevenAtOnce(entries: string[], env: Record<string, string>): Prom
   await Promise.all(servers.map((server) => server.open()));
   const ms = performance.now() - started;
   const rssMiB = servers.reduce((sum, server) => sum + rssKB(server.child.pid as number), 0) / 1024;
-  for (const server of servers) server.close();
+  await Promise.all(servers.map((server) => server.close()));
   return { ms, rssMiB };
 }
 
@@ -193,7 +203,7 @@ async function measure(side: Side, root: string, sandboxes: Sandboxes, memoryFil
   out.first100CpuMs = (firstCall.cpuMs + rest.cpuMs * (FIRST_CALLS - 1)) / FIRST_CALLS;
   // What a server that has worked holds: the first call loads the catalog, undici and node:http.
   out.rssAfterCallsMiB = rssKB(cold.child.pid as number) / 1024;
-  cold.close();
+  await cold.close();
   const seven = await sevenAtOnce(DOMAINS.map(entry), env('small'));
   out.sevenMs = seven.ms;
   out.sevenRssMiB = seven.rssMiB;
@@ -208,7 +218,7 @@ async function measure(side: Side, root: string, sandboxes: Sandboxes, memoryFil
     out[`${one.name}: latency`] = warm.medianMs;
     const path = (one as Case).direct;
     if (path) out[`${one.name}: added`] = warm.medianMs - (await direct[one.sandbox](path));
-    server.close();
+    await server.close();
   }
   if (side === 'reference') for (const peer of PEER_CASES) out[`peer ${peer.name}: cpu`] = await peerCpu(peer.path, env('small'));
   return out;
@@ -221,7 +231,7 @@ async function peerCpu(path: string, env: Record<string, string>): Promise<numbe
   const call = () => server.request('tools/call', { name: 'get', arguments: { path } });
   await series(server, WARM_UP_CALLS, call);
   const warm = await series(server, CALLS, call);
-  server.close();
+  await server.close();
   return warm.cpuMs;
 }
 
