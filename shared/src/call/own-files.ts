@@ -14,7 +14,7 @@ export function ownDirectory(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = fs.statSync(dir);
   if (!stat.isDirectory()) throw new GuardStateError(`the state directory ${dir} is not a directory. Set ENGAGE_STATE_DIR to a directory of your own`);
-  refuseShared(stat, dir, 'the state directory', `chmod 700 ${dir}`, 'ENGAGE_STATE_DIR to a directory');
+  refuseShared(stat, dir, 'the state directory', `chmod 700 ${forShell(dir)}`, 'ENGAGE_STATE_DIR to a directory');
 }
 
 /** Opens `path` (created 0600 with O_CREAT), refusing a symbolic link in its place. */
@@ -24,7 +24,9 @@ export function openOwnFile(path: string, flags: number): number {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'EMLINK')
-      throw new GuardStateError(`${path} is a symbolic link, and the guardrails' state is never read or written through one. Remove the link (rm ${path})`);
+      throw new GuardStateError(
+        `${path} is a symbolic link, and the guardrails' state is never read or written through one. Remove the link (${removeCommand(path)})`,
+      );
     throw error;
   }
 }
@@ -51,7 +53,7 @@ export function openAuditFile(path: string): number {
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new GuardStateError(`the audit record ${path} is not a regular file. Set ENGAGE_AUDIT_LOG to a file of your own`);
-    refuseShared(stat, path, 'the audit record', `chmod 600 ${path}`, 'ENGAGE_AUDIT_LOG to a file');
+    refuseShared(stat, path, 'the audit record', `chmod 600 ${forShell(path)}`, 'ENGAGE_AUDIT_LOG to a file');
     return fd;
   } catch (error) {
     fs.closeSync(fd);
@@ -69,4 +71,32 @@ function refuseShared(stat: fs.Stats, path: string, what: string, tighten: strin
       `${what} ${path} can be written by others (mode ${mode}), who could change the send counters or the audit record. Run: ${tighten}`,
     );
   }
+}
+
+/**
+ * `path` as one word of a POSIX shell command the user can copy: as it is when it holds nothing the
+ * shell reads (the usual case), else in single quotes, where nothing is special ($, `, spaces,
+ * newlines); a single quote in it is closed, escaped and reopened. A leading `-` is kept from
+ * reading as an option (`./-x`, never needed for the absolute paths the store uses).
+ */
+export function forShell(path: string): string {
+  const word = path.startsWith('-') ? `./${path}` : path;
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** `path` as a PowerShell word: in single quotes, where only a single quote is special (doubled). */
+function forPowerShell(path: string): string {
+  return `'${path.replaceAll("'", "''")}'`;
+}
+
+/** The command that moves a damaged file aside, for the user's shell (Windows: PowerShell). */
+export function moveAsideCommand(path: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return `Move-Item -LiteralPath ${forPowerShell(path)} ${forPowerShell(`${path}.damaged`)}`;
+  return `mv ${forShell(path)} ${forShell(`${path}.damaged`)}`;
+}
+
+/** The command that removes a file (a planted link, a left lock), for the user's shell (Windows: PowerShell). */
+export function removeCommand(path: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return `Remove-Item -LiteralPath ${forPowerShell(path)}`;
+  return `rm ${forShell(path)}`;
 }
