@@ -179,7 +179,7 @@ export class FileGuardStore implements GuardStore {
       const current = this.readEntry(kind, name);
       const { result, entry } = change(current && current.expiresAt > this.now() ? current : undefined);
       if (entry === undefined) {
-        if (current) fs.rmSync(path, { force: true });
+        if (current) removeEntry(path);
       } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...entry }));
       return result;
     });
@@ -374,24 +374,47 @@ function writeState(dir: string, state: GuardState): void {
   writeAtomically(join(dir, STATE_FILE), JSON.stringify(state));
 }
 
-/** Written to a temporary file, synced, then renamed over `path`: a reader sees the old text or the new, never part of one. */
+/**
+ * Written to a temporary file, synced, then renamed over `path`: a reader sees the old text or the
+ * new, never part of one. A write that fails (a full disk, an I/O error) leaves no temporary file
+ * and nothing at `path` changed, and is refused as state that could not be saved (notSaved).
+ */
 function writeAtomically(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  // Created exclusively: a file or link already at that name is never written through.
-  const fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
+  let fd: number;
   try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    // Created exclusively: a file or link already at that name is never written through.
+    fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
+  } catch (error) {
+    throw notSaved(path, error);
   }
-  fs.renameSync(temporary, path);
+  try {
+    try {
+      writeWhole(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temporary, path);
+  } catch (error) {
+    removeQuietly(temporary);
+    throw notSaved(path, error);
+  }
 }
 
 /** All of `text`: a write may take only part of it (a disk nearly full), and the rest is written on (or fails). */
 function writeWhole(fd: number, text: string): void {
   const bytes = Buffer.from(text, 'utf8');
   for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+}
+
+/** An entry's file removed (its key forgotten, its attempt given back); one that cannot be is refused like a write that could not be saved. */
+function removeEntry(path: string): void {
+  try {
+    fs.rmSync(path, { force: true });
+  } catch (error) {
+    throw notSaved(path, error);
+  }
 }
 
 function removeQuietly(path: string): void {
