@@ -16,6 +16,7 @@ export function launchChannel(sandbox: Sandbox, dir: string, confirm = 'none', e
   });
 }
 
-export function callSend(server: LaunchedServer, args: Record<string, unknown>): Promise<CallToolResult> {
-  return server.client.callTool({ name: toolOf(SEND), arguments: { operationId: SEND, ...args } }) as Promise<CallToolResult>;
+/** `timeout`: how long the answer is waited for (a server that hangs fails the call, not the whole test file). */
+export function callSend(server: LaunchedServer, args: Record<string, unknown>, timeout = 60_000): Promise<CallToolResult> {
+  return server.client.callTool({ name: toolOf(SEND), arguments: { operationId: SEND, ...args } }, undefined, { timeout }) as Promise<CallToolResult>;
 }

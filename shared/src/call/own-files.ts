@@ -11,9 +11,24 @@ const WRITABLE_BY_OTHERS = 0o022;
 
 /** The state directory, created 0700 if it is missing; refused if another user owns it or others may write in it. */
 export function ownDirectory(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stat = fs.statSync(dir);
-  if (!stat.isDirectory()) throw new GuardStateError(`the state directory ${dir} is not a directory. Set ENGAGE_STATE_DIR to a directory of your own`);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    // A file where the directory (or one of its folders, records/ say) should be: said below, not an internal error.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOTDIR') throw error;
+  }
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+    throw new GuardStateError(`the state directory ${dir} cannot be made: a file stands in its path. Set ENGAGE_STATE_DIR to a directory of your own`);
+  }
+  if (!stat.isDirectory())
+    throw new GuardStateError(
+      `the state directory ${dir} is not a directory. Move it aside (${moveAsideCommand(dir)}), or set ENGAGE_STATE_DIR to a directory of your own`,
+    );
   refuseShared(stat, dir, 'the state directory', `chmod 700 ${forShell(dir)}`, 'ENGAGE_STATE_DIR to a directory');
 }
 
@@ -31,16 +46,33 @@ export function openOwnFile(path: string, flags: number): number {
   }
 }
 
-/** The whole text of `path`, read without following a link; undefined if there is no such file. */
+/** No state file the servers write comes near this; a larger one is not read (it would only take the memory). */
+const READ_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The whole text of `path`, read without following a link or waiting on a FIFO; undefined if there
+ * is no such file. Anything but a regular file of ours that others cannot write, of a size the
+ * servers write, is refused, naming it.
+ */
 export function readOwnFile(path: string): string | undefined {
   let fd: number;
   try {
-    fd = openOwnFile(path, fs.constants.O_RDONLY);
+    fd = openOwnFile(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile())
+      throw new GuardStateError(
+        `the guardrails' state file ${path} is not a regular file, so it is not one the servers wrote. Move it aside (${moveAsideCommand(path)})`,
+      );
+    refuseShared(stat, path, "the guardrails' state file", `chmod 600 ${forShell(path)}`, 'ENGAGE_STATE_DIR to a directory');
+    if (stat.size > READ_LIMIT)
+      throw new GuardStateError(
+        `the guardrails' state file ${path} is far larger (${stat.size} bytes) than any the servers write, so it is not read. Move it aside (${moveAsideCommand(path)})`,
+      );
     return fs.readFileSync(fd, 'utf8');
   } finally {
     fs.closeSync(fd);
