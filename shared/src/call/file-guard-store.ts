@@ -240,7 +240,8 @@ export class FileGuardStore implements GuardStore {
   /** Removes expired entries' files and temporary files a crashed process left; a damaged file is left for the user (reading it names it). */
   private sweepIfDue(): void {
     const now = this.now();
-    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    // A clock set back (by more than the interval) sweeps now, rather than not until it is past the last sweep again.
+    if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
     // state.json's own temporary files, and the lock's (and a lock moved aside), left by a process killed mid-turn.
     for (const file of fs.readdirSync(this.dir))
