@@ -53,6 +53,10 @@ describe('a lock file nobody holds', () => {
         expect(textOf(refused as never), plant).toMatch(/state\.lock .*(is not a file the servers made|is a symbolic link).*Remove it|Remove the link/);
         expect(textOf(refused as never), plant).toMatch(/Nothing was sent/);
         expect(sends()).toBe(before);
+        // A write that takes no turn before it is sent (no key, no cap, no yes) is refused too: its audit line could not be written.
+        const unkeyed = await callSend(server, { params: params(3) }, 15_000);
+        expect(textOf(unkeyed), plant).toMatch(/state\.lock .*(is not a file the servers made|is a symbolic link).*Nothing was sent/);
+        expect(sends()).toBe(before);
         // Still answering: a read goes.
         const read = await server.client.listTools();
         expect(read.tools.length).toBeGreaterThan(0);

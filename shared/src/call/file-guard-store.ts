@@ -140,6 +140,8 @@ export class FileGuardStore implements GuardStore {
   async ready() {
     ownDirectory(this.dir);
     readState(this.dir);
+    // A lock no turn can take (not a file the servers make) would let the write out and lose its audit line: refused first.
+    readLock(join(this.dir, 'state.lock'));
     fs.mkdirSync(dirname(this.auditFile), { recursive: true, mode: 0o700 });
     fs.closeSync(openAuditFile(this.auditFile));
   }
