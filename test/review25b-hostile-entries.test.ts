@@ -4,7 +4,7 @@
 // be answered "Internal error"; an entry file of another user, or one others may write, was
 // trusted. Each is now refused, naming the file and what to do, and the server goes on.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
@@ -73,6 +73,17 @@ describe('an entry file the store did not write', () => {
     const [file] = readdirSync(join(dir, 'records'));
     chmodSync(join(dir, 'records', file!), 0o666);
     await expect(store.lookup('loose')).rejects.toThrow(/can be written by others \(mode 0666\).*chmod 600/);
+  });
+
+  it('one far larger than any the store writes (a sparse 100 MB file) is refused unread, naming its size', async () => {
+    const dir = stateDir();
+    const store = new FileGuardStore(dir);
+    await store.reserve('huge', record, Date.now() + 60_000);
+    const [file] = readdirSync(join(dir, 'records'));
+    truncateSync(join(dir, 'records', file!), 100 * 1024 * 1024);
+    await expect(store.lookup('huge')).rejects.toThrow(/is far larger \(104857600 bytes\) than any the servers write, so it is not read\. Move it aside/);
+    // Other keys go on.
+    expect(await store.reserve('fine', record, Date.now() + 60_000)).toBeUndefined();
   });
 
   it.skipIf(process.getuid?.() !== 0)("one of another user's is refused, not trusted", async () => {
