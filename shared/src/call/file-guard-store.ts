@@ -10,6 +10,7 @@
 // guard-state.ts) instead of being trusted.
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
@@ -17,7 +18,7 @@ import { GuardStateError, type GuardStore, type IdempotencyRecord } from './guar
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
 import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
-import { openAuditFile, openOwnFile, ownDirectory, readOwnFile } from './own-files.js';
+import { openAuditFile, openOwnFile, ownDirectory, readOwnFile, removeCommand } from './own-files.js';
 
 export type { GuardState } from './guard-state.js';
 
@@ -139,6 +140,8 @@ export class FileGuardStore implements GuardStore {
   async ready() {
     ownDirectory(this.dir);
     readState(this.dir);
+    // A lock no turn can take (not a file the servers make) would let the write out and lose its audit line: refused first.
+    readLock(join(this.dir, 'state.lock'));
     fs.mkdirSync(dirname(this.auditFile), { recursive: true, mode: 0o700 });
     fs.closeSync(openAuditFile(this.auditFile));
   }
@@ -178,7 +181,7 @@ export class FileGuardStore implements GuardStore {
       const current = this.readEntry(kind, name);
       const { result, entry } = change(current && current.expiresAt > this.now() ? current : undefined);
       if (entry === undefined) {
-        if (current) fs.rmSync(path, { force: true });
+        if (current) removeEntry(path);
       } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...entry }));
       return result;
     });
@@ -239,10 +242,13 @@ export class FileGuardStore implements GuardStore {
   /** Removes expired entries' files and temporary files a crashed process left; a damaged file is left for the user (reading it names it). */
   private sweepIfDue(): void {
     const now = this.now();
-    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    // A clock set back (by more than the interval) sweeps now, rather than not until it is past the last sweep again.
+    if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
-    // state.json's own temporary files, left beside it by a process killed while it replaced it.
-    for (const file of fs.readdirSync(this.dir)) if (file.startsWith(`${STATE_FILE}.`) && file.endsWith('.tmp')) sweepOne(join(this.dir, file), now);
+    // state.json's own temporary files, and the lock's (and a lock moved aside), left by a process killed mid-turn.
+    for (const file of fs.readdirSync(this.dir))
+      if ((file.startsWith(`${STATE_FILE}.`) || file.startsWith('state.lock.')) && (file.endsWith('.tmp') || file.includes('.stale-')))
+        sweepOne(join(this.dir, file), now, true);
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[]) {
       const folder = this.entryFolder(kind);
       for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now);
@@ -279,11 +285,14 @@ export class FileGuardStore implements GuardStore {
  * folder, a link) is left as it is: the write it is for names it, and one odd file never holds up
  * every other write's turn.
  */
-function sweepOne(path: string, now: number): void {
+function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp')): void {
   try {
-    if (path.endsWith('.tmp')) {
+    if (leftByCrash) {
       // A file's time is the system clock's, whatever clock the store was given.
-      if (Date.now() - fs.lstatSync(path).mtimeMs > LOCK_STALE_MS) fs.rmSync(path, { force: true });
+      // A lock moved aside keeps its own time: when it was moved (its ctime) says whether its breaker is done with it.
+      const stat = fs.lstatSync(path);
+      const since = path.includes('.stale-') ? Math.max(stat.mtimeMs, stat.ctimeMs) : stat.mtimeMs;
+      if (Date.now() - since > LOCK_STALE_MS) fs.rmSync(path, { force: true });
       return;
     }
     const entry = parseEntry(readOwnFile(path));
@@ -368,18 +377,80 @@ function writeState(dir: string, state: GuardState): void {
   writeAtomically(join(dir, STATE_FILE), JSON.stringify(state));
 }
 
-/** Written to a temporary file, synced, then renamed over `path`: a reader sees the old text or the new, never part of one. */
+/**
+ * Written to a temporary file, synced, then renamed over `path`: a reader sees the old text or the
+ * new, never part of one. A write that fails (a full disk, an I/O error) leaves no temporary file
+ * and nothing at `path` changed, and is refused as state that could not be saved (notSaved).
+ */
 function writeAtomically(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  // Created exclusively: a file or link already at that name is never written through.
-  const fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
+  let fd: number;
   try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    // Created exclusively: a file or link already at that name is never written through.
+    fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
+  } catch (error) {
+    throw notSaved(path, error);
   }
-  fs.renameSync(temporary, path);
+  try {
+    try {
+      writeWhole(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temporary, path);
+  } catch (error) {
+    removeQuietly(temporary);
+    throw notSaved(path, error);
+  }
+}
+
+/** All of `text`: a write may take only part of it (a disk nearly full), and the rest is written on (or fails). */
+function writeWhole(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+}
+
+/** An entry's file removed (its key forgotten, its attempt given back); one that cannot be is refused like a write that could not be saved. */
+function removeEntry(path: string): void {
+  try {
+    fs.rmSync(path, { force: true });
+  } catch (error) {
+    throw notSaved(path, error);
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    fs.rmSync(path, { force: true });
+  } catch {
+    // Left for the sweep (a temporary file older than any turn is removed).
+  }
+}
+
+const NOT_SAVED_BECAUSE: Record<string, string> = {
+  ENOSPC: 'no space left on its disk',
+  EDQUOT: "the user's disk quota is used up",
+  EFBIG: 'a file size limit was reached',
+  EIO: 'an input/output error of its disk',
+  EROFS: 'its file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+};
+
+/**
+ * A state file that could not be written: the write it is for is refused (nothing is sent), and the
+ * model and the log are told why and what the user does. A refusal of the store's own (a planted
+ * link) is passed on as it is.
+ */
+function notSaved(path: string, error: unknown): Error {
+  if (error instanceof GuardStateError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = (code && NOT_SAVED_BECAUSE[code]) ?? (error instanceof Error ? error.message : String(error));
+  return new GuardStateError(
+    `the guardrails' state could not be saved in ${dirname(path)} (${why}${code ? `, ${code}` : ''}), so the send caps, idempotency keys and earlier sends cannot be kept. ` +
+      'Free space on that disk (or fix the error) and ask again',
+  );
 }
 
 /** A write's last attempt; one in flight whose process stopped renewing it (it stopped with the write out) is unknown. */
@@ -398,51 +469,153 @@ function prune(state: GuardState, now: number): GuardState {
   return state;
 }
 
-/** Takes the lock file (created exclusively), waiting for another process's turn; a lock left by a dead process is broken. */
+/**
+ * Takes the lock file, waiting for another process's turn; a lock left by a dead process is broken.
+ * The lock appears with its owner already in it (written to a file of its own, then linked into
+ * place, which fails if a lock is there): a live process's lock is never seen empty, so an empty
+ * or unreadable one (its process killed between creating it and writing its owner, by an earlier
+ * version; or cut by a power loss) is nobody's, and is broken once it has stayed so for a moment
+ * (an earlier version's process, alive, writes its owner within microseconds).
+ */
 async function lock(path: string): Promise<() => void> {
-  const mine = `${process.pid} ${randomBytes(6).toString('hex')}`;
+  const mine = `${process.pid} ${hostname()} ${randomBytes(6).toString('hex')}`;
   const deadline = Date.now() + LOCK_WAIT_MS;
+  const ownerless = new Map<string, number>();
   for (let wait = 2; ; wait = Math.min(wait * 2, 25)) {
-    try {
-      fs.writeFileSync(path, mine, { flag: 'wx', mode: 0o600 });
-      return () => releaseLock(path, mine);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    breakIfStale(path);
+    if (takeLock(path, mine)) return () => releaseLock(path, mine);
+    breakIfStale(path, ownerless);
     if (Date.now() > deadline) throw new Error(`the guardrails' state is locked by another process (${path}); try again`);
     await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
   }
 }
 
+/** True if the lock is now `mine`; false if another's is there. A disk that takes no file refuses the turn (notSaved). */
+function takeLock(path: string, mine: string): boolean {
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  let fd: number;
+  try {
+    fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
+  } catch (error) {
+    throw notSaved(path, error);
+  }
+  try {
+    try {
+      writeWhole(fd, mine);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.linkSync(temporary, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // A file system without hard links (some network and removable ones): created exclusively with its owner, as before.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return takeLockWithoutLink(path, mine);
+    throw notSaved(path, error);
+  } finally {
+    removeQuietly(temporary);
+  }
+}
+
+function takeLockWithoutLink(path: string, mine: string): boolean {
+  let fd: number;
+  try {
+    fd = openOwnFile(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw notSaved(path, error);
+  }
+  try {
+    writeWhole(fd, mine);
+  } catch (error) {
+    fs.closeSync(fd);
+    removeQuietly(path);
+    throw notSaved(path, error);
+  }
+  fs.closeSync(fd);
+  return true;
+}
+
 function releaseLock(path: string, mine: string): void {
   try {
-    if (fs.readFileSync(path, 'utf8') === mine) fs.unlinkSync(path);
+    if (readLock(path)?.holder === mine) fs.unlinkSync(path);
   } catch {
     // Already gone: nothing to release.
   }
 }
 
-/** A lock whose process is gone, or that is far older than any turn, is moved aside (one process wins the rename) and removed. */
-function breakIfStale(path: string): void {
-  let holder: string;
-  let age: number;
+/** How much of a lock file is read: an owner is a pid, a host name and a nonce; anything longer is nobody's. */
+const LOCK_READ_LIMIT = 512;
+/** An ownerless lock (empty, or not an owner) that stays so this long, as this process saw it, is broken. */
+const LOCK_OWNERLESS_MS = 1_000;
+
+/**
+ * The lock's holder as read, and the file's identity, without following a link or waiting on a
+ * FIFO; undefined if there is none. A lock that is not a regular file is refused (the servers never
+ * make one): every turn would otherwise wait on it.
+ */
+function readLock(path: string): { holder: string; id: string; mtimeMs: number } | undefined {
+  let fd: number;
   try {
-    holder = fs.readFileSync(path, 'utf8');
-    age = Date.now() - fs.statSync(path).mtimeMs;
-  } catch {
+    fd = openOwnFile(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile())
+      throw new GuardStateError(`the lock file ${path} is not a file the servers made, so no write can take its turn. Remove it (${removeCommand(path)})`);
+    const buffer = Buffer.alloc(LOCK_READ_LIMIT);
+    const length = fs.readSync(fd, buffer, 0, LOCK_READ_LIMIT, 0);
+    return { holder: buffer.toString('utf8', 0, length), id: `${stat.dev}:${stat.ino}`, mtimeMs: stat.mtimeMs };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * A lock whose process is gone (on this host), that nobody owns (empty or garbage, for a moment as
+ * this process saw it), or that is far older than any turn, is moved aside (one process wins the
+ * rename) and removed. `ownerless` keeps when this process first saw each ownerless lock, by the
+ * monotonic clock: the system clock going back makes no lock older or younger.
+ */
+function breakIfStale(path: string, ownerless: Map<string, number>): void {
+  let lock: ReturnType<typeof readLock>;
+  try {
+    lock = readLock(path);
+  } catch (error) {
+    if (error instanceof GuardStateError) throw error;
     return;
   }
-  const pid = Number(holder.split(' ')[0]);
-  if (age < LOCK_STALE_MS && (holder === '' || isAlive(pid))) return;
+  if (!lock) return;
+  const owner = /^(\d+) (?:(\S+) )?[0-9a-f]{12}$/.exec(lock.holder);
+  const age = Date.now() - lock.mtimeMs;
+  let stale = age >= LOCK_STALE_MS;
+  if (owner) {
+    // Another host's process is not this host's to look up: only its lock's age says it stopped.
+    const here = owner[2] === undefined || owner[2] === hostname();
+    stale ||= here && !isAlive(Number(owner[1]));
+  } else {
+    const seen = ownerless.get(lock.id) ?? performance.now();
+    ownerless.set(lock.id, seen);
+    stale ||= performance.now() - seen >= LOCK_OWNERLESS_MS;
+  }
+  if (!stale) return;
   const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
   try {
     fs.renameSync(path, aside);
-    // Another process may have broken it and taken a fresh lock in between: that one goes back.
-    if (fs.readFileSync(aside, 'utf8') !== holder) fs.linkSync(aside, path);
-    fs.unlinkSync(aside);
   } catch {
-    // Lost the race to another process breaking it: fine.
+    return; // Lost the race to another process breaking it: fine.
+  }
+  try {
+    // Another process may have broken it and taken a fresh lock in between: that one goes back.
+    const moved = fs.lstatSync(aside);
+    if (`${moved.dev}:${moved.ino}` !== lock.id) fs.linkSync(aside, path);
+  } catch {
+    // A lock taken meanwhile at the path: this one's owner finds its lock gone when it releases.
+  } finally {
+    removeQuietly(aside);
   }
 }
 

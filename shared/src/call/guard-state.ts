@@ -4,6 +4,7 @@
 import { oneLine } from '../safe/sanitize.js';
 import type { AuditHead } from './audit.js';
 import { GuardStateError, type IdempotencyRecord } from './guard-store.js';
+import { moveAsideCommand } from './own-files.js';
 
 export interface Expiring<T> {
   value: T;
@@ -54,7 +55,7 @@ export function parseGuardState(text: string, path: string): GuardState {
 export function damagedState(path: string, what: string): GuardStateError {
   return new GuardStateError(
     `the guardrails' state file ${path} is damaged (${what}), so the send caps and idempotency keys cannot be checked. ` +
-      `Move it aside (mv ${path} ${path}.damaged): the counters and idempotency keys then start over, and the audit record continues`,
+      `Move it aside (${moveAsideCommand(path)}): the counters and idempotency keys then start over, and the audit record continues`,
   );
 }
 
@@ -62,7 +63,7 @@ export function damagedState(path: string, what: string): GuardStateError {
 export function damagedEntry(path: string, what: string): GuardStateError {
   return new GuardStateError(
     `the guardrails' state file ${path} is damaged (${what}), so this write's idempotency key or its earlier sends cannot be checked. ` +
-      `Move it aside (mv ${path} ${path}.damaged): only that one record then starts over`,
+      `Move it aside (${moveAsideCommand(path)}): only that one record then starts over`,
   );
 }
 

@@ -11,10 +11,25 @@ const WRITABLE_BY_OTHERS = 0o022;
 
 /** The state directory, created 0700 if it is missing; refused if another user owns it or others may write in it. */
 export function ownDirectory(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stat = fs.statSync(dir);
-  if (!stat.isDirectory()) throw new GuardStateError(`the state directory ${dir} is not a directory. Set ENGAGE_STATE_DIR to a directory of your own`);
-  refuseShared(stat, dir, 'the state directory', `chmod 700 ${dir}`, 'ENGAGE_STATE_DIR to a directory');
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    // A file where the directory (or one of its folders, records/ say) should be: said below, not an internal error.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOTDIR') throw error;
+  }
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+    throw new GuardStateError(`the state directory ${dir} cannot be made: a file stands in its path. Set ENGAGE_STATE_DIR to a directory of your own`);
+  }
+  if (!stat.isDirectory())
+    throw new GuardStateError(
+      `the state directory ${dir} is not a directory. Move it aside (${moveAsideCommand(dir)}), or set ENGAGE_STATE_DIR to a directory of your own`,
+    );
+  refuseShared(stat, dir, 'the state directory', `chmod 700 ${forShell(dir)}`, 'ENGAGE_STATE_DIR to a directory');
 }
 
 /** Opens `path` (created 0600 with O_CREAT), refusing a symbolic link in its place. */
@@ -24,21 +39,40 @@ export function openOwnFile(path: string, flags: number): number {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'EMLINK')
-      throw new GuardStateError(`${path} is a symbolic link, and the guardrails' state is never read or written through one. Remove the link (rm ${path})`);
+      throw new GuardStateError(
+        `${path} is a symbolic link, and the guardrails' state is never read or written through one. Remove the link (${removeCommand(path)})`,
+      );
     throw error;
   }
 }
 
-/** The whole text of `path`, read without following a link; undefined if there is no such file. */
+/** No state file the servers write comes near this; a larger one is not read (it would only take the memory). */
+const READ_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The whole text of `path`, read without following a link or waiting on a FIFO; undefined if there
+ * is no such file. Anything but a regular file of ours that others cannot write, of a size the
+ * servers write, is refused, naming it.
+ */
 export function readOwnFile(path: string): string | undefined {
   let fd: number;
   try {
-    fd = openOwnFile(path, fs.constants.O_RDONLY);
+    fd = openOwnFile(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile())
+      throw new GuardStateError(
+        `the guardrails' state file ${path} is not a regular file, so it is not one the servers wrote. Move it aside (${moveAsideCommand(path)})`,
+      );
+    refuseShared(stat, path, "the guardrails' state file", `chmod 600 ${forShell(path)}`, 'ENGAGE_STATE_DIR to a directory');
+    if (stat.size > READ_LIMIT)
+      throw new GuardStateError(
+        `the guardrails' state file ${path} is far larger (${stat.size} bytes) than any the servers write, so it is not read. Move it aside (${moveAsideCommand(path)})`,
+      );
     return fs.readFileSync(fd, 'utf8');
   } finally {
     fs.closeSync(fd);
@@ -51,7 +85,7 @@ export function openAuditFile(path: string): number {
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new GuardStateError(`the audit record ${path} is not a regular file. Set ENGAGE_AUDIT_LOG to a file of your own`);
-    refuseShared(stat, path, 'the audit record', `chmod 600 ${path}`, 'ENGAGE_AUDIT_LOG to a file');
+    refuseShared(stat, path, 'the audit record', `chmod 600 ${forShell(path)}`, 'ENGAGE_AUDIT_LOG to a file');
     return fd;
   } catch (error) {
     fs.closeSync(fd);
@@ -69,4 +103,32 @@ function refuseShared(stat: fs.Stats, path: string, what: string, tighten: strin
       `${what} ${path} can be written by others (mode ${mode}), who could change the send counters or the audit record. Run: ${tighten}`,
     );
   }
+}
+
+/**
+ * `path` as one word of a POSIX shell command the user can copy: as it is when it holds nothing the
+ * shell reads (the usual case), else in single quotes, where nothing is special ($, `, spaces,
+ * newlines); a single quote in it is closed, escaped and reopened. A leading `-` is kept from
+ * reading as an option (`./-x`, never needed for the absolute paths the store uses).
+ */
+export function forShell(path: string): string {
+  const word = path.startsWith('-') ? `./${path}` : path;
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** `path` as a PowerShell word: in single quotes, where only a single quote is special (doubled). */
+function forPowerShell(path: string): string {
+  return `'${path.replaceAll("'", "''")}'`;
+}
+
+/** The command that moves a damaged file aside, for the user's shell (Windows: PowerShell). */
+export function moveAsideCommand(path: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return `Move-Item -LiteralPath ${forPowerShell(path)} ${forPowerShell(`${path}.damaged`)}`;
+  return `mv ${forShell(path)} ${forShell(`${path}.damaged`)}`;
+}
+
+/** The command that removes a file (a planted link, a left lock), for the user's shell (Windows: PowerShell). */
+export function removeCommand(path: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return `Remove-Item -LiteralPath ${forPowerShell(path)}`;
+  return `rm ${forShell(path)}`;
 }
