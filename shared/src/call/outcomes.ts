@@ -12,9 +12,29 @@ import { PREVIEW_TEXT_NOTICE, type Statement } from './statement.js';
 export type { CallStage, Outcome };
 export const OUTCOMES: readonly Outcome[] = ['done', 'preview', 'declined', 'refused', 'unknown'];
 
-/** The read that shows what a write did, as a clause: "check with X" or "check the current state". */
+/**
+ * The read that shows what a write did, as a clause: "check with X", or where this connection's
+ * OAuth grant lacks X's scope, the user checks (and the scope that would let the model is named),
+ * or "check the current state".
+ */
 function checkWhat(op: Operation | undefined): string {
-  return op?.verifyWith ? `check with ${op.verifyWith}` : 'check the current state';
+  if (op?.verifyWith) return `check with ${op.verifyWith}`;
+  const needs = op?.notGranted?.verifyWith;
+  if (needs) return `ask the user to check the current state (${needs.operation} would show it, but ${notGrantedHere(needs.scope)})`;
+  return 'check the current state';
+}
+
+/** A clause that starts a sentence. */
+const capital = (clause: string) => `${clause[0]!.toUpperCase()}${clause.slice(1)}`;
+
+/** Why a read an answer could name is not the model's to call: the scope it needs, and how the user grants it. */
+const notGrantedHere = (scope: string) =>
+  `it needs the API scope ${scope}, which was not granted to this connection; the user can reconnect this server and tick that permission to let you`;
+
+/** Where to see a write's result, as a sentence after what happened; nothing where no read shows it. */
+function seeResult(op: Operation): string {
+  if (op.verifyWith) return ` See the result with ${op.verifyWith}.`;
+  return op.notGranted?.verifyWith ? ` To see the result, ${checkWhat(op)}.` : '';
 }
 
 /** An OAuth connection whose grant lacks the operation's scope: nothing was sent. */
@@ -54,8 +74,7 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub): CallTool
   try {
     fitted = fitData(data, { scrub });
   } catch {
-    const check = op.verifyWith ? ` See the result with ${op.verifyWith}.` : '';
-    fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${check}`] };
+    fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${seeResult(op)}`] };
   }
   // The record handed back may hold what customers or third parties wrote, as its reads do.
   const notes = [...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []), ...fitted.notes];
@@ -92,7 +111,7 @@ export function previewTooLarge(operationId: unknown): CallToolResult {
 
 /** The first line of a question or preview when this server already sent exactly this write lately. */
 export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
-  const check = op.verifyWith ? ` Check with ${op.verifyWith} first:` : '';
+  const check = op.verifyWith || op.notGranted?.verifyWith ? ` ${capital(checkWhat(op))} first:` : '';
   return `Warning: ${sender(earlier)} already sent exactly this ${op.id} at ${at(earlier.at)}, and ${howItEnded(earlier)}.${check} saying yes now does it again.`;
 }
 
@@ -175,16 +194,12 @@ export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestS
     );
   }
   const check = checkWhat(op);
-  return writeFailure(
-    op,
-    'unknown',
-    `${used}, so it may already have been carried out; nothing was done now. ${check[0]!.toUpperCase()}${check.slice(1)} before asking the user again.`,
-  );
+  return writeFailure(op, 'unknown', `${used}, so it may already have been carried out; nothing was done now. ${capital(check)} before asking the user again.`);
 }
 
 /** The same write went out after this yes was given (by another confirmation): nothing is sent again. */
 export function sentSince(op: Operation, earlier: Attempt): CallToolResult {
-  const check = op.verifyWith ? ` Check with ${op.verifyWith}.` : '';
+  const check = op.verifyWith || op.notGranted?.verifyWith ? ` ${capital(checkWhat(op))}.` : '';
   const text = `Exactly this ${op.id} was sent by ${sender(earlier)} at ${at(earlier.at)}, after this confirmation was given, and ${howItEnded(earlier)}; nothing was done now.${check} To send it again, call without the confirmation: the user is asked again and told about the earlier send.`;
   return writeFailure(op, 'refused', text);
 }
@@ -292,7 +307,7 @@ export function describeFailure(
 ): string {
   const text = describeFailureOnly(error, op, stage, keySource, sentBefore !== undefined);
   if (!sentBefore || !op) return text;
-  return `${text} Exactly this ${op.id} was sent by this server at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${checkWhat(op)[0]!.toUpperCase()}${checkWhat(op).slice(1)} before anything else.`;
+  return `${text} Exactly this ${op.id} was sent by this server at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${capital(checkWhat(op))} before anything else.`;
 }
 
 function describeFailureOnly(error: unknown, op: Operation | undefined, stage: CallStage, keySource: KeySource, sentBefore: boolean): string {
@@ -317,7 +332,7 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
       if (op && op.risk === 'safe' && !op.path.includes('{'))
         return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[keySource]}.`;
       // Sent before: the id was likely right, and that send what removed the record.
-      const hint = op?.findIdsWith && !sentBefore ? ` Use ${op.findIdsWith} to find valid ids.` : '';
+      const hint = sentBefore ? '' : findIds(op);
       return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
     }
     case 'rejected':
@@ -379,7 +394,7 @@ function guardStateRefused(error: GuardStateError, op: Operation | undefined): s
 
 function describeInternalFailure(op: Operation | undefined, stage: CallStage): string {
   if (op && op.risk !== 'safe' && stage === 'answered') {
-    const check = op.verifyWith ? `; see the result with ${op.verifyWith}` : '';
+    const check = op.verifyWith ? `; see the result with ${op.verifyWith}` : op.notGranted?.verifyWith ? `; to see the result, ${checkWhat(op)}` : '';
     return `The API answered that ${op.id} was carried out, but the MCP server failed while preparing its answer (the details are in the server log)${check}. Do not repeat it.`;
   }
   if (op && op.risk !== 'safe' && stage === 'sent') return unknownOutcome('Internal error in the MCP server while the request was in flight', op);
@@ -387,6 +402,13 @@ function describeInternalFailure(op: Operation | undefined, stage: CallStage): s
   if (op && op.risk !== 'safe' && stage === 'before')
     return `Internal error in the MCP server before ${op.id} was sent (the details are in the server log): ${op.id} was not sent; nothing was changed. Try again in a moment; if it fails the same way, tell the user.`;
   return 'Internal error in the MCP server; nothing more is known. The details are in the server log.';
+}
+
+/** After a 404: the list that shows valid ids, where this caller can call it; else the user gives the id. */
+function findIds(op: Operation | undefined): string {
+  if (op?.findIdsWith) return ` Use ${op.findIdsWith} to find valid ids.`;
+  const needs = op?.notGranted?.findIdsWith;
+  return needs ? ` Ask the user for the right id (${needs.operation} would list valid ids, but ${notGrantedHere(needs.scope)}).` : '';
 }
 
 function unknownOutcome(what: string, op: Operation | undefined): string {
