@@ -418,7 +418,15 @@ function unknownOutcome(what: string, op: Operation | undefined): string {
 // The guardrails a tenant owner sets (call/guardrails.ts). A refusal says which limit, where it
 // stands, when it resets, and how the owner changes it; nothing is sent.
 
-const OWNER_CHANGES = "in the server's environment (the env block of the MCP configuration) and restarting it";
+/**
+ * Who changes a guardrail, as a clause: a stdio server's owner, in its MCP configuration; in remote
+ * mode the service's operator, whose settings hold for every tenant (a connector has no env block).
+ */
+function whoChanges(setting: string, action: string, keySource: KeySource): string {
+  return keySource === 'request'
+    ? `${setting} is set by this service's operator for every tenant it serves: tell the user, who can ask the operator if it should change`
+    : `the tenant owner ${action} by changing ${setting} in the server's environment (the env block of the MCP configuration) and restarting it`;
+}
 
 /** Where a guardrail stands, in a person's words, for the confirmation and for a refusal. */
 export interface LimitState {
@@ -462,20 +470,25 @@ export function limitLines(state: LimitState): string[] {
   return lines;
 }
 
-export function recipientsCapRefused(op: Operation, recipients: number, cap: number): CallToolResult {
+export function recipientsCapRefused(op: Operation, recipients: number, cap: number, keySource: KeySource = 'environment'): CallToolResult {
   return writeFailure(
     op,
     'refused',
-    `Refused by a guardrail: ${op.id} would send to ${recipients} recipients, more than the ${cap} ENGAGE_CAP_RECIPIENTS_PER_SEND allows in one send; nothing was sent. This cap is per send and does not reset: send to a smaller audience, or the tenant owner raises it by changing ENGAGE_CAP_RECIPIENTS_PER_SEND ${OWNER_CHANGES}.`,
+    `Refused by a guardrail: ${op.id} would send to ${recipients} recipients, more than the ${cap} ENGAGE_CAP_RECIPIENTS_PER_SEND allows in one send; nothing was sent. This cap is per send and does not reset: send to a smaller audience, or ${whoChanges('ENGAGE_CAP_RECIPIENTS_PER_SEND', 'raises it', keySource)}.`,
   );
 }
 
-export function dailyCapRefused(op: Operation, adding: number, state: LimitState & { daily: NonNullable<LimitState['daily']> }): CallToolResult {
+export function dailyCapRefused(
+  op: Operation,
+  adding: number,
+  state: LimitState & { daily: NonNullable<LimitState['daily']> },
+  keySource: KeySource = 'environment',
+): CallToolResult {
   const { cap, used, resetsAt } = state.daily;
   return writeFailure(
     op,
     'refused',
-    `Refused by a guardrail: ${op.id} would send ${adding} message(s), and ${used} of the ${cap} messages ENGAGE_CAP_MESSAGES_PER_DAY allows per day for this key are used; nothing was sent. The count resets at ${resetsAt} (${state.timeZone}). To send more today, the tenant owner raises it by changing ENGAGE_CAP_MESSAGES_PER_DAY ${OWNER_CHANGES}.`,
+    `Refused by a guardrail: ${op.id} would send ${adding} message(s), and ${used} of the ${cap} messages ENGAGE_CAP_MESSAGES_PER_DAY allows per day for this key are used; nothing was sent. The count resets at ${resetsAt} (${state.timeZone}). To send more today, ${whoChanges('ENGAGE_CAP_MESSAGES_PER_DAY', 'raises it', keySource)}.`,
   );
 }
 
@@ -487,12 +500,16 @@ export function messageCountUnknown(op: Operation): CallToolResult {
   );
 }
 
-export function quietHoursRefused(op: Operation, state: LimitState & { quietHours: NonNullable<LimitState['quietHours']> }): CallToolResult {
+export function quietHoursRefused(
+  op: Operation,
+  state: LimitState & { quietHours: NonNullable<LimitState['quietHours']> },
+  keySource: KeySource = 'environment',
+): CallToolResult {
   const { window, endsAt } = state.quietHours;
   return writeFailure(
     op,
     'refused',
-    `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. Only if the user explicitly wants it sent now, call again with quietHoursOverride: true (the user sees that in the confirmation). The tenant owner changes the window by changing ENGAGE_QUIET_HOURS ${OWNER_CHANGES}.`,
+    `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. Only if the user explicitly wants it sent now, call again with quietHoursOverride: true (the user sees that in the confirmation). ${capital(whoChanges('ENGAGE_QUIET_HOURS', 'changes the window', keySource))}.`,
   );
 }
 
