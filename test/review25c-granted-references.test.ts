@@ -38,11 +38,11 @@ afterAll(async () => {
 const named = (text: string) =>
   [...text.matchAll(/(?:check with|Check with|Use|see the result with|See the result with) ([a-z]+(?:\.[a-zA-Z]+)+)/g)].map((match) => match[1]!);
 
-async function connect(scopes: string[]) {
-  const tokens = await signIn(service.url, sandbox.keys.full, { scopes });
+async function connect(scopes: string[], path = '/mcp') {
+  const tokens = await signIn(service.url, sandbox.keys.full, { scopes, resource: `${service.url}${path}` });
   const client = makeClient({ kind: 'v2-modern' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL('/mcp', service.url), { requestInit: { headers: { authorization: `Bearer ${tokens.access}` } } }),
+    new StreamableHTTPClientTransport(new URL(path, service.url), { requestInit: { headers: { authorization: `Bearer ${tokens.access}` } } }),
   );
   const call = async (tool: string, operationId: string, params: Record<string, unknown>) =>
     (await client.callTool({ name: tool, arguments: { operationId, params } })) as CallToolResult;
@@ -117,6 +117,30 @@ it('review25c: with the read granted, the answer still names it, and it works', 
     const missing = await call('campaign_action', 'campaign.send', { id: 'no-such-campaign-25c' });
     expect(textOf(missing)).toMatch(/Use campaign\.list to find valid ids/);
     await followed(call, textOf(missing), {});
+  } finally {
+    await client.close();
+  }
+});
+
+// A grant for one domain's endpoint covers that connection alone: the campaign server's reads are
+// another connection's (its own grant), so a 404 of contact.byCampaign still names campaign.list there.
+it("review25c: a grant for /mcp/contact says nothing of the campaign server's reads", async () => {
+  const { client, call } = await connect(['contact.read'], '/mcp/contact');
+  try {
+    const missing = await call('contact_read', 'contact.byCampaign', { campaignID: 'no-such-campaign-25c' });
+    expect(textOf(missing)).toMatch(/Use campaign\.list \(campaign server\) to find valid ids/);
+  } finally {
+    await client.close();
+  }
+});
+
+it('review25c: a grant for /mcp/campaign without campaign.read is not sent to campaign.list', async () => {
+  const { client, call } = await connect(['campaign.send'], '/mcp/campaign');
+  try {
+    const missing = await call('campaign_action', 'campaign.send', { id: 'no-such-campaign-25c' });
+    expect(textOf(missing)).toMatch(/Not found \(HTTP 404\)/);
+    expect(textOf(missing)).not.toMatch(/Use campaign\.list/);
+    expect(textOf(missing)).toMatch(/campaign\.read/);
   } finally {
     await client.close();
   }

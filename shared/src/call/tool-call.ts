@@ -43,7 +43,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     screen(call);
     const resolved = await resolve(deps, call);
     // As this caller sees it: a read its OAuth grant cannot call is named as such, never as the next call.
-    op = forGrant(resolved.op, call.caller.grantedScopes);
+    op = forGrant(resolved.op, call.caller.grantedScopes, call.caller.grantDomain);
     trace.op = op;
     const prepared = prepare(call, op, resolved.siblings);
     const write: WriteTrace = { op, params: prepared.params, confirmation: 'not needed', held: {} };

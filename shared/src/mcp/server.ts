@@ -225,7 +225,14 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
     // An OAuth grant: confirmations and requestStates bind to the grant, and its scopes are the allow-list. Caps,
     // idempotency keys, the journal, the pace and the upstream slots stay the tenant key's, whichever grant it came through.
     const grant = grantOf(authInfo.extra);
-    return grant ? { ...caller, confirmationsBoundTo: `${caller.keyId}:grant:${grant.id}`, grantedScopes: new Set(grant.scopes) } : caller;
+    if (!grant) return caller;
+    const domain = authInfo.resource ? /\/mcp\/([a-z]+)\/?$/.exec(authInfo.resource.pathname)?.[1] : undefined;
+    return {
+      ...caller,
+      confirmationsBoundTo: `${caller.keyId}:grant:${grant.id}`,
+      grantedScopes: new Set(grant.scopes),
+      ...(domain ? { grantDomain: domain } : {}),
+    };
   };
 }
 

@@ -8,6 +8,7 @@ import type { Domain, Operation } from './types.js';
 const REFERENCES = ['verifyWith', 'findIdsWith'] as const;
 
 const idOf = (reference: string) => reference.split(' ')[0] as string;
+const domainOf = (operationId: string) => operationId.split('.')[0] as string;
 
 /**
  * The catalog as one server offers it: a reference to another operation (verifyWith, findIdsWith)
@@ -50,14 +51,17 @@ export function withCallableReferences(
  * An operation as one caller sees it: where its OAuth grant lacks the scope a reference needs
  * (campaign.send granted, campaign.read not: campaign.progress would be refused), the reference is
  * no call to make; it moves to `notGranted`, for the answers to say who checks and what scope would let the model.
+ * `grantDomain`: the grant was made for that domain's endpoint alone, so it says nothing of another domain's reads.
  */
-export function forGrant(op: Operation, granted: ReadonlySet<string> | undefined): Operation {
+export function forGrant(op: Operation, granted: ReadonlySet<string> | undefined, grantDomain?: string): Operation {
   if (!granted || !op.referenceScopes) return op;
   let copy: Operation | undefined;
   for (const field of REFERENCES) {
     const scope = op.referenceScopes[field];
     const reference = op[field];
     if (!scope || reference === undefined || granted.has(scope)) continue;
+    // A grant for one domain's endpoint (/mcp/contact) covers that connection only: another domain's read is another connection's, with its own grant.
+    if (grantDomain !== undefined && domainOf(idOf(reference)) !== grantDomain) continue;
     copy ??= { ...op, notGranted: { ...op.notGranted } };
     delete copy[field];
     copy.notGranted![field] = { operation: idOf(reference), scope };
