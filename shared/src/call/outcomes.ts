@@ -210,8 +210,8 @@ export function stillRunning(op: Operation, earlier: Attempt): CallToolResult {
   return writeFailure(op, 'unknown', text);
 }
 
-/** Where the call's key came from: the server's environment (stdio), or the request (remote mode). */
-export type KeySource = 'environment' | 'request';
+/** Where the call's key came from: the server's environment (stdio), the request (remote mode), or an OAuth grant (remote mode, the key entered on the consent page). */
+export type KeySource = 'environment' | 'request' | 'grant';
 
 /** A refused key is the person's to replace: the model is told so, and where the new key goes. */
 const KEY_IS_THE_USERS = 'Retrying will not help: tell the user, who can create';
@@ -220,13 +220,15 @@ const IN_CONSOLE = 'in the tenant console under API key settings';
 const NEW_KEY_GOES: Record<KeySource, string> = {
   environment: 'set ENGAGE_API_KEY',
   request: "send it with each request to this service (Authorization: Bearer <key> or X-API-Key), in the host's connector settings",
+  // An OAuth connection sends no key of its own: the key is the one entered when it signed in.
+  grant: 'sign in to this server again (reconnect it in the host) and enter the new key on the consent page',
 };
 
 /**
  * Who fixes the API's address: a stdio server's ENGAGE_BASE_URL is in the user's configuration;
  * in remote mode it is the service's, out of the user's sight, and its operator's to fix.
  */
-const ADDRESS_FIXES: Record<KeySource, Record<'unreachable' | 'certificate' | 'redirect', string>> = {
+const ADDRESS_FIXES: Record<Exclude<KeySource, 'grant'>, Record<'unreachable' | 'certificate' | 'redirect', string>> = {
   environment: {
     unreachable: 'check ENGAGE_BASE_URL and the network, then try again',
     certificate: 'check ENGAGE_BASE_URL (retrying will not help)',
@@ -240,8 +242,11 @@ const ADDRESS_FIXES: Record<KeySource, Record<'unreachable' | 'certificate' | 'r
   },
 };
 
+/** Whose the API's address is: the server's environment, or remote mode's (through a grant or not). */
+const addressOf = (keySource: KeySource) => (keySource === 'environment' ? 'environment' : 'request');
+
 /** Who fixes an address whose 404 is not the API's (its path, or what answers in front of it). */
-const NO_ROUTE: Record<KeySource, string> = {
+const NO_ROUTE: Record<Exclude<KeySource, 'grant'>, string> = {
   environment: 'ENGAGE_BASE_URL (its path included) may be wrong: tell the user, who checks it (retrying will not help while it answers so)',
   request: "this service's API address may be wrong: tell the user (its operator fixes it; retrying will not help while it answers so)",
 };
@@ -326,11 +331,11 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
       return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403).${unchanged} ${KEY_IS_THE_USERS} a key with that scope ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'not-found': {
       if (error.details.notApiBody)
-        return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[keySource]}.`;
+        return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[addressOf(keySource)]}.`;
       // A read that names no record (no id in its path) cannot miss one: the API has nothing of the
       // kind for this tenant (no subscription, say: its message tells), or no such route at this address.
       if (op && op.risk === 'safe' && !op.path.includes('{'))
-        return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[keySource]}.`;
+        return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
       // Sent before: the id was likely right, and that send what removed the record.
       const hint = sentBefore ? '' : findIds(op);
       return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
@@ -346,17 +351,17 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
         : `The API's rate limit for this key is used up, so this server held ${name} back: it was not sent. ${again}`;
     }
     case 'unreachable':
-      return `${error.message}. Nothing was sent; ${ADDRESS_FIXES[keySource].unreachable}.`;
+      return `${error.message}. Nothing was sent; ${ADDRESS_FIXES[addressOf(keySource)].unreachable}.`;
     case 'certificate':
-      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; ${ADDRESS_FIXES[keySource].certificate}.`;
+      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; ${ADDRESS_FIXES[addressOf(keySource)].certificate}.`;
     case 'cancelled':
       return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
     case 'redirect':
       // Not a passing fault: the address answers from elsewhere, and the key is not taken there.
       // A write that may have been received is unknown, and the address is still what to fix: the read that checks it is redirected too.
       return mayHaveHappened
-        ? `${unknownOutcome(error.message, op)} ${ADDRESS_FIXES[keySource].redirect[0]!.toUpperCase()}${ADDRESS_FIXES[keySource].redirect.slice(1)}.`
-        : `${error.message}. Nothing was read; ${ADDRESS_FIXES[keySource].redirect}.`;
+        ? `${unknownOutcome(error.message, op)} ${ADDRESS_FIXES[addressOf(keySource)].redirect[0]!.toUpperCase()}${ADDRESS_FIXES[addressOf(keySource)].redirect.slice(1)}.`
+        : `${error.message}. Nothing was read; ${ADDRESS_FIXES[addressOf(keySource)].redirect}.`;
     case 'bad-response':
     case 'server':
     case 'network':
@@ -423,7 +428,7 @@ function unknownOutcome(what: string, op: Operation | undefined): string {
  * mode the service's operator, whose settings hold for every tenant (a connector has no env block).
  */
 function whoChanges(setting: string, action: string, keySource: KeySource): string {
-  return keySource === 'request'
+  return keySource !== 'environment'
     ? `${setting} is set by this service's operator for every tenant it serves: tell the user, who can ask the operator if it should change`
     : `the tenant owner ${action} by changing ${setting} in the server's environment (the env block of the MCP configuration) and restarting it`;
 }

@@ -70,7 +70,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     if (!(error instanceof InputError))
       deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     if (trace.write && error instanceof UpstreamError && error.details.status !== undefined) trace.write.apiStatus = error.details.status;
-    const keySource = call.caller.credentials ? 'request' : 'environment';
+    const keySource = call.caller.grantedScopes ? 'grant' : call.caller.credentials ? 'request' : 'environment';
     // A write the API refused: exactly this write sent before (its place given back to it) may be what the refusal reflects.
     const earlier =
       op && trace.write && stage === 'sent' && error instanceof UpstreamError && (error.kind === 'not-found' || error.kind === 'rejected')
