@@ -49,25 +49,25 @@ async function connect(scopes: string[], path = '/mcp') {
   return { client, call };
 }
 
-/** Follows every step the answer names, as a model would: none may be refused for scope. */
+/** Follows every step the answer names, as a model would, through the tool that lists it: none may be refused for scope. */
 async function followed(call: Awaited<ReturnType<typeof connect>>['call'], text: string, params: Record<string, unknown>) {
-  for (const id of named(text)) {
-    const domain = id.split('.')[0]!;
-    const tool = `${domain}_${id === 'billing.quota' ? 'get' : id.endsWith('.list') ? 'list' : 'read'}`;
-    const tools = await fetchToolNames();
-    const name = tools.find((candidate) => candidate === tool) ?? tools.find((candidate) => candidate.startsWith(`${domain}_`))!;
-    const answer = await call(name, id, params);
+  const ids = named(text);
+  for (const id of ids) {
+    const tool = (await toolsOffered()).find((each) => (each.description ?? '').split('\n').some((line) => line.startsWith(`- ${id} [`)));
+    expect(tool, `a tool offering ${id}`).toBeDefined();
+    const answer = await call(tool!.name, id, params);
     expect(textOf(answer), `${id} named by: ${text}`).not.toMatch(/was not granted to this connection/);
   }
+  return ids;
 }
 
-let toolNames: string[] | undefined;
-async function fetchToolNames(): Promise<string[]> {
-  if (toolNames) return toolNames;
+let tools: Array<{ name: string; description?: string }> | undefined;
+async function toolsOffered(): Promise<Array<{ name: string; description?: string }>> {
+  if (tools) return tools;
   const { client } = await connect(['campaign.read']);
-  toolNames = (await client.listTools()).tools.map((tool) => tool.name);
+  tools = (await client.listTools()).tools.map((tool) => ({ name: String(tool.name), description: String(tool.description ?? '') }));
   await client.close();
-  return toolNames;
+  return tools;
 }
 
 it('review25c: a lost campaign.send on a grant without campaign.read does not send the model to campaign.progress', async () => {
@@ -116,7 +116,7 @@ it('review25c: with the read granted, the answer still names it, and it works', 
   try {
     const missing = await call('campaign_action', 'campaign.send', { id: 'no-such-campaign-25c' });
     expect(textOf(missing)).toMatch(/Use campaign\.list to find valid ids/);
-    await followed(call, textOf(missing), {});
+    expect(await followed(call, textOf(missing), {})).toEqual(['campaign.list']);
   } finally {
     await client.close();
   }
