@@ -79,13 +79,20 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   const guardStore = () => guards;
   // A key locked by one domain's call is locked for every domain (key-guesses.ts).
   const keyGuesses = new KeyGuesses(Date.now, log);
+  // What an answer names may be another domain's read: an OAuth grant may lack its scope (shared/src/model/references.ts).
+  const scopes = new Map(options.catalogs.flatMap((domain) => domain.operations.map((op) => [op.id, op.scope] as const)));
   const engines = configs.map(({ domain, result }) =>
     createServer(manifestOf(domain), async () => domain, result, {
       ...(options.telemetry ? { telemetry: options.telemetry } : {}),
       log,
       spent,
       secret,
-      remote: { pace: paceOf, ...(options.slots ? { slots: options.slots } : {}), logOf: (authInfo) => requestLogOf(log, authInfo) },
+      remote: {
+        pace: paceOf,
+        ...(options.slots ? { slots: options.slots } : {}),
+        logOf: (authInfo) => requestLogOf(log, authInfo),
+        scopeOf: (operationId) => scopes.get(operationId),
+      },
       client,
       onCall,
       guardStore,

@@ -46,6 +46,8 @@ export interface Caller {
   credentials?: CallContext['credentials'];
   /** Remote mode over OAuth: the API scopes the person granted; an operation outside them is refused before anything is sent. */
   grantedScopes?: ReadonlySet<string>;
+  /** The one domain whose endpoint (/mcp/<domain>) the grant was made for; undefined for /mcp, which serves every domain on the one connection. */
+  grantDomain?: string;
   /** Remote mode: the request's log (its lines carry the request's id), for this call's lines. */
   log?: Logger;
 }

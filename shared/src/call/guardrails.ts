@@ -118,6 +118,9 @@ export async function beforeConfirm(guard: Guard, call: ToolCall, op: Operation,
   return quietHoursRefusal(guard, call, op, params);
 }
 
+/** Whose settings the guardrails are: the server's own environment (stdio), or remote mode's operator's (the key came with the request). */
+const keySourceOf = (call: ToolCall) => (call.caller.credentials ? 'request' : 'environment');
+
 /**
  * A send inside the quiet hours without quietHoursOverride is refused: checked before the question
  * and again at the claim, since a person may say yes after the quiet hours have begun.
@@ -130,7 +133,7 @@ function quietHoursRefusal(guard: Guard, call: ToolCall, op: Operation, params: 
   if (!insideWindow(clock.minutes, quietHours)) return undefined;
   const endsAt = quietHours.text.split('-')[1] as string;
   const window = { window: quietHours.text, inside: true, endsAt, override: false, overridden: false };
-  return quietHoursRefused(op, { timeZone: settings.timeZone, localTime: clock.text, quietHours: window });
+  return quietHoursRefused(op, { timeZone: settings.timeZone, localTime: clock.text, quietHours: window }, keySourceOf(call));
 }
 
 /** The answer for a key already used: its first outcome (waited for a moment if still on its way), or a refusal for other params. */
@@ -174,14 +177,15 @@ export async function claimGuardrails(
   if (!settings || !sendsMessages(op, params) || (settings.recipientsPerSend === undefined && settings.messagesPerDay === undefined)) return undefined;
   const messages = await messageCount(op, params, read);
   if (messages === undefined) return messageCountUnknown(op);
-  if (settings.recipientsPerSend !== undefined && messages > settings.recipientsPerSend) return recipientsCapRefused(op, messages, settings.recipientsPerSend);
+  if (settings.recipientsPerSend !== undefined && messages > settings.recipientsPerSend)
+    return recipientsCapRefused(op, messages, settings.recipientsPerSend, keySourceOf(call));
   if (settings.messagesPerDay === undefined) return undefined;
   const clock = localClock(guard.now(), settings.timeZone);
   const counter = dailyCounter(call.caller.keyId, clock.date);
   const taken = await guard.store().take(counter, messages, settings.messagesPerDay, guard.now() + DAY_MS + 2 * 60 * 60 * 1000);
   if (!taken.taken) {
     const daily = { cap: settings.messagesPerDay, used: taken.count, adding: messages, resetsAt: `${clock.nextDate} 00:00` };
-    return dailyCapRefused(op, messages, { timeZone: settings.timeZone, localTime: clock.text, daily });
+    return dailyCapRefused(op, messages, { timeZone: settings.timeZone, localTime: clock.text, daily }, keySourceOf(call));
   }
   held.counted = { counter, amount: messages };
   return undefined;

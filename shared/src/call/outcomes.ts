@@ -12,9 +12,29 @@ import { PREVIEW_TEXT_NOTICE, type Statement } from './statement.js';
 export type { CallStage, Outcome };
 export const OUTCOMES: readonly Outcome[] = ['done', 'preview', 'declined', 'refused', 'unknown'];
 
-/** The read that shows what a write did, as a clause: "check with X" or "check the current state". */
+/**
+ * The read that shows what a write did, as a clause: "check with X", or where this connection's
+ * OAuth grant lacks X's scope, the user checks (and the scope that would let the model is named),
+ * or "check the current state".
+ */
 function checkWhat(op: Operation | undefined): string {
-  return op?.verifyWith ? `check with ${op.verifyWith}` : 'check the current state';
+  if (op?.verifyWith) return `check with ${op.verifyWith}`;
+  const needs = op?.notGranted?.verifyWith;
+  if (needs) return `ask the user to check the current state (${needs.operation} would show it, but ${notGrantedHere(needs.scope)})`;
+  return 'check the current state';
+}
+
+/** A clause that starts a sentence. */
+const capital = (clause: string) => `${clause[0]!.toUpperCase()}${clause.slice(1)}`;
+
+/** Why a read an answer could name is not the model's to call: the scope it needs, and how the user grants it. */
+const notGrantedHere = (scope: string) =>
+  `it needs the API scope ${scope}, which was not granted to this connection; the user can reconnect this server and tick that permission to let you`;
+
+/** Where to see a write's result, as a sentence after what happened; nothing where no read shows it. */
+function seeResult(op: Operation): string {
+  if (op.verifyWith) return ` See the result with ${op.verifyWith}.`;
+  return op.notGranted?.verifyWith ? ` To see the result, ${checkWhat(op)}.` : '';
 }
 
 /** An OAuth connection whose grant lacks the operation's scope: nothing was sent. */
@@ -54,8 +74,7 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub): CallTool
   try {
     fitted = fitData(data, { scrub });
   } catch {
-    const check = op.verifyWith ? ` See the result with ${op.verifyWith}.` : '';
-    fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${check}`] };
+    fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${seeResult(op)}`] };
   }
   // The record handed back may hold what customers or third parties wrote, as its reads do.
   const notes = [...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []), ...fitted.notes];
@@ -92,7 +111,7 @@ export function previewTooLarge(operationId: unknown): CallToolResult {
 
 /** The first line of a question or preview when this server already sent exactly this write lately. */
 export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
-  const check = op.verifyWith ? ` Check with ${op.verifyWith} first:` : '';
+  const check = op.verifyWith || op.notGranted?.verifyWith ? ` ${capital(checkWhat(op))} first:` : '';
   return `Warning: ${sender(earlier)} already sent exactly this ${op.id} at ${at(earlier.at)}, and ${howItEnded(earlier)}.${check} saying yes now does it again.`;
 }
 
@@ -175,16 +194,12 @@ export function alreadyUsed(op: Operation, what: 'confirmationToken' | 'requestS
     );
   }
   const check = checkWhat(op);
-  return writeFailure(
-    op,
-    'unknown',
-    `${used}, so it may already have been carried out; nothing was done now. ${check[0]!.toUpperCase()}${check.slice(1)} before asking the user again.`,
-  );
+  return writeFailure(op, 'unknown', `${used}, so it may already have been carried out; nothing was done now. ${capital(check)} before asking the user again.`);
 }
 
 /** The same write went out after this yes was given (by another confirmation): nothing is sent again. */
 export function sentSince(op: Operation, earlier: Attempt): CallToolResult {
-  const check = op.verifyWith ? ` Check with ${op.verifyWith}.` : '';
+  const check = op.verifyWith || op.notGranted?.verifyWith ? ` ${capital(checkWhat(op))}.` : '';
   const text = `Exactly this ${op.id} was sent by ${sender(earlier)} at ${at(earlier.at)}, after this confirmation was given, and ${howItEnded(earlier)}; nothing was done now.${check} To send it again, call without the confirmation: the user is asked again and told about the earlier send.`;
   return writeFailure(op, 'refused', text);
 }
@@ -195,8 +210,8 @@ export function stillRunning(op: Operation, earlier: Attempt): CallToolResult {
   return writeFailure(op, 'unknown', text);
 }
 
-/** Where the call's key came from: the server's environment (stdio), or the request (remote mode). */
-export type KeySource = 'environment' | 'request';
+/** Where the call's key came from: the server's environment (stdio), the request (remote mode), or an OAuth grant (remote mode, the key entered on the consent page). */
+export type KeySource = 'environment' | 'request' | 'grant';
 
 /** A refused key is the person's to replace: the model is told so, and where the new key goes. */
 const KEY_IS_THE_USERS = 'Retrying will not help: tell the user, who can create';
@@ -205,13 +220,15 @@ const IN_CONSOLE = 'in the tenant console under API key settings';
 const NEW_KEY_GOES: Record<KeySource, string> = {
   environment: 'set ENGAGE_API_KEY',
   request: "send it with each request to this service (Authorization: Bearer <key> or X-API-Key), in the host's connector settings",
+  // An OAuth connection sends no key of its own: the key is the one entered when it signed in.
+  grant: 'sign in to this server again (reconnect it in the host) and enter the new key on the consent page',
 };
 
 /**
  * Who fixes the API's address: a stdio server's ENGAGE_BASE_URL is in the user's configuration;
  * in remote mode it is the service's, out of the user's sight, and its operator's to fix.
  */
-const ADDRESS_FIXES: Record<KeySource, Record<'unreachable' | 'certificate' | 'redirect', string>> = {
+const ADDRESS_FIXES: Record<Exclude<KeySource, 'grant'>, Record<'unreachable' | 'certificate' | 'redirect', string>> = {
   environment: {
     unreachable: 'check ENGAGE_BASE_URL and the network, then try again',
     certificate: 'check ENGAGE_BASE_URL (retrying will not help)',
@@ -225,8 +242,11 @@ const ADDRESS_FIXES: Record<KeySource, Record<'unreachable' | 'certificate' | 'r
   },
 };
 
+/** Whose the API's address is: the server's environment, or remote mode's (through a grant or not). */
+const addressOf = (keySource: KeySource) => (keySource === 'environment' ? 'environment' : 'request');
+
 /** Who fixes an address whose 404 is not the API's (its path, or what answers in front of it). */
-const NO_ROUTE: Record<KeySource, string> = {
+const NO_ROUTE: Record<Exclude<KeySource, 'grant'>, string> = {
   environment: 'ENGAGE_BASE_URL (its path included) may be wrong: tell the user, who checks it (retrying will not help while it answers so)',
   request: "this service's API address may be wrong: tell the user (its operator fixes it; retrying will not help while it answers so)",
 };
@@ -292,7 +312,7 @@ export function describeFailure(
 ): string {
   const text = describeFailureOnly(error, op, stage, keySource, sentBefore !== undefined);
   if (!sentBefore || !op) return text;
-  return `${text} Exactly this ${op.id} was sent by this server at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${checkWhat(op)[0]!.toUpperCase()}${checkWhat(op).slice(1)} before anything else.`;
+  return `${text} Exactly this ${op.id} was sent by this server at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${capital(checkWhat(op))} before anything else.`;
 }
 
 function describeFailureOnly(error: unknown, op: Operation | undefined, stage: CallStage, keySource: KeySource, sentBefore: boolean): string {
@@ -311,13 +331,13 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
       return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403).${unchanged} ${KEY_IS_THE_USERS} a key with that scope ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'not-found': {
       if (error.details.notApiBody)
-        return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[keySource]}.`;
+        return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[addressOf(keySource)]}.`;
       // A read that names no record (no id in its path) cannot miss one: the API has nothing of the
       // kind for this tenant (no subscription, say: its message tells), or no such route at this address.
       if (op && op.risk === 'safe' && !op.path.includes('{'))
-        return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[keySource]}.`;
+        return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
       // Sent before: the id was likely right, and that send what removed the record.
-      const hint = op?.findIdsWith && !sentBefore ? ` Use ${op.findIdsWith} to find valid ids.` : '';
+      const hint = sentBefore ? '' : findIds(op);
       return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
     }
     case 'rejected':
@@ -331,17 +351,17 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
         : `The API's rate limit for this key is used up, so this server held ${name} back: it was not sent. ${again}`;
     }
     case 'unreachable':
-      return `${error.message}. Nothing was sent; ${ADDRESS_FIXES[keySource].unreachable}.`;
+      return `${error.message}. Nothing was sent; ${ADDRESS_FIXES[addressOf(keySource)].unreachable}.`;
     case 'certificate':
-      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; ${ADDRESS_FIXES[keySource].certificate}.`;
+      return `${error.message}, so the connection was refused before anything, the key included, was sent. Nothing was sent; ${ADDRESS_FIXES[addressOf(keySource)].certificate}.`;
     case 'cancelled':
       return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
     case 'redirect':
       // Not a passing fault: the address answers from elsewhere, and the key is not taken there.
       // A write that may have been received is unknown, and the address is still what to fix: the read that checks it is redirected too.
       return mayHaveHappened
-        ? `${unknownOutcome(error.message, op)} ${ADDRESS_FIXES[keySource].redirect[0]!.toUpperCase()}${ADDRESS_FIXES[keySource].redirect.slice(1)}.`
-        : `${error.message}. Nothing was read; ${ADDRESS_FIXES[keySource].redirect}.`;
+        ? `${unknownOutcome(error.message, op)} ${ADDRESS_FIXES[addressOf(keySource)].redirect[0]!.toUpperCase()}${ADDRESS_FIXES[addressOf(keySource)].redirect.slice(1)}.`
+        : `${error.message}. Nothing was read; ${ADDRESS_FIXES[addressOf(keySource)].redirect}.`;
     case 'bad-response':
     case 'server':
     case 'network':
@@ -379,7 +399,7 @@ function guardStateRefused(error: GuardStateError, op: Operation | undefined): s
 
 function describeInternalFailure(op: Operation | undefined, stage: CallStage): string {
   if (op && op.risk !== 'safe' && stage === 'answered') {
-    const check = op.verifyWith ? `; see the result with ${op.verifyWith}` : '';
+    const check = op.verifyWith ? `; see the result with ${op.verifyWith}` : op.notGranted?.verifyWith ? `; to see the result, ${checkWhat(op)}` : '';
     return `The API answered that ${op.id} was carried out, but the MCP server failed while preparing its answer (the details are in the server log)${check}. Do not repeat it.`;
   }
   if (op && op.risk !== 'safe' && stage === 'sent') return unknownOutcome('Internal error in the MCP server while the request was in flight', op);
@@ -389,6 +409,13 @@ function describeInternalFailure(op: Operation | undefined, stage: CallStage): s
   return 'Internal error in the MCP server; nothing more is known. The details are in the server log.';
 }
 
+/** After a 404: the list that shows valid ids, where this caller can call it; else the user gives the id. */
+function findIds(op: Operation | undefined): string {
+  if (op?.findIdsWith) return ` Use ${op.findIdsWith} to find valid ids.`;
+  const needs = op?.notGranted?.findIdsWith;
+  return needs ? ` Ask the user for the right id (${needs.operation} would list valid ids, but ${notGrantedHere(needs.scope)}).` : '';
+}
+
 function unknownOutcome(what: string, op: Operation | undefined): string {
   return `${what}. The outcome is unknown: ${op?.id ?? 'the operation'} may have been carried out, so it was not repeated; ${checkWhat(op)} before trying again.`;
 }
@@ -396,7 +423,15 @@ function unknownOutcome(what: string, op: Operation | undefined): string {
 // The guardrails a tenant owner sets (call/guardrails.ts). A refusal says which limit, where it
 // stands, when it resets, and how the owner changes it; nothing is sent.
 
-const OWNER_CHANGES = "in the server's environment (the env block of the MCP configuration) and restarting it";
+/**
+ * Who changes a guardrail, as a clause: a stdio server's owner, in its MCP configuration; in remote
+ * mode the service's operator, whose settings hold for every tenant (a connector has no env block).
+ */
+function whoChanges(setting: string, action: string, keySource: KeySource): string {
+  return keySource !== 'environment'
+    ? `${setting} is set by this service's operator for every tenant it serves: tell the user, who can ask the operator if it should change`
+    : `the tenant owner ${action} by changing ${setting} in the server's environment (the env block of the MCP configuration) and restarting it`;
+}
 
 /** Where a guardrail stands, in a person's words, for the confirmation and for a refusal. */
 export interface LimitState {
@@ -440,20 +475,25 @@ export function limitLines(state: LimitState): string[] {
   return lines;
 }
 
-export function recipientsCapRefused(op: Operation, recipients: number, cap: number): CallToolResult {
+export function recipientsCapRefused(op: Operation, recipients: number, cap: number, keySource: KeySource = 'environment'): CallToolResult {
   return writeFailure(
     op,
     'refused',
-    `Refused by a guardrail: ${op.id} would send to ${recipients} recipients, more than the ${cap} ENGAGE_CAP_RECIPIENTS_PER_SEND allows in one send; nothing was sent. This cap is per send and does not reset: send to a smaller audience, or the tenant owner raises it by changing ENGAGE_CAP_RECIPIENTS_PER_SEND ${OWNER_CHANGES}.`,
+    `Refused by a guardrail: ${op.id} would send to ${recipients} recipients, more than the ${cap} ENGAGE_CAP_RECIPIENTS_PER_SEND allows in one send; nothing was sent. This cap is per send and does not reset: send to a smaller audience, or ${whoChanges('ENGAGE_CAP_RECIPIENTS_PER_SEND', 'raises it', keySource)}.`,
   );
 }
 
-export function dailyCapRefused(op: Operation, adding: number, state: LimitState & { daily: NonNullable<LimitState['daily']> }): CallToolResult {
+export function dailyCapRefused(
+  op: Operation,
+  adding: number,
+  state: LimitState & { daily: NonNullable<LimitState['daily']> },
+  keySource: KeySource = 'environment',
+): CallToolResult {
   const { cap, used, resetsAt } = state.daily;
   return writeFailure(
     op,
     'refused',
-    `Refused by a guardrail: ${op.id} would send ${adding} message(s), and ${used} of the ${cap} messages ENGAGE_CAP_MESSAGES_PER_DAY allows per day for this key are used; nothing was sent. The count resets at ${resetsAt} (${state.timeZone}). To send more today, the tenant owner raises it by changing ENGAGE_CAP_MESSAGES_PER_DAY ${OWNER_CHANGES}.`,
+    `Refused by a guardrail: ${op.id} would send ${adding} message(s), and ${used} of the ${cap} messages ENGAGE_CAP_MESSAGES_PER_DAY allows per day for this key are used; nothing was sent. The count resets at ${resetsAt} (${state.timeZone}). To send more today, ${whoChanges('ENGAGE_CAP_MESSAGES_PER_DAY', 'raises it', keySource)}.`,
   );
 }
 
@@ -465,12 +505,16 @@ export function messageCountUnknown(op: Operation): CallToolResult {
   );
 }
 
-export function quietHoursRefused(op: Operation, state: LimitState & { quietHours: NonNullable<LimitState['quietHours']> }): CallToolResult {
+export function quietHoursRefused(
+  op: Operation,
+  state: LimitState & { quietHours: NonNullable<LimitState['quietHours']> },
+  keySource: KeySource = 'environment',
+): CallToolResult {
   const { window, endsAt } = state.quietHours;
   return writeFailure(
     op,
     'refused',
-    `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. Only if the user explicitly wants it sent now, call again with quietHoursOverride: true (the user sees that in the confirmation). The tenant owner changes the window by changing ENGAGE_QUIET_HOURS ${OWNER_CHANGES}.`,
+    `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. Only if the user explicitly wants it sent now, call again with quietHoursOverride: true (the user sees that in the confirmation). ${capital(whoChanges('ENGAGE_QUIET_HOURS', 'changes the window', keySource))}.`,
   );
 }
 

@@ -3,6 +3,7 @@
 // isError answer that tells the truth about a write, and every answer passes finishAnswer (the
 // key redacted in every form, the size capped) on its way out. A write that reached an end gets
 // its audit line.
+import { forGrant } from '../model/references.js';
 import type { Operation } from '../model/types.js';
 import { InputError, UpstreamError } from '../model/errors.js';
 import { finishAnswer } from './answers.js';
@@ -41,7 +42,8 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
   try {
     screen(call);
     const resolved = await resolve(deps, call);
-    op = resolved.op;
+    // As this caller sees it: a read its OAuth grant cannot call is named as such, never as the next call.
+    op = forGrant(resolved.op, call.caller.grantedScopes, call.caller.grantDomain);
     trace.op = op;
     const prepared = prepare(call, op, resolved.siblings);
     const write: WriteTrace = { op, params: prepared.params, confirmation: 'not needed', held: {} };
@@ -68,7 +70,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     if (!(error instanceof InputError))
       deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     if (trace.write && error instanceof UpstreamError && error.details.status !== undefined) trace.write.apiStatus = error.details.status;
-    const keySource = call.caller.credentials ? 'request' : 'environment';
+    const keySource = call.caller.grantedScopes ? 'grant' : call.caller.credentials ? 'request' : 'environment';
     // A write the API refused: exactly this write sent before (its place given back to it) may be what the refusal reflects.
     const earlier =
       op && trace.write && stage === 'sent' && error instanceof UpstreamError && (error.kind === 'not-found' || error.kind === 'rejected')

@@ -45,6 +45,8 @@ export interface ServerOptions {
     slots?: (keyFingerprint: string) => UpstreamSlots;
     /** The log for a request's calls, from its authInfo (remote mode's lines carry the request's id). */
     logOf?: (authInfo: AuthInfo) => Logger;
+    /** The API scope of any operation this service serves, another domain's too: what an OAuth grant needs to call what an answer names. */
+    scopeOf?: (operationId: string) => string | undefined;
   };
   /** The API client to use (remote mode shares one keep-alive pool across domains); one of its own by default. */
   client?: ApiClient;
@@ -97,7 +99,10 @@ export function createServer(
     client,
     confirmations: new Confirmations({ secret: options.secret ?? randomBytes(32), store: options.spent ?? new MemorySpentStore() }),
     log,
-    catalog: () => (catalog ??= loadCatalog().then((domain) => withCallableReferences(domain, callableHere(manifest, offered, config, options)))),
+    catalog: () =>
+      (catalog ??= loadCatalog().then((domain) =>
+        withCallableReferences(domain, callableHere(manifest, offered, config, options), scopesOf(manifest, options)),
+      )),
     gated,
     guard: guardOf(manifest.name, config, options),
   };
@@ -196,6 +201,12 @@ function callableHere(manifest: DomainManifest, offered: ReturnType<typeof offer
     own.has(operationId) ? here.has(operationId) : !(options.remote && config && !isOperationEnabled(config, operationId, false));
 }
 
+/** The API scope an operation needs: this domain's from its manifest, another's from remote mode (which serves them all). */
+function scopesOf(manifest: DomainManifest, options: ServerOptions): (operationId: string) => string | undefined {
+  const own = new Map(manifest.tools.flatMap((tool) => tool.operations.map((op) => [op.id, op.scope] as const)));
+  return (operationId) => own.get(operationId) ?? options.remote?.scopeOf?.(operationId);
+}
+
 /** Whose key a call runs with: the configured one, or in remote mode the one its request brought. */
 function callers(config: Config | undefined, options: ServerOptions, redact: ReturnType<typeof keyRedactor>): (ctx: ServerContext) => Caller | undefined {
   // One journal for every key: it keeps each key's writes apart, and refused attempts (made-up keys) never push out sent ones.
@@ -214,7 +225,14 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
     // An OAuth grant: confirmations and requestStates bind to the grant, and its scopes are the allow-list. Caps,
     // idempotency keys, the journal, the pace and the upstream slots stay the tenant key's, whichever grant it came through.
     const grant = grantOf(authInfo.extra);
-    return grant ? { ...caller, confirmationsBoundTo: `${caller.keyId}:grant:${grant.id}`, grantedScopes: new Set(grant.scopes) } : caller;
+    if (!grant) return caller;
+    const domain = authInfo.resource ? /\/mcp\/([a-z]+)\/?$/.exec(authInfo.resource.pathname)?.[1] : undefined;
+    return {
+      ...caller,
+      confirmationsBoundTo: `${caller.keyId}:grant:${grant.id}`,
+      grantedScopes: new Set(grant.scopes),
+      ...(domain ? { grantDomain: domain } : {}),
+    };
   };
 }
 

@@ -60,6 +60,13 @@ export interface Operation {
   findIdsWith?: string;
   /** The read operation that shows what happened when the outcome of a write is unknown. */
   verifyWith?: string;
+  /** The API scope each of verifyWith and findIdsWith needs, where known (references.ts): an OAuth grant may lack it. */
+  referenceScopes?: Partial<Record<'verifyWith' | 'findIdsWith', string>>;
+  /**
+   * verifyWith or findIdsWith left out for a caller whose OAuth grant lacks its scope (references.ts
+   * forGrant): the answers name it with the scope it needs, for the user to check or grant, never as a call to make.
+   */
+  notGranted?: Partial<Record<'verifyWith' | 'findIdsWith', { operation: string; scope: string }>>;
   /**
    * The MCP Apps view (packages/apps/views.json) that shows this read operation's result in hosts
    * that render MCP Apps. A tool's operations name one view at most; action tools get the
