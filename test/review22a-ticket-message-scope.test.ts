@@ -5,33 +5,18 @@
 // the ticket's first message (written by the agent side, as a reply is). Found: it went out on
 // inbox.manage alone. Now a ticket opened with a message also needs inbox.reply granted; one
 // opened without a message needs only inbox.manage.
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { MemoryOAuthStore } from '../packages/http/src/oauth/index.js';
-import { startService, type Service } from '../packages/http/src/service.js';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import type { Service } from '../packages/http/src/service.js';
 import { countCarriedOut, makeClient, structuredOf, textOf } from './helpers.js';
 import { signIn } from './oauth-helpers.js';
+import { oauthServicePerFile } from './oauth-service.js';
 
 let sandbox: Sandbox;
 let service: Service;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none' },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    oauth: { kek: randomBytes(32), store: new MemoryOAuthStore() },
-  });
-});
-afterAll(async () => {
-  await service?.close();
-  await sandbox?.close();
-});
+oauthServicePerFile({ ENGAGE_CONFIRM: 'none' }, (ready) => ({ sandbox, service } = ready));
 
 it('review22a: a grant without inbox.reply sends no message to a customer through inbox.ticket.create', async () => {
   const tokens = await signIn(service.url, sandbox.keys.full, { scopes: ['inbox.read', 'inbox.manage'] });

@@ -6,32 +6,17 @@
 // /mcp/tenant (an OAuth access token for /mcp/contact then reached another resource's tools,
 // its audience checked against the path it never served), and `evil@127.0.0.1` or `127.0.0.1#x`
 // made every request a 500 "Internal error" with a warning logged.
-import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { MemoryOAuthStore } from '../packages/http/src/oauth/index.js';
-import { startService, type Service } from '../packages/http/src/service.js';
+import { expect, it } from 'vitest';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import type { Service } from '../packages/http/src/service.js';
 import { signIn } from './oauth-helpers.js';
+import { oauthServicePerFile } from './oauth-service.js';
 
 let sandbox: Sandbox;
 let service: Service;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    oauth: { kek: randomBytes(32), store: new MemoryOAuthStore() },
-  });
-});
-afterAll(async () => {
-  await service?.close();
-  await sandbox?.close();
-});
+oauthServicePerFile({}, (ready) => ({ sandbox, service } = ready));
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',

@@ -5,34 +5,19 @@
 // connection". A 404 said "Use campaign.list to find valid ids", refused the same way; a WhatsApp
 // send granted inbox.reply alone was sent to billing.quota (quota.read). Now an answer names such a
 // read only with what it needs: ask the user to check, or to reconnect granting that scope.
-import { randomBytes } from 'node:crypto';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { MemoryOAuthStore } from '../packages/http/src/oauth/index.js';
-import { startService, type Service } from '../packages/http/src/service.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { expect, it } from 'vitest';
+import type { Service } from '../packages/http/src/service.js';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { makeClient, structuredOf, textOf } from './helpers.js';
 import { signIn } from './oauth-helpers.js';
+import { oauthServicePerFile } from './oauth-service.js';
 
 let sandbox: Sandbox;
 let service: Service;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none' },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    oauth: { kek: randomBytes(32), store: new MemoryOAuthStore() },
-  });
-});
-afterAll(async () => {
-  await service?.close();
-  await sandbox?.close();
-});
+oauthServicePerFile({ ENGAGE_CONFIRM: 'none' }, (ready) => ({ sandbox, service } = ready));
 
 /** Every operation id an answer tells the model to call ("check with X", "Use X to find", "see the result with X"). */
 const named = (text: string) =>

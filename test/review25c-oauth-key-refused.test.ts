@@ -4,34 +4,19 @@
 // send it with each request to this service (Authorization: Bearer <key> or X-API-Key), in the
 // host's connector settings": this connector sends no key and has no such setting; the key goes in
 // by signing in again. Now an OAuth connection's answer says so.
-import { randomBytes } from 'node:crypto';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { MemoryOAuthStore } from '../packages/http/src/oauth/index.js';
-import { startService, type Service } from '../packages/http/src/service.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { expect, it } from 'vitest';
+import type { Service } from '../packages/http/src/service.js';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { makeClient, textOf } from './helpers.js';
 import { signIn } from './oauth-helpers.js';
+import { oauthServicePerFile } from './oauth-service.js';
 
 let sandbox: Sandbox;
 let service: Service;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none' },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    oauth: { kek: randomBytes(32), store: new MemoryOAuthStore() },
-  });
-});
-afterAll(async () => {
-  await service?.close();
-  await sandbox?.close();
-});
+oauthServicePerFile({ ENGAGE_CONFIRM: 'none' }, (ready) => ({ sandbox, service } = ready));
 
 it("review25c: an OAuth connection's key lacking a scope: the new key goes in by signing in again, not in a header", async () => {
   const key = sandbox.createKey(['contact.read', 'tenant.read']);
