@@ -18,7 +18,7 @@ import { GuardStateError, type GuardStore, type IdempotencyRecord } from './guar
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
 import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
-import { openAuditFile, openOwnFile, ownDirectory, readOwnFile, removeCommand } from './own-files.js';
+import { openAuditFile, openOwnFile, openRegularFile, ownDirectory, readOwnFile, removeCommand } from './own-files.js';
 
 export type { GuardState } from './guard-state.js';
 
@@ -383,10 +383,24 @@ function writeState(dir: string, state: GuardState): void {
  * and nothing at `path` changed, and is refused as state that could not be saved (notSaved).
  */
 function writeAtomically(path: string, text: string): void {
+  const temporary = writtenBeside(path, text, { sync: true });
+  try {
+    fs.renameSync(temporary, path);
+  } catch (error) {
+    removeQuietly(temporary);
+    throw notSaved(path, error);
+  }
+}
+
+/**
+ * `text` in a new temporary file beside `path` (created exclusively: a file or link already at that
+ * name is never written through), closed, and synced if asked; its name. On a failure nothing is
+ * left, and the turn is refused as state that could not be saved.
+ */
+function writtenBeside(path: string, text: string, { sync }: { sync: boolean }): string {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   let fd: number;
   try {
-    // Created exclusively: a file or link already at that name is never written through.
     fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
   } catch (error) {
     throw notSaved(path, error);
@@ -394,11 +408,11 @@ function writeAtomically(path: string, text: string): void {
   try {
     try {
       writeWhole(fd, text);
-      fs.fsyncSync(fd);
+      if (sync) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
-    fs.renameSync(temporary, path);
+    return temporary;
   } catch (error) {
     removeQuietly(temporary);
     throw notSaved(path, error);
@@ -491,19 +505,8 @@ async function lock(path: string): Promise<() => void> {
 
 /** True if the lock is now `mine`; false if another's is there. A disk that takes no file refuses the turn (notSaved). */
 function takeLock(path: string, mine: string): boolean {
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  let fd: number;
+  const temporary = writtenBeside(path, mine, { sync: false });
   try {
-    fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
-  } catch (error) {
-    throw notSaved(path, error);
-  }
-  try {
-    try {
-      writeWhole(fd, mine);
-    } finally {
-      fs.closeSync(fd);
-    }
     fs.linkSync(temporary, path);
     return true;
   } catch (error) {
@@ -555,17 +558,13 @@ const LOCK_OWNERLESS_MS = 1_000;
  * make one): every turn would otherwise wait on it.
  */
 function readLock(path: string): { holder: string; id: string; mtimeMs: number } | undefined {
-  let fd: number;
+  const opened = openRegularFile(
+    path,
+    () => `the lock file ${path} is not a file the servers made, so no write can take its turn. Remove it (${removeCommand(path)})`,
+  );
+  if (!opened) return undefined;
+  const { fd, stat } = opened;
   try {
-    fd = openOwnFile(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile())
-      throw new GuardStateError(`the lock file ${path} is not a file the servers made, so no write can take its turn. Remove it (${removeCommand(path)})`);
     const buffer = Buffer.alloc(LOCK_READ_LIMIT);
     const length = fs.readSync(fd, buffer, 0, LOCK_READ_LIMIT, 0);
     return { holder: buffer.toString('utf8', 0, length), id: `${stat.dev}:${stat.ino}`, mtimeMs: stat.mtimeMs };

@@ -46,6 +46,24 @@ export function openOwnFile(path: string, flags: number): number {
   }
 }
 
+/**
+ * `path` opened for reading without following a link or waiting on a FIFO, with its stat; undefined
+ * if there is no such file. Anything but a regular file is refused with `notRegular()`. The caller closes it.
+ */
+export function openRegularFile(path: string, notRegular: () => string): { fd: number; stat: fs.Stats } | undefined {
+  let fd: number;
+  try {
+    fd = openOwnFile(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const stat = fs.fstatSync(fd);
+  if (stat.isFile()) return { fd, stat };
+  fs.closeSync(fd);
+  throw new GuardStateError(notRegular());
+}
+
 /** No state file the servers write comes near this; a larger one is not read (it would only take the memory). */
 const READ_LIMIT = 64 * 1024 * 1024;
 
@@ -55,19 +73,13 @@ const READ_LIMIT = 64 * 1024 * 1024;
  * servers write, is refused, naming it.
  */
 export function readOwnFile(path: string): string | undefined {
-  let fd: number;
+  const opened = openRegularFile(
+    path,
+    () => `the guardrails' state file ${path} is not a regular file, so it is not one the servers wrote. Move it aside (${moveAsideCommand(path)})`,
+  );
+  if (!opened) return undefined;
+  const { fd, stat } = opened;
   try {
-    fd = openOwnFile(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile())
-      throw new GuardStateError(
-        `the guardrails' state file ${path} is not a regular file, so it is not one the servers wrote. Move it aside (${moveAsideCommand(path)})`,
-      );
     refuseShared(stat, path, "the guardrails' state file", `chmod 600 ${forShell(path)}`, 'ENGAGE_STATE_DIR to a directory');
     if (stat.size > READ_LIMIT)
       throw new GuardStateError(
