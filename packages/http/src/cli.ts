@@ -59,6 +59,8 @@ async function start(settings: HttpSettings, redis: RedisClient | undefined): Pr
       allowedOrigins: settings.allowedOrigins,
       maxBodyBytes: settings.maxBodyBytes,
       maxConcurrentPerKey: settings.maxConcurrentPerKey,
+      maxConnections: settings.maxConnections,
+      maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
       requestTimeoutMs: settings.requestTimeoutMs,
       drainTimeoutMs: settings.drainTimeoutMs,
       drainDelayMs: settings.drainDelayMs,

@@ -11,11 +11,13 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
 import { keyFingerprint, type Domain, type GuardStore, type PaceKeeper, type SpentStore, type Telemetry } from '@engage-mcp/shared';
+import { ConnectionCap } from './connections.js';
 import { Drain } from './drain.js';
 import { startEngines, type Engines } from './engines.js';
 import { Fairness } from './fairness.js';
 import { createGuards } from './guards.js';
 import { requestHandler, type RequestHandler } from './handler.js';
+import { PROBE_PATHS } from './endpoints.js';
 import { pathOf } from './exchange.js';
 import { createJsonLog, requestLogOf, type JsonLog, type LogLevel } from './log.js';
 import { mcpEndpoints, mcpHandler, type McpEndpoint } from './mcp.js';
@@ -39,6 +41,10 @@ export interface ServiceOptions {
   maxBodyBytes?: number;
   /** Calls one key may have in flight at once; more are answered 429. */
   maxConcurrentPerKey?: number;
+  /** Open TCP connections, all clients together (0: no cap); more are answered 503 (connections.ts). */
+  maxConnections?: number;
+  /** Open TCP connections from one client address (0: no cap, the default: behind a proxy every connection is the proxy's). */
+  maxConnectionsPerAddress?: number;
   /** Upstream requests one key may have at once (fairness.ts): more wait for that key's own slots. */
   upstreamPerKey?: number;
   /** Upstream requests all keys the API has not accepted yet may have at once, together. */
@@ -94,6 +100,9 @@ export const DEFAULTS = {
   port: 8787,
   maxBodyBytes: 4 * 1024 * 1024 + 64 * 1024,
   maxConcurrentPerKey: 16,
+  // Above the sessions' own bounds' worth of notification streams at peak use, under a 20,000 descriptor limit.
+  maxConnections: 16_384,
+  maxConnectionsPerAddress: 0,
   // The pool has 16 connections: one key holds at most a quarter, made-up keys an eighth between them.
   upstreamPerKey: 4,
   upstreamUnaccepted: 2,
@@ -219,7 +228,9 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, 
     connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(requestTimeout / 4))),
     keepAliveTimeout: 5_000,
   };
+  const cap = new ConnectionCap(settings, log);
   const server = createHttpServer(timeouts, (req, res) => {
+    if (!PROBE_PATHS.has(pathOf(req.url)) && cap.refuse(req.socket, res)) return;
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) && !holdsCredential(req, given) ? given : randomUUID();
     res.setHeader('x-request-id', requestId);
@@ -235,6 +246,8 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, 
     });
     void handle(req, res, { id: requestId, log: requestLog });
   });
+  cap.attach(server);
+  server.once('close', () => cap.close());
   // A request Node cannot take (malformed, Transfer-Encoding with Content-Length, headers over 16 KiB,
   // not received within receiveTimeoutMs) gets Node's own answer, 400, 431 or 408, and its connection
   // closed: a listener here would replace that answer (one that only destroyed the socket left the

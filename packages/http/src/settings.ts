@@ -9,6 +9,10 @@ export interface HttpSettings {
   allowedOrigins: string[] | undefined;
   maxBodyBytes: number;
   maxConcurrentPerKey: number;
+  /** ENGAGE_HTTP_MAX_CONNECTIONS: open TCP connections, all clients together (0: no cap). */
+  maxConnections: number;
+  /** ENGAGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: open TCP connections from one address (0: no cap); refused with ENGAGE_TRUSTED_PROXY_HOPS (the proxy's address is every client's). */
+  maxConnectionsPerAddress: number;
   requestTimeoutMs: number;
   drainTimeoutMs: number;
   drainDelayMs: number;
@@ -72,7 +76,13 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
   const level = read('ENGAGE_LOG_LEVEL') ?? 'info';
   if (!['error', 'warn', 'info', 'debug'].includes(level)) problems.push('ENGAGE_LOG_LEVEL must be one of error, warn, info, debug.');
 
-  const oauth = readOAuthSettings(read, problems, integer('ENGAGE_TRUSTED_PROXY_HOPS', 0, 0, 10));
+  const trustedProxyHops = integer('ENGAGE_TRUSTED_PROXY_HOPS', 0, 0, 10);
+  const oauth = readOAuthSettings(read, problems, trustedProxyHops);
+  const maxConnectionsPerAddress = integer('ENGAGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS', 0, 0, 1_000_000);
+  if (maxConnectionsPerAddress > 0 && trustedProxyHops > 0)
+    problems.push(
+      'ENGAGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS is set with ENGAGE_TRUSTED_PROXY_HOPS: behind a proxy every connection comes from its address, so the cap would refuse everyone. Cap connections per client at the proxy, and leave this unset.',
+    );
   const settings: HttpSettings = {
     host: read('ENGAGE_HTTP_HOST') ?? '127.0.0.1',
     port: integer('ENGAGE_HTTP_PORT', 8787, 0, 65_535),
@@ -80,6 +90,8 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     allowedOrigins: list('ENGAGE_ALLOWED_ORIGINS'),
     maxBodyBytes: integer('ENGAGE_HTTP_MAX_BODY_BYTES', 4 * 1024 * 1024 + 64 * 1024, 1_024, 64 * 1024 * 1024),
     maxConcurrentPerKey: integer('ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY', 16, 1, 10_000),
+    maxConnections: integer('ENGAGE_HTTP_MAX_CONNECTIONS', 16_384, 0, 1_000_000),
+    maxConnectionsPerAddress,
     requestTimeoutMs: integer('ENGAGE_HTTP_REQUEST_TIMEOUT_MS', 12 * 60 * 1000, 1_000, 60 * 60 * 1000),
     drainTimeoutMs: integer('ENGAGE_HTTP_DRAIN_TIMEOUT_MS', 30_000, 0, 10 * 60 * 1000),
     drainDelayMs: integer('ENGAGE_HTTP_DRAIN_DELAY_MS', 0, 0, 60 * 1000),
