@@ -17,7 +17,8 @@ function row(name: string, after = '## Configuration'): string {
   expect(from, after).toBeGreaterThanOrEqual(0);
   const found = README.slice(from)
     .split('\n')
-    .find((line) => line.startsWith('|') && line.includes(`\`${name}\``));
+    // The row that names it in its first cell (another row's text may mention it).
+    .find((line) => line.startsWith('|') && (line.split('|')[1] ?? '').includes(`\`${name}\``));
   expect(found, `README row for ${name} under ${after}`).toBeDefined();
   return found as string;
 }
