@@ -61,6 +61,8 @@ async function start(settings: HttpSettings, redis: RedisClient | undefined): Pr
       maxConcurrentPerKey: settings.maxConcurrentPerKey,
       maxConnections: settings.maxConnections,
       maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
+      maxSessions: settings.maxSessions,
+      maxSessionsPerKey: settings.maxSessionsPerKey,
       requestTimeoutMs: settings.requestTimeoutMs,
       drainTimeoutMs: settings.drainTimeoutMs,
       drainDelayMs: settings.drainDelayMs,

@@ -13,6 +13,10 @@ export interface HttpSettings {
   maxConnections: number;
   /** ENGAGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: open TCP connections from one address (0: no cap); refused with ENGAGE_TRUSTED_PROXY_HOPS (the proxy's address is every client's). */
   maxConnectionsPerAddress: number;
+  /** ENGAGE_HTTP_MAX_SESSIONS: 2025 sessions of keys the API has accepted, all together (more are refused 503). */
+  maxSessions: number;
+  /** ENGAGE_HTTP_MAX_SESSIONS_PER_KEY: 2025 sessions of one key (a new one ends that key's least recently used). */
+  maxSessionsPerKey: number;
   requestTimeoutMs: number;
   drainTimeoutMs: number;
   drainDelayMs: number;
@@ -92,6 +96,8 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     maxConcurrentPerKey: integer('ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY', 16, 1, 10_000),
     maxConnections: integer('ENGAGE_HTTP_MAX_CONNECTIONS', 16_384, 0, 1_000_000),
     maxConnectionsPerAddress,
+    maxSessions: integer('ENGAGE_HTTP_MAX_SESSIONS', 10_000, 1, 1_000_000),
+    maxSessionsPerKey: integer('ENGAGE_HTTP_MAX_SESSIONS_PER_KEY', 100, 1, 100_000),
     requestTimeoutMs: integer('ENGAGE_HTTP_REQUEST_TIMEOUT_MS', 12 * 60 * 1000, 1_000, 60 * 60 * 1000),
     drainTimeoutMs: integer('ENGAGE_HTTP_DRAIN_TIMEOUT_MS', 30_000, 0, 10 * 60 * 1000),
     drainDelayMs: integer('ENGAGE_HTTP_DRAIN_DELAY_MS', 0, 0, 60 * 1000),
