@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcont
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyFingerprint } from '@engage-mcp/shared';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { DOMAINS, inProcess, makeClient, textOf } from './helpers.js';
+import { DOMAINS, inProcess, makeClient, textOf, type TestClient } from './helpers.js';
 import { inMemoryTelemetry, toolCallSpans, withTelemetryService } from './telemetry-helpers.js';
 
 let sandbox: Sandbox;
@@ -21,6 +21,17 @@ beforeAll(async () => {
 afterAll(() => sandbox?.close());
 
 const QUOTA = { name: 'billing_get', arguments: { operationId: 'billing.quota' } };
+
+/** One billing.quota through `client` connected over `transport`, answered without error; the client closed after. */
+async function quotaOver(client: TestClient, transport: unknown): Promise<void> {
+  await client.connect(transport);
+  try {
+    const result = await client.callTool(QUOTA);
+    expect(result.isError, textOf(result)).toBeFalsy();
+  } finally {
+    await client.close();
+  }
+}
 
 function expectNoKey(recorded: unknown, key: string): void {
   const text = JSON.stringify(recorded);
@@ -32,14 +43,7 @@ describe('a remote call’s span names its connection', () => {
     await withTelemetryService(sandbox, 'review24a', async (service, spans, peerPorts) => {
       const headers = { authorization: `Bearer ${sandbox.keys.full}`, 'x-forwarded-for': '203.0.113.9' };
       const transport = new V1HttpTransport(new URL('/mcp/billing', service.url), { requestInit: { headers } });
-      const client = makeClient({ kind: 'v1' });
-      await client.connect(transport);
-      try {
-        const result = await client.callTool(QUOTA);
-        expect(result.isError, textOf(result)).toBeFalsy();
-      } finally {
-        await client.close();
-      }
+      await quotaOver(makeClient({ kind: 'v1' }), transport);
       const [span] = toolCallSpans(spans);
       expect(span?.attributes).toMatchObject({ 'client.address': '127.0.0.1', 'mcp.session.id': transport.sessionId });
       expect(peerPorts).toContain(span?.attributes['client.port']);
@@ -52,15 +56,11 @@ describe('a remote call’s span names its connection', () => {
 
   it('2026-07-28 (no sessions): client.address and client.port, no mcp.session.id', async () => {
     await withTelemetryService(sandbox, 'review24a', async (service, spans, peerPorts) => {
-      const client = makeClient({ kind: 'v2-modern' });
       const url = new URL('/mcp/billing', service.url);
-      await client.connect(new ModernHttpTransport(url, { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }));
-      try {
-        const result = await client.callTool(QUOTA);
-        expect(result.isError, textOf(result)).toBeFalsy();
-      } finally {
-        await client.close();
-      }
+      await quotaOver(
+        makeClient({ kind: 'v2-modern' }),
+        new ModernHttpTransport(url, { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }),
+      );
       const [span] = toolCallSpans(spans);
       expect(span?.attributes['client.address']).toBe('127.0.0.1');
       expect(peerPorts).toContain(span?.attributes['client.port']);
