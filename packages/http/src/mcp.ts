@@ -13,7 +13,7 @@ const MODERN_REVISION = '2026-07-28';
 
 export interface McpEndpoint {
   name: string;
-  factory: (era: 'legacy' | 'modern') => McpServer;
+  factory: (era: 'legacy' | 'modern', authInfo?: AuthInfo) => McpServer;
   modern: McpHttpHandler;
 }
 
@@ -21,22 +21,22 @@ export function mcpEndpoints(catalogs: Domain[], engines: EngageServer[], maxBod
   const endpoints = new Map<string, McpEndpoint>();
   const add = (name: string, factory: McpEndpoint['factory']) => {
     const onerror = (error: Error) => log.debug(`modern: ${error.message}`);
-    const modern = createMcpHandler(({ era }) => factory(era), { legacy: 'reject', maxRequestBodySize: maxBodyBytes, onerror });
+    const modern = createMcpHandler(({ era, authInfo }) => factory(era, authInfo), { legacy: 'reject', maxRequestBodySize: maxBodyBytes, onerror });
     endpoints.set(name, { name, factory, modern });
   };
   catalogs.forEach((domain, index) => {
-    add(`/mcp/${domain.name}`, (era) => (engines[index] as EngageServer).createMcpServer({ era }));
+    add(`/mcp/${domain.name}`, (era, authInfo) => (engines[index] as EngageServer).createMcpServer({ era, ...(authInfo ? { authInfo } : {}) }));
   });
   const intro = 'engage-mcp: all seven domains of the Tenant Messaging and Engagement API in one server.';
-  const instructions = [intro, ...engines.map((engine) => engine.instructions)].join('\n\n');
-  add('/mcp', (era) => {
+  add('/mcp', (era, authInfo) => {
+    const instructions = [intro, ...engines.map((engine) => engine.instructionsFor(authInfo))].join('\n\n');
     const mcp = new McpServer(
       { name: 'engage-mcp', title: 'engage-mcp: all domains', version: SERVER_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions },
     );
     registerViews(
       mcp,
-      engines.flatMap((engine) => engine.registerTools(mcp, era)),
+      engines.flatMap((engine) => engine.registerTools(mcp, { era, ...(authInfo ? { authInfo } : {}) })),
     );
     return mcp;
   });
