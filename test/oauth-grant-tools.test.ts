@@ -83,6 +83,9 @@ describe.each(['v1', 'v2-modern'] as const)('a grant narrows tools/list (%s clie
     try {
       const tools = await listed(client);
       expect(tools.map((tool) => tool.name)).toEqual(['contact_read']);
+      // One line for the six domains the grant holds nothing of, not their instructions.
+      expect(client.instructions()).toMatch(/Not listed: the campaign, inbox, channel, product, billing, tenant domains, none of whose API scopes/);
+      expect(client.instructions()).not.toMatch(/campaign_action|billing_read/);
       const read = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list' } });
       expect(read.isError, textOf(read)).toBeFalsy();
     } finally {

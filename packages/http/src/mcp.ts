@@ -29,7 +29,9 @@ export function mcpEndpoints(catalogs: Domain[], engines: EngageServer[], maxBod
   });
   const intro = 'engage-mcp: all seven domains of the Tenant Messaging and Engagement API in one server.';
   add('/mcp', (era, authInfo) => {
-    const instructions = [intro, ...engines.map((engine) => engine.instructionsFor(authInfo))].join('\n\n');
+    const parts = engines.map((engine) => engine.instructionsFor(authInfo));
+    const unlisted = catalogs.filter((_, index) => parts[index] === undefined).map((domain) => domain.name);
+    const instructions = [intro, ...parts.filter((part) => part !== undefined), ...(unlisted.length > 0 ? [notGrantedDomains(unlisted)] : [])].join('\n\n');
     const mcp = new McpServer(
       { name: 'engage-mcp', title: 'engage-mcp: all domains', version: SERVER_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions },
@@ -42,6 +44,10 @@ export function mcpEndpoints(catalogs: Domain[], engines: EngageServer[], maxBod
   });
   return endpoints;
 }
+
+/** The domains an OAuth grant holds no scope of: one line for them all, rather than each domain's instructions. */
+const notGrantedDomains = (domains: string[]) =>
+  `Not listed: the ${domains.join(', ')} domain${domains.length > 1 ? 's' : ''}, none of whose API scopes this connection's sign-in granted (the user can reconnect this server and tick them).`;
 
 // The 2026-07-28 entry refuses batches, and 2025-06-18 dropped them. One POST is one call, so the
 // key's concurrency limit, the deadline and the drain each count every call.

@@ -84,8 +84,8 @@ export interface EngageServer {
   registerTools(mcp: McpServer, servedTo: ServedTo): Array<ViewInfo | undefined>;
   /** The tools offered, after read-only mode and the allow and deny lists. */
   tools: Array<{ info: ToolInfo; operations: OperationInfo[] }>;
-  /** The server's instructions for whom it serves (an OAuth grant's say what it leaves out). */
-  instructionsFor(authInfo?: AuthInfo): string;
+  /** The server's instructions for whom it serves (an OAuth grant's say what it leaves out); undefined when it lists them no tool. */
+  instructionsFor(authInfo?: AuthInfo): string | undefined;
   /** Resolves when no write (action call) is in flight, or after `timeoutMs`: a stopping server waits for their outcomes. */
   writesSettled(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -142,7 +142,10 @@ export function createServer(
     createMcpServer,
     registerTools: (mcp, { era, authInfo }) => registerTools(mcp, era, offerOf(options.remote ? authInfo : undefined).tools, registration),
     tools: offered.map(({ info, operations }) => ({ info, operations })),
-    instructionsFor: (authInfo) => offerOf(options.remote ? authInfo : undefined).instructions,
+    instructionsFor(authInfo) {
+      const offer = offerOf(options.remote ? authInfo : undefined);
+      return offer.tools.length > 0 ? offer.instructions : undefined;
+    },
     writesSettled: (timeoutMs) => registration.writes.settled(timeoutMs),
     async close() {
       await client?.close();
