@@ -6,7 +6,7 @@
 // drawn wider than a 320 px frame.
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { showToolCall, type HostedView } from '../packages/apps/host/harness.js';
+import { runClockFor, runClockUntil, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
 import type { Campaign } from '../packages/sandbox/src/data.js';
 import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
 import { viewsPerFile } from './hosted-views.js';
@@ -25,8 +25,8 @@ function campaignWith(fields: Record<string, unknown>): Campaign {
   return campaign;
 }
 
-async function showProgress(id: string, width?: number): Promise<HostedView> {
-  const view = await showToolCall(browser, server.client as never, 'campaign_read', { operationId: 'campaign.progress', params: { id } }, { width });
+async function showProgress(id: string, width?: number, fakeClock = false): Promise<HostedView> {
+  const view = await showToolCall(browser, server.client as never, 'campaign_read', { operationId: 'campaign.progress', params: { id } }, { width, fakeClock });
   hosted.push(view);
   await view.view.locator('#progress-text').waitFor();
   return view;
@@ -188,16 +188,19 @@ describe('review24d: refreshing while the API answers garbage', { timeout: 60_00
   for (const kind of ['not-envelope', 'html'] as const) {
     it(`(${kind}) stops after three failed reads, keeps the last progress it read, and offers Refresh`, async () => {
       const campaign = campaignWith({ status: 'sending', totalRecipients: 10, sentCount: 4 });
-      const view = await showProgress(campaign._id);
+      // The view's clock is the test's: its polls come as fast as they are answered.
+      const view = await showProgress(campaign._id, undefined, true);
       expect(await progressText(view)).toBe('40% sent · 4 of 10 recipients');
       // Enough for every attempt: the server retries a read that met a 5xx.
       sandbox.injectFault({ kind, operationId: 'campaign.progress', times: 50 });
-      await view.view.getByText(/^Stopped refreshing: /).waitFor({ timeout: 15_000 });
+      const stopped = view.view.getByText(/^Stopped refreshing: /);
+      await runClockUntil(view, () => stopped.isVisible());
       const calls = view.toolCalls.length;
       expect(calls).toBe(3);
       expect(await progressText(view)).toBe('40% sent · 4 of 10 recipients');
       await view.view.getByRole('button', { name: 'Refresh' }).waitFor();
-      await view.page.waitForTimeout(2_000);
+      // A minute more of the view's time, the real event loop run between its steps: no other read.
+      await runClockFor(view, 60_000);
       expect(view.toolCalls.length).toBe(calls);
       sandbox.clearFaults();
     });

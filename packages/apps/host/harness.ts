@@ -31,6 +31,8 @@ export interface ViewOptions {
   width?: number;
   /** Where the view's tools/call requests go: the real server's client. */
   callTool(call: ToolCall): Promise<unknown>;
+  /** The page's timers and Date on Playwright's clock, moved on only by the test (`page.clock.runFor`): a view's polling tested without waiting it out. */
+  fakeClock?: boolean;
 }
 
 export interface HostedView {
@@ -106,7 +108,7 @@ export async function showToolCall(
   client: McpClientLike,
   toolName: string,
   args: Record<string, unknown>,
-  options: Pick<ViewOptions, 'theme' | 'width'> = {},
+  options: Pick<ViewOptions, 'theme' | 'width' | 'fakeClock'> = {},
 ): Promise<HostedView & { result: CallToolResult }> {
   const { tools } = await client.listTools();
   const tool = tools.find((candidate) => candidate.name === toolName);
@@ -133,6 +135,7 @@ export async function hostView(browser: Browser, options: ViewOptions): Promise<
   const toolCalls: ToolCall[] = [];
   const networkRequests: string[] = [];
   page.on('request', (request) => networkRequests.push(request.url()));
+  if (options.fakeClock) await page.clock.install();
   await page.route('**/*', (route) => route.abort());
   await page.exposeFunction('engageCallServerTool', async (call: ToolCall) => {
     toolCalls.push(call);
@@ -165,4 +168,24 @@ export async function hostView(browser: Browser, options: ViewOptions): Promise<
       ),
     close: () => page.close(),
   };
+}
+
+/**
+ * Moves a fake-clock view's time on (`stepMs` at a time) until `done` holds. Between steps the real
+ * event loop runs, so a tool call a timer started is answered before time moves far: a poll's next
+ * timer is set on the view's own time, and none is skipped.
+ */
+export async function runClockUntil(view: HostedView, done: () => Promise<boolean> | boolean, { stepMs = 500, maxSteps = 400 } = {}): Promise<void> {
+  for (let step = 0; step < maxSteps; step++) {
+    if (await done()) return;
+    await view.page.clock.runFor(stepMs);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`the view did not get there in ${maxSteps} steps of ${stepMs} ms of its time`);
+}
+
+/** Moves a fake-clock view's time on by `totalMs` in ten steps, the real event loop run between them: for a test that nothing more happens. */
+export async function runClockFor(view: HostedView, totalMs: number): Promise<void> {
+  let steps = 0;
+  await runClockUntil(view, () => steps++ === 10, { stepMs: totalMs / 10 });
 }

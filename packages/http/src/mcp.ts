@@ -13,7 +13,7 @@ const MODERN_REVISION = '2026-07-28';
 
 export interface McpEndpoint {
   name: string;
-  factory: (era: 'legacy' | 'modern') => McpServer;
+  factory: (era: 'legacy' | 'modern', authInfo?: AuthInfo) => McpServer;
   modern: McpHttpHandler;
 }
 
@@ -21,27 +21,33 @@ export function mcpEndpoints(catalogs: Domain[], engines: EngageServer[], maxBod
   const endpoints = new Map<string, McpEndpoint>();
   const add = (name: string, factory: McpEndpoint['factory']) => {
     const onerror = (error: Error) => log.debug(`modern: ${error.message}`);
-    const modern = createMcpHandler(({ era }) => factory(era), { legacy: 'reject', maxRequestBodySize: maxBodyBytes, onerror });
+    const modern = createMcpHandler(({ era, authInfo }) => factory(era, authInfo), { legacy: 'reject', maxRequestBodySize: maxBodyBytes, onerror });
     endpoints.set(name, { name, factory, modern });
   };
   catalogs.forEach((domain, index) => {
-    add(`/mcp/${domain.name}`, (era) => (engines[index] as EngageServer).createMcpServer({ era }));
+    add(`/mcp/${domain.name}`, (era, authInfo) => (engines[index] as EngageServer).createMcpServer({ era, ...(authInfo ? { authInfo } : {}) }));
   });
   const intro = 'engage-mcp: all seven domains of the Tenant Messaging and Engagement API in one server.';
-  const instructions = [intro, ...engines.map((engine) => engine.instructions)].join('\n\n');
-  add('/mcp', (era) => {
+  add('/mcp', (era, authInfo) => {
+    const parts = engines.map((engine) => engine.instructionsFor(authInfo));
+    const unlisted = catalogs.filter((_, index) => parts[index] === undefined).map((domain) => domain.name);
+    const instructions = [intro, ...parts.filter((part) => part !== undefined), ...(unlisted.length > 0 ? [notGrantedDomains(unlisted)] : [])].join('\n\n');
     const mcp = new McpServer(
       { name: 'engage-mcp', title: 'engage-mcp: all domains', version: SERVER_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions },
     );
     registerViews(
       mcp,
-      engines.flatMap((engine) => engine.registerTools(mcp, era)),
+      engines.flatMap((engine) => engine.registerTools(mcp, { era, ...(authInfo ? { authInfo } : {}) })),
     );
     return mcp;
   });
   return endpoints;
 }
+
+/** The domains an OAuth grant holds no scope of: one line for them all, rather than each domain's instructions. */
+const notGrantedDomains = (domains: string[]) =>
+  `Not listed: the ${domains.join(', ')} domain${domains.length > 1 ? 's' : ''}, none of whose API scopes this connection's sign-in granted (the user can reconnect this server and tick them).`;
 
 // The 2026-07-28 entry refuses batches, and 2025-06-18 dropped them. One POST is one call, so the
 // key's concurrency limit, the deadline and the drain each count every call.

@@ -20,7 +20,7 @@ interface Session {
 /** Where a legacy request goes: its endpoint's name, and how to make that endpoint's server. */
 export interface LegacyTarget {
   name: string;
-  factory: (era: 'legacy') => McpServer;
+  factory: (era: 'legacy', authInfo?: AuthInfo) => McpServer;
 }
 
 export interface SessionLimits {
@@ -94,7 +94,7 @@ export class Sessions {
     if (request.method !== 'POST') return refusalResponse(NO_SESSION);
     const keyId = keyIdOf(authInfo.clientId);
     if (!this.makeRoom(keyId)) return refusalResponse(TOO_MANY);
-    const mcp = target.factory('legacy');
+    const mcp = target.factory('legacy', authInfo);
     let opened: string | undefined;
     const calls = new Set<string>();
     const transport = new WebStandardStreamableHTTPServerTransport({

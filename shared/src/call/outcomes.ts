@@ -28,7 +28,7 @@ function checkWhat(op: Operation | undefined): string {
 const capital = (clause: string) => `${clause[0]!.toUpperCase()}${clause.slice(1)}`;
 
 /** Why a read an answer could name is not the model's to call: the scope it needs, and how the user grants it. */
-const notGrantedHere = (scope: string) =>
+export const notGrantedHere = (scope: string) =>
   `it needs the API scope ${scope}, which was not granted to this connection; the user can reconnect this server and tick that permission to let you`;
 
 /** Where to see a write's result, as a sentence after what happened; nothing where no read shows it. */

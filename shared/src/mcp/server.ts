@@ -10,6 +10,7 @@ import { Confirmations, MemorySpentStore, keyFingerprint, needsConfirmation, typ
 import type { CallDeps, Caller, Guard } from '../call/context.js';
 import { MemoryGuardStore, type GuardStore } from '../call/guard-store.js';
 import { WriteJournal } from '../call/journal.js';
+import { notGrantedHere } from '../call/outcomes.js';
 import { isOperationEnabled, type Config, type ConfigResult } from '../model/config.js';
 import type { DomainManifest, OperationInfo, ToolInfo } from '../model/manifest.js';
 import { withCallableReferences } from '../model/references.js';
@@ -64,17 +65,27 @@ export interface ServerOptions {
   telemetry?: Telemetry;
 }
 
+/**
+ * Who an SDK server is built for: the era the SDK's serving entry chose, and in remote mode the
+ * request's authInfo (an OAuth grant's scopes narrow the tools it lists).
+ */
+export interface ServedTo {
+  era: ProtocolEra;
+  authInfo?: AuthInfo;
+}
+
 export interface EngageServer {
   /**
    * A fresh SDK server for one connection (stdio) or one request (HTTP), for the era the SDK's
    * serving entry chose; every instance shares the API client and confirmations.
    */
-  createMcpServer(context?: { era: ProtocolEra }): McpServer;
+  createMcpServer(context?: ServedTo): McpServer;
   /** Registers this domain's tools on an SDK server built elsewhere (remote mode's all-tools endpoint); returns the views they use, to register once. */
-  registerTools(mcp: McpServer, era: ProtocolEra): Array<ViewInfo | undefined>;
+  registerTools(mcp: McpServer, servedTo: ServedTo): Array<ViewInfo | undefined>;
   /** The tools offered, after read-only mode and the allow and deny lists. */
   tools: Array<{ info: ToolInfo; operations: OperationInfo[] }>;
-  instructions: string;
+  /** The server's instructions for whom it serves (an OAuth grant's say what it leaves out); undefined when it lists them no tool. */
+  instructionsFor(authInfo?: AuthInfo): string | undefined;
   /** Resolves when no write (action call) is in flight, or after `timeoutMs`: a stopping server waits for their outcomes. */
   writesSettled(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -115,16 +126,10 @@ export function createServer(
     ...(options.onCall ? { onCall: options.onCall } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };
-  const tools: OfferedTool[] = offered.map(({ info, operations, disabled }) => ({
-    info,
-    operations,
-    description: describeTool(info, operations, gated),
-    args: toolArguments(info, operations, disabled, { quietHours: config?.guardrails.quietHours !== undefined }),
-    view: viewOf(info, operations, gated),
-  }));
-  const instructions = serverInstructions(manifest, offered, gated);
+  const offerOf = offers(manifest, offered, gated, config);
 
-  function createMcpServer({ era }: { era: ProtocolEra } = { era: 'legacy' }): McpServer {
+  function createMcpServer({ era, authInfo }: ServedTo = { era: 'legacy' }): McpServer {
+    const { tools, instructions } = offerOf(options.remote ? authInfo : undefined);
     const mcp = new McpServer(
       { name: `engage-mcp-${manifest.name}`, title: `engage-mcp: ${manifest.title}`, version: SERVER_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
@@ -135,9 +140,12 @@ export function createServer(
 
   return {
     createMcpServer,
-    registerTools: (mcp, era) => registerTools(mcp, era, tools, registration),
+    registerTools: (mcp, { era, authInfo }) => registerTools(mcp, era, offerOf(options.remote ? authInfo : undefined).tools, registration),
     tools: offered.map(({ info, operations }) => ({ info, operations })),
-    instructions,
+    instructionsFor(authInfo) {
+      const offer = offerOf(options.remote ? authInfo : undefined);
+      return offer.tools.length > 0 ? offer.instructions : undefined;
+    },
     writesSettled: (timeoutMs) => registration.writes.settled(timeoutMs),
     async close() {
       await client?.close();
@@ -186,6 +194,63 @@ function offeredTools(manifest: DomainManifest, config: Config | undefined) {
     operations,
     disabled: new Map([...disabled].filter(([id]) => !operations.some((op) => op.id === id))),
   }));
+}
+
+interface Offer {
+  tools: OfferedTool[];
+  instructions: string;
+}
+
+/**
+ * The tools and instructions an SDK server is built with: every offered operation, or for an OAuth
+ * grant (remote mode) only those whose scope it holds, so the model is never shown a call it would
+ * be refused and a read-only grant gets no action tool; the instructions say what is left out.
+ * Built once per set of this domain's scopes a grant holds (a handful), as remote mode builds a
+ * server per request.
+ */
+function offers(manifest: DomainManifest, offered: ReturnType<typeof offeredTools>, gated: (op: OperationInfo) => boolean, config: Config | undefined) {
+  const offerFor = (tools: typeof offered): Offer => ({
+    tools: tools.map(({ info, operations, disabled }) => ({
+      info,
+      operations,
+      description: describeTool(info, operations, gated),
+      args: toolArguments(info, operations, disabled, { quietHours: config?.guardrails.quietHours !== undefined }),
+      view: viewOf(info, operations, gated),
+    })),
+    instructions: serverInstructions(manifest, tools, gated),
+  });
+  const everything = offerFor(offered);
+  const scopesHere = new Set(offered.flatMap(({ operations }) => operations.map((op) => op.scope)));
+  const byScopes = new Map<string, Offer>();
+  return (authInfo: AuthInfo | undefined): Offer => {
+    const grant = authInfo && grantOf(authInfo.extra);
+    if (!grant) return everything;
+    const granted = new Set(grant.scopes.filter((scope) => scopesHere.has(scope)));
+    if (granted.size === scopesHere.size) return everything;
+    const key = [...granted].sort().join(' ');
+    let offer = byScopes.get(key);
+    if (!offer) {
+      const narrowed = offerFor(narrowedToGrant(offered, granted));
+      const missing = [...scopesHere].filter((scope) => !granted.has(scope));
+      const unlisted = `Not listed: the operations that need the API scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which this connection's sign-in did not grant (the user can reconnect this server and tick ${missing.length > 1 ? 'them' : 'it'}).`;
+      offer = { tools: narrowed.tools, instructions: `${narrowed.instructions} ${unlisted}` };
+      byScopes.set(key, offer);
+    }
+    return offer;
+  };
+}
+
+/** The offered tools with only the operations a grant's scopes allow; each one left out says which scope it needs. */
+function narrowedToGrant(offered: ReturnType<typeof offeredTools>, granted: ReadonlySet<string>): ReturnType<typeof offeredTools> {
+  const left = offered.flatMap(({ operations }) => operations.filter((op) => !granted.has(op.scope)));
+  const reasons = left.map((op) => [op.id, notGrantedHere(op.scope)] as const);
+  return offered
+    .map(({ info, operations, disabled }) => ({
+      info,
+      operations: operations.filter((op) => granted.has(op.scope)),
+      disabled: new Map([...disabled, ...reasons]),
+    }))
+    .filter(({ operations }) => operations.length > 0);
 }
 
 /**
