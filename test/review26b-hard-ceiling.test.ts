@@ -157,4 +157,15 @@ describe('the hard ceiling of open sockets', () => {
     expect(trickler.received()).toBe('');
     expect(ended.error).toBeUndefined();
   });
+
+  it('answers a probe on a marked socket and then closes it (polling /healthz kept an over-cap socket open for good)', async () => {
+    await serve({ maxConnections: 1 });
+    await peer();
+    await until(async () => (await openConnections()) === 1);
+    const marked = await peer();
+    const answer = await ask(marked, request('/healthz'));
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    await marked.closed;
+  });
 });

@@ -4,7 +4,8 @@
 // socket that sends nothing is closed after a few seconds. Past a hard ceiling a little above the
 // cap, Node's own server.maxConnections closes new sockets at once, unread (no status is possible
 // then): marked sockets cannot pile up either. A marked socket lives at most a few seconds whatever
-// it sends. Refusals are logged once per burst, not per socket.
+// it sends (a byte now and then, or probes, which it may still ask: answered, then closed).
+// Refusals are logged once per burst, not per socket.
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { JsonLog } from './log.js';
@@ -76,10 +77,15 @@ export class ConnectionCap {
     );
   }
 
-  /** True when the request came on a socket over the cap: it was answered 503 and its connection is closing. */
-  refuse(socket: Socket, res: ServerResponse): boolean {
+  /**
+   * True when the request came on a socket over the cap: it was answered 503 and its connection is
+   * closing. A probe there (`probe`) is left to be answered, and its connection closed after it:
+   * kept alive, a socket polling /healthz every few seconds held its place over the cap for good.
+   */
+  refuse(socket: Socket, res: ServerResponse, probe = false): boolean {
     if (!(socket as Socket & { [OVER]?: boolean })[OVER]) return false;
     res.shouldKeepAlive = false;
+    if (probe) return false;
     sendRefusal(res, REFUSAL);
     return true;
   }

@@ -230,7 +230,7 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, 
   };
   const cap = new ConnectionCap(settings, log);
   const server = createHttpServer(timeouts, (req, res) => {
-    if (!PROBE_PATHS.has(pathOf(req.url)) && cap.refuse(req.socket, res)) return;
+    if (cap.refuse(req.socket, res, PROBE_PATHS.has(pathOf(req.url)))) return;
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) && !holdsCredential(req, given) ? given : randomUUID();
     res.setHeader('x-request-id', requestId);
