@@ -3,7 +3,9 @@
 // request answered 503 with Retry-After and `Connection: close` (a client reads why), and a marked
 // socket that sends nothing is closed after a few seconds. Past a hard ceiling a little above the
 // cap, Node's own server.maxConnections closes new sockets at once, unread (no status is possible
-// then): marked sockets cannot pile up either. Refusals are logged once per burst, not per socket.
+// then): marked sockets cannot pile up either. A marked socket lives at most a few seconds whatever
+// it sends (a byte now and then, or probes, which it may still ask: answered, then closed).
+// Refusals are logged once per burst, not per socket.
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { JsonLog } from './log.js';
@@ -17,7 +19,7 @@ export interface ConnectionLimits {
 }
 
 const OVER = Symbol('engage.overConnectionCap');
-/** How long a socket over the cap may stay without sending a request. */
+/** How long a socket over the cap may stay open, from its coming. */
 const REFUSED_GRACE_MS = 5_000;
 const BURST_QUIET_MS = 10_000;
 const REFUSAL = {
@@ -66,16 +68,24 @@ export class ConnectionCap {
           : undefined;
     if (!over) return;
     (socket as Socket & { [OVER]?: boolean })[OVER] = true;
-    socket.setTimeout(REFUSED_GRACE_MS, () => socket.destroy());
+    // From its coming, not an idle timeout: one that sent a byte a second kept its place over the
+    // cap until Node's headers timeout (30 s), six times as long.
+    const grace = setTimeout(() => socket.destroy(), REFUSED_GRACE_MS);
+    socket.once('close', () => clearTimeout(grace));
     this.refused(
       over === 'the service' ? `ENGAGE_HTTP_MAX_CONNECTIONS (${maxConnections})` : `ENGAGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS (${maxConnectionsPerAddress})`,
     );
   }
 
-  /** True when the request came on a socket over the cap: it was answered 503 and its connection is closing. */
-  refuse(socket: Socket, res: ServerResponse): boolean {
+  /**
+   * True when the request came on a socket over the cap: it was answered 503 and its connection is
+   * closing. A probe there (`probe`) is left to be answered, and its connection closed after it:
+   * kept alive, a socket polling /healthz every few seconds held its place over the cap for good.
+   */
+  refuse(socket: Socket, res: ServerResponse, probe = false): boolean {
     if (!(socket as Socket & { [OVER]?: boolean })[OVER]) return false;
     res.shouldKeepAlive = false;
+    if (probe) return false;
     sendRefusal(res, REFUSAL);
     return true;
   }

@@ -8,7 +8,7 @@ import { pathOf, type Exchange, type Guard } from './exchange.js';
 import type { NodeMcpHandler } from './mcp.js';
 import type { ServiceMetrics } from './metrics.js';
 import { OWN_PATHS, PROBE_PATHS, answerMetrics, answerProbe } from './endpoints.js';
-import { sendJson, sendRefusal, type Refusal } from './respond.js';
+import { sendJson, sendRefusal, sendStreamHeadAtOnce, type Refusal } from './respond.js';
 
 export interface HandlerDeps {
   guards: Guard[];
@@ -46,6 +46,9 @@ export function requestHandler(deps: HandlerDeps): RequestHandler {
       // request came from as Node sees it (never X-Forwarded-For, the caller's to write), for the calls' spans.
       const auth = exchange.auth ?? { token: exchange.key as string, clientId: exchange.keyId as string, scopes: [] };
       req.auth = { ...auth, extra: { ...auth.extra, requestId: id, peer: { address: req.socket.remoteAddress, port: req.socket.remotePort } } };
+      // A notification stream's head goes out at once, not with its first event (respond.ts). A call's
+      // (POST) answer keeps Node's way: its head waits for the answer, so a deadline can still say 504.
+      if (req.method === 'GET') sendStreamHeadAtOnce(res);
       await deps.serveMcp(req, res);
     } catch (error) {
       log.error(`unhandled: ${error instanceof Error ? error.message : String(error)}`);

@@ -30,3 +30,21 @@ export function refusalResponse(refusal: Refusal): Response {
   const headers = { 'cache-control': 'no-store', ...refusal.headers };
   return Response.json({ error: refusal.error, message: refusal.message }, { status: refusal.status, headers });
 }
+
+/**
+ * Sends an event stream's head (its status and headers) as soon as it is written. Node holds a
+ * response's head until its first body bytes, and the SDK's toNodeHandler (@modelcontextprotocol/node)
+ * writes the head and then waits for the stream's first event: a 2025 session's notification stream
+ * (GET) said nothing, not even its status, until the SDK's first keep-alive comment 15 s later, and a
+ * client or proxy that waits less for a response's headers gave up on it.
+ */
+export function sendStreamHeadAtOnce(res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    (writeHead as (...given: unknown[]) => ServerResponse).apply(this, args);
+    const given = args.find((arg): arg is Record<string, unknown> => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
+    const type = Object.entries(given ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? this.getHeader('content-type');
+    if (typeof type === 'string' && /^\s*text\/event-stream\b/i.test(type)) this.flushHeaders();
+    return this;
+  } as ServerResponse['writeHead'];
+}

@@ -24,6 +24,7 @@ import { mcpEndpoints, mcpHandler, type McpEndpoint } from './mcp.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics.js';
 import { createOAuth, type OAuth, type OAuthOptions } from './oauth/index.js';
 import { Sessions } from './sessions.js';
+import { StalledAnswers } from './stalls.js';
 
 export { StartupError } from './engines.js';
 export { keyOf } from './guards.js';
@@ -57,6 +58,11 @@ export interface ServiceOptions {
    * up to requestTimeoutMs. The headers alone have at most 30 s of it.
    */
   receiveTimeoutMs?: number;
+  /**
+   * A connection with an answer waiting to go out, of which the client takes nothing for this long,
+   * is closed (stalls.ts): a client that never reads must not keep its answer in memory.
+   */
+  unreadAnswerMs?: number;
   /** How long SIGTERM waits for in-flight calls. */
   drainTimeoutMs?: number;
   /**
@@ -110,6 +116,8 @@ export const DEFAULTS = {
   requestTimeoutMs: 12 * 60 * 1000,
   // A 4 MiB body at 70 KB/s; an MCP message is a few KiB.
   receiveTimeoutMs: 60_000,
+  // As long as a request may take to arrive: an answer of 4 MiB taken at 70 KB/s is not cut.
+  unreadAnswerMs: 60_000,
   drainTimeoutMs: 30_000,
   drainDelayMs: 0,
   sessionIdleMs: 30 * 60 * 1000,
@@ -230,7 +238,7 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, 
   };
   const cap = new ConnectionCap(settings, log);
   const server = createHttpServer(timeouts, (req, res) => {
-    if (!PROBE_PATHS.has(pathOf(req.url)) && cap.refuse(req.socket, res)) return;
+    if (cap.refuse(req.socket, res, PROBE_PATHS.has(pathOf(req.url)))) return;
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) && !holdsCredential(req, given) ? given : randomUUID();
     res.setHeader('x-request-id', requestId);
@@ -247,6 +255,7 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, 
     void handle(req, res, { id: requestId, log: requestLog });
   });
   cap.attach(server);
+  new StalledAnswers(settings.unreadAnswerMs, log).attach(server);
   server.once('close', () => cap.close());
   // A request Node cannot take (malformed, Transfer-Encoding with Content-Length, headers over 16 KiB,
   // not received within receiveTimeoutMs) gets Node's own answer, 400, 431 or 408, and its connection
