@@ -110,7 +110,8 @@ export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessio
     }
     return sessions.serve(request, target, authInfo, body);
   }
-  const fetch = async (request: Request, requestOptions?: { authInfo?: AuthInfo }) => withoutKeepAlive(await serve(request, requestOptions));
+  const fetch = async (request: Request, requestOptions?: { authInfo?: AuthInfo }) =>
+    endsWithClient(request, withoutKeepAlive(await serve(request, requestOptions)));
   return toNodeHandler({ fetch }, { maxRequestBodySize: maxBodyBytes, onerror: (error) => log.warn(`request: ${error.message}`) });
 }
 
@@ -125,4 +126,18 @@ function withoutKeepAlive(response: Response): Response {
   const headers = new Headers(response.headers);
   headers.delete('connection');
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * A 2025 session's notification stream (GET) is let go as soon as its client goes away. toNodeHandler
+ * notices a closed response only when it next has something to write (the SDK's keep-alive, 15 s on),
+ * and until then the session's one stream stayed taken: a client reopening it was answered 409, and
+ * the SDK's client, which retries twice within 2.5 s, gave the stream up. The request's signal (aborted
+ * by toNodeHandler when the response closes) now cancels the SDK's stream, which frees its place.
+ */
+function endsWithClient(request: Request, response: Response): Response {
+  if (request.method !== 'GET' || response.body === null) return response;
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  response.body.pipeTo(writable, { signal: request.signal }).catch(() => undefined);
+  return new Response(readable, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
