@@ -10,7 +10,7 @@
 // guard-state.ts) instead of being trusted.
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, uptime } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
@@ -42,7 +42,49 @@ const ENTRY_KINDS = {
 type EntryKind = keyof typeof ENTRY_KINDS;
 type EntryValue<K extends EntryKind> = K extends 'records' ? IdempotencyRecord : SentWrite;
 /** What an entry turn leaves: the entry to keep, undefined to remove it, or 'unchanged' (nothing is written). */
-type EntryChange<T, R> = { result: R; entry: Expiring<T> | undefined | 'unchanged' };
+type EntryChange<T, R> = { result: R; entry: Kept<T> | undefined | 'unchanged' };
+
+/**
+ * An entry as its file keeps it: besides its expiry by the system clock (`expiresAt`), the same
+ * expiry by a steady clock (`steady`), which no setting of the system clock moves. An entry is live
+ * while either says so: a system clock set forward (NTP correcting a clock days behind) never
+ * expires an idempotency record early, and one set back keeps it longer, never less. Files written
+ * before it have no `steady`, and expire by the system clock as they did.
+ */
+type Kept<T> = Expiring<T> & { steady?: SteadyExpiry };
+interface SteadyExpiry {
+  /** Which steady clock: its readings compare only with its own (one boot of the machine, or one process). */
+  clock: string;
+  expiresAt: number;
+}
+
+/**
+ * A steady clock's reading, in milliseconds, and which clock it is. On Linux it is the machine's
+ * time since boot (suspended time included, so a laptop asleep for two days has its records
+ * expire as the system clock says), shared by every process of that boot (named by its boot id):
+ * a server started after the system clock was set forward still knows how old an entry of this
+ * boot is. Elsewhere it is this process's own monotonic clock, so only the process that wrote an
+ * entry can tell; any other falls back to the system clock.
+ */
+export type SteadyClock = () => { clock: string; ms: number };
+
+let bootId: string | null | undefined;
+const processClock = `process ${process.pid} ${randomBytes(6).toString('hex')}`;
+
+export const systemSteadyClock: SteadyClock = () => {
+  bootId ??= readBootId();
+  return bootId ? { clock: `boot ${bootId}`, ms: uptime() * 1000 } : { clock: processClock, ms: performance.now() };
+};
+
+function readBootId(): string | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    const id = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return /^[0-9a-f-]{36}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
 
 export class FileGuardStore implements GuardStore {
   private secret: Buffer | undefined;
@@ -51,6 +93,8 @@ export class FileGuardStore implements GuardStore {
     private readonly dir: string,
     private readonly auditFile: string = join(dir, 'audit.jsonl'),
     private readonly now: () => number = Date.now,
+    // A store given a clock of its own (a test's) has no steady clock unless it is given one too: its time is that clock's alone.
+    private readonly steady: SteadyClock | undefined = now === Date.now ? systemSteadyClock : undefined,
   ) {}
 
   take(counter: string, amount: number, cap: number, expiresAt: number) {
@@ -76,7 +120,8 @@ export class FileGuardStore implements GuardStore {
 
   async lookup(key: string) {
     await this.migrated();
-    return live(this.readEntry('records', key), this.now());
+    const entry = this.readEntry('records', key);
+    return entry && this.unexpired(entry) ? entry.value : undefined;
   }
 
   reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
@@ -99,7 +144,7 @@ export class FileGuardStore implements GuardStore {
    */
   claimWrite(write: string, id: string, approvedAt: number, now: number) {
     return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, Attempt | undefined> => {
-      const held = sentWrite(entry, now);
+      const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now);
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
       const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, ...(before ? { before } : {}) };
@@ -125,7 +170,8 @@ export class FileGuardStore implements GuardStore {
 
   async lastSentWrite(write: string, now: number) {
     await this.migrated();
-    const held = sentWrite(this.readEntry('writes', write), now);
+    const entry = this.readEntry('writes', write);
+    const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now);
     return held && { at: held.at, outcome: held.outcome };
   }
 
@@ -174,15 +220,15 @@ export class FileGuardStore implements GuardStore {
   private entryTurn<K extends EntryKind, R>(
     kind: K,
     name: string,
-    change: (entry: Expiring<EntryValue<K>> | undefined) => EntryChange<EntryValue<K>, R>,
+    change: (entry: Kept<EntryValue<K>> | undefined) => EntryChange<EntryValue<K>, R>,
   ): Promise<R> {
     return this.locked(() => {
       const path = this.entryPath(kind, name);
       const current = this.readEntry(kind, name);
-      const { result, entry } = change(current && current.expiresAt > this.now() ? current : undefined);
+      const { result, entry } = change(current && this.unexpired(current) ? current : undefined);
       if (entry === undefined) {
         if (current) removeEntry(path);
-      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...entry }));
+      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...this.withSteady(entry) }));
       return result;
     });
   }
@@ -221,16 +267,17 @@ export class FileGuardStore implements GuardStore {
     let moved = false;
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[])
       for (const [name, entry] of Object.entries(state[kind]) as Array<[string, Expiring<IdempotencyRecord | SentWrite>]>) {
-        let current: Expiring<IdempotencyRecord | SentWrite> | undefined;
+        let current: Kept<IdempotencyRecord | SentWrite> | undefined;
         try {
           current = this.readEntry(kind, name);
         } catch (error) {
           if (error instanceof GuardStateError) continue;
           throw error;
         }
-        const unexpired = (held: Expiring<unknown> | undefined) => held !== undefined && held.expiresAt > this.now();
+        const unexpired = (held: Kept<unknown> | undefined) => held !== undefined && this.unexpired(held);
         const later = kind === 'writes' && current !== undefined && entry.value.at > current.value.at;
-        if (unexpired(entry) && (!unexpired(current) || later)) writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...entry }));
+        if (unexpired(entry) && (!unexpired(current) || later))
+          writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...this.withSteady(entry) }));
         delete state[kind][name];
         moved = true;
       }
@@ -251,8 +298,23 @@ export class FileGuardStore implements GuardStore {
         sweepOne(join(this.dir, file), now, true);
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[]) {
       const folder = this.entryFolder(kind);
-      for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now);
+      for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now, undefined, (entry) => this.unexpired(entry, now));
     }
+  }
+
+  /** Whether the entry is live: by the system clock, or by the steady clock it was written by (when this process reads that clock). */
+  private unexpired(entry: Kept<unknown>, now = this.now()): boolean {
+    if (entry.expiresAt > now) return true;
+    if (!entry.steady || !this.steady) return false;
+    const reading = this.steady();
+    return entry.steady.clock === reading.clock && entry.steady.expiresAt > reading.ms;
+  }
+
+  /** The entry with its expiry by the steady clock: one it carries over (the same expiry) is kept, else it is read now. */
+  private withSteady<T>(entry: Kept<T>): Kept<T> {
+    if (entry.steady || !this.steady) return entry;
+    const reading = this.steady();
+    return { ...entry, steady: { clock: reading.clock, expiresAt: reading.ms + (entry.expiresAt - this.now()) } };
   }
 
   /** The folder of one kind of entry, made 0700 if it is missing; refused if others could change it. */
@@ -268,7 +330,7 @@ export class FileGuardStore implements GuardStore {
   }
 
   /** The entry as the store wrote it (expired or not), undefined if there is none; anything else is refused, naming its file. */
-  private readEntry<K extends EntryKind>(kind: K, name: string): Expiring<EntryValue<K>> | undefined {
+  private readEntry<K extends EntryKind>(kind: K, name: string): Kept<EntryValue<K>> | undefined {
     const path = this.entryPath(kind, name);
     const text = readOwnFile(path);
     if (text === undefined) return undefined;
@@ -276,7 +338,7 @@ export class FileGuardStore implements GuardStore {
     if (!entry) throw damagedEntry(path, 'it is not what the servers write');
     const { name: written, ...rest } = entry;
     if (written !== name || !ENTRY_KINDS[kind](rest)) throw damagedEntry(path, 'it is not what the servers write');
-    return rest as Expiring<EntryValue<K>>;
+    return rest as Kept<EntryValue<K>>;
   }
 }
 
@@ -285,7 +347,7 @@ export class FileGuardStore implements GuardStore {
  * folder, a link) is left as it is: the write it is for names it, and one odd file never holds up
  * every other write's turn.
  */
-function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp')): void {
+function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp'), unexpired?: (entry: Kept<unknown>) => boolean): void {
   try {
     if (leftByCrash) {
       // A file's time is the system clock's, whatever clock the store was given.
@@ -296,10 +358,18 @@ function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp')
       return;
     }
     const entry = parseEntry(readOwnFile(path));
-    if (entry && entry.expiresAt <= now) fs.rmSync(path, { force: true });
+    if (entry && !(unexpired ? unexpired(entry) : entry.expiresAt > now)) fs.rmSync(path, { force: true });
   } catch {
     // Not a file the store wrote: left for the write it is for to name.
   }
+}
+
+/** No steady expiry (an earlier version's file), or one as the store writes it. */
+function isSteady(steady: unknown): boolean {
+  if (steady === undefined) return true;
+  if (typeof steady !== 'object' || steady === null) return false;
+  const { clock, expiresAt } = steady as Partial<SteadyExpiry>;
+  return typeof clock === 'string' && clock.length <= 200 && typeof expiresAt === 'number' && Number.isFinite(expiresAt);
 }
 
 /** Whether state.json still holds entries of the kinds kept one file each now (an earlier version wrote them). */
@@ -307,11 +377,17 @@ function hasLegacyEntries(state: GuardState): boolean {
   return (Object.keys(ENTRY_KINDS) as EntryKind[]).some((kind) => Object.keys(state[kind]).length > 0);
 }
 
-function parseEntry(text: string | undefined): (Expiring<unknown> & { name?: unknown }) | undefined {
+function parseEntry(text: string | undefined): (Kept<unknown> & { name?: unknown }) | undefined {
   if (text === undefined) return undefined;
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { expiresAt?: unknown }).expiresAt === 'number') return parsed as Expiring<unknown>;
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      typeof (parsed as { expiresAt?: unknown }).expiresAt === 'number' &&
+      isSteady((parsed as Kept<unknown>).steady)
+    )
+      return parsed as Kept<unknown>;
   } catch {
     // Not JSON: the caller says it is damaged.
   }
@@ -467,9 +543,9 @@ function notSaved(path: string, error: unknown): Error {
   );
 }
 
-/** A write's last attempt; one in flight whose process stopped renewing it (it stopped with the write out) is unknown. */
+/** A live write's last attempt; one in flight whose process stopped renewing it (it stopped with the write out) is unknown. */
 function sentWrite(entry: Expiring<SentWrite> | undefined, now: number) {
-  const held = live(entry, now);
+  const held = entry?.value;
   if (held?.outcome === 'in-flight' && now - (held.alive ?? held.at) >= WRITE_MARK_LEASE_MS) return { ...held, outcome: 'unknown' as const };
   return held;
 }

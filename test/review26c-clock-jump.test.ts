@@ -1,0 +1,144 @@
+// Review 26c: the system clock set forward. Idempotency records expired by the system clock alone
+// (`expiresAt <= now`): a machine whose clock was days behind and is corrected forward (NTP), or a
+// VM resumed, made a write done a minute ago look older than its 24 hours, so its record read as
+// absent (and was swept), and the same write with the same key was sent again. Each entry now also
+// keeps its expiry by a steady clock (on Linux, the time since boot, shared by every process of
+// that boot; elsewhere the writing process's monotonic clock) and is live while either clock says
+// so. Records still expire as before when the steady clock has really advanced (the server off for
+// two days, the machine on or asleep), after a reboot (by the system clock: nothing else is known),
+// and files of the earlier format expire by the system clock as they did.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileGuardStore, type SteadyClock } from '../shared/src/call/file-guard-store.js';
+import { GuardStateError } from '../shared/src/call/guard-store.js';
+import { callSend, launchChannel } from './helpers/stdio-channel.js';
+import { structuredOf, textOf } from './helpers.js';
+import { stateDirFixture } from './state-dir-fixture.js';
+
+const { root, sandbox, stateDir, params, sends } = stateDirFixture('review26c-clock', '62812661');
+
+const DAY = 24 * 60 * 60_000;
+const record = (at: number) => ({ operationId: 'channel.whatsapp.send', digest: 'd', at });
+
+/**
+ * A preload that sets the server's system clock (Date.now) off by the milliseconds `shiftFile`
+ * holds, read at every call: the test moves the clock of a running server as NTP would.
+ */
+function clockShifter(): { env: Record<string, string>; set: (ms: number) => void } {
+  const shiftFile = join(root, `shift-${Math.random().toString(36).slice(2)}`);
+  const preload = join(root, 'shift-clock.cjs');
+  writeFileSync(
+    preload,
+    `const { readFileSync } = require('node:fs');
+const real = Date.now;
+Date.now = () => real() + Number(readFileSync(process.env.REVIEW26C_SHIFT_FILE, 'utf8'));`,
+  );
+  const set = (ms: number) => writeFileSync(shiftFile, String(ms));
+  set(0);
+  return { env: { NODE_OPTIONS: `--require ${preload}`, REVIEW26C_SHIFT_FILE: shiftFile }, set };
+}
+
+describe('the system clock set forward three days (NTP correcting a clock that was behind)', () => {
+  it('while the server runs: the same write with the same key is not sent again', { timeout: 60_000 }, async () => {
+    const dir = stateDir();
+    const clock = clockShifter();
+    clock.set(-3 * DAY);
+    const server = await launchChannel(sandbox(), dir, 'none', clock.env);
+    try {
+      const before = sends();
+      const sent = await callSend(server, { params: params(1), idempotencyKey: 'jump-while-running' });
+      expect(structuredOf(sent).outcome, textOf(sent)).toBe('done');
+      expect(sends()).toBe(before + 1);
+      clock.set(0); // the clock is corrected: the write, a moment old, now reads three days old
+      const again = await callSend(server, { params: params(1), idempotencyKey: 'jump-while-running' });
+      expect(textOf(again)).toMatch(/nothing was sent again/);
+      expect(sends()).toBe(before + 1);
+      expect(readdirSync(join(dir, 'records'))).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a server started after the correction (a restart, or another of the seven): not sent again', { timeout: 60_000 }, async () => {
+    const dir = stateDir();
+    const behind = clockShifter();
+    behind.set(-3 * DAY);
+    const before = sends();
+    const first = await launchChannel(sandbox(), dir, 'none', behind.env);
+    try {
+      const sent = await callSend(first, { params: params(2), idempotencyKey: 'jump-then-restart' });
+      expect(structuredOf(sent).outcome, textOf(sent)).toBe('done');
+    } finally {
+      await first.close();
+    }
+    const later = await launchChannel(sandbox(), dir);
+    try {
+      const again = await callSend(later, { params: params(2), idempotencyKey: 'jump-then-restart' });
+      expect(textOf(again)).toMatch(/nothing was sent again/);
+      expect(sends()).toBe(before + 1);
+    } finally {
+      await later.close();
+    }
+  });
+});
+
+describe('records still expire', () => {
+  /** A system clock and a steady clock the test moves; `boot` names the steady clock's span. */
+  function clocks(start: number) {
+    const at = { now: start, steady: 1_000_000, boot: 'boot a' };
+    const steady: SteadyClock = () => ({ clock: at.boot, ms: at.steady });
+    return { at, store: (dir: string) => new FileGuardStore(dir, undefined, () => at.now, steady) };
+  }
+
+  it('the system clock set forward with little steady time passed: live, and never swept; a day of steady time later: gone', async () => {
+    const dir = stateDir();
+    const { at, store } = clocks(Date.parse('2026-11-01T12:00:00Z'));
+    const one = store(dir);
+    expect(await one.reserve('k', record(at.now), at.now + DAY)).toBeUndefined();
+    at.now += 3 * DAY;
+    at.steady += 60_000;
+    await one.take('c', 1, 10, at.now + DAY); // a turn, which sweeps
+    expect(await one.lookup('k')).toMatchObject({ operationId: 'channel.whatsapp.send' });
+    expect(await store(dir).reserve('k', record(at.now), at.now + DAY)).toMatchObject({ at: at.now - 3 * DAY });
+    // Its first answer, settled after the jump, keeps the record's own expiry.
+    await store(dir).settle('k', { content: [{ type: 'text', text: 'done' }] });
+    at.steady += DAY - 60_000;
+    at.now += 20 * 60_000;
+    const later = store(dir);
+    await later.take('c', 1, 10, at.now + DAY);
+    expect(await later.lookup('k')).toBeUndefined();
+    expect(readdirSync(join(dir, 'records'))).toEqual([]);
+  });
+
+  it('the server off for two days (the machine on, or rebooted): expired, and swept', async () => {
+    for (const reboot of [false, true]) {
+      const dir = stateDir();
+      const { at, store } = clocks(Date.parse('2026-11-01T12:00:00Z'));
+      await store(dir).reserve('k', record(at.now), at.now + DAY);
+      at.now += 2 * DAY;
+      if (reboot) at.boot = 'boot b';
+      else at.steady += 2 * DAY;
+      const started = store(dir);
+      expect(await started.lookup('k'), `reboot ${reboot}`).toBeUndefined();
+      await started.take('c', 1, 10, at.now + DAY);
+      expect(readdirSync(join(dir, 'records')), `reboot ${reboot}`).toEqual([]);
+      expect(await started.reserve('k', record(at.now), at.now + DAY)).toBeUndefined();
+    }
+  });
+
+  it('a record of the earlier format (no steady expiry) expires by the system clock, as it did; a damaged steady expiry names its file', async () => {
+    const dir = stateDir();
+    const { at, store } = clocks(Date.parse('2026-11-01T12:00:00Z'));
+    await store(dir).reserve('old', record(at.now), at.now + DAY);
+    const [file] = readdirSync(join(dir, 'records'));
+    const path = join(dir, 'records', file!);
+    writeFileSync(path, JSON.stringify({ name: 'old', value: record(at.now), expiresAt: at.now + DAY }), { mode: 0o600 });
+    at.now += DAY + 1;
+    expect(await store(dir).lookup('old')).toBeUndefined();
+    writeFileSync(path, JSON.stringify({ name: 'old', value: record(at.now), expiresAt: at.now + DAY, steady: { clock: at.boot, expiresAt: 'never' } }), {
+      mode: 0o600,
+    });
+    await expect(store(dir).lookup('old')).rejects.toThrow(GuardStateError);
+  });
+});
