@@ -565,10 +565,14 @@ function prune(state: GuardState, now: number): GuardState {
  * place, which fails if a lock is there): a live process's lock is never seen empty, so an empty
  * or unreadable one (its process killed between creating it and writing its owner, by an earlier
  * version; or cut by a power loss) is nobody's, and is broken once it has stayed so for a moment
- * (an earlier version's process, alive, writes its owner within microseconds).
+ * (an earlier version's process, alive, writes its owner within microseconds). On Linux the owner
+ * is also named by its start time (`pid host/start nonce`), so a lock whose pid a new process was
+ * given after its owner died is seen to be dead; an earlier version reads such a lock as another
+ * host's, broken only by its age, never while it is held.
  */
 async function lock(path: string): Promise<() => void> {
-  const mine = `${process.pid} ${hostname()} ${randomBytes(6).toString('hex')}`;
+  const start = startTimeOf('self');
+  const mine = `${process.pid} ${hostname()}${typeof start === 'string' ? `/${start}` : ''} ${randomBytes(6).toString('hex')}`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   const ownerless = new Map<string, number>();
   for (let wait = 2; ; wait = Math.min(wait * 2, 25)) {
@@ -664,13 +668,13 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
     return;
   }
   if (!lock) return;
-  const owner = /^(\d+) (?:(\S+) )?[0-9a-f]{12}$/.exec(lock.holder);
+  const owner = /^(\d+) (?:(\S+?)(?:\/(\d+))? )?[0-9a-f]{12}$/.exec(lock.holder);
   const age = Date.now() - lock.mtimeMs;
   let stale = age >= LOCK_STALE_MS;
   if (owner) {
     // Another host's process is not this host's to look up: only its lock's age says it stopped.
     const here = owner[2] === undefined || owner[2] === hostname();
-    stale ||= here && !isAlive(Number(owner[1]));
+    stale ||= here && !isAlive(Number(owner[1]), owner[3]);
   } else {
     const seen = ownerless.get(lock.id) ?? performance.now();
     ownerless.set(lock.id, seen);
@@ -694,12 +698,37 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
   }
 }
 
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+/**
+ * Whether the lock's owner is alive: its pid is, and (where the lock names its start time, and
+ * this host can read it) the process with that pid started when the owner did; another start time
+ * is another process, given the pid after the owner died.
+ */
+function isAlive(pid: number, start: string | undefined): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  if (start === undefined) return true;
+  const now = startTimeOf(pid);
+  return now === undefined || now === start;
+}
+
+/**
+ * A process's start time (clock ticks after boot: field 22 of /proc/<pid>/stat), which a pid
+ * given again to a new process does not share; null if there is no such process, undefined where
+ * it cannot be read (not Linux, no /proc).
+ */
+function startTimeOf(pid: number | 'self'): string | null | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && pid !== 'self' && fs.existsSync('/proc/self/stat') ? null : undefined;
+  }
+  // The command's name (field 2) is in parentheses and may hold spaces and parentheses itself: the fields after it are counted from the last.
+  const field = text.slice(text.lastIndexOf(')') + 2).split(' ')[19];
+  return field !== undefined && /^\d+$/.test(field) ? field : undefined;
 }

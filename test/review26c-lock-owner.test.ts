@@ -1,0 +1,73 @@
+// Review 26c: a lock whose owner died while its pid was given to another process. The lock named
+// only the pid (and host), so it looked alive: every turn of every server waited on it and failed
+// after 10 seconds ("locked by another process") until the lock was 30 seconds old. On Linux a lock
+// now names its owner's start time too (/proc/<pid>/stat field 22), and one whose pid's process
+// started at another time is broken at once; one whose process is its owner is still waited for.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
+import { callSend, launchChannel } from './helpers/stdio-channel.js';
+import { structuredOf, textOf } from './helpers.js';
+import { stateDirFixture } from './state-dir-fixture.js';
+
+const { sandbox, stateDir, params, sends } = stateDirFixture('review26c-lock', '62812662');
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+/** A live process of another program: the pid a dead owner's lock names, given to it after. */
+function liveStranger(): { pid: number; start: number } {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  children.push(child);
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+  return { pid: child.pid!, start: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) };
+}
+
+const lockLine = (pid: number, start: number) => `${pid} ${hostname()}/${start} 0123456789ab`;
+
+describe.runIf(process.platform === 'linux')('a lock naming a live pid that is not its owner', () => {
+  it('with another start time: broken at once, the turn goes', { timeout: 30_000 }, async () => {
+    const dir = stateDir();
+    const stranger = liveStranger();
+    writeFileSync(join(dir, 'state.lock'), lockLine(stranger.pid, stranger.start + 1), { mode: 0o600 });
+    const store = new FileGuardStore(dir);
+    expect(await store.take('c', 1, 10, Date.now() + 60_000)).toEqual({ taken: true, count: 1 });
+    expect(existsSync(join(dir, 'state.lock'))).toBe(false);
+  });
+
+  it('through the built server: the send goes, once', { timeout: 60_000 }, async () => {
+    const dir = stateDir();
+    const stranger = liveStranger();
+    writeFileSync(join(dir, 'state.lock'), lockLine(stranger.pid, stranger.start + 7), { mode: 0o600 });
+    const server = await launchChannel(sandbox(), dir);
+    try {
+      const before = sends();
+      const sent = await callSend(server, { params: params(1), idempotencyKey: 'after-reused-pid' });
+      expect(structuredOf(sent).outcome, textOf(sent)).toBe('done');
+      expect(sends()).toBe(before + 1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with its own start time (the owner, alive): waited for while it lives, taken once it is gone', { timeout: 30_000 }, async () => {
+    const dir = stateDir();
+    const owner = liveStranger();
+    const lock = join(dir, 'state.lock');
+    writeFileSync(lock, lockLine(owner.pid, owner.start), { mode: 0o600 });
+    let settled = false;
+    const turn = new FileGuardStore(dir).take('c', 1, 10, Date.now() + 60_000).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(settled).toBe(false);
+    expect(readFileSync(lock, 'utf8')).toBe(lockLine(owner.pid, owner.start));
+    for (const child of children.splice(0)) child.kill('SIGKILL');
+    expect(await turn).toEqual({ taken: true, count: 1 });
+  });
+});
