@@ -3,8 +3,13 @@
 // after 10 seconds ("locked by another process") until the lock was 30 seconds old. On Linux a lock
 // now names its owner's start time too (/proc/<pid>/stat field 22), and one whose pid's process
 // started at another time is broken at once; one whose process is its owner is still waited for.
+// And a lock its live owner holds was broken once its file time was 30 s old by the system clock: a
+// clock set forward while it was held, or a turn slowed that long by its disk, let a second process
+// take it while the first still wrote (two turns at once: the same idempotency key reserved by both,
+// the write sent twice). A lock whose owner is alive on this host (its start time the same) is now
+// never broken by its age; a turn that waited its 10 s is refused naming the process that holds it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,5 +74,41 @@ describe.runIf(process.platform === 'linux')('a lock naming a live pid that is n
     expect(readFileSync(lock, 'utf8')).toBe(lockLine(owner.pid, owner.start));
     for (const child of children.splice(0)) child.kill('SIGKILL');
     expect(await turn).toEqual({ taken: true, count: 1 });
+  });
+});
+
+describe.runIf(process.platform === 'linux')('a lock its owner, alive on this host, holds', () => {
+  it('its file an hour old by the system clock (the clock set forward since, or a slow disk): waited for, not broken', { timeout: 30_000 }, async () => {
+    const dir = stateDir();
+    const owner = liveStranger();
+    const lock = join(dir, 'state.lock');
+    writeFileSync(lock, lockLine(owner.pid, owner.start), { mode: 0o600 });
+    const hourAgo = new Date(Date.now() - 60 * 60_000);
+    utimesSync(lock, hourAgo, hourAgo);
+    let settled = false;
+    const turn = new FileGuardStore(dir).take('c', 1, 10, Date.now() + 60_000).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(settled).toBe(false);
+    expect(readFileSync(lock, 'utf8')).toBe(lockLine(owner.pid, owner.start));
+    for (const child of children.splice(0)) child.kill('SIGKILL');
+    expect(await turn).toEqual({ taken: true, count: 1 });
+  });
+
+  it('held past the wait (its process stuck): the send is refused naming that process, nothing is sent', { timeout: 60_000 }, async () => {
+    const dir = stateDir();
+    const owner = liveStranger();
+    writeFileSync(join(dir, 'state.lock'), lockLine(owner.pid, owner.start), { mode: 0o600 });
+    const server = await launchChannel(sandbox(), dir);
+    try {
+      const before = sends();
+      const refused = await callSend(server, { params: params(3), idempotencyKey: 'held-by-stuck' });
+      expect(refused.isError, textOf(refused)).toBe(true);
+      expect(textOf(refused)).toMatch(new RegExp(`locked by process ${owner.pid} of this host .*state\\.lock.*stop it.*Nothing was sent`));
+      expect(sends()).toBe(before);
+    } finally {
+      await server.close();
+    }
   });
 });

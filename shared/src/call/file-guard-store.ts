@@ -578,7 +578,7 @@ async function lock(path: string): Promise<() => void> {
   for (let wait = 2; ; wait = Math.min(wait * 2, 25)) {
     if (takeLock(path, mine)) return () => releaseLock(path, mine);
     breakIfStale(path, ownerless);
-    if (Date.now() > deadline) throw new Error(`the guardrails' state is locked by another process (${path}); try again`);
+    if (Date.now() > deadline) throw lockedBy(path);
     await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
   }
 }
@@ -668,13 +668,15 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
     return;
   }
   if (!lock) return;
-  const owner = /^(\d+) (?:(\S+?)(?:\/(\d+))? )?[0-9a-f]{12}$/.exec(lock.holder);
+  const owner = ownerOf(lock.holder);
   const age = Date.now() - lock.mtimeMs;
   let stale = age >= LOCK_STALE_MS;
   if (owner) {
     // Another host's process is not this host's to look up: only its lock's age says it stopped.
-    const here = owner[2] === undefined || owner[2] === hostname();
-    stale ||= here && !isAlive(Number(owner[1]), owner[3]);
+    const alive = owner.here ? liveness(owner.pid, owner.start) : 'unknown';
+    // Its owner itself, alive on this host, holds it however old it looks (a clock set forward since, a turn slowed by its disk): never broken.
+    if (alive === 'owner') return;
+    stale ||= alive === 'dead';
   } else {
     const seen = ownerless.get(lock.id) ?? performance.now();
     ownerless.set(lock.id, seen);
@@ -698,21 +700,54 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
   }
 }
 
+/** A lock's owner as the servers write it (`pid host/start nonce`; earlier, `pid host nonce` or `pid nonce`), undefined for anything else. */
+function ownerOf(holder: string): { pid: number; host: string | undefined; here: boolean; start: string | undefined } | undefined {
+  const owner = /^(\d+) (?:(\S+?)(?:\/(\d+))? )?[0-9a-f]{12}$/.exec(holder);
+  if (!owner) return undefined;
+  return { pid: Number(owner[1]), host: owner[2], here: owner[2] === undefined || owner[2] === hostname(), start: owner[3] };
+}
+
 /**
- * Whether the lock's owner is alive: its pid is, and (where the lock names its start time, and
- * this host can read it) the process with that pid started when the owner did; another start time
- * is another process, given the pid after the owner died.
+ * Whether a lock's owner on this host is alive: 'dead' if its pid is not, or (where the lock names
+ * its start time, and this host can read it) the process with that pid started at another time (it
+ * was given the pid after the owner died); 'owner' if the process is the owner itself, its start
+ * time the same; 'unknown' if the pid is alive but nothing says whose it is (an earlier lock, or
+ * no /proc): it may have been given to another process, so the lock's age still counts.
  */
-function isAlive(pid: number, start: string | undefined): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+function liveness(pid: number, start: string | undefined): 'dead' | 'owner' | 'unknown' {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return 'dead';
   try {
     process.kill(pid, 0);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return 'dead';
   }
-  if (start === undefined) return true;
+  if (start === undefined) return 'unknown';
   const now = startTimeOf(pid);
-  return now === undefined || now === start;
+  if (now === undefined) return 'unknown';
+  return now === start ? 'owner' : 'dead';
+}
+
+/**
+ * The turn that waited its 10 s for the lock is refused (nothing is sent), naming who holds it: a
+ * live process of this host holds it however long it takes, so one that stays stuck (stopped, or
+ * on a disk that does not answer) is the user's to stop.
+ */
+function lockedBy(path: string): GuardStateError {
+  let holder: string | undefined;
+  try {
+    holder = readLock(path)?.holder;
+  } catch {
+    // Not readable now: said as another process.
+  }
+  const owner = holder === undefined ? undefined : ownerOf(holder);
+  const who = !owner
+    ? 'another process'
+    : owner.here
+      ? `process ${owner.pid} of this host`
+      : `a process (${owner.pid}) of the host ${owner.host}, which shares this state directory`;
+  return new GuardStateError(
+    `the guardrails' state is locked by ${who} (${path}), and was still locked after ${LOCK_WAIT_MS / 1000} s; try again in a moment. If it stays locked, that process is stuck: stop it`,
+  );
 }
 
 /**
