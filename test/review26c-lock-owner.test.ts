@@ -8,8 +8,12 @@
 // take it while the first still wrote (two turns at once: the same idempotency key reserved by both,
 // the write sent twice). A lock whose owner is alive on this host (its start time the same) is now
 // never broken by its age; a turn that waited its 10 s is refused naming the process that holds it.
+// A lock also names where its pid means it (boot and pid namespace): one from a container in another
+// pid namespace, with the same host name, named a pid this process looked up in its own namespace,
+// and a stranger there with another start time would have had the lock broken while it was held.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,7 +22,7 @@ import { callSend, launchChannel } from './helpers/stdio-channel.js';
 import { structuredOf, textOf } from './helpers.js';
 import { stateDirFixture } from './state-dir-fixture.js';
 
-const { sandbox, stateDir, params, sends } = stateDirFixture('review26c-lock', '62812662');
+const { root, sandbox, stateDir, params, sends } = stateDirFixture('review26c-lock', '62812662');
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -110,5 +114,43 @@ describe.runIf(process.platform === 'linux')('a lock its owner, alive on this ho
     } finally {
       await server.close();
     }
+  });
+});
+
+/** Whether this machine lets the test start a process in a pid namespace of its own (root, or user namespaces). */
+function canUnshare(): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    execFileSync('unshare', ['--pid', '--fork', '--mount-proc', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.runIf(canUnshare())('servers in two pid namespaces (containers) with one host name sharing the folder', () => {
+  /** A real process taking a counter `turns` times, in a pid namespace of its own if `apart`. */
+  function taker(dir: string, turns: number, apart: boolean): Promise<number> {
+    const script = join(root, 'taker.mts');
+    const store = new URL('../shared/src/call/file-guard-store.ts', import.meta.url).pathname;
+    writeFileSync(
+      script,
+      `import { FileGuardStore } from ${JSON.stringify(store)};
+const store = new FileGuardStore(process.argv[2]);
+for (let n = 0; n < Number(process.argv[3]); n++) await store.take('c', 1, 1e9, Date.now() + 3_600_000);`,
+    );
+    const node = [process.execPath, '--import', 'tsx', script, dir, String(turns)];
+    const [command, ...args] = apart ? ['unshare', '--pid', '--fork', '--mount-proc', ...node] : node;
+    const child = spawn(command!, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+  }
+
+  it('a lock names where its pid means it, and is not looked up elsewhere: every turn counted once', { timeout: 120_000 }, async () => {
+    const dir = stateDir();
+    // Inside its namespace a taker is pid 1, which outside is init (another start time); outside pids do not exist inside.
+    const codes = await Promise.all([taker(dir, 150, true), taker(dir, 150, true), taker(dir, 150, false), taker(dir, 150, false)]);
+    expect(codes).toEqual([0, 0, 0, 0]);
+    expect(await new FileGuardStore(dir).count('c')).toBe(600);
+    expect(readdirSync(dir).filter((file) => file.startsWith('state.lock'))).toEqual([]);
   });
 });

@@ -566,13 +566,13 @@ function prune(state: GuardState, now: number): GuardState {
  * or unreadable one (its process killed between creating it and writing its owner, by an earlier
  * version; or cut by a power loss) is nobody's, and is broken once it has stayed so for a moment
  * (an earlier version's process, alive, writes its owner within microseconds). On Linux the owner
- * is also named by its start time (`pid host/start nonce`), so a lock whose pid a new process was
- * given after its owner died is seen to be dead; an earlier version reads such a lock as another
- * host's, broken only by its age, never while it is held.
+ * is also named by its start time and where its pid means it (`pid host/start/place nonce`), so a
+ * lock whose pid a new process was given after its owner died is seen to be dead, and one of another
+ * pid namespace or machine is not looked up here; an earlier version reads such a lock as another
+ * host's, broken only once it is 30 s old.
  */
 async function lock(path: string): Promise<() => void> {
-  const start = startTimeOf('self');
-  const mine = `${process.pid} ${hostname()}${typeof start === 'string' ? `/${start}` : ''} ${randomBytes(6).toString('hex')}`;
+  const mine = `${process.pid} ${hostname()}${ownStartAndPlace()} ${randomBytes(6).toString('hex')}`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   const ownerless = new Map<string, number>();
   for (let wait = 2; ; wait = Math.min(wait * 2, 25)) {
@@ -702,9 +702,46 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
 
 /** A lock's owner as the servers write it (`pid host/start nonce`; earlier, `pid host nonce` or `pid nonce`), undefined for anything else. */
 function ownerOf(holder: string): { pid: number; host: string | undefined; here: boolean; start: string | undefined } | undefined {
-  const owner = /^(\d+) (?:(\S+?)(?:\/(\d+))? )?[0-9a-f]{12}$/.exec(holder);
+  const owner = /^(\d+) (?:(\S+?)(?:\/(\d+)(?:\/([0-9a-f]{16}))?)? )?[0-9a-f]{12}$/.exec(holder);
   if (!owner) return undefined;
-  return { pid: Number(owner[1]), host: owner[2], here: owner[2] === undefined || owner[2] === hostname(), start: owner[3] };
+  // Its pid is one this process can look up only on the same host, and (where the lock says) in the same boot and pid namespace.
+  const here = (owner[2] === undefined || owner[2] === hostname()) && (owner[4] === undefined || owner[4] === placeOfPids());
+  return { pid: Number(owner[1]), host: owner[2], here, start: owner[3] };
+}
+
+let ownMark: string | undefined;
+
+/** `/start/place` for this process's lock (see placeOfPids), or `` where the start time cannot be read. */
+function ownStartAndPlace(): string {
+  if (ownMark !== undefined) return ownMark;
+  const start = startTimeOf('self');
+  const place = placeOfPids();
+  ownMark = typeof start === 'string' ? `/${start}${place ? `/${place}` : ''}` : '';
+  return ownMark;
+}
+
+let pidPlace: string | null | undefined;
+
+/**
+ * Where this process's pids mean what they mean (on Linux: this boot of this machine, in this pid
+ * namespace), as 16 hex digits: a lock from a container in another pid namespace, or from another
+ * machine of the same host name sharing the folder, names a pid that is not this one's to look up.
+ * Null where it cannot be read.
+ */
+function placeOfPids(): string | null {
+  if (pidPlace !== undefined) return pidPlace;
+  pidPlace = null;
+  bootId ??= readBootId();
+  if (bootId)
+    try {
+      pidPlace = createHash('sha256')
+        .update(`${bootId} ${fs.readlinkSync('/proc/self/ns/pid')}`)
+        .digest('hex')
+        .slice(0, 16);
+    } catch {
+      // No pid namespace to read: the lock names no place, and is looked up by host name, as before.
+    }
+  return pidPlace;
 }
 
 /**
