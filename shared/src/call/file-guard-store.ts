@@ -18,7 +18,7 @@ import { GuardStateError, type GuardStore, type IdempotencyRecord } from './guar
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
 import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
-import { openAuditFile, openOwnFile, openRegularFile, ownDirectory, readOwnFile, removeCommand } from './own-files.js';
+import { moveAsideCommand, openAuditFile, openOwnFile, openRegularFile, ownDirectory, readOwnFile, removeCommand } from './own-files.js';
 
 export type { GuardState } from './guard-state.js';
 
@@ -192,16 +192,27 @@ export class FileGuardStore implements GuardStore {
     fs.closeSync(openAuditFile(this.auditFile));
   }
 
-  /** Created once, exclusively: the first process to write makes it, every later one reads it. */
+  /**
+   * Created once, exclusively: the first process to write makes it, every later one reads it. It
+   * appears whole and synced (written beside, then linked into place), so no process reads it
+   * half-written, and a power loss does not leave it empty. One left empty or cut short all the
+   * same (by an earlier version) was never used, since no secret that short is read: it is made
+   * again, under the lock, unless the state says lines were chained with a secret now lost.
+   */
   async auditSecret() {
     if (this.secret) return this.secret;
     ownDirectory(this.dir);
     const path = join(this.dir, SECRET_FILE);
-    try {
-      fs.writeFileSync(path, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    createWhole(path, randomBytes(32).toString('base64url'));
+    if (!isSecret(readOwnFile(path)))
+      await this.locked(() => {
+        if (isSecret(readOwnFile(path))) return;
+        if (Object.keys(readState(this.dir).audit).length > 0)
+          throw new GuardStateError(
+            `the audit secret ${path} is empty or cut short, and the audit record was chained with the secret it held, so it is not made again. Restore it from a backup, or move it aside (${moveAsideCommand(path)}): a new one is made, and the record's lines before verify no longer`,
+          );
+        writeAtomically(path, randomBytes(32).toString('base64url'));
+      });
     this.secret = readSecret(this.dir);
     return this.secret;
   }
@@ -292,9 +303,12 @@ export class FileGuardStore implements GuardStore {
     // A clock set back (by more than the interval) sweeps now, rather than not until it is past the last sweep again.
     if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
-    // state.json's own temporary files, and the lock's (and a lock moved aside), left by a process killed mid-turn.
+    // state.json's own temporary files, the lock's (and a lock moved aside) and the audit secret's, left by a process killed mid-way.
     for (const file of fs.readdirSync(this.dir))
-      if ((file.startsWith(`${STATE_FILE}.`) || file.startsWith('state.lock.')) && (file.endsWith('.tmp') || file.includes('.stale-')))
+      if (
+        (file.startsWith(`${STATE_FILE}.`) || file.startsWith('state.lock.') || file.startsWith(`${SECRET_FILE}.`)) &&
+        (file.endsWith('.tmp') || file.includes('.stale-'))
+      )
         sweepOne(join(this.dir, file), now, true);
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[]) {
       const folder = this.entryFolder(kind);
@@ -435,11 +449,37 @@ function lastLine(fd: number): { last: string | undefined; complete: boolean } {
 }
 
 export function readSecret(dir: string): Buffer {
-  // The secret may be mid-write by another process for an instant; an empty read is retried by the caller's next call.
   const path = join(dir, SECRET_FILE);
-  const text = (readOwnFile(path) ?? '').trim();
-  if (text.length < 40) throw new Error(`${path} is not a complete audit secret`);
-  return Buffer.from(text, 'base64url');
+  const text = readOwnFile(path);
+  if (!isSecret(text)) throw new Error(`${path} is not a complete audit secret`);
+  return Buffer.from(text.trim(), 'base64url');
+}
+
+/** Whether `text` is a whole secret as the servers write it (43 base64url characters; an earlier version's may end with a newline). */
+function isSecret(text: string | undefined): text is string {
+  return text !== undefined && text.trim().length >= 40;
+}
+
+/**
+ * `text` at `path` unless a file is there already: written beside and synced, then linked into
+ * place, so it appears whole. A file system without hard links has it created exclusively instead.
+ */
+function createWhole(path: string, text: string): void {
+  const temporary = writtenBeside(path, text, { sync: true });
+  try {
+    fs.linkSync(temporary, path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw notSaved(path, error);
+    try {
+      fs.writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
+    } catch (fallback) {
+      if ((fallback as NodeJS.ErrnoException).code !== 'EEXIST') throw notSaved(path, fallback);
+    }
+  } finally {
+    removeQuietly(temporary);
+  }
 }
 
 /** The state as the store wrote it (empty if there is none yet); anything else is refused (guard-state.ts). */
