@@ -7,6 +7,10 @@
 // so. Records still expire as before when the steady clock has really advanced (the server off for
 // two days, the machine on or asleep), after a reboot (by the system clock: nothing else is known),
 // and files of the earlier format expire by the system clock as they did.
+// A confirmed write in flight (its mark renewed every minute, an unknown outcome once not renewed
+// for 3 minutes) read as stopped after the same jump, so another server let a yes given after the
+// jump send the same write while the first was still at the API; its lease now counts by the
+// steady clock it was renewed by too.
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -140,5 +144,26 @@ describe('records still expire', () => {
       mode: 0o600,
     });
     await expect(store(dir).lookup('old')).rejects.toThrow(GuardStateError);
+  });
+});
+
+describe('a confirmed write in flight when the system clock is set forward a day', () => {
+  it("is still in flight for another server: the same write's claim is refused; not renewed for the lease by the steady clock, its outcome is unknown", async () => {
+    const dir = stateDir();
+    const at = { now: Date.parse('2026-11-01T12:00:00Z'), steady: 5_000_000 };
+    const steady: SteadyClock = () => ({ clock: 'boot a', ms: at.steady });
+    const store = () => new FileGuardStore(dir, undefined, () => at.now, steady);
+    const marked = at.now;
+    expect(await store().claimWrite('w', 'first', marked, marked)).toBeUndefined();
+    at.now += DAY; // the clock set forward while the write is at the API
+    at.steady += 30_000;
+    expect(await store().lastSentWrite('w', at.now)).toEqual({ at: marked, outcome: 'in-flight' });
+    // A yes given after the jump: the same write is refused while the first is out, not sent again.
+    expect(await store().claimWrite('w', 'second', at.now, at.now)).toEqual({ at: marked, outcome: 'in-flight' });
+    // Its server renews it, then stops: once the lease passes on both clocks, unknown.
+    await store().renewWrite('w', 'first', at.now);
+    at.now += 4 * 60_000;
+    at.steady += 4 * 60_000;
+    expect(await store().lastSentWrite('w', at.now)).toEqual({ at: marked, outcome: 'unknown' });
   });
 });

@@ -56,6 +56,8 @@ interface SteadyExpiry {
   /** Which steady clock: its readings compare only with its own (one boot of the machine, or one process). */
   clock: string;
   expiresAt: number;
+  /** A write in flight: when its owner last renewed it, by this clock. */
+  alive?: number;
 }
 
 /**
@@ -144,18 +146,18 @@ export class FileGuardStore implements GuardStore {
    */
   claimWrite(write: string, id: string, approvedAt: number, now: number) {
     return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, Attempt | undefined> => {
-      const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now);
+      const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steady?.());
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
       const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, ...(before ? { before } : {}) };
-      return { result: undefined, entry: { value, expiresAt: now + WRITE_MEMORY_MS } };
+      return { result: undefined, entry: this.renewed(value, now + WRITE_MEMORY_MS) };
     });
   }
 
   renewWrite(write: string, id: string, now: number) {
     return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, void> => {
       if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: undefined, entry: 'unchanged' };
-      return { result: undefined, entry: { value: { ...entry.value, alive: now }, expiresAt: now + WRITE_MEMORY_MS } };
+      return { result: undefined, entry: this.renewed({ ...entry.value, alive: now }, now + WRITE_MEMORY_MS) };
     });
   }
 
@@ -171,7 +173,7 @@ export class FileGuardStore implements GuardStore {
   async lastSentWrite(write: string, now: number) {
     await this.migrated();
     const entry = this.readEntry('writes', write);
-    const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now);
+    const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steady?.());
     return held && { at: held.at, outcome: held.outcome };
   }
 
@@ -324,6 +326,13 @@ export class FileGuardStore implements GuardStore {
     return entry.steady.clock === reading.clock && entry.steady.expiresAt > reading.ms;
   }
 
+  /** A write in flight, marked or renewed now: when, by the steady clock too (its lease is counted by either clock). */
+  private renewed(value: SentWrite, expiresAt: number): Kept<SentWrite> {
+    if (!this.steady) return { value, expiresAt };
+    const reading = this.steady();
+    return { value, expiresAt, steady: { clock: reading.clock, expiresAt: reading.ms + (expiresAt - this.now()), alive: reading.ms } };
+  }
+
   /** The entry with its expiry by the steady clock: one it carries over (the same expiry) is kept, else it is read now. */
   private withSteady<T>(entry: Kept<T>): Kept<T> {
     if (entry.steady || !this.steady) return entry;
@@ -382,8 +391,9 @@ function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp')
 function isSteady(steady: unknown): boolean {
   if (steady === undefined) return true;
   if (typeof steady !== 'object' || steady === null) return false;
-  const { clock, expiresAt } = steady as Partial<SteadyExpiry>;
-  return typeof clock === 'string' && clock.length <= 200 && typeof expiresAt === 'number' && Number.isFinite(expiresAt);
+  const { clock, expiresAt, alive } = steady as Partial<SteadyExpiry>;
+  const isNumber = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+  return typeof clock === 'string' && clock.length <= 200 && isNumber(expiresAt) && (alive === undefined || isNumber(alive));
 }
 
 /** Whether state.json still holds entries of the kinds kept one file each now (an earlier version wrote them). */
@@ -583,11 +593,18 @@ function notSaved(path: string, error: unknown): Error {
   );
 }
 
-/** A live write's last attempt; one in flight whose process stopped renewing it (it stopped with the write out) is unknown. */
-function sentWrite(entry: Expiring<SentWrite> | undefined, now: number) {
+/**
+ * A live write's last attempt; one in flight whose process stopped renewing it (it stopped with the
+ * write out) is unknown: not renewed for the lease by the system clock, nor by the steady clock it
+ * was renewed by (a system clock set forward makes a write still at the API look unrenewed).
+ */
+function sentWrite(entry: Kept<SentWrite> | undefined, now: number, steady: { clock: string; ms: number } | undefined) {
   const held = entry?.value;
-  if (held?.outcome === 'in-flight' && now - (held.alive ?? held.at) >= WRITE_MARK_LEASE_MS) return { ...held, outcome: 'unknown' as const };
-  return held;
+  if (held?.outcome !== 'in-flight') return held;
+  const byClock = now - (held.alive ?? held.at) >= WRITE_MARK_LEASE_MS;
+  const renewedAt = entry?.steady?.alive;
+  const bySteady = renewedAt === undefined || steady === undefined || entry?.steady?.clock !== steady.clock || steady.ms - renewedAt >= WRITE_MARK_LEASE_MS;
+  return byClock && bySteady ? { ...held, outcome: 'unknown' as const } : held;
 }
 
 function live<T>(entry: Expiring<T> | undefined, now: number): T | undefined {
