@@ -11,10 +11,15 @@
 // for 3 minutes) read as stopped after the same jump, so another server let a yes given after the
 // jump send the same write while the first was still at the API; its lease now counts by the
 // steady clock it was renewed by too.
+// A server in a Linux time namespace (a container restored by CRIU, or started with
+// `unshare --time --boottime`) reads the time since boot set off by its namespace's offset: one set
+// two days ahead read every record of that boot as two days older, so after the same jump it sent
+// the write again. The offset is now taken off, and every process of a boot reads one clock.
+import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileGuardStore, type SteadyClock } from '../shared/src/call/file-guard-store.js';
+import { FileGuardStore, type SteadyClock, systemSteadyClock } from '../shared/src/call/file-guard-store.js';
 import { GuardStateError } from '../shared/src/call/guard-store.js';
 import { callSend, launchChannel } from './helpers/stdio-channel.js';
 import { structuredOf, textOf } from './helpers.js';
@@ -165,5 +170,45 @@ describe('a confirmed write in flight when the system clock is set forward a day
     at.now += 4 * 60_000;
     at.steady += 4 * 60_000;
     expect(await store().lastSentWrite('w', at.now)).toEqual({ at: marked, outcome: 'unknown' });
+  });
+});
+
+/** Whether this machine lets the test start a process in a time namespace of its own. */
+function canUnshareTime(): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    execFileSync('unshare', ['--time', '--fork', '--boottime', '1', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.runIf(canUnshareTime())('a server in a time namespace two days ahead (a container restored by CRIU)', () => {
+  it('reads a record written a moment ago, before the clock was set forward three days, as live (its repeat is answered, not sent)', {
+    timeout: 60_000,
+  }, async () => {
+    const dir = stateDir();
+    // Written by this process, its system clock three days behind.
+    const behind = Date.now() - 3 * DAY;
+    await new FileGuardStore(dir, undefined, () => behind, systemSteadyClock).reserve('k', record(behind), behind + DAY);
+    // Read by a server whose clock is right, in a time namespace whose time since boot is two days ahead.
+    const script = join(root, 'lookup.mts');
+    const store = new URL('../shared/src/call/file-guard-store.ts', import.meta.url).pathname;
+    writeFileSync(
+      script,
+      `import { FileGuardStore } from ${JSON.stringify(store)};
+process.stdout.write(JSON.stringify((await new FileGuardStore(process.argv[2]).lookup('k')) ?? null));`,
+    );
+    const child = spawn('unshare', ['--time', '--fork', '--boottime', String(2 * 24 * 3600), process.execPath, '--import', 'tsx', script, dir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ operationId: 'channel.whatsapp.send', at: behind });
   });
 });

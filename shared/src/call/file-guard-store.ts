@@ -75,8 +75,27 @@ const processClock = `process ${process.pid} ${randomBytes(6).toString('hex')}`;
 
 export const systemSteadyClock: SteadyClock = () => {
   bootId ??= readBootId();
-  return bootId ? { clock: `boot ${bootId}`, ms: uptime() * 1000 } : { clock: processClock, ms: performance.now() };
+  return bootId ? { clock: `boot ${bootId}`, ms: uptime() * 1000 - bootTimeOffset() } : { clock: processClock, ms: performance.now() };
 };
+
+let timeOffset: number | undefined;
+
+/**
+ * How far this process's time since boot is set off from the machine's (a Linux time namespace: a
+ * container restored by CRIU, or started with `unshare --time --boottime`), in ms; taken off, every
+ * process of the boot reads one clock. 0 where there is none to read.
+ */
+function bootTimeOffset(): number {
+  if (timeOffset !== undefined) return timeOffset;
+  timeOffset = 0;
+  try {
+    const line = /^boottime\s+(-?\d+)\s+(-?\d+)\s*$/m.exec(fs.readFileSync('/proc/self/timens_offsets', 'utf8'));
+    if (line) timeOffset = Number(line[1]) * 1000 + Number(line[2]) / 1e6;
+  } catch {
+    // No time namespaces (an older kernel): nothing is set off.
+  }
+  return timeOffset;
+}
 
 function readBootId(): string | null {
   if (process.platform !== 'linux') return null;
