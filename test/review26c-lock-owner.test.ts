@@ -11,6 +11,8 @@
 // A lock also names where its pid means it (boot and pid namespace): one from a container in another
 // pid namespace, with the same host name, named a pid this process looked up in its own namespace,
 // and a stranger there with another start time would have had the lock broken while it was held.
+// A lock of this host's earlier boot (left by a power loss mid-turn) names a process gone with that
+// boot, whatever its pid is now: broken at once, not after 30 s of refused writes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
@@ -46,6 +48,14 @@ describe.runIf(process.platform === 'linux')('a lock naming a live pid that is n
     writeFileSync(join(dir, 'state.lock'), lockLine(stranger.pid, stranger.start + 1), { mode: 0o600 });
     const store = new FileGuardStore(dir);
     expect(await store.take('c', 1, 10, Date.now() + 60_000)).toEqual({ taken: true, count: 1 });
+    expect(existsSync(join(dir, 'state.lock'))).toBe(false);
+  });
+
+  it("of this host's earlier boot (a power loss mid-turn), its pid alive now with the same start time: broken at once", { timeout: 30_000 }, async () => {
+    const dir = stateDir();
+    const stranger = liveStranger();
+    writeFileSync(join(dir, 'state.lock'), `${stranger.pid} ${hostname()}/${stranger.start}/0000000011111111 0123456789ab`, { mode: 0o600 });
+    expect(await new FileGuardStore(dir).take('c', 1, 10, Date.now() + 60_000)).toEqual({ taken: true, count: 1 });
     expect(existsSync(join(dir, 'state.lock'))).toBe(false);
   });
 

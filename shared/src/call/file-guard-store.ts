@@ -749,7 +749,8 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
   let stale = age >= LOCK_STALE_MS;
   if (owner) {
     // Another host's process is not this host's to look up: only its lock's age says it stopped.
-    const alive = owner.here ? liveness(owner.pid, owner.start) : 'unknown';
+    // A lock of this host's earlier boot (left by a crash before a reboot) is its process's, gone with that boot.
+    const alive = owner.earlierBoot ? 'dead' : owner.here ? liveness(owner.pid, owner.start) : 'unknown';
     // Its owner itself, alive on this host, holds it however old it looks (a clock set forward since, a turn slowed by its disk): never broken.
     if (alive === 'owner') return;
     stale ||= alive === 'dead';
@@ -777,12 +778,16 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
 }
 
 /** A lock's owner as the servers write it (`pid host/start nonce`; earlier, `pid host nonce` or `pid nonce`), undefined for anything else. */
-function ownerOf(holder: string): { pid: number; host: string | undefined; here: boolean; start: string | undefined } | undefined {
+function ownerOf(holder: string): { pid: number; host: string | undefined; here: boolean; earlierBoot: boolean; start: string | undefined } | undefined {
   const owner = /^(\d+) (?:(\S+?)(?:\/(\d+)(?:\/([0-9a-f]{16}))?)? )?[0-9a-f]{12}$/.exec(holder);
   if (!owner) return undefined;
   // Its pid is one this process can look up only on the same host, and (where the lock says) in the same boot and pid namespace.
-  const here = (owner[2] === undefined || owner[2] === hostname()) && (owner[4] === undefined || owner[4] === placeOfPids());
-  return { pid: Number(owner[1]), host: owner[2], here, start: owner[3] };
+  const sameHost = owner[2] === undefined || owner[2] === hostname();
+  const place = owner[4];
+  const ours = placeOfPids();
+  const earlierBoot = sameHost && place !== undefined && ours !== null && place.slice(0, 8) !== ours.slice(0, 8);
+  const here = sameHost && (place === undefined || place === ours);
+  return { pid: Number(owner[1]), host: owner[2], here, earlierBoot, start: owner[3] };
 }
 
 let ownMark: string | undefined;
@@ -799,10 +804,10 @@ function ownStartAndPlace(): string {
 let pidPlace: string | null | undefined;
 
 /**
- * Where this process's pids mean what they mean (on Linux: this boot of this machine, in this pid
- * namespace), as 16 hex digits: a lock from a container in another pid namespace, or from another
- * machine of the same host name sharing the folder, names a pid that is not this one's to look up.
- * Null where it cannot be read.
+ * Where this process's pids mean what they mean (on Linux: this boot of this machine, then its pid
+ * namespace, 8 hex digits of a digest each): a lock from a container in another pid namespace names
+ * a pid that is not this one's to look up, and one from another boot (left by a crash before a
+ * reboot) names a process that is gone. Null where it cannot be read.
  */
 function placeOfPids(): string | null {
   if (pidPlace !== undefined) return pidPlace;
@@ -810,10 +815,8 @@ function placeOfPids(): string | null {
   bootId ??= readBootId();
   if (bootId)
     try {
-      pidPlace = createHash('sha256')
-        .update(`${bootId} ${fs.readlinkSync('/proc/self/ns/pid')}`)
-        .digest('hex')
-        .slice(0, 16);
+      const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
+      pidPlace = `${digest(bootId)}${digest(fs.readlinkSync('/proc/self/ns/pid'))}`;
     } catch {
       // No pid namespace to read: the lock names no place, and is looked up by host name, as before.
     }
@@ -857,7 +860,9 @@ function lockedBy(path: string): GuardStateError {
     ? 'another process'
     : owner.here
       ? `process ${owner.pid} of this host`
-      : `a process (${owner.pid}) of the host ${owner.host}, which shares this state directory`;
+      : owner.host === hostname()
+        ? `a process (${owner.pid}) in another pid namespace of this host (a container sharing this state directory)`
+        : `a process (${owner.pid}) of the host ${owner.host}, which shares this state directory`;
   return new GuardStateError(
     `the guardrails' state is locked by ${who} (${path}), and was still locked after ${LOCK_WAIT_MS / 1000} s; try again in a moment. If it stays locked, that process is stuck: stop it`,
   );
