@@ -232,7 +232,7 @@ export class FileGuardStore implements GuardStore {
           throw new GuardStateError(
             `the audit secret ${path} is empty or cut short, and the audit record was chained with the secret it held, so it is not made again. Restore it from a backup, or move it aside (${moveAsideCommand(path)}): a new one is made, and the record's lines before verify no longer`,
           );
-        writeAtomically(path, randomBytes(32).toString('base64url'));
+        writeAtomically(path, randomBytes(32).toString('base64url'), { durable: true });
       });
     this.secret = readSecret(this.dir);
     return this.secret;
@@ -260,7 +260,7 @@ export class FileGuardStore implements GuardStore {
       const { result, entry } = change(current && this.unexpired(current) ? current : undefined);
       if (entry === undefined) {
         if (current) removeEntry(path);
-      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...this.withSteady(entry) }));
+      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...this.withSteady(entry) }), { durable: true });
       return result;
     });
   }
@@ -309,7 +309,7 @@ export class FileGuardStore implements GuardStore {
         const unexpired = (held: Kept<unknown> | undefined) => held !== undefined && this.unexpired(held);
         const later = kind === 'writes' && current !== undefined && entry.value.at > current.value.at;
         if (unexpired(entry) && (!unexpired(current) || later))
-          writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...this.withSteady(entry) }));
+          writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...this.withSteady(entry) }), { durable: true });
         delete state[kind][name];
         moved = true;
       }
@@ -497,6 +497,7 @@ function createWhole(path: string, text: string): void {
   const temporary = writtenBeside(path, text, { sync: true });
   try {
     fs.linkSync(temporary, path);
+    syncFolder(dirname(path));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return;
@@ -526,14 +527,39 @@ function writeState(dir: string, state: GuardState): void {
  * Written to a temporary file, synced, then renamed over `path`: a reader sees the old text or the
  * new, never part of one. A write that fails (a full disk, an I/O error) leaves no temporary file
  * and nothing at `path` changed, and is refused as state that could not be saved (notSaved).
+ * `durable`: the folder is synced after the rename too, so a power loss seconds later does not
+ * take the file back (an idempotency record or a write's claim, made just before its write was
+ * sent: without it, the repeat after the reboot would be sent again).
  */
-function writeAtomically(path: string, text: string): void {
+function writeAtomically(path: string, text: string, { durable = false }: { durable?: boolean } = {}): void {
   const temporary = writtenBeside(path, text, { sync: true });
   try {
     fs.renameSync(temporary, path);
   } catch (error) {
     removeQuietly(temporary);
     throw notSaved(path, error);
+  }
+  if (durable) syncFolder(dirname(path));
+}
+
+/**
+ * Syncs a folder's entries to the disk. Best effort: the file itself is written and synced, and a
+ * platform that cannot sync a folder (Windows, some file systems) or a disk that fails it refuses
+ * nothing (the turn's change is made either way).
+ */
+function syncFolder(folder: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(folder, fs.constants.O_RDONLY);
+  } catch {
+    return;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch {
+    // Refused by the platform, or failed: the file is there all the same.
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
