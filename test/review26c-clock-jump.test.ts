@@ -120,6 +120,21 @@ describe('records still expire', () => {
     expect(readdirSync(join(dir, 'records'))).toEqual([]);
   });
 
+  it("a record written before a reboot and answered after it: its expiry is kept by the new boot's clock, so a jump after the reboot does not expire it", async () => {
+    const dir = stateDir();
+    const { at, store } = clocks(Date.parse('2026-11-01T12:00:00Z'));
+    await store(dir).reserve('k', record(at.now), at.now + DAY);
+    at.boot = 'boot b'; // a reboot, an hour later
+    at.steady = 30_000;
+    at.now += 60 * 60_000;
+    await store(dir).settle('k', { content: [{ type: 'text', text: 'done' }] });
+    at.now += 3 * DAY; // then the clock is set forward
+    at.steady += 60_000;
+    expect(await store(dir).lookup('k')).toMatchObject({ reply: { content: [{ type: 'text', text: 'done' }] } });
+    at.steady += DAY; // a day of the new boot later: gone
+    expect(await store(dir).lookup('k')).toBeUndefined();
+  });
+
   it('the server off for two days (the machine on, or rebooted): expired, and swept', async () => {
     for (const reboot of [false, true]) {
       const dir = stateDir();

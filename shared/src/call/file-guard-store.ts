@@ -352,10 +352,14 @@ export class FileGuardStore implements GuardStore {
     return { value, expiresAt, steady: { clock: reading.clock, expiresAt: reading.ms + (expiresAt - this.now()), alive: reading.ms } };
   }
 
-  /** The entry with its expiry by the steady clock: one it carries over (the same expiry) is kept, else it is read now. */
+  /**
+   * The entry with its expiry by the steady clock: one it carries over (the same expiry) by this
+   * clock is kept; else (none, or another boot's) it is read now, from what the system clock leaves.
+   */
   private withSteady<T>(entry: Kept<T>): Kept<T> {
-    if (entry.steady || !this.steady) return entry;
+    if (!this.steady) return entry;
     const reading = this.steady();
+    if (entry.steady?.clock === reading.clock) return entry;
     return { ...entry, steady: { clock: reading.clock, expiresAt: reading.ms + (entry.expiresAt - this.now()) } };
   }
 
