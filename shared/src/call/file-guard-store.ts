@@ -10,7 +10,7 @@
 // guard-state.ts) instead of being trusted.
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, uptime } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
@@ -18,7 +18,7 @@ import { GuardStateError, type GuardStore, type IdempotencyRecord } from './guar
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
 import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
-import { openAuditFile, openOwnFile, openRegularFile, ownDirectory, readOwnFile, removeCommand } from './own-files.js';
+import { moveAsideCommand, openAuditFile, openOwnFile, openRegularFile, ownDirectory, readOwnFile, removeCommand } from './own-files.js';
 
 export type { GuardState } from './guard-state.js';
 
@@ -42,7 +42,70 @@ const ENTRY_KINDS = {
 type EntryKind = keyof typeof ENTRY_KINDS;
 type EntryValue<K extends EntryKind> = K extends 'records' ? IdempotencyRecord : SentWrite;
 /** What an entry turn leaves: the entry to keep, undefined to remove it, or 'unchanged' (nothing is written). */
-type EntryChange<T, R> = { result: R; entry: Expiring<T> | undefined | 'unchanged' };
+type EntryChange<T, R> = { result: R; entry: Kept<T> | undefined | 'unchanged' };
+
+/**
+ * An entry as its file keeps it: besides its expiry by the system clock (`expiresAt`), the same
+ * expiry by a steady clock (`steady`), which no setting of the system clock moves. An entry is live
+ * while either says so: a system clock set forward (NTP correcting a clock days behind) never
+ * expires an idempotency record early, and one set back keeps it longer, never less. Files written
+ * before it have no `steady`, and expire by the system clock as they did.
+ */
+type Kept<T> = Expiring<T> & { steady?: SteadyExpiry };
+interface SteadyExpiry {
+  /** Which steady clock: its readings compare only with its own (one boot of the machine, or one process). */
+  clock: string;
+  expiresAt: number;
+  /** A write in flight: when its owner last renewed it, by this clock. */
+  alive?: number;
+}
+
+/**
+ * A steady clock's reading, in milliseconds, and which clock it is. On Linux it is the machine's
+ * time since boot (suspended time included, so a laptop asleep for two days has its records
+ * expire as the system clock says), shared by every process of that boot (named by its boot id):
+ * a server started after the system clock was set forward still knows how old an entry of this
+ * boot is. Elsewhere it is this process's own monotonic clock, so only the process that wrote an
+ * entry can tell; any other falls back to the system clock.
+ */
+export type SteadyClock = () => { clock: string; ms: number };
+
+let bootId: string | null | undefined;
+const processClock = `process ${process.pid} ${randomBytes(6).toString('hex')}`;
+
+export const systemSteadyClock: SteadyClock = () => {
+  bootId ??= readBootId();
+  return bootId ? { clock: `boot ${bootId}`, ms: uptime() * 1000 - bootTimeOffset() } : { clock: processClock, ms: performance.now() };
+};
+
+let timeOffset: number | undefined;
+
+/**
+ * How far this process's time since boot is set off from the machine's (a Linux time namespace: a
+ * container restored by CRIU, or started with `unshare --time --boottime`), in ms; taken off, every
+ * process of the boot reads one clock. 0 where there is none to read.
+ */
+function bootTimeOffset(): number {
+  if (timeOffset !== undefined) return timeOffset;
+  timeOffset = 0;
+  try {
+    const line = /^boottime\s+(-?\d+)\s+(-?\d+)\s*$/m.exec(fs.readFileSync('/proc/self/timens_offsets', 'utf8'));
+    if (line) timeOffset = Number(line[1]) * 1000 + Number(line[2]) / 1e6;
+  } catch {
+    // No time namespaces (an older kernel): nothing is set off.
+  }
+  return timeOffset;
+}
+
+function readBootId(): string | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    const id = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return /^[0-9a-f-]{36}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
 
 export class FileGuardStore implements GuardStore {
   private secret: Buffer | undefined;
@@ -51,6 +114,8 @@ export class FileGuardStore implements GuardStore {
     private readonly dir: string,
     private readonly auditFile: string = join(dir, 'audit.jsonl'),
     private readonly now: () => number = Date.now,
+    // A store given a clock of its own (a test's) has no steady clock unless it is given one too: its time is that clock's alone.
+    private readonly steady: SteadyClock | undefined = now === Date.now ? systemSteadyClock : undefined,
   ) {}
 
   take(counter: string, amount: number, cap: number, expiresAt: number) {
@@ -76,7 +141,8 @@ export class FileGuardStore implements GuardStore {
 
   async lookup(key: string) {
     await this.migrated();
-    return live(this.readEntry('records', key), this.now());
+    const entry = this.readEntry('records', key);
+    return entry && this.unexpired(entry) ? entry.value : undefined;
   }
 
   reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
@@ -99,18 +165,18 @@ export class FileGuardStore implements GuardStore {
    */
   claimWrite(write: string, id: string, approvedAt: number, now: number) {
     return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, Attempt | undefined> => {
-      const held = sentWrite(entry, now);
+      const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steady?.());
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
       const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, ...(before ? { before } : {}) };
-      return { result: undefined, entry: { value, expiresAt: now + WRITE_MEMORY_MS } };
+      return { result: undefined, entry: this.renewed(value, now + WRITE_MEMORY_MS) };
     });
   }
 
   renewWrite(write: string, id: string, now: number) {
     return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, void> => {
       if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: undefined, entry: 'unchanged' };
-      return { result: undefined, entry: { value: { ...entry.value, alive: now }, expiresAt: now + WRITE_MEMORY_MS } };
+      return { result: undefined, entry: this.renewed({ ...entry.value, alive: now }, now + WRITE_MEMORY_MS) };
     });
   }
 
@@ -125,7 +191,8 @@ export class FileGuardStore implements GuardStore {
 
   async lastSentWrite(write: string, now: number) {
     await this.migrated();
-    const held = sentWrite(this.readEntry('writes', write), now);
+    const entry = this.readEntry('writes', write);
+    const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steady?.());
     return held && { at: held.at, outcome: held.outcome };
   }
 
@@ -146,16 +213,27 @@ export class FileGuardStore implements GuardStore {
     fs.closeSync(openAuditFile(this.auditFile));
   }
 
-  /** Created once, exclusively: the first process to write makes it, every later one reads it. */
+  /**
+   * Created once, exclusively: the first process to write makes it, every later one reads it. It
+   * appears whole and synced (written beside, then linked into place), so no process reads it
+   * half-written, and a power loss does not leave it empty. One left empty or cut short all the
+   * same (by an earlier version) was never used, since no secret that short is read: it is made
+   * again, under the lock, unless the state says lines were chained with a secret now lost.
+   */
   async auditSecret() {
     if (this.secret) return this.secret;
     ownDirectory(this.dir);
     const path = join(this.dir, SECRET_FILE);
-    try {
-      fs.writeFileSync(path, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    createWhole(path, randomBytes(32).toString('base64url'));
+    if (!isSecret(readOwnFile(path)))
+      await this.locked(() => {
+        if (isSecret(readOwnFile(path))) return;
+        if (Object.keys(readState(this.dir).audit).length > 0)
+          throw new GuardStateError(
+            `the audit secret ${path} is empty or cut short, and the audit record was chained with the secret it held, so it is not made again. Restore it from a backup, or move it aside (${moveAsideCommand(path)}): a new one is made, and the record's lines before verify no longer`,
+          );
+        writeAtomically(path, randomBytes(32).toString('base64url'), { durable: true });
+      });
     this.secret = readSecret(this.dir);
     return this.secret;
   }
@@ -174,15 +252,15 @@ export class FileGuardStore implements GuardStore {
   private entryTurn<K extends EntryKind, R>(
     kind: K,
     name: string,
-    change: (entry: Expiring<EntryValue<K>> | undefined) => EntryChange<EntryValue<K>, R>,
+    change: (entry: Kept<EntryValue<K>> | undefined) => EntryChange<EntryValue<K>, R>,
   ): Promise<R> {
     return this.locked(() => {
       const path = this.entryPath(kind, name);
       const current = this.readEntry(kind, name);
-      const { result, entry } = change(current && current.expiresAt > this.now() ? current : undefined);
+      const { result, entry } = change(current && this.unexpired(current) ? current : undefined);
       if (entry === undefined) {
         if (current) removeEntry(path);
-      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...entry }));
+      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...this.withSteady(entry) }), { durable: true });
       return result;
     });
   }
@@ -221,16 +299,17 @@ export class FileGuardStore implements GuardStore {
     let moved = false;
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[])
       for (const [name, entry] of Object.entries(state[kind]) as Array<[string, Expiring<IdempotencyRecord | SentWrite>]>) {
-        let current: Expiring<IdempotencyRecord | SentWrite> | undefined;
+        let current: Kept<IdempotencyRecord | SentWrite> | undefined;
         try {
           current = this.readEntry(kind, name);
         } catch (error) {
           if (error instanceof GuardStateError) continue;
           throw error;
         }
-        const unexpired = (held: Expiring<unknown> | undefined) => held !== undefined && held.expiresAt > this.now();
+        const unexpired = (held: Kept<unknown> | undefined) => held !== undefined && this.unexpired(held);
         const later = kind === 'writes' && current !== undefined && entry.value.at > current.value.at;
-        if (unexpired(entry) && (!unexpired(current) || later)) writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...entry }));
+        if (unexpired(entry) && (!unexpired(current) || later))
+          writeAtomically(this.entryPath(kind, name), JSON.stringify({ name, ...this.withSteady(entry) }), { durable: true });
         delete state[kind][name];
         moved = true;
       }
@@ -245,14 +324,43 @@ export class FileGuardStore implements GuardStore {
     // A clock set back (by more than the interval) sweeps now, rather than not until it is past the last sweep again.
     if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
-    // state.json's own temporary files, and the lock's (and a lock moved aside), left by a process killed mid-turn.
+    // state.json's own temporary files, the lock's (and a lock moved aside) and the audit secret's, left by a process killed mid-way.
     for (const file of fs.readdirSync(this.dir))
-      if ((file.startsWith(`${STATE_FILE}.`) || file.startsWith('state.lock.')) && (file.endsWith('.tmp') || file.includes('.stale-')))
+      if (
+        (file.startsWith(`${STATE_FILE}.`) || file.startsWith('state.lock.') || file.startsWith(`${SECRET_FILE}.`)) &&
+        (file.endsWith('.tmp') || file.includes('.stale-'))
+      )
         sweepOne(join(this.dir, file), now, true);
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[]) {
       const folder = this.entryFolder(kind);
-      for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now);
+      for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now, undefined, (entry) => this.unexpired(entry, now));
     }
+  }
+
+  /** Whether the entry is live: by the system clock, or by the steady clock it was written by (when this process reads that clock). */
+  private unexpired(entry: Kept<unknown>, now = this.now()): boolean {
+    if (entry.expiresAt > now) return true;
+    if (!entry.steady || !this.steady) return false;
+    const reading = this.steady();
+    return entry.steady.clock === reading.clock && entry.steady.expiresAt > reading.ms;
+  }
+
+  /** A write in flight, marked or renewed now: when, by the steady clock too (its lease is counted by either clock). */
+  private renewed(value: SentWrite, expiresAt: number): Kept<SentWrite> {
+    if (!this.steady) return { value, expiresAt };
+    const reading = this.steady();
+    return { value, expiresAt, steady: { clock: reading.clock, expiresAt: reading.ms + (expiresAt - this.now()), alive: reading.ms } };
+  }
+
+  /**
+   * The entry with its expiry by the steady clock: one it carries over (the same expiry) by this
+   * clock is kept; else (none, or another boot's) it is read now, from what the system clock leaves.
+   */
+  private withSteady<T>(entry: Kept<T>): Kept<T> {
+    if (!this.steady) return entry;
+    const reading = this.steady();
+    if (entry.steady?.clock === reading.clock) return entry;
+    return { ...entry, steady: { clock: reading.clock, expiresAt: reading.ms + (entry.expiresAt - this.now()) } };
   }
 
   /** The folder of one kind of entry, made 0700 if it is missing; refused if others could change it. */
@@ -268,7 +376,7 @@ export class FileGuardStore implements GuardStore {
   }
 
   /** The entry as the store wrote it (expired or not), undefined if there is none; anything else is refused, naming its file. */
-  private readEntry<K extends EntryKind>(kind: K, name: string): Expiring<EntryValue<K>> | undefined {
+  private readEntry<K extends EntryKind>(kind: K, name: string): Kept<EntryValue<K>> | undefined {
     const path = this.entryPath(kind, name);
     const text = readOwnFile(path);
     if (text === undefined) return undefined;
@@ -276,7 +384,7 @@ export class FileGuardStore implements GuardStore {
     if (!entry) throw damagedEntry(path, 'it is not what the servers write');
     const { name: written, ...rest } = entry;
     if (written !== name || !ENTRY_KINDS[kind](rest)) throw damagedEntry(path, 'it is not what the servers write');
-    return rest as Expiring<EntryValue<K>>;
+    return rest as Kept<EntryValue<K>>;
   }
 }
 
@@ -285,7 +393,7 @@ export class FileGuardStore implements GuardStore {
  * folder, a link) is left as it is: the write it is for names it, and one odd file never holds up
  * every other write's turn.
  */
-function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp')): void {
+function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp'), unexpired?: (entry: Kept<unknown>) => boolean): void {
   try {
     if (leftByCrash) {
       // A file's time is the system clock's, whatever clock the store was given.
@@ -296,10 +404,19 @@ function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp')
       return;
     }
     const entry = parseEntry(readOwnFile(path));
-    if (entry && entry.expiresAt <= now) fs.rmSync(path, { force: true });
+    if (entry && !(unexpired ? unexpired(entry) : entry.expiresAt > now)) fs.rmSync(path, { force: true });
   } catch {
     // Not a file the store wrote: left for the write it is for to name.
   }
+}
+
+/** No steady expiry (an earlier version's file), or one as the store writes it. */
+function isSteady(steady: unknown): boolean {
+  if (steady === undefined) return true;
+  if (typeof steady !== 'object' || steady === null) return false;
+  const { clock, expiresAt, alive } = steady as Partial<SteadyExpiry>;
+  const isNumber = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+  return typeof clock === 'string' && clock.length <= 200 && isNumber(expiresAt) && (alive === undefined || isNumber(alive));
 }
 
 /** Whether state.json still holds entries of the kinds kept one file each now (an earlier version wrote them). */
@@ -307,11 +424,17 @@ function hasLegacyEntries(state: GuardState): boolean {
   return (Object.keys(ENTRY_KINDS) as EntryKind[]).some((kind) => Object.keys(state[kind]).length > 0);
 }
 
-function parseEntry(text: string | undefined): (Expiring<unknown> & { name?: unknown }) | undefined {
+function parseEntry(text: string | undefined): (Kept<unknown> & { name?: unknown }) | undefined {
   if (text === undefined) return undefined;
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { expiresAt?: unknown }).expiresAt === 'number') return parsed as Expiring<unknown>;
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      typeof (parsed as { expiresAt?: unknown }).expiresAt === 'number' &&
+      isSteady((parsed as Kept<unknown>).steady)
+    )
+      return parsed as Kept<unknown>;
   } catch {
     // Not JSON: the caller says it is damaged.
   }
@@ -359,11 +482,38 @@ function lastLine(fd: number): { last: string | undefined; complete: boolean } {
 }
 
 export function readSecret(dir: string): Buffer {
-  // The secret may be mid-write by another process for an instant; an empty read is retried by the caller's next call.
   const path = join(dir, SECRET_FILE);
-  const text = (readOwnFile(path) ?? '').trim();
-  if (text.length < 40) throw new Error(`${path} is not a complete audit secret`);
-  return Buffer.from(text, 'base64url');
+  const text = readOwnFile(path);
+  if (!isSecret(text)) throw new Error(`${path} is not a complete audit secret`);
+  return Buffer.from(text.trim(), 'base64url');
+}
+
+/** Whether `text` is a whole secret as the servers write it (43 base64url characters; an earlier version's may end with a newline). */
+function isSecret(text: string | undefined): text is string {
+  return text !== undefined && text.trim().length >= 40;
+}
+
+/**
+ * `text` at `path` unless a file is there already: written beside and synced, then linked into
+ * place, so it appears whole. A file system without hard links has it created exclusively instead.
+ */
+function createWhole(path: string, text: string): void {
+  const temporary = writtenBeside(path, text, { sync: true });
+  try {
+    fs.linkSync(temporary, path);
+    syncFolder(dirname(path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw notSaved(path, error);
+    try {
+      fs.writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
+    } catch (fallback) {
+      if ((fallback as NodeJS.ErrnoException).code !== 'EEXIST') throw notSaved(path, fallback);
+    }
+  } finally {
+    removeQuietly(temporary);
+  }
 }
 
 /** The state as the store wrote it (empty if there is none yet); anything else is refused (guard-state.ts). */
@@ -381,14 +531,39 @@ function writeState(dir: string, state: GuardState): void {
  * Written to a temporary file, synced, then renamed over `path`: a reader sees the old text or the
  * new, never part of one. A write that fails (a full disk, an I/O error) leaves no temporary file
  * and nothing at `path` changed, and is refused as state that could not be saved (notSaved).
+ * `durable`: the folder is synced after the rename too, so a power loss seconds later does not
+ * take the file back (an idempotency record or a write's claim, made just before its write was
+ * sent: without it, the repeat after the reboot would be sent again).
  */
-function writeAtomically(path: string, text: string): void {
+function writeAtomically(path: string, text: string, { durable = false }: { durable?: boolean } = {}): void {
   const temporary = writtenBeside(path, text, { sync: true });
   try {
     fs.renameSync(temporary, path);
   } catch (error) {
     removeQuietly(temporary);
     throw notSaved(path, error);
+  }
+  if (durable) syncFolder(dirname(path));
+}
+
+/**
+ * Syncs a folder's entries to the disk. Best effort: the file itself is written and synced, and a
+ * platform that cannot sync a folder (Windows, some file systems) or a disk that fails it refuses
+ * nothing (the turn's change is made either way).
+ */
+function syncFolder(folder: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(folder, fs.constants.O_RDONLY);
+  } catch {
+    return;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch {
+    // Refused by the platform, or failed: the file is there all the same.
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -467,11 +642,18 @@ function notSaved(path: string, error: unknown): Error {
   );
 }
 
-/** A write's last attempt; one in flight whose process stopped renewing it (it stopped with the write out) is unknown. */
-function sentWrite(entry: Expiring<SentWrite> | undefined, now: number) {
-  const held = live(entry, now);
-  if (held?.outcome === 'in-flight' && now - (held.alive ?? held.at) >= WRITE_MARK_LEASE_MS) return { ...held, outcome: 'unknown' as const };
-  return held;
+/**
+ * A live write's last attempt; one in flight whose process stopped renewing it (it stopped with the
+ * write out) is unknown: not renewed for the lease by the system clock, nor by the steady clock it
+ * was renewed by (a system clock set forward makes a write still at the API look unrenewed).
+ */
+function sentWrite(entry: Kept<SentWrite> | undefined, now: number, steady: { clock: string; ms: number } | undefined) {
+  const held = entry?.value;
+  if (held?.outcome !== 'in-flight') return held;
+  const byClock = now - (held.alive ?? held.at) >= WRITE_MARK_LEASE_MS;
+  const renewedAt = entry?.steady?.alive;
+  const bySteady = renewedAt === undefined || steady === undefined || entry?.steady?.clock !== steady.clock || steady.ms - renewedAt >= WRITE_MARK_LEASE_MS;
+  return byClock && bySteady ? { ...held, outcome: 'unknown' as const } : held;
 }
 
 function live<T>(entry: Expiring<T> | undefined, now: number): T | undefined {
@@ -489,16 +671,20 @@ function prune(state: GuardState, now: number): GuardState {
  * place, which fails if a lock is there): a live process's lock is never seen empty, so an empty
  * or unreadable one (its process killed between creating it and writing its owner, by an earlier
  * version; or cut by a power loss) is nobody's, and is broken once it has stayed so for a moment
- * (an earlier version's process, alive, writes its owner within microseconds).
+ * (an earlier version's process, alive, writes its owner within microseconds). On Linux the owner
+ * is also named by its start time and where its pid means it (`pid host/start/place nonce`), so a
+ * lock whose pid a new process was given after its owner died is seen to be dead, and one of another
+ * pid namespace or machine is not looked up here; an earlier version reads such a lock as another
+ * host's, broken only once it is 30 s old.
  */
 async function lock(path: string): Promise<() => void> {
-  const mine = `${process.pid} ${hostname()} ${randomBytes(6).toString('hex')}`;
+  const mine = `${process.pid} ${hostname()}${ownStartAndPlace()} ${randomBytes(6).toString('hex')}`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   const ownerless = new Map<string, number>();
   for (let wait = 2; ; wait = Math.min(wait * 2, 25)) {
     if (takeLock(path, mine)) return () => releaseLock(path, mine);
     breakIfStale(path, ownerless);
-    if (Date.now() > deadline) throw new Error(`the guardrails' state is locked by another process (${path}); try again`);
+    if (Date.now() > deadline) throw lockedBy(path);
     await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
   }
 }
@@ -588,13 +774,16 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
     return;
   }
   if (!lock) return;
-  const owner = /^(\d+) (?:(\S+) )?[0-9a-f]{12}$/.exec(lock.holder);
+  const owner = ownerOf(lock.holder);
   const age = Date.now() - lock.mtimeMs;
   let stale = age >= LOCK_STALE_MS;
   if (owner) {
     // Another host's process is not this host's to look up: only its lock's age says it stopped.
-    const here = owner[2] === undefined || owner[2] === hostname();
-    stale ||= here && !isAlive(Number(owner[1]));
+    // A lock of this host's earlier boot (left by a crash before a reboot) is its process's, gone with that boot.
+    const alive = owner.earlierBoot ? 'dead' : owner.here ? liveness(owner.pid, owner.start) : 'unknown';
+    // Its owner itself, alive on this host, holds it however old it looks (a clock set forward since, a turn slowed by its disk): never broken.
+    if (alive === 'owner') return;
+    stale ||= alive === 'dead';
   } else {
     const seen = ownerless.get(lock.id) ?? performance.now();
     ownerless.set(lock.id, seen);
@@ -618,12 +807,111 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
   }
 }
 
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+/** A lock's owner as the servers write it (`pid host/start nonce`; earlier, `pid host nonce` or `pid nonce`), undefined for anything else. */
+function ownerOf(holder: string): { pid: number; host: string | undefined; here: boolean; earlierBoot: boolean; start: string | undefined } | undefined {
+  const owner = /^(\d+) (?:(\S+?)(?:\/(\d+)(?:\/([0-9a-f]{16}))?)? )?[0-9a-f]{12}$/.exec(holder);
+  if (!owner) return undefined;
+  // Its pid is one this process can look up only on the same host, and (where the lock says) in the same boot and pid namespace.
+  const sameHost = owner[2] === undefined || owner[2] === hostname();
+  const place = owner[4];
+  const ours = placeOfPids();
+  const earlierBoot = sameHost && place !== undefined && ours !== null && place.slice(0, 8) !== ours.slice(0, 8);
+  const here = sameHost && (place === undefined || place === ours);
+  return { pid: Number(owner[1]), host: owner[2], here, earlierBoot, start: owner[3] };
+}
+
+let ownMark: string | undefined;
+
+/** `/start/place` for this process's lock (see placeOfPids), or `` where the start time cannot be read. */
+function ownStartAndPlace(): string {
+  if (ownMark !== undefined) return ownMark;
+  const start = startTimeOf('self');
+  const place = placeOfPids();
+  ownMark = typeof start === 'string' ? `/${start}${place ? `/${place}` : ''}` : '';
+  return ownMark;
+}
+
+let pidPlace: string | null | undefined;
+
+/**
+ * Where this process's pids mean what they mean (on Linux: this boot of this machine, then its pid
+ * namespace, 8 hex digits of a digest each): a lock from a container in another pid namespace names
+ * a pid that is not this one's to look up, and one from another boot (left by a crash before a
+ * reboot) names a process that is gone. Null where it cannot be read.
+ */
+function placeOfPids(): string | null {
+  if (pidPlace !== undefined) return pidPlace;
+  pidPlace = null;
+  bootId ??= readBootId();
+  if (bootId)
+    try {
+      const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
+      pidPlace = `${digest(bootId)}${digest(fs.readlinkSync('/proc/self/ns/pid'))}`;
+    } catch {
+      // No pid namespace to read: the lock names no place, and is looked up by host name, as before.
+    }
+  return pidPlace;
+}
+
+/**
+ * Whether a lock's owner on this host is alive: 'dead' if its pid is not, or (where the lock names
+ * its start time, and this host can read it) the process with that pid started at another time (it
+ * was given the pid after the owner died); 'owner' if the process is the owner itself, its start
+ * time the same; 'unknown' if the pid is alive but nothing says whose it is (an earlier lock, or
+ * no /proc): it may have been given to another process, so the lock's age still counts.
+ */
+function liveness(pid: number, start: string | undefined): 'dead' | 'owner' | 'unknown' {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return 'dead';
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return 'dead';
   }
+  if (start === undefined) return 'unknown';
+  const now = startTimeOf(pid);
+  if (now === undefined) return 'unknown';
+  return now === start ? 'owner' : 'dead';
+}
+
+/**
+ * The turn that waited its 10 s for the lock is refused (nothing is sent), naming who holds it: a
+ * live process of this host holds it however long it takes, so one that stays stuck (stopped, or
+ * on a disk that does not answer) is the user's to stop.
+ */
+function lockedBy(path: string): GuardStateError {
+  let holder: string | undefined;
+  try {
+    holder = readLock(path)?.holder;
+  } catch {
+    // Not readable now: said as another process.
+  }
+  const owner = holder === undefined ? undefined : ownerOf(holder);
+  const who = !owner
+    ? 'another process'
+    : owner.here
+      ? `process ${owner.pid} of this host`
+      : owner.host === hostname()
+        ? `a process (${owner.pid}) in another pid namespace of this host (a container sharing this state directory)`
+        : `a process (${owner.pid}) of the host ${owner.host}, which shares this state directory`;
+  return new GuardStateError(
+    `the guardrails' state is locked by ${who} (${path}), and was still locked after ${LOCK_WAIT_MS / 1000} s; try again in a moment. If it stays locked, that process is stuck: stop it`,
+  );
+}
+
+/**
+ * A process's start time (clock ticks after boot: field 22 of /proc/<pid>/stat), which a pid
+ * given again to a new process does not share; null if there is no such process, undefined where
+ * it cannot be read (not Linux, no /proc).
+ */
+function startTimeOf(pid: number | 'self'): string | null | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && pid !== 'self' && fs.existsSync('/proc/self/stat') ? null : undefined;
+  }
+  // The command's name (field 2) is in parentheses and may hold spaces and parentheses itself: the fields after it are counted from the last.
+  const field = text.slice(text.lastIndexOf(')') + 2).split(' ')[19];
+  return field !== undefined && /^\d+$/.test(field) ? field : undefined;
 }
