@@ -18,6 +18,7 @@ import {
   PUBLISHED_PACKAGES,
   ROOT,
   npxEntry,
+  publishedModes,
   publishedPackageJson,
   readPackageJson,
   repositoryWebUrl,
@@ -157,6 +158,7 @@ async function stage(dir: string, into: string): Promise<string> {
   await cp(join(ROOT, dir, 'dist'), join(staged, 'dist'), { recursive: true });
   await writeFile(join(staged, 'README.md'), packageReadme(dir, pkg));
   await cp(join(ROOT, 'LICENSE'), join(staged, 'LICENSE'));
+  publishedModes(staged);
   return staged;
 }
 
