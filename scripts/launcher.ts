@@ -16,9 +16,7 @@ import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
-  existsSync,
   fstatSync,
-  mkdirSync,
   openSync,
   readFileSync,
   readdirSync,
@@ -34,6 +32,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { cachedDataVersionTag, setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
+import { makeDirectories } from '../shared/src/call/make-directories.js';
 import { endOfStart, onEndOfStart } from '../shared/src/mcp/end-of-start.js';
 
 /**
@@ -73,7 +72,8 @@ export function cacheDirOf(env: NodeJS.ProcessEnv = process.env): string | undef
     // under an arbitrary uid with a cleared environment): no cache then, and the server starts.
     const dir = join(xdg ?? join(homedir(), '.cache'), 'engage-mcp', 'code-cache');
     if (!isAbsolute(dir)) return undefined;
-    makeFolders(dir);
+    // (Not Node's recursive mkdir, which never ends for a folder named under /proc.)
+    makeDirectories(dir);
     const stat = statSync(dir);
     // Another user's folder, or one others may write to, could hold code planted for us; so could
     // one below a folder another user may write to (the sticky /tmp aside), who could rename ours
@@ -90,25 +90,6 @@ export function cacheDirOf(env: NodeJS.ProcessEnv = process.env): string | undef
       : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * `mkdir -p` one level at a time. Node's own recursive mkdir never ends where mkdir answers ENOENT
- * below a folder that exists (XDG_CACHE_HOME or HOME under /proc): it makes the parent again (it
- * exists), tries the child again, for ever, and the server never answers. Here a level that cannot
- * be made throws, and the cache is off.
- */
-function makeFolders(dir: string): void {
-  const missing: string[] = [];
-  for (let at = dir; !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
-  for (const folder of missing) {
-    try {
-      mkdirSync(folder, { mode: 0o700 });
-    } catch (error) {
-      // Made meanwhile by another start: judged below like any folder.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
   }
 }
 

@@ -3,30 +3,12 @@
 // write in it; files are opened without following a symbolic link, so a link planted at their
 // path (pointing at ~/.bashrc, say) is refused instead of written through.
 import * as fs from 'node:fs';
-import { dirname } from 'node:path';
 import { GuardStateError } from './guard-store.js';
+import { makeDirectories } from './make-directories.js';
 
 // Windows has no O_NOFOLLOW (nor modes or uids to check): there the checks below do nothing.
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const WRITABLE_BY_OTHERS = 0o022;
-
-/**
- * `mkdir -p` (0700) one level at a time. Node's recursive mkdir never ends where mkdir answers
- * ENOENT below a folder that exists (a state directory under /proc): it makes the parent again, tries
- * the child again, for ever, and the synchronous loop stopped the whole server. Here that ENOENT is thrown.
- */
-export function makeDirectories(dir: string): void {
-  const missing: string[] = [];
-  for (let at = dir; !fs.existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
-  for (const folder of missing) {
-    try {
-      fs.mkdirSync(folder, { mode: 0o700 });
-    } catch (error) {
-      // Made meanwhile by another process: judged by the caller like any folder.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-}
 
 /** The state directory, created 0700 if it is missing; refused if another user owns it or others may write in it. */
 export function ownDirectory(dir: string): void {
