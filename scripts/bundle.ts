@@ -3,13 +3,23 @@
 // address. Each manifest is computed from the catalog's manifest, the package.json and the
 // settings list; each bundle is validated and packed by the official mcpb tool.
 import { execFile } from 'node:child_process';
-import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { DomainManifest } from '@engage-mcp/shared';
 import { manifests } from './catalogs.js';
-import { ROOT, publishedPackageJson, readPackageJson, repositoryWebUrl, serverKey, settingsFor, toolSummary, type PackageJson } from './distribution.js';
+import {
+  ROOT,
+  publishedModes,
+  publishedPackageJson,
+  readPackageJson,
+  repositoryWebUrl,
+  serverKey,
+  settingsFor,
+  toolSummary,
+  type PackageJson,
+} from './distribution.js';
 
 const run = promisify(execFile);
 export const MCPB = join(ROOT, 'node_modules', '.bin', 'mcpb');
@@ -92,8 +102,42 @@ export async function stageBundles(outDir: string): Promise<StagedBundle[]> {
 /** `mcpb validate` then `mcpb pack`; rejects with the tool's own output when either fails. */
 export async function validateAndPack(bundle: StagedBundle): Promise<{ validate: string; pack: string }> {
   const validate = await run(MCPB, ['validate', join(bundle.dir, 'manifest.json')]);
+  publishedModes(bundle.dir);
   const pack = await run(MCPB, ['pack', bundle.dir, bundle.mcpb]);
+  await writeFile(bundle.mcpb, withFixedTimes(await readFile(bundle.mcpb)));
   return { validate: validate.stdout, pack: pack.stdout };
+}
+
+/**
+ * The time every entry of a bundle is dated: npm's own for the files of a tarball
+ * (1985-10-26 08:15:00), as MS-DOS time and date fields.
+ */
+const DOS_TIME = (8 << 11) | (15 << 5);
+const DOS_DATE = ((1985 - 1980) << 9) | (10 << 5) | 26;
+
+/**
+ * The zip with every entry dated DOS_TIME/DOS_DATE. `mcpb pack` dates every entry with the time it
+ * ran, so two packs of one build differed: nobody could check that a bundle was built from the
+ * commit it claims. The dates sit in each local header and each central directory record, outside
+ * what the CRCs cover; nothing else in the file changes.
+ */
+export function withFixedTimes(zip: Buffer): Buffer {
+  const out = Buffer.from(zip);
+  const end = out.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0) throw new Error('not a zip: no end of central directory');
+  const entries = out.readUInt16LE(end + 10);
+  let at = out.readUInt32LE(end + 16);
+  for (let index = 0; index < entries; index++) {
+    if (out.readUInt32LE(at) !== 0x02014b50) throw new Error(`not a zip: central directory record ${index} is damaged`);
+    out.writeUInt16LE(DOS_TIME, at + 12);
+    out.writeUInt16LE(DOS_DATE, at + 14);
+    const local = out.readUInt32LE(at + 42);
+    if (out.readUInt32LE(local) !== 0x04034b50) throw new Error(`not a zip: local header ${index} is damaged`);
+    out.writeUInt16LE(DOS_TIME, local + 10);
+    out.writeUInt16LE(DOS_DATE, local + 12);
+    at += 46 + out.readUInt16LE(at + 28) + out.readUInt16LE(at + 30) + out.readUInt16LE(at + 32);
+  }
+  return out;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

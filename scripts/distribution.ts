@@ -2,7 +2,7 @@
 // bundle (manifest.json) and the MCP registry entry (server.json). All of it is computed from the
 // catalogs' manifests, each package's package.json and the one list of settings below, so the
 // seven servers' descriptions cannot drift apart.
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DomainManifest } from '@engage-mcp/shared';
@@ -213,4 +213,22 @@ function withoutSourceCondition(exports: unknown): unknown {
 /** The config entry that runs a published server: `npx -y @engage-mcp/<domain>`. */
 export function npxEntry(pkg: PackageJson) {
   return { command: 'npx', args: ['-y', pkg.name] };
+}
+
+/**
+ * Gives a staged package's files the modes everyone installs: 0755 for a folder and for a file
+ * with any execute bit, 0644 for the rest. Both npm's tarball and an MCP bundle record each file's
+ * mode, which was the builder's: the files this staging writes took the builder's umask (077 made
+ * package.json and manifest.json 0600), so two builds of one commit differed, and a bundle could
+ * carry files only the builder's uid may read.
+ */
+export function publishedModes(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = statSync(path);
+    if (stat.isDirectory()) {
+      chmodSync(path, 0o755);
+      publishedModes(path);
+    } else chmodSync(path, stat.mode & 0o111 ? 0o755 : 0o644);
+  }
 }

@@ -17,7 +17,6 @@ import {
   closeSync,
   constants,
   fstatSync,
-  mkdirSync,
   openSync,
   readFileSync,
   readdirSync,
@@ -33,6 +32,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { cachedDataVersionTag, setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
+import { makeDirectories } from '../shared/src/call/make-directories.js';
 import { endOfStart, onEndOfStart } from '../shared/src/mcp/end-of-start.js';
 
 /**
@@ -72,7 +72,8 @@ export function cacheDirOf(env: NodeJS.ProcessEnv = process.env): string | undef
     // under an arbitrary uid with a cleared environment): no cache then, and the server starts.
     const dir = join(xdg ?? join(homedir(), '.cache'), 'engage-mcp', 'code-cache');
     if (!isAbsolute(dir)) return undefined;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // (Not Node's recursive mkdir, which never ends for a folder named under /proc.)
+    makeDirectories(dir);
     const stat = statSync(dir);
     // Another user's folder, or one others may write to, could hold code planted for us; so could
     // one below a folder another user may write to (the sticky /tmp aside), who could rename ours

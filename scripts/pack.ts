@@ -18,6 +18,7 @@ import {
   PUBLISHED_PACKAGES,
   ROOT,
   npxEntry,
+  publishedModes,
   publishedPackageJson,
   readPackageJson,
   repositoryWebUrl,
@@ -157,6 +158,7 @@ async function stage(dir: string, into: string): Promise<string> {
   await cp(join(ROOT, dir, 'dist'), join(staged, 'dist'), { recursive: true });
   await writeFile(join(staged, 'README.md'), packageReadme(dir, pkg));
   await cp(join(ROOT, 'LICENSE'), join(staged, 'LICENSE'));
+  publishedModes(staged);
   return staged;
 }
 
@@ -173,17 +175,24 @@ export async function packAll(outDir: string): Promise<PackedPackage[]> {
   try {
     const staged = await Promise.all(PUBLISHED_PACKAGES.map((dir) => stage(dir, staging)));
     await mkdir(outDir, { recursive: true });
-    const { stdout } = await run('npm', ['pack', ...staged, '--pack-destination', resolve(outDir), '--json', '--ignore-scripts'], {
+    // --prefix: npm takes the nearest folder above with a package.json or node_modules/ for the
+    // project and reads its .npmrc, and above the staging folder is the temporary folder, where
+    // on a shared machine anyone may put both (dry-run=true there made this report eight
+    // tarballs and write none).
+    const { stdout } = await run('npm', ['pack', ...staged, '--pack-destination', resolve(outDir), '--json', '--ignore-scripts', '--prefix', staging], {
       cwd: staging,
       maxBuffer: 16 * 1024 * 1024,
     });
     const packed = JSON.parse(stdout) as { name: string; version: string; filename: string; files: { path: string }[] }[];
-    return packed.map((entry) => ({
+    const tarballs = packed.map((entry) => ({
       name: entry.name,
       version: entry.version,
       tarball: join(resolve(outDir), entry.filename),
       files: entry.files.map((file) => file.path).sort(),
     }));
+    const missing = tarballs.filter((entry) => !existsSync(entry.tarball)).map((entry) => entry.tarball);
+    if (missing.length > 0) throw new Error(`npm pack reported ${missing.join(', ')} but did not write them (a dry-run setting in an .npmrc?)`);
+    return tarballs;
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

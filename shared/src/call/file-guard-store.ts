@@ -18,6 +18,7 @@ import { GuardStateError, type GuardStore, type IdempotencyRecord } from './guar
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
 import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
+import { makeDirectories } from './make-directories.js';
 import { moveAsideCommand, openAuditFile, openOwnFile, openRegularFile, ownDirectory, readOwnFile, removeCommand } from './own-files.js';
 
 export type { GuardState } from './guard-state.js';
@@ -209,7 +210,7 @@ export class FileGuardStore implements GuardStore {
     readState(this.dir);
     // A lock no turn can take (not a file the servers make) would let the write out and lose its audit line: refused first.
     readLock(join(this.dir, 'state.lock'));
-    fs.mkdirSync(dirname(this.auditFile), { recursive: true, mode: 0o700 });
+    makeDirectories(dirname(this.auditFile));
     fs.closeSync(openAuditFile(this.auditFile));
   }
 
@@ -448,7 +449,7 @@ function parseEntry(text: string | undefined): (Kept<unknown> & { name?: unknown
  * the state's head, so lines cut from the file's end still show in verify.
  */
 function appendChained(file: string, secret: Buffer, recorded: AuditHead | undefined, entry: AuditEntry): AuditHead {
-  fs.mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  makeDirectories(dirname(file));
   const fd = openAuditFile(file);
   try {
     const { last, complete } = lastLine(fd);

@@ -4,6 +4,7 @@
 // path (pointing at ~/.bashrc, say) is refused instead of written through.
 import * as fs from 'node:fs';
 import { GuardStateError } from './guard-store.js';
+import { makeDirectories } from './make-directories.js';
 
 // Windows has no O_NOFOLLOW (nor modes or uids to check): there the checks below do nothing.
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -12,7 +13,7 @@ const WRITABLE_BY_OTHERS = 0o022;
 /** The state directory, created 0700 if it is missing; refused if another user owns it or others may write in it. */
 export function ownDirectory(dir: string): void {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirectories(dir);
   } catch (error) {
     // A file where the directory (or one of its folders, records/ say) should be: said below, not an internal error.
     const code = (error as NodeJS.ErrnoException).code;
