@@ -3,7 +3,7 @@
 // or the workspace), each server started through its bin over stdio against the sandbox.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,6 @@ describe('installed from the tarballs into an empty folder', () => {
     );
     const servers = JSON.parse(stdout).mcpServers as Record<string, { args: string[] }>;
     expect(Object.keys(servers)).toEqual(SERVER_DOMAINS.map((domain) => `engage-${domain}`));
-    expect(servers['engage-contact']!.args).toEqual(['-y', '@engage-mcp/contact']);
+    expect(servers['engage-contact']!.args).toEqual(['--prefix', homedir(), '-y', '@engage-mcp/contact']);
   });
 });

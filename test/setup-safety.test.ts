@@ -98,6 +98,8 @@ describe('project and shared files', () => {
     const text = await readFile(join(home, '.mcp.json'), 'utf8');
     expect(text).not.toContain(KEY);
     expect(JSON.parse(text).mcpServers['engage-contact'].env).toEqual({ ENGAGE_API_KEY: '${ENGAGE_API_KEY}', ENGAGE_BASE_URL: BASE_URL });
+    // A shared file names no one person's home (npx's --prefix goes only in the host's per-user file).
+    expect(JSON.parse(text).mcpServers['engage-contact'].args).toEqual(['-y', '@engage-mcp/contact']);
     expect(ran.stdout).toContain('ENGAGE_API_KEY');
     expect(ran.stdout + ran.stderr).not.toContain(KEY);
   });

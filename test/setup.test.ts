@@ -90,7 +90,7 @@ describe.each(JSON_HOSTS)('%s (JSON)', (hostId) => {
     expect(config[host.container].other).toEqual(existing[host.container].other);
     expect(Object.keys(config[host.container])).toEqual(['other', 'engage-contact', 'engage-campaign']);
     const entry = config[host.container]['engage-contact'];
-    expect(entry).toMatchObject({ command: 'npx', args: ['-y', '@engage-mcp/contact'], env: { ENGAGE_BASE_URL: BASE_URL } });
+    expect(entry).toMatchObject({ command: 'npx', args: ['--prefix', home, '-y', '@engage-mcp/contact'], env: { ENGAGE_BASE_URL: BASE_URL } });
     if (host.asksForKey) {
       // VS Code: the file names an input that VS Code asks for and keeps; the key is not in it.
       expect(entry.env.ENGAGE_API_KEY).toBe('${input:engage-api-key}');
@@ -168,10 +168,10 @@ describe('codex (TOML)', () => {
     expect(after.mcp_servers.other).toEqual(before.mcp_servers.other);
     expect(after.mcp_servers['engage-contact']).toEqual({
       command: 'npx',
-      args: ['-y', '@engage-mcp/contact'],
+      args: ['--prefix', home, '-y', '@engage-mcp/contact'],
       env: { ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: BASE_URL },
     });
-    expect(after.mcp_servers['engage-campaign'].args).toEqual(['-y', '@engage-mcp/campaign']);
+    expect(after.mcp_servers['engage-campaign'].args).toEqual(['--prefix', home, '-y', '@engage-mcp/campaign']);
 
     const backups = await backupsOf(path);
     expect(backups).toHaveLength(1);
@@ -385,7 +385,11 @@ describe('flags and answers', () => {
     expectNoKeyIn(ran);
     expect(JSON.parse(ran.stdout)).toEqual({
       mcpServers: {
-        'engage-tenant': { command: 'npx', args: ['-y', '@engage-mcp/tenant'], env: { ENGAGE_API_KEY: '<your tenant API key>', ENGAGE_BASE_URL: BASE_URL } },
+        'engage-tenant': {
+          command: 'npx',
+          args: ['--prefix', home, '-y', '@engage-mcp/tenant'],
+          env: { ENGAGE_API_KEY: '<your tenant API key>', ENGAGE_BASE_URL: BASE_URL },
+        },
       },
     });
     expect(await readdir(home)).toEqual([]);
@@ -430,7 +434,7 @@ describe('flags and answers', () => {
     const text = await readFile(path, 'utf8');
     expect(JSON.parse(text).mcpServers['engage-contact']).toEqual({
       command: 'npx',
-      args: ['-y', '@engage-mcp/contact'],
+      args: ['--prefix', home, '-y', '@engage-mcp/contact'],
       disabled: false,
       env: { ENGAGE_CONFIRM: 'all', ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: BASE_URL },
     });
@@ -455,8 +459,14 @@ describe('flags and answers', () => {
   });
 
   it('wraps npx in cmd /c for Claude Code on Windows, where npx is a .cmd shim', () => {
-    expect(launchCommand(HOSTS['claude-code'], '@engage-mcp/contact', 'win32')).toEqual({ command: 'cmd', args: ['/c', 'npx', '-y', '@engage-mcp/contact'] });
-    expect(launchCommand(HOSTS['claude-desktop'], '@engage-mcp/contact', 'win32')).toEqual({ command: 'npx', args: ['-y', '@engage-mcp/contact'] });
+    expect(launchCommand(HOSTS['claude-code'], '@engage-mcp/contact', { platform: 'win32', home: 'C:\\Users\\me' })).toEqual({
+      command: 'cmd',
+      args: ['/c', 'npx', '-y', '@engage-mcp/contact'],
+    });
+    expect(launchCommand(HOSTS['claude-desktop'], '@engage-mcp/contact', { platform: 'win32', home: 'C:\\Users\\me' })).toEqual({
+      command: 'npx',
+      args: ['-y', '@engage-mcp/contact'],
+    });
   });
 
   it("knows each host's config file on each system", () => {

@@ -200,15 +200,24 @@ async function readKey(options: Options, check: (key: string) => void): Promise<
   );
 }
 
-function entriesFor(host: Host, servers: string[], key: KeyToWrite, baseUrl: string, guardrails: Record<string, string>): Record<string, ServerEntry> {
-  const { platform } = currentEnvironment();
+function entriesFor(
+  host: Host,
+  servers: string[],
+  key: KeyToWrite,
+  baseUrl: string,
+  guardrails: Record<string, string>,
+  path?: string,
+): Record<string, ServerEntry> {
+  const environment = currentEnvironment();
+  // The host's own per-user file (or a snippet for it); a file named by --config-path elsewhere is shared.
+  const ownFile = path === undefined || path === host.configPath(environment);
   // A key passed on by name is not in env at all: the host takes it from its own environment.
   const keyEntry: Pick<ServerEntry, 'envVars'> = key.forward ? { envVars: [KEY_VARIABLE] } : {};
   const keyEnv: Record<string, string> = key.forward ? {} : { ENGAGE_API_KEY: key.key };
   return Object.fromEntries(
     servers.map((domain) => [
       `engage-${domain}`,
-      { ...launchCommand(host, `@engage-mcp/${domain}`, platform), ...keyEntry, env: { ...keyEnv, ENGAGE_BASE_URL: baseUrl, ...guardrails } },
+      { ...launchCommand(host, `@engage-mcp/${domain}`, environment, { ownFile }), ...keyEntry, env: { ...keyEnv, ENGAGE_BASE_URL: baseUrl, ...guardrails } },
     ]),
   );
 }
@@ -351,7 +360,7 @@ async function main(argv: string[]): Promise<number> {
   const { secret, note } = keyToWrite;
 
   const existing = await readConfig(path);
-  const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails);
+  const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
   const text = render(host, existing, entries, path);
   const names = servers.map((domain) => `engage-${domain}`).join(', ');
   if (text === existing) {

@@ -139,12 +139,21 @@ export const HOSTS: Record<HostId, Host> = {
 export const HOST_IDS = Object.keys(HOSTS) as HostId[];
 
 /**
- * How a host starts a published server. On native Windows npx is a .cmd shim, which Claude Code
- * spawns without a shell and so cannot start; `cmd /c` resolves it (the usual fix for its
- * "Connection closed" there).
+ * How a host starts a published server. Hosts run it in the folder they were opened in, and npx
+ * takes that folder for its project: a repository's own node_modules/.bin would run in place of
+ * our package and its .npmrc would choose the registry and cache. `--prefix <home>` makes the
+ * user's home npx's project wherever it runs (not written on Windows, where it is not tested). On
+ * native Windows npx is a .cmd shim, which Claude Code spawns without a shell and so cannot start;
+ * `cmd /c` resolves it (the usual fix for its "Connection closed" there).
  */
-export function launchCommand(host: Host, packageName: string, platform: NodeJS.Platform): Pick<ServerEntry, 'command' | 'args'> {
-  const npx = ['-y', packageName];
+export function launchCommand(
+  host: Host,
+  packageName: string,
+  { platform, home }: Pick<Environment, 'platform' | 'home'>,
+  { ownFile = true }: { ownFile?: boolean } = {},
+): Pick<ServerEntry, 'command' | 'args'> {
+  // A shared file (a project's, checked in) gets no one person's home; its project is trusted to say what runs.
+  const npx = [...(platform === 'win32' || !ownFile ? [] : ['--prefix', home]), '-y', packageName];
   if (platform === 'win32' && host.id === 'claude-code') return { command: 'cmd', args: ['/c', 'npx', ...npx] };
   return { command: 'npx', args: npx };
 }
