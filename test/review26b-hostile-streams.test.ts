@@ -4,11 +4,12 @@
 // event store) and opens no second stream; another key can neither open a session's stream nor end
 // the session (DELETE), and the owner is still served; a session pushed out by made-up keys' new
 // sessions ends its stream, so streams never outlive their sessions.
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
+import { openLegacySession, openRawStream, postInSession } from './legacy-streams.js';
 
 let sandbox: Sandbox;
 let service: Service | undefined;
@@ -32,73 +33,11 @@ async function serve(overrides: Partial<ServiceOptions> = {}): Promise<Service> 
   return service;
 }
 
-const base = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
-
-async function openSession(key: string): Promise<string> {
-  const initialize = {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'review26b', version: '1' } },
-  };
-  const opened = await fetch(new URL('/mcp/billing', (service as Service).url), { method: 'POST', headers: base(key), body: JSON.stringify(initialize) });
-  const sessionId = opened.headers.get('mcp-session-id') as string;
-  await opened.text();
-  const initialized = await fetch(new URL('/mcp/billing', (service as Service).url), {
-    method: 'POST',
-    headers: { ...base(key), 'mcp-session-id': sessionId, 'mcp-protocol-version': VERSION },
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  });
-  expect(initialized.status).toBe(202);
-  return sessionId;
-}
-
-interface Stream {
-  socket: Socket;
-  status: number;
-  /** Everything received after the head. */
-  body: () => string;
-  ended: Promise<void>;
-}
-
-/** A raw GET of a session's stream; resolves once its head came. */
-function openStream(sessionId: string, key: string, extra: Record<string, string> = {}): Promise<Stream> {
-  const { port } = new URL((service as Service).url);
-  const lines = Object.entries({
-    host: 'localhost',
-    authorization: `Bearer ${key}`,
-    accept: 'text/event-stream',
-    'mcp-session-id': sessionId,
-    'mcp-protocol-version': VERSION,
-    ...extra,
-  }).map(([name, value]) => `${name}: ${value}`);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(`GET /mcp/billing HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`));
-    sockets.push(socket);
-    const ended = new Promise<void>((done) => socket.once('close', () => done()));
-    let got = '';
-    let resolved = false;
-    socket.on('data', (chunk: Buffer) => {
-      got += chunk.toString();
-      const end = got.indexOf('\r\n\r\n');
-      if (!resolved && end >= 0) {
-        resolved = true;
-        resolve({ socket, status: Number(/^HTTP\/1\.1 (\d{3})/.exec(got)?.[1]), body: () => got.slice(end + 4), ended });
-      }
-    });
-    socket.once('error', reject);
-  });
-}
-
-async function listTools(sessionId: string, key: string): Promise<number> {
-  const answer = await fetch(new URL('/mcp/billing', (service as Service).url), {
-    method: 'POST',
-    headers: { ...base(key), 'mcp-session-id': sessionId, 'mcp-protocol-version': VERSION },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-  });
-  await answer.text();
-  return answer.status;
-}
+const openSession = (key: string) => openLegacySession((service as Service).url, key, VERSION);
+const openStream = (sessionId: string, key: string, extra: Record<string, string> = {}) =>
+  openRawStream((service as Service).url, key, sessionId, { version: VERSION, extra, sockets });
+const listTools = (sessionId: string, key: string) =>
+  postInSession((service as Service).url, key, sessionId, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, VERSION);
 
 describe("hostile clients of a 2025 session's notification stream", () => {
   it('refuses every further GET of a session 409 at once, and the first stream stays open', async () => {
