@@ -4,42 +4,18 @@
 // reads why) and its socket closed; ENGAGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS caps one address and not
 // another (127.0.0.2 is another address on Linux loopback); probes still answer; refusals are logged
 // once per burst; both settings are read from the environment like the others.
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { request } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import type { Service, ServiceOptions } from '../packages/http/src/service.js';
+import { rawClientsPerTest } from './raw-clients.js';
 import { readHttpSettings } from '../packages/http/src/settings.js';
 
 let sandbox: Sandbox;
 let service: Service | undefined;
-const sockets: Socket[] = [];
-const logs: string[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  await service?.close();
-  service = undefined;
-  logs.length = 0;
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-async function serve(overrides: Partial<ServiceOptions>): Promise<Service> {
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: (line) => void logs.push(line),
-    ...overrides,
-  });
-  return service;
-}
+const { sockets, logs, serve: start } = rawClientsPerTest((started) => (sandbox = started));
+const serve = async (overrides: Partial<ServiceOptions>) => (service = await start(overrides));
 
 /** Idle sockets that never send a byte, held open; resolved once the service counts them all. */
 async function hold(count: number, localAddress = '127.0.0.1'): Promise<void> {

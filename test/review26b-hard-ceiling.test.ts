@@ -4,43 +4,16 @@
 // on serving the clients it already holds (a keep-alive connection, a 2025 notification stream)
 // and new ones once the flood's sockets are gone.
 import { connect, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import type { Service, ServiceOptions } from '../packages/http/src/service.js';
+import { openConnections, rawClientsPerTest } from './raw-clients.js';
 
 let sandbox: Sandbox;
 let service: Service | undefined;
-const sockets: Socket[] = [];
-const logs: string[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  await service?.close();
-  service = undefined;
-  logs.length = 0;
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-async function serve(overrides: Partial<ServiceOptions>): Promise<Service> {
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: (line) => void logs.push(line),
-    ...overrides,
-  });
-  return service;
-}
-
-async function openConnections(): Promise<number> {
-  return new Promise((resolve) => (service as Service).server.getConnections((_error, count) => resolve(count)));
-}
+const { sockets, logs, serve: start } = rawClientsPerTest((started) => (sandbox = started));
+const serve = async (overrides: Partial<ServiceOptions>) => (service = await start(overrides));
+const connectionsOpen = () => openConnections(service as Service);
 
 async function until(check: () => Promise<boolean> | boolean): Promise<void> {
   while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -118,7 +91,7 @@ describe('the hard ceiling of open sockets', () => {
     expectServed(await ask(tenant, modernCall(sandbox.keys.full)));
     // The flood: 65 sockets that send nothing (one more under the cap, 64 over it and marked).
     const flood = await Promise.all(Array.from({ length: 65 }, () => peer()));
-    await until(async () => (await openConnections()) === 66);
+    await until(async () => (await connectionsOpen()) === 66);
     // Over the ceiling: the socket is closed at once, before any byte is read or any status sent.
     const over = await peer().catch((error: Error) => error);
     if (over instanceof Error) expect(over.message).toMatch(/ECONNRESET|EPIPE/);
@@ -132,7 +105,7 @@ describe('the hard ceiling of open sockets', () => {
     expectServed(await ask(tenant, modernCall(sandbox.keys.full)));
     // The flood goes; a new client is served again.
     for (const socket of flood) socket.socket.destroy();
-    await until(async () => (await openConnections()) === 1);
+    await until(async () => (await connectionsOpen()) === 1);
     const next = await peer();
     expectServed(await ask(next, modernCall(sandbox.keys.full)));
   });
@@ -143,7 +116,7 @@ describe('the hard ceiling of open sockets', () => {
     // The headers timeout (12 s here, 30 s by default) answers 408 a request not whole by then.
     await serve({ maxConnections: 1, receiveTimeoutMs: 12_000 });
     await peer();
-    await until(async () => (await openConnections()) === 1);
+    await until(async () => (await connectionsOpen()) === 1);
     const trickler = await peer();
     const text = request('/mcp/contact', { authorization: `Bearer ${sandbox.keys.full}`, 'x-pad': 'x'.repeat(60) });
     let sent = 0;
@@ -161,7 +134,7 @@ describe('the hard ceiling of open sockets', () => {
   it('answers a probe on a marked socket and then closes it (polling /healthz kept an over-cap socket open for good)', async () => {
     await serve({ maxConnections: 1 });
     await peer();
-    await until(async () => (await openConnections()) === 1);
+    await until(async () => (await connectionsOpen()) === 1);
     const marked = await peer();
     const answer = await ask(marked, request('/healthz'));
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);

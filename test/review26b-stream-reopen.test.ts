@@ -11,6 +11,7 @@ import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService, type Service } from '../packages/http/src/service.js';
 import { openLegacySession, openRawStream } from './legacy-streams.js';
+import { openConnections } from './raw-clients.js';
 
 let sandbox: Sandbox;
 let service: Service;
@@ -29,10 +30,6 @@ afterAll(async () => {
 const openSession = () => openLegacySession(service.url, sandbox.keys.full, VERSION);
 const openStream = (sessionId: string) => openRawStream(service.url, sandbox.keys.full, sessionId, { version: VERSION, sockets });
 
-async function openConnections(): Promise<number> {
-  return new Promise((resolve) => service.server.getConnections((_error, count) => resolve(count)));
-}
-
 describe("a 2025 session's notification stream whose client went away", () => {
   it('can be opened again as soon as the service has seen the client go (no 409 for the dead one)', { timeout: 30_000 }, async () => {
     const sessionId = await openSession();
@@ -43,7 +40,7 @@ describe("a 2025 session's notification stream whose client went away", () => {
     expect(second.status).toBe(409);
     second.socket.destroy();
     first.socket.destroy();
-    while ((await openConnections()) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    while ((await openConnections(service)) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const again = await openStream(sessionId);
     expect(again.status).toBe(200);
     again.socket.destroy();

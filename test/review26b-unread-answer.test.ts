@@ -7,43 +7,16 @@
 // waiting to go out of which the client takes none for unreadAnswerMs (60 s by default) is now
 // closed; a client that reads slowly, but takes each write within that bound, gets its whole answer.
 import { connect, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import type { Service } from '../packages/http/src/service.js';
+import { openConnections, rawClientsPerTest } from './raw-clients.js';
 
 let sandbox: Sandbox;
 let service: Service | undefined;
-const sockets: Socket[] = [];
-const logs: string[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  await service?.close();
-  service = undefined;
-  logs.length = 0;
-});
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-async function serve(unreadAnswerMs: number): Promise<Service> {
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: (line) => void logs.push(line),
-    unreadAnswerMs,
-  });
-  return service;
-}
-
-async function openConnections(): Promise<number> {
-  return new Promise((resolve) => (service as Service).server.getConnections((_error, count) => resolve(count)));
-}
+const { sockets, logs, serve: start } = rawClientsPerTest((started) => (sandbox = started));
+const serve = async (unreadAnswerMs: number) => (service = await start({ unreadAnswerMs }));
+const connectionsOpen = () => openConnections(service as Service);
 
 const ID_BYTES = 4_000_000;
 
@@ -69,7 +42,7 @@ describe('a client that never reads its answer', () => {
     askForLargeAnswer('made-up-key-never-reads-1');
     askForLargeAnswer('made-up-key-never-reads-2');
     // Both answers are written (the kernel holds part, the process the rest).
-    while ((await openConnections()) < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    while ((await connectionsOpen()) < 2) await new Promise((resolve) => setTimeout(resolve, 10));
     const served = await fetch(new URL('/mcp/billing', (service as Service).url), {
       method: 'POST',
       headers: { authorization: `Bearer ${sandbox.keys.full}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -83,7 +56,7 @@ describe('a client that never reads its answer', () => {
     expect(served.status).toBe(200);
     await served.text();
     // Before: held until the call's deadline (12 minutes).
-    while ((await openConnections()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    while ((await connectionsOpen()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(logs.some((line) => line.includes('took none of its answer'))).toBe(true);
   });
 
