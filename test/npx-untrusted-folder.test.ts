@@ -32,11 +32,8 @@ function hostileProject(): { dir: string; ran: string; plantedCache: string } {
   return { dir, ran, plantedCache };
 }
 
-it.skipIf(process.platform === 'win32')('the command the setup command writes runs neither a project folder’s planted package nor its npm settings', () => {
-  const home = join(root, 'home');
-  mkdirSync(home, { recursive: true });
-  const { dir, ran, plantedCache } = hostileProject();
-  const { command, args } = launchCommand(HOSTS.cursor, '@engage-mcp/contact', { platform: process.platform, home });
+/** `command args` run in the project, offline, with `home` for HOME: nothing is fetched. */
+function runIn(dir: string, home: string, command: string, args: string[]) {
   const run = spawnSync(command, args, {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', HOME: home, npm_config_offline: 'true', npm_config_update_notifier: 'false' },
@@ -45,6 +42,15 @@ it.skipIf(process.platform === 'win32')('the command the setup command writes ru
     input: '',
   });
   expect(run.error).toBeUndefined();
+  return run;
+}
+
+it.skipIf(process.platform === 'win32')('the command the setup command writes runs neither a project folder’s planted package nor its npm settings', () => {
+  const home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  const { dir, ran, plantedCache } = hostileProject();
+  const { command, args } = launchCommand(HOSTS.cursor, '@engage-mcp/contact', { platform: process.platform, home });
+  const run = runIn(dir, home, command, args);
   expect(existsSync(ran), `the project's planted bin ran: ${run.stderr}`).toBe(false);
   expect(existsSync(plantedCache), `npm used the project's .npmrc (cache=${plantedCache})`).toBe(false);
   expect(args.slice(0, 2)).toEqual(['--prefix', home]);
@@ -54,13 +60,6 @@ it.skipIf(process.platform === 'win32')('the same project without it: npx runs t
   const { dir, ran } = hostileProject();
   rmSync(ran, { force: true });
   const home = join(root, 'home');
-  const run = spawnSync('npx', ['-y', '@engage-mcp/contact'], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: home, npm_config_offline: 'true', npm_config_update_notifier: 'false' },
-    encoding: 'utf8',
-    timeout: 60_000,
-    input: '',
-  });
-  expect(run.error).toBeUndefined();
+  const run = runIn(dir, home, 'npx', ['-y', '@engage-mcp/contact']);
   expect(existsSync(ran), run.stderr).toBe(true);
 });
