@@ -121,7 +121,7 @@ async function makeFolder(folder: string): Promise<void> {
   let existing = wanted;
   while (dirname(existing) !== existing && !(await exists(existing))) existing = dirname(existing);
   const owner = await ownerFor(existing).catch(() => undefined);
-  const first = await mkdir(wanted, { recursive: true });
+  const first = await makeLevels(wanted, existing);
   if (first === undefined || owner === undefined) return;
   for (let made = wanted; ; made = dirname(made)) {
     // lchown: the user owns the folder these were made in, and could swap one for a link to /etc
@@ -129,6 +129,21 @@ async function makeFolder(folder: string): Promise<void> {
     await lchown(made, owner.uid, owner.gid);
     if (made === resolve(first) || dirname(made) === made) return;
   }
+}
+
+/**
+ * The folders from below `existing` down to `wanted`, one level at a time: the first one made.
+ * Node's recursive mkdir never ends where mkdir answers ENOENT below a folder that exists (a path
+ * under /proc); here that ENOENT is thrown, as any other failure.
+ */
+async function makeLevels(wanted: string, existing: string): Promise<string | undefined> {
+  const missing: string[] = [];
+  for (let at = wanted; at !== existing && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
+  for (const folder of missing)
+    await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+  return missing[0];
 }
 
 const exists = (path: string) =>
