@@ -1,7 +1,10 @@
 // Bundles the setup command (packages/setup) into one file with no runtime dependency, left
 // readable on purpose: people run it with their API key and may want to read what it does.
+import { rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 
+// Emptied first: the package ships dist/**/*.js, so a file an earlier build left there would ship too.
+await rm('packages/setup/dist', { recursive: true, force: true });
 await build({
   entryPoints: ['packages/setup/src/cli.ts'],
   outfile: 'packages/setup/dist/cli.js',
