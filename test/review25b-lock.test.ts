@@ -15,7 +15,7 @@ import { callSend, launchChannel } from './helpers/stdio-channel.js';
 import { stateDirFixture } from './state-dir-fixture.js';
 import { structuredOf, textOf } from './helpers.js';
 
-const { root, sandbox, stateDir, params, sends } = stateDirFixture('review25b-lock', '62812557');
+const { sandbox, stateDir, params, sends, takerScript } = stateDirFixture('review25b-lock', '62812557');
 
 describe('a lock file nobody holds', () => {
   it('an empty one (its process killed before it wrote its owner): the next write goes, once', { timeout: 60_000 }, async () => {
@@ -70,14 +70,7 @@ describe('a lock file nobody holds', () => {
 describe('two live processes never hold the lock at once', () => {
   /** Real processes each taking a counter `turns` times; an update lost to two holders shows as a count short. */
   function taker(dir: string, turns: number): Promise<number> {
-    const script = join(root, 'taker.mts');
-    const store = new URL('../shared/src/call/file-guard-store.ts', import.meta.url).pathname;
-    writeFileSync(
-      script,
-      `import { FileGuardStore } from ${JSON.stringify(store)};
-const store = new FileGuardStore(process.argv[2]);
-for (let n = 0; n < Number(process.argv[3]); n++) await store.take('c', 1, 1e9, Date.now() + 3_600_000);`,
-    );
+    const script = takerScript();
     const child = spawn(process.execPath, ['--import', 'tsx', script, dir, String(turns)], { stdio: ['ignore', 'ignore', 'inherit'] });
     return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
   }

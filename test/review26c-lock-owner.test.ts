@@ -24,7 +24,7 @@ import { callSend, launchChannel } from './helpers/stdio-channel.js';
 import { structuredOf, textOf } from './helpers.js';
 import { stateDirFixture } from './state-dir-fixture.js';
 
-const { root, sandbox, stateDir, params, sends } = stateDirFixture('review26c-lock', '62812662');
+const { sandbox, stateDir, params, sends, takerScript } = stateDirFixture('review26c-lock', '62812662');
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -40,6 +40,19 @@ function liveStranger(): { pid: number; start: number } {
 }
 
 const lockLine = (pid: number, start: number) => `${pid} ${hostname()}/${start} 0123456789ab`;
+
+/** A turn on `dir` while the live `owner` holds `lock`: it waits (the lock left as it is), and takes its turn once the owner is gone. */
+async function expectWaitedForOwner(dir: string, lock: string, owner: { pid: number; start: number }): Promise<void> {
+  let settled = false;
+  const turn = new FileGuardStore(dir).take('c', 1, 10, Date.now() + 60_000).finally(() => {
+    settled = true;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(settled).toBe(false);
+  expect(readFileSync(lock, 'utf8')).toBe(lockLine(owner.pid, owner.start));
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  expect(await turn).toEqual({ taken: true, count: 1 });
+}
 
 describe.runIf(process.platform === 'linux')('a lock naming a live pid that is not its owner', () => {
   it('with another start time: broken at once, the turn goes', { timeout: 30_000 }, async () => {
@@ -79,15 +92,7 @@ describe.runIf(process.platform === 'linux')('a lock naming a live pid that is n
     const owner = liveStranger();
     const lock = join(dir, 'state.lock');
     writeFileSync(lock, lockLine(owner.pid, owner.start), { mode: 0o600 });
-    let settled = false;
-    const turn = new FileGuardStore(dir).take('c', 1, 10, Date.now() + 60_000).finally(() => {
-      settled = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(settled).toBe(false);
-    expect(readFileSync(lock, 'utf8')).toBe(lockLine(owner.pid, owner.start));
-    for (const child of children.splice(0)) child.kill('SIGKILL');
-    expect(await turn).toEqual({ taken: true, count: 1 });
+    await expectWaitedForOwner(dir, lock, owner);
   });
 });
 
@@ -99,15 +104,7 @@ describe.runIf(process.platform === 'linux')('a lock its owner, alive on this ho
     writeFileSync(lock, lockLine(owner.pid, owner.start), { mode: 0o600 });
     const hourAgo = new Date(Date.now() - 60 * 60_000);
     utimesSync(lock, hourAgo, hourAgo);
-    let settled = false;
-    const turn = new FileGuardStore(dir).take('c', 1, 10, Date.now() + 60_000).finally(() => {
-      settled = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(settled).toBe(false);
-    expect(readFileSync(lock, 'utf8')).toBe(lockLine(owner.pid, owner.start));
-    for (const child of children.splice(0)) child.kill('SIGKILL');
-    expect(await turn).toEqual({ taken: true, count: 1 });
+    await expectWaitedForOwner(dir, lock, owner);
   });
 
   it('held past the wait (its process stuck): the send is refused naming that process, nothing is sent', { timeout: 60_000 }, async () => {
@@ -141,14 +138,7 @@ function canUnshare(): boolean {
 describe.runIf(canUnshare())('servers in two pid namespaces (containers) with one host name sharing the folder', () => {
   /** A real process taking a counter `turns` times, in a pid namespace of its own if `apart`. */
   function taker(dir: string, turns: number, apart: boolean): Promise<number> {
-    const script = join(root, 'taker.mts');
-    const store = new URL('../shared/src/call/file-guard-store.ts', import.meta.url).pathname;
-    writeFileSync(
-      script,
-      `import { FileGuardStore } from ${JSON.stringify(store)};
-const store = new FileGuardStore(process.argv[2]);
-for (let n = 0; n < Number(process.argv[3]); n++) await store.take('c', 1, 1e9, Date.now() + 3_600_000);`,
-    );
+    const script = takerScript();
     const node = [process.execPath, '--import', 'tsx', script, dir, String(turns)];
     const [command, ...args] = apart ? ['unshare', '--pid', '--fork', '--mount-proc', ...node] : node;
     const child = spawn(command!, args, { stdio: ['ignore', 'ignore', 'inherit'] });

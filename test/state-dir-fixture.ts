@@ -1,6 +1,6 @@
 // One sandbox and a root folder of fresh state directories per test file, and a channel server in
 // this process on a file store: what the tests of the stdio servers' shared state directory share.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -31,6 +31,18 @@ export function stateDirFixture(name: string, msisdnPrefix: string) {
     root,
     sandbox: started,
     stateDir: () => mkdtempSync(join(root, `dir-${++made}-`)),
+    /** A script a real process runs (`node --import tsx SCRIPT DIR TURNS`): the file store of DIR takes a counter TURNS times. */
+    takerScript: () => {
+      const script = join(root, 'taker.mts');
+      const store = new URL('../shared/src/call/file-guard-store.ts', import.meta.url).pathname;
+      writeFileSync(
+        script,
+        `import { FileGuardStore } from ${JSON.stringify(store)};
+const store = new FileGuardStore(process.argv[2]);
+for (let n = 0; n < Number(process.argv[3]); n++) await store.take('c', 1, 1e9, Date.now() + 3_600_000);`,
+      );
+      return script;
+    },
     params: (n: number) => ({ msisdn: `${msisdnPrefix}${String(n).padStart(5, '0')}`, message: `Halo ${n}` }),
     sends: () => countCarriedOut(started(), SEND),
     files: (dir: string, kind: string) => (existsSync(join(dir, kind)) ? readdirSync(join(dir, kind)) : []),
