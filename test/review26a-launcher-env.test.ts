@@ -4,15 +4,11 @@
 // never answered. After `npm run build` (the built bin, as a host starts it).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { launchServer, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { expectToolsAndARead, PATH_WITH_NODE } from './published-helpers.js';
 import { launcherScript } from './launcher-helpers.js';
 
-const root = new URL('..', import.meta.url).pathname;
 // /proc/1 exists and takes no new folder: mkdir below it answers ENOENT.
 const onProc = process.platform === 'linux' && existsSync('/proc/1');
 
@@ -41,24 +37,16 @@ describe.skipIf(!onProc)('the launcher with a cache folder under /proc', () => {
   }, 30_000);
 
   it('the built contact server, started with XDG_CACHE_HOME under /proc, lists its tools and answers a read', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [join(root, 'packages/contact/dist/index.js')],
-      env: {
-        ...getDefaultEnvironment(),
-        PATH: PATH_WITH_NODE,
-        XDG_CACHE_HOME: '/proc/1/engage-cache',
-        ENGAGE_BASE_URL: sandbox.baseUrl,
-        ENGAGE_API_KEY: sandbox.keys.full,
-      },
-      stderr: 'pipe',
+    const { client, close } = await launchServer('contact', {
+      PATH: PATH_WITH_NODE,
+      XDG_CACHE_HOME: '/proc/1/engage-cache',
+      ENGAGE_BASE_URL: sandbox.baseUrl,
+      ENGAGE_API_KEY: sandbox.keys.full,
     });
-    const client = new Client({ name: 'host', version: '0' });
     try {
-      await client.connect(transport);
       await expectToolsAndARead(client, 'contact');
     } finally {
-      await client.close();
+      await close();
     }
   }, 30_000);
 });

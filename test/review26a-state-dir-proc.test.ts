@@ -5,15 +5,11 @@
 // server goes on answering. Through the built server over stdio, against the sandbox (after
 // `npm run build`).
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { launchServer, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { expectToolsAndARead, PATH_WITH_NODE } from './published-helpers.js';
 
-const root = new URL('..', import.meta.url).pathname;
 const onProc = process.platform === 'linux' && existsSync('/proc/1');
 
 let sandbox: Sandbox;
@@ -26,22 +22,14 @@ afterAll(async () => {
 
 describe.skipIf(!onProc)('a state directory under /proc', () => {
   it('a write is refused unsent and the server keeps answering', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [join(root, 'packages/contact/dist/index.js')],
-      env: {
-        ...getDefaultEnvironment(),
-        PATH: PATH_WITH_NODE,
-        ENGAGE_STATE_DIR: '/proc/1/engage-state',
-        ENGAGE_CONFIRM: 'none',
-        ENGAGE_BASE_URL: sandbox.baseUrl,
-        ENGAGE_API_KEY: sandbox.keys.full,
-      },
-      stderr: 'pipe',
+    const { client, close } = await launchServer('contact', {
+      PATH: PATH_WITH_NODE,
+      ENGAGE_STATE_DIR: '/proc/1/engage-state',
+      ENGAGE_CONFIRM: 'none',
+      ENGAGE_BASE_URL: sandbox.baseUrl,
+      ENGAGE_API_KEY: sandbox.keys.full,
     });
-    const client = new Client({ name: 'host', version: '0' });
     try {
-      await client.connect(transport);
       const result = (await client.callTool({
         name: 'contact_action',
         arguments: { operationId: 'contact.create', params: { msisdn: '+6281234567890', name: 'Proc' } },
@@ -52,7 +40,7 @@ describe.skipIf(!onProc)('a state directory under /proc', () => {
       expect(sandbox.requests().filter((request) => request.operationId === 'contact.create')).toEqual([]);
       await expectToolsAndARead(client, 'contact');
     } finally {
-      await client.close();
+      await close();
     }
   }, 30_000);
 });
