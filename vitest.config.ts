@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -12,8 +13,12 @@ export default defineConfig({
   ssr: { resolve: { conditions } },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Two files at a time even on two cores (vitest's default there is one): most files wait on
+    // child processes, sockets and a browser more than they compute. The limits leave the slowest
+    // tests (a redactor property test, the packers) twice their time under that load.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Snapshots are the contract of each tool's definition: never written silently in CI.
     update: false,
   },
