@@ -209,6 +209,11 @@ function checkEmail(value: string | undefined): void {
   if (value !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) throw bad('email is not a valid address');
 }
 
+/** `application/json`, in any letter case, with or without parameters (`; charset=utf-8`). */
+function isJson(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
 function publicCampaign(campaign: Campaign) {
   const { recipientIds: _recipients, message: _message, failedCount: _failed, openedCount: _opened, ...rest } = campaign;
   return rest;
@@ -678,6 +683,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const text = Buffer.concat(chunks).toString('utf8');
+      // Request bodies are application/json (spec section 4). A body labelled otherwise is refused rather than read
+      // anyway: a JSON parser in front of a real API leaves it unread, so a client that forgot the header would pass here only.
+      if (text.trim() !== '' && !isJson(req.headers['content-type'])) {
+        return fail(bad('a request body must be sent with content-type application/json'), rateHeaders());
+      }
       if (text.trim() !== '') {
         try {
           const parsed: unknown = JSON.parse(text);
