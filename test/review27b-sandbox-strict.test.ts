@@ -49,3 +49,18 @@ describe('request bodies are application/json (spec section 4)', () => {
     expect((await raw('POST', `/api/campaign/campaigns/${draft?._id}/cancel`, key)).status).toBe(409);
   });
 });
+
+describe('every endpoint requires a key first (spec section 5)', () => {
+  it('answers a request without a valid key 401 even when its path is malformed', async () => {
+    const answer = await raw('GET', '/api/ai/v1/tickets/%E0%A4', {});
+    expect(answer.status).toBe(401);
+    expect(answer.json).toMatchObject({ status: 401, errorCode: 40100 });
+  });
+
+  it('answers the malformed path of a valid key 400, with the RateLimit headers every response carries', async () => {
+    const answer = await raw('GET', '/api/ai/v1/tickets/%E0%A4', { 'x-api-key': sandbox.keys.full });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ status: 400, errorCode: 40001 });
+    for (const header of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) expect(answer.headers.get(header)).toMatch(/^\d+$/);
+  });
+});

@@ -639,11 +639,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const fail = (error: ApiFailure, headers: Record<string, string | number> = {}) =>
       send(error.status, { status: error.status, errorCode: error.errorCode, message: error.message, data: null }, headers);
 
+    // A path that cannot be decoded is bad input, answered once the key is checked: every endpoint needs a key first (spec section 5).
     let matched: ReturnType<typeof match>;
+    let malformed: ApiFailure | undefined;
     try {
       matched = match(method, rawPath);
     } catch (error) {
-      return fail(error as ApiFailure);
+      malformed = error as ApiFailure;
     }
     record.operationId = matched?.route.operationId ?? null;
 
@@ -673,6 +675,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return fail(new ApiFailure(429, 42900, 'rate limit exceeded'), { ...rateHeaders(), 'Retry-After': retryAfter });
     }
 
+    if (malformed) return fail(malformed, rateHeaders());
     if (!matched) return fail(new ApiFailure(404, 40400, `no route ${method} ${rawPath}`), rateHeaders());
     const { route: hit, params } = matched;
     if (!key.scopes.has(hit.scope)) return fail(new ApiFailure(403, 40300, `API key lacks the scope ${hit.scope}`), rateHeaders());
