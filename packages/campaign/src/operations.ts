@@ -119,7 +119,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     path: CAMPAIGNS,
     scope: 'campaign.manage',
     risk: 'confirm',
-    summary: 'Create a draft campaign; it is not sent.',
+    summary: 'Create a draft on whatsapp|telegram|email; not sent.',
     params: z.strictObject({
       name: requiredText('campaign name', 200),
       message: requiredText('message text', 4096),

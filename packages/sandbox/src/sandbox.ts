@@ -209,6 +209,11 @@ function checkEmail(value: string | undefined): void {
   if (value !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) throw bad('email is not a valid address');
 }
 
+/** `application/json`, in any letter case, with or without parameters (`; charset=utf-8`). */
+function isJson(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
 function publicCampaign(campaign: Campaign) {
   const { recipientIds: _recipients, message: _message, failedCount: _failed, openedCount: _opened, ...rest } = campaign;
   return rest;
@@ -634,11 +639,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const fail = (error: ApiFailure, headers: Record<string, string | number> = {}) =>
       send(error.status, { status: error.status, errorCode: error.errorCode, message: error.message, data: null }, headers);
 
+    // A path that cannot be decoded is bad input, answered once the key is checked: every endpoint needs a key first (spec section 5).
     let matched: ReturnType<typeof match>;
+    let malformed: ApiFailure | undefined;
     try {
       matched = match(method, rawPath);
     } catch (error) {
-      return fail(error as ApiFailure);
+      malformed = error as ApiFailure;
     }
     record.operationId = matched?.route.operationId ?? null;
 
@@ -668,6 +675,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return fail(new ApiFailure(429, 42900, 'rate limit exceeded'), { ...rateHeaders(), 'Retry-After': retryAfter });
     }
 
+    if (malformed) return fail(malformed, rateHeaders());
     if (!matched) return fail(new ApiFailure(404, 40400, `no route ${method} ${rawPath}`), rateHeaders());
     const { route: hit, params } = matched;
     if (!key.scopes.has(hit.scope)) return fail(new ApiFailure(403, 40300, `API key lacks the scope ${hit.scope}`), rateHeaders());
@@ -678,6 +686,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const text = Buffer.concat(chunks).toString('utf8');
+      // Request bodies are application/json (spec section 4). A body labelled otherwise is refused rather than read
+      // anyway: a JSON parser in front of a real API leaves it unread, so a client that forgot the header would pass here only.
+      if (text.trim() !== '' && !isJson(req.headers['content-type'])) {
+        return fail(bad('a request body must be sent with content-type application/json'), rateHeaders());
+      }
       if (text.trim() !== '') {
         try {
           const parsed: unknown = JSON.parse(text);
