@@ -38,7 +38,7 @@ export function mcpEndpoints(catalogs: Domain[], engines: EngageServer[], maxBod
     );
     registerViews(
       mcp,
-      engines.flatMap((engine) => engine.registerTools(mcp, { era, ...(authInfo ? { authInfo } : {}) })),
+      engines.flatMap((engine) => engine.registerTools(mcp, { era, together: true, ...(authInfo ? { authInfo } : {}) })),
     );
     return mcp;
   });
