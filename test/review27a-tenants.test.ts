@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Service } from '../packages/http/src/service.js';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { countCarriedOut, makeClient, structuredOf, textOf, type TestClient } from './helpers.js';
-import { signIn, tokenRequest } from './oauth-helpers.js';
+import { register, signIn, tokenRequest } from './oauth-helpers.js';
 import { oauthServicePerFile } from './oauth-service.js';
 
 let sandbox: Sandbox;
@@ -30,6 +30,11 @@ async function connected(kind: Kind, path: string, headers: Record<string, strin
   return client;
 }
 
+let registered: Promise<string> | undefined;
+/** A sign-in through this file's one registered client (registrations are limited per requester: 20 an hour). */
+const grant = async (key: string, options: { scopes: string[]; resource: string }) =>
+  signIn(service.url, key, { ...options, clientId: await (registered ??= register(service.url).then((client) => client.client_id)) });
+
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const contactIds = (which: 'A' | 'B') => new Set(sandbox.tenant(which).contacts.map((contact) => contact._id));
 
@@ -43,8 +48,8 @@ const list = (client: TestClient) => client.callTool({ name: 'contact_read', arg
 describe.each(['v1', 'v2-modern'] as const)('two tenants with the same scopes (%s client)', (kind) => {
   it.each(['/mcp/contact', '/mcp'])('on %s, interleaved calls each reach their own tenant, and neither is shown anything of the other', async (path) => {
     const resource = `${service.url}${path}`;
-    const a = await signIn(service.url, sandbox.keys.full, { scopes: SCOPES, resource });
-    const b = await signIn(service.url, sandbox.keys.otherTenant, { scopes: SCOPES, resource });
+    const a = await grant(sandbox.keys.full, { scopes: SCOPES, resource });
+    const b = await grant(sandbox.keys.otherTenant, { scopes: SCOPES, resource });
     const keyB = sandbox.createKey(SCOPES, { tenant: 'B', label: `keyB-${kind}-${path}` });
     const clients = {
       full: await connected(kind, path, bearer(a.access)),
@@ -75,10 +80,10 @@ describe.each(['v1', 'v2-modern'] as const)('two tenants with the same scopes (%
 
   it('a confirmation is its own grant’s: another tenant, the same tenant’s key sent as X-API-Key and another grant of the same key are refused, nothing run', async () => {
     const resource = `${service.url}/mcp/contact`;
-    const a = await signIn(service.url, sandbox.keys.full, { scopes: SCOPES, resource });
-    const otherGrant = await signIn(service.url, sandbox.keys.full, { scopes: SCOPES, resource });
-    const narrower = await signIn(service.url, sandbox.keys.full, { scopes: ['contact.read', 'contact.delete'], resource });
-    const b = await signIn(service.url, sandbox.keys.otherTenant, { scopes: SCOPES, resource });
+    const a = await grant(sandbox.keys.full, { scopes: SCOPES, resource });
+    const otherGrant = await grant(sandbox.keys.full, { scopes: SCOPES, resource });
+    const narrower = await grant(sandbox.keys.full, { scopes: ['contact.read', 'contact.delete'], resource });
+    const b = await grant(sandbox.keys.otherTenant, { scopes: SCOPES, resource });
     const owner = await connected(kind, '/mcp/contact', bearer(a.access));
     const others = await Promise.all([
       connected(kind, '/mcp/contact', bearer(b.access)),
@@ -118,9 +123,9 @@ describe.each(['v1', 'v2-modern'] as const)('two tenants with the same scopes (%
 describe('grants under a live 2025 session', () => {
   it('another grant’s token (narrower, or another tenant’s) is refused on it; a refreshed token goes on with the same grant; a revoked one is refused', async () => {
     const resource = `${service.url}/mcp/contact`;
-    const broad = await signIn(service.url, sandbox.keys.full, { scopes: SCOPES, resource });
-    const narrower = await signIn(service.url, sandbox.keys.full, { scopes: ['contact.read'], resource });
-    const other = await signIn(service.url, sandbox.keys.otherTenant, { scopes: SCOPES, resource });
+    const broad = await grant(sandbox.keys.full, { scopes: SCOPES, resource });
+    const narrower = await grant(sandbox.keys.full, { scopes: ['contact.read'], resource });
+    const other = await grant(sandbox.keys.otherTenant, { scopes: SCOPES, resource });
     const headers = bearer(broad.access);
     const client = await connected('v1', '/mcp/contact', headers);
     try {
