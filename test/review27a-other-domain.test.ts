@@ -87,6 +87,42 @@ describe.each(['v1', 'v2-modern'] as const)('another domain’s operationId give
     }
   });
 
+  it('on /mcp, two tenants’ grants of different scopes, interleaved: each is listed and answered by its own grant', async () => {
+    const narrow = await signIn(service.url, sandbox.keys.full, { scopes: ['contact.read'], resource: `${service.url}/mcp` });
+    const broad = await signIn(service.url, sandbox.keys.otherTenant, {
+      scopes: ['contact.read', 'contact.manage', 'campaign.read'],
+      resource: `${service.url}/mcp`,
+    });
+    const clients = [
+      {
+        client: await connected(kind, '/mcp', { authorization: `Bearer ${narrow.access}` }),
+        tools: ['contact_read'],
+        answer: /it needs the API scope campaign\.read/,
+      },
+      {
+        client: await connected(kind, '/mcp', { authorization: `Bearer ${broad.access}` }),
+        tools: ['campaign_read', 'contact_action', 'contact_read'],
+        answer: /it belongs to the tool campaign_read\./,
+      },
+    ];
+    try {
+      const rounds = await Promise.all(
+        [1, 2, 3].flatMap(() =>
+          clients.map(async ({ client, tools, answer }) => {
+            const listed = (await client.listTools()).tools.map((tool) => String(tool.name)).sort();
+            return { listed, tools, text: await refused(client, 'campaign.list'), answer };
+          }),
+        ),
+      );
+      for (const { listed, tools, text, answer } of rounds) {
+        expect(listed).toEqual(tools);
+        expect(text).toMatch(answer);
+      }
+    } finally {
+      await Promise.allSettled(clients.map(({ client }) => client.close()));
+    }
+  });
+
   it('on /mcp/contact, another domain’s operation is still on another server (this endpoint serves one domain)', async () => {
     const client = await signedIn(kind, '/mcp/contact', ['contact.read']);
     try {
