@@ -8,12 +8,15 @@
 // it out; nothing is sent. A domain's own endpoint still points to that domain's server.
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../packages/http/src/service.js';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { makeClient, textOf, type TestClient } from './helpers.js';
 import { signIn } from './oauth-helpers.js';
 import { oauthServicePerFile } from './oauth-service.js';
+import { launchService, stopService, type ServiceProcess } from './service-process.js';
 
 let sandbox: Sandbox;
 let service: Service;
@@ -129,6 +132,48 @@ describe.each(['v1', 'v2-modern'] as const)('another domain’s operationId give
       expect(await refused(client, 'campaign.list')).toMatch(/names the campaign domain, whose operations are on the campaign server .* a separate MCP server/);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('the built service (packages/http/dist/cli.js), OAuth on', () => {
+  let built: ServiceProcess;
+  let url: string;
+  beforeAll(async () => {
+    // OAuth needs its public URL at start: a port free now, named in it.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    built = launchService({
+      ENGAGE_BASE_URL: sandbox.baseUrl,
+      ENGAGE_HTTP_PORT: String(port),
+      ENGAGE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ENGAGE_OAUTH_KEK: randomBytes(32).toString('base64'),
+    });
+    url = await built.url;
+  });
+  afterAll(async () => {
+    if (built) await stopService(built.child);
+  });
+
+  it('on /mcp, a contact.read grant given campaign.list through contact_read is told the scope it needs; the key is told campaign_read', async () => {
+    const tokens = await signIn(url, sandbox.keys.full, { scopes: ['contact.read'], resource: `${url}/mcp` });
+    const credentials: Array<Record<string, string>> = [{ authorization: `Bearer ${tokens.access}` }, { 'x-api-key': sandbox.keys.full }];
+    for (const headers of credentials) {
+      const client = makeClient({ kind: 'v2-modern' });
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers } }));
+      try {
+        const text = await refused(client, 'campaign.list');
+        expect(text).toMatch(
+          'authorization' in headers ? /it needs the API scope campaign\.read, which was not granted/ : /it belongs to the tool campaign_read\./,
+        );
+        expect(text).not.toMatch(/separate MCP server/);
+      } finally {
+        await client.close();
+      }
     }
   });
 });
