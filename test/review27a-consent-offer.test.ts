@@ -5,10 +5,17 @@
 // none of their operations; a person could tick "send campaigns" for a connection that can never
 // send, and a grant held it. Now an endpoint offers the scopes of the operations it serves (after
 // read-only mode and the allow and deny lists), on its page, in its metadata and in the grant.
+// And /mcp's instructions named a domain the settings leave without operations as one "none of
+// whose API scopes this connection's sign-in granted (the user can reconnect this server and tick
+// them)", even to a connection with no sign-in (the key sent itself), and to a grant that could
+// never tick them: such a domain is now said to be left out by the service's settings.
+import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { Service } from '../packages/http/src/service.js';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
-import { REDIRECT, authorizeUrl, openConsent, pkce, postConsent, register, tokenRequest } from './oauth-helpers.js';
+import { makeClient } from './helpers.js';
+import { REDIRECT, authorizeUrl, openConsent, pkce, postConsent, register, signIn, tokenRequest } from './oauth-helpers.js';
 import { oauthServicePerFile } from './oauth-service.js';
 
 let sandbox: Sandbox;
@@ -63,5 +70,30 @@ describe('a read-only service (ENGAGE_READ_ONLY=true, contact reads denied)', ()
     });
     expect(tokens.status).toBe(200);
     expect(tokens.body.scope).toBe('campaign.read');
+  });
+});
+
+describe.each(['v1', 'v2-modern'] as const)('/mcp’s instructions on that service (%s client)', (kind) => {
+  /** The instructions /mcp gives a connection with these headers. */
+  async function instructionsWith(headers: Record<string, string>): Promise<string> {
+    const client = makeClient({ kind });
+    const url = new URL('/mcp', service.url);
+    const requestInit = { headers };
+    await client.connect(kind === 'v1' ? new LegacyHttpTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit }));
+    try {
+      return client.instructions() ?? '';
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('a domain the settings leave out is said to be the operator’s doing, never a sign-in’s to tick (it was, with no sign-in at all)', async () => {
+    const byKey = await instructionsWith({ 'x-api-key': sandbox.keys.full });
+    expect(byKey).not.toMatch(/sign-in/);
+    expect(byKey).toMatch(/Not served: the contact domain, every operation of which this service's settings leave out/);
+    const tokens = await signIn(service.url, sandbox.keys.full, { scopes: ['campaign.read'], resource: `${service.url}/mcp` });
+    const granted = await instructionsWith({ authorization: `Bearer ${tokens.access}` });
+    expect(granted).toMatch(/Not listed: the inbox, channel, product, billing, tenant domains, none of whose API scopes this connection's sign-in granted/);
+    expect(granted).toMatch(/Not served: the contact domain, every operation of which this service's settings leave out/);
   });
 });
