@@ -30,15 +30,23 @@ export function mcpEndpoints(catalogs: Domain[], engines: EngageServer[], maxBod
   const intro = 'engage-mcp: all seven domains of the Tenant Messaging and Engagement API in one server.';
   add('/mcp', (era, authInfo) => {
     const parts = engines.map((engine) => engine.instructionsFor(authInfo));
-    const unlisted = catalogs.filter((_, index) => parts[index] === undefined).map((domain) => domain.name);
-    const instructions = [intro, ...parts.filter((part) => part !== undefined), ...(unlisted.length > 0 ? [notGrantedDomains(unlisted)] : [])].join('\n\n');
+    // A domain whose every operation the settings leave out is no sign-in's doing: it is said apart.
+    const served = (index: number) => (engines[index] as EngageServer).tools.length > 0;
+    const unlisted = catalogs.filter((_, index) => parts[index] === undefined && served(index)).map((domain) => domain.name);
+    const leftOut = catalogs.filter((_, index) => !served(index)).map((domain) => domain.name);
+    const instructions = [
+      intro,
+      ...parts.filter((part) => part !== undefined),
+      ...(unlisted.length > 0 ? [notGrantedDomains(unlisted)] : []),
+      ...(leftOut.length > 0 ? [notServedDomains(leftOut)] : []),
+    ].join('\n\n');
     const mcp = new McpServer(
       { name: 'engage-mcp', title: 'engage-mcp: all domains', version: SERVER_VERSION },
       { capabilities: { tools: { listChanged: false } }, instructions },
     );
     registerViews(
       mcp,
-      engines.flatMap((engine) => engine.registerTools(mcp, { era, ...(authInfo ? { authInfo } : {}) })),
+      engines.flatMap((engine) => engine.registerTools(mcp, { era, together: true, ...(authInfo ? { authInfo } : {}) })),
     );
     return mcp;
   });
@@ -48,6 +56,10 @@ export function mcpEndpoints(catalogs: Domain[], engines: EngageServer[], maxBod
 /** The domains an OAuth grant holds no scope of: one line for them all, rather than each domain's instructions. */
 const notGrantedDomains = (domains: string[]) =>
   `Not listed: the ${domains.join(', ')} domain${domains.length > 1 ? 's' : ''}, none of whose API scopes this connection's sign-in granted (the user can reconnect this server and tick them).`;
+
+/** The domains the service's settings leave without any operation: the operator's choice, for every connection. */
+const notServedDomains = (domains: string[]) =>
+  `Not served: the ${domains.join(', ')} domain${domains.length > 1 ? 's' : ''}, every operation of which this service's settings leave out (read-only mode, or the operations allow and deny lists): if the user needs ${domains.length > 1 ? 'them' : 'it'}, they ask the service's operator.`;
 
 // The 2026-07-28 entry refuses batches, and 2025-06-18 dropped them. One POST is one call, so the
 // key's concurrency limit, the deadline and the drain each count every call.

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
-import { keyFingerprint, type Domain, type GuardStore, type PaceKeeper, type SpentStore, type Telemetry } from '@engage-mcp/shared';
+import { keyFingerprint, type Domain, type EngageServer, type GuardStore, type PaceKeeper, type SpentStore, type Telemetry } from '@engage-mcp/shared';
 import { ConnectionCap } from './connections.js';
 import { Drain } from './drain.js';
 import { startEngines, type Engines } from './engines.js';
@@ -179,15 +179,19 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 }
 
 /**
- * OAuth's routes and guard; each endpoint offers the API scopes of its operations; a key is checked
+ * OAuth's routes and guard; each endpoint offers the API scopes of the operations it serves (after
+ * read-only mode and the allow and deny lists: a person is never asked to grant what no call can
+ * use); a key is checked
  * with one cheap read, in that key's upstream slots like any call (made-up keys posted on a consent
  * page share the allowance of keys the API has not accepted, and never hold the pool).
  */
 function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines, fairness: Fairness, log: JsonLog): OAuth {
-  const scopesOf = (domains: Domain[]) => [...new Set(domains.flatMap((domain) => domain.operations.map((op) => op.scope)))];
+  const scopesOf = (served: EngageServer[]) => [
+    ...new Set(served.flatMap((engine) => engine.tools.flatMap(({ operations }) => operations.map((op) => op.scope)))),
+  ];
   const scopesByPath = new Map([
-    ['/mcp', scopesOf(settings.catalogs)],
-    ...settings.catalogs.map((domain) => [`/mcp/${domain.name}`, scopesOf([domain])] as const),
+    ['/mcp', scopesOf(engines.engines)],
+    ...settings.catalogs.map((domain, index) => [`/mcp/${domain.name}`, scopesOf([engines.engines[index] as EngageServer])] as const),
   ]);
   const probe = settings.catalogs.flatMap((domain) => domain.operations).find((op) => op.id === 'tenant.list');
   const checkKey = async (apiKey: string) => {

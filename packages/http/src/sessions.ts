@@ -40,6 +40,13 @@ const OTHER_KEY = {
   error: 'session_key',
   message: 'This session was opened with another API key: a session serves only the key that opened it. Start a new session with this key.',
 };
+/** The same key through another connection (another OAuth grant, or the key sent itself): not "another API key". */
+const OTHER_CONNECTION = {
+  status: 403,
+  error: 'session_key',
+  message:
+    'This session was opened through another connection of the same API key (another OAuth sign-in, or the key sent itself): a session serves only the connection that opened it. Start a new session with this one.',
+};
 const NO_SESSION = { status: 400, error: 'no_session', message: 'Bad Request: no session; a 2025-era client starts with initialize.' };
 const SAME_ID = {
   status: 409,
@@ -75,7 +82,7 @@ export class Sessions {
     if (!session || session.endpoint !== target.name) return refusalResponse(NOT_FOUND);
     if (session.clientId !== authInfo.clientId) {
       this.onOtherKey(authInfo);
-      return refusalResponse(OTHER_KEY);
+      return refusalResponse(keyIdOf(authInfo.clientId) === session.keyId ? OTHER_CONNECTION : OTHER_KEY);
     }
     session.lastSeen = Date.now();
     const ids = takeCallIds(session.calls, body);

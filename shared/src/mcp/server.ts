@@ -48,6 +48,8 @@ export interface ServerOptions {
     logOf?: (authInfo: AuthInfo) => Logger;
     /** The API scope of any operation this service serves, another domain's too: what an OAuth grant needs to call what an answer names. */
     scopeOf?: (operationId: string) => string | undefined;
+    /** Every operation of every domain the service serves, with its tool: on /mcp, where they share one server, another domain's operation is named as this server's. */
+    served?: readonly ServedOperation[];
   };
   /** The API client to use (remote mode shares one keep-alive pool across domains); one of its own by default. */
   client?: ApiClient;
@@ -72,6 +74,16 @@ export interface ServerOptions {
 export interface ServedTo {
   era: ProtocolEra;
   authInfo?: AuthInfo;
+  /** Served on one server with every other domain (remote mode's /mcp): another domain's operation is this server's too. */
+  together?: boolean;
+}
+
+/** An operation of the service (remote mode), as a tool given another domain's operationId is told of it. */
+export interface ServedOperation {
+  id: string;
+  scope: string;
+  tool: string;
+  write: boolean;
 }
 
 export interface EngageServer {
@@ -126,7 +138,7 @@ export function createServer(
     ...(options.onCall ? { onCall: options.onCall } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };
-  const offerOf = offers(manifest, offered, gated, config);
+  const offerOf = offers(manifest, offered, gated, config, options.remote?.served ?? []);
 
   function createMcpServer({ era, authInfo }: ServedTo = { era: 'legacy' }): McpServer {
     const { tools, instructions } = offerOf(options.remote ? authInfo : undefined);
@@ -140,7 +152,8 @@ export function createServer(
 
   return {
     createMcpServer,
-    registerTools: (mcp, { era, authInfo }) => registerTools(mcp, era, offerOf(options.remote ? authInfo : undefined).tools, registration),
+    registerTools: (mcp, { era, authInfo, together }) =>
+      registerTools(mcp, era, offerOf(options.remote ? authInfo : undefined, together === true).tools, registration),
     tools: offered.map(({ info, operations }) => ({ info, operations })),
     instructionsFor(authInfo) {
       const offer = offerOf(options.remote ? authInfo : undefined);
@@ -179,12 +192,9 @@ function offeredTools(manifest: DomainManifest, config: Config | undefined) {
   for (const info of manifest.tools) {
     const operations = info.operations.filter((op) => {
       if (!config) return true; // unconfigured: every call answers with the configuration problem
-      if (isOperationEnabled(config, op.id, op.risk !== 'safe')) return true;
-      disabled.set(
-        op.id,
-        config.readOnly && op.risk !== 'safe' ? 'ENGAGE_READ_ONLY is true' : 'it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY',
-      );
-      return false;
+      const excluded = excludedBy(config, op.id, op.risk !== 'safe');
+      if (excluded) disabled.set(op.id, excluded);
+      return excluded === undefined;
     });
     if (operations.length > 0) offered.push({ info, operations });
   }
@@ -196,6 +206,12 @@ function offeredTools(manifest: DomainManifest, config: Config | undefined) {
   }));
 }
 
+/** Why the configuration leaves an operation out (read-only mode, the allow and deny lists), or undefined when it offers it. */
+function excludedBy(config: Config, operationId: string, write: boolean): string | undefined {
+  if (isOperationEnabled(config, operationId, write)) return undefined;
+  return config.readOnly && write ? 'ENGAGE_READ_ONLY is true' : 'it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY';
+}
+
 interface Offer {
   tools: OfferedTool[];
   instructions: string;
@@ -205,40 +221,69 @@ interface Offer {
  * The tools and instructions an SDK server is built with: every offered operation, or for an OAuth
  * grant (remote mode) only those whose scope it holds, so the model is never shown a call it would
  * be refused and a read-only grant gets no action tool; the instructions say what is left out.
- * Built once per set of this domain's scopes a grant holds (a handful), as remote mode builds a
- * server per request.
+ * `together` (remote mode's /mcp, where every domain shares one server): a tool given another
+ * domain's operationId is told it is this server's (the tool it belongs to, the scope the grant
+ * lacks, or the setting that leaves it out), never that it is on another server. Built once per
+ * set of scopes a grant holds (a handful), as remote mode builds a server per request.
  */
-function offers(manifest: DomainManifest, offered: ReturnType<typeof offeredTools>, gated: (op: OperationInfo) => boolean, config: Config | undefined) {
-  const offerFor = (tools: typeof offered): Offer => ({
+function offers(
+  manifest: DomainManifest,
+  offered: ReturnType<typeof offeredTools>,
+  gated: (op: OperationInfo) => boolean,
+  config: Config | undefined,
+  served: readonly ServedOperation[],
+) {
+  const offerFor = (tools: typeof offered, unlisted: string, elsewhere: ReadonlyMap<string, string> | undefined): Offer => ({
     tools: tools.map(({ info, operations, disabled }) => ({
       info,
       operations,
       description: describeTool(info, operations, gated),
-      args: toolArguments(info, operations, disabled, { quietHours: config?.guardrails.quietHours !== undefined }),
+      args: toolArguments(info, operations, elsewhere ? new Map([...elsewhere, ...disabled]) : disabled, {
+        quietHours: config?.guardrails.quietHours !== undefined,
+      }),
       view: viewOf(info, operations, gated),
     })),
-    instructions: serverInstructions(manifest, tools, gated),
+    instructions: `${serverInstructions(manifest, tools, gated)}${unlisted}`,
   });
-  const everything = offerFor(offered);
   const scopesHere = new Set(offered.flatMap(({ operations }) => operations.map((op) => op.scope)));
-  const byScopes = new Map<string, Offer>();
-  return (authInfo: AuthInfo | undefined): Offer => {
+  const own = new Set(manifest.tools.flatMap((tool) => tool.operations.map((op) => op.id)));
+  const others = served.filter((op) => !own.has(op.id));
+  const scopesServed = new Set(served.map((op) => op.scope));
+  /** Another domain's operations, and why this tool does not run each: for a grant of `granted` (every scope without one). */
+  const elsewhereFor = (granted: ReadonlySet<string> | undefined) =>
+    new Map(
+      others.map((op) => [
+        op.id,
+        (config && excludedBy(config, op.id, op.write)) ?? (granted && !granted.has(op.scope) ? notGrantedHere(op.scope) : `it belongs to the tool ${op.tool}`),
+      ]),
+    );
+  const built = new Map<string, Offer>();
+  return (authInfo: AuthInfo | undefined, together = false): Offer => {
     const grant = authInfo && grantOf(authInfo.extra);
-    if (!grant) return everything;
-    const granted = new Set(grant.scopes.filter((scope) => scopesHere.has(scope)));
-    if (granted.size === scopesHere.size) return everything;
-    const key = [...granted].sort().join(' ');
-    let offer = byScopes.get(key);
+    const granted = grant && new Set(grant.scopes.filter((scope) => scopesHere.has(scope)));
+    const narrowed = granted !== undefined && granted.size < scopesHere.size ? [...granted].sort() : undefined;
+    const grantedServed = grant && [...new Set(grant.scopes.filter((scope) => scopesServed.has(scope)))].sort();
+    const withOthers = together && others.length > 0;
+    const key = JSON.stringify([narrowed ?? '*', withOthers ? (grantedServed ?? '*') : '-']);
+    let offer = built.get(key);
     if (!offer) {
-      const narrowed = offerFor(narrowedToGrant(offered, granted));
-      const missing = [...scopesHere].filter((scope) => !granted.has(scope));
-      const unlisted = `Not listed: the operations that need the API scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which this connection's sign-in did not grant (the user can reconnect this server and tick ${missing.length > 1 ? 'them' : 'it'}).`;
-      offer = { tools: narrowed.tools, instructions: `${narrowed.instructions} ${unlisted}` };
-      byScopes.set(key, offer);
+      const missing = narrowed ? [...scopesHere].filter((scope) => !granted?.has(scope)) : [];
+      const unlisted =
+        missing.length > 0
+          ? ` Not listed: the operations that need the API scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which this connection's sign-in did not grant (the user can reconnect this server and tick ${missing.length > 1 ? 'them' : 'it'}).`
+          : '';
+      const elsewhere = withOthers ? elsewhereFor(grantedServed && new Set(grantedServed)) : undefined;
+      // A grant's scope sets are few: past MAX_OFFERS distinct ones, they are built anew rather than kept.
+      if (built.size >= MAX_OFFERS) built.clear();
+      offer = offerFor(granted && narrowed ? narrowedToGrant(offered, granted) : offered, unlisted, elsewhere);
+      built.set(key, offer);
     }
     return offer;
   };
 }
+
+/** How many offers (sets of granted scopes, per endpoint kind) a domain keeps built. */
+const MAX_OFFERS = 256;
 
 /** The offered tools with only the operations a grant's scopes allow; each one left out says which scope it needs. */
 function narrowedToGrant(offered: ReturnType<typeof offeredTools>, granted: ReadonlySet<string>): ReturnType<typeof offeredTools> {

@@ -128,7 +128,8 @@ function unknownOperation(operationId: unknown, toolName: string, ids: readonly 
   if (why) return `operationId ${name} is not available: ${why}`;
   const domain = /^([a-z]+)\./.exec(operationId)?.[1];
   const own = ids[0]?.split('.')[0];
-  if (domain && domain !== own && DOMAIN_NAMES.includes(domain))
+  // Another domain's server, unless its operations are this server's too (remote mode's /mcp lists them in `disabled`).
+  if (domain && domain !== own && DOMAIN_NAMES.includes(domain) && ![...disabled.keys()].some((id) => id.startsWith(`${domain}.`)))
     return `operationId ${name} names the ${domain} domain, whose operations are on the ${domain} server (engage-${domain}, tools named ${domain}_…), a separate MCP server, not ${toolName}: call it there if the host has it, or tell the user it is not connected; ${toolName} takes ${ids.join(', ')}`;
   const nearest = nearestId(operationId, [...ids, ...disabled.keys()]);
   const hint =

@@ -99,6 +99,7 @@ function pendingFrom(ctx: OAuthContext, client: Client, redirectUri: string, que
   const offered = ctx.scopesOf(resource);
   // Not in the request's words: the message is shown on our page (with a link to the client's site).
   if (!offered) throw new Refused('invalid_target', 'the resource it names is not one of this server’s');
+  if (offered.length === 0) throw new Refused('invalid_target', 'the resource it names serves no operation here (the service’s settings leave them all out)');
   const asked = (query.get('scope') ?? '').split(' ').filter((scope) => scope !== '');
   const requested = asked.filter((scope) => offered.includes(scope));
   if (asked.length > 0 && requested.length === 0) throw new Refused('invalid_scope', `none of the requested scopes is offered by ${resource}`);
