@@ -158,7 +158,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     settings,
     (authInfo) => {
       metrics.refused.inc({ reason: 'session-key' });
-      requestLogOf(log, authInfo).warn('a request came on a session with another key than the one that opened it; refused');
+      requestLogOf(log, authInfo).warn('a request came on a session opened with another key, or another sign-in of this key; refused');
     },
     (keyId) => fairness.isAccepted(keyId),
   );

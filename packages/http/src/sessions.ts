@@ -62,7 +62,7 @@ export class Sessions {
 
   constructor(
     private readonly limits: SessionLimits,
-    /** A request came on a session opened with another key (it is refused). */
+    /** A request came on a session opened with another key or another sign-in of it (it is refused). */
     private readonly onOtherKey: (authInfo: AuthInfo) => void,
     /** Has the API accepted this key (answered it with anything but 401)? Only then do its sessions count against maxSessions. */
     private readonly isAccepted: (keyId: string) => boolean = () => true,
