@@ -4,15 +4,13 @@
 // connection was read-only, and every write the model tried was refused for scope. Now each tool
 // lists the operations whose scope the grant holds, a tool with none is not listed, and the
 // instructions say what is left out; in both protocol eras, per domain and on /mcp.
-import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import type { Service } from '../packages/http/src/service.js';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
-import { makeClient, textOf, type TestClient } from './helpers.js';
+import { textOf, type TestClient } from './helpers.js';
 import { signIn } from './oauth-helpers.js';
-import { oauthServicePerFile } from './oauth-service.js';
+import { connectedOver, oauthServicePerFile } from './oauth-service.js';
 
 let sandbox: Sandbox;
 let service: Service;
@@ -21,13 +19,7 @@ oauthServicePerFile({ ENGAGE_CONFIRM: 'none' }, (ready) => ({ sandbox, service }
 
 type Kind = 'v1' | 'v2-modern';
 
-async function connected(kind: Kind, path: string, authorization: Record<string, string>): Promise<TestClient> {
-  const client = makeClient({ kind });
-  const url = new URL(path, service.url);
-  const requestInit = { headers: authorization };
-  await client.connect(kind === 'v1' ? new LegacyHttpTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit }));
-  return client;
-}
+const connected = (kind: Kind, path: string, authorization: Record<string, string>): Promise<TestClient> => connectedOver(service, kind, path, authorization);
 
 async function signedIn(kind: Kind, path: string, scopes: string[]): Promise<TestClient> {
   const tokens = await signIn(service.url, sandbox.keys.full, { scopes, resource: `${service.url}${path}` });

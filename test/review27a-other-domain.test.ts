@@ -6,16 +6,15 @@
 // domain names it). Now, on /mcp, another domain's operation is answered as one of this server's:
 // the tool it belongs to, or the API scope the grant lacks, or the operator's setting that leaves
 // it out; nothing is sent. A domain's own endpoint still points to that domain's server.
-import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../packages/http/src/service.js';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { makeClient, textOf, type TestClient } from './helpers.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { signIn } from './oauth-helpers.js';
-import { oauthServicePerFile } from './oauth-service.js';
+import { connectedOver, oauthServicePerFile } from './oauth-service.js';
 import { launchService, stopService, type ServiceProcess } from './service-process.js';
 
 let sandbox: Sandbox;
@@ -25,13 +24,7 @@ oauthServicePerFile({ ENGAGE_OPERATIONS_DENY: 'campaign.analytics' }, (ready) =>
 
 type Kind = 'v1' | 'v2-modern';
 
-async function connected(kind: Kind, path: string, headers: Record<string, string>): Promise<TestClient> {
-  const client = makeClient({ kind });
-  const url = new URL(path, service.url);
-  const requestInit = { headers };
-  await client.connect(kind === 'v1' ? new LegacyHttpTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit }));
-  return client;
-}
+const connected = (kind: Kind, path: string, headers: Record<string, string>): Promise<TestClient> => connectedOver(service, kind, path, headers);
 
 async function signedIn(kind: Kind, path: string, scopes: string[]): Promise<TestClient> {
   const tokens = await signIn(service.url, sandbox.keys.full, { scopes, resource: `${service.url}${path}` });

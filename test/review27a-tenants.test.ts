@@ -4,14 +4,12 @@
 // told shows nothing of the other. Then grants under a live 2025 session: another grant's token
 // (narrower, or another tenant's) on it is refused, a refreshed token goes on with the same grant,
 // a revoked one is refused.
-import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { Service } from '../packages/http/src/service.js';
 import type { Sandbox } from '../packages/sandbox/src/index.js';
-import { countCarriedOut, makeClient, structuredOf, textOf, type TestClient } from './helpers.js';
+import { countCarriedOut, structuredOf, textOf, type TestClient } from './helpers.js';
 import { register, signIn, tokenRequest } from './oauth-helpers.js';
-import { oauthServicePerFile } from './oauth-service.js';
+import { connectedOver, oauthServicePerFile } from './oauth-service.js';
 
 let sandbox: Sandbox;
 let service: Service;
@@ -21,14 +19,7 @@ oauthServicePerFile({}, (ready) => ({ sandbox, service } = ready));
 type Kind = 'v1' | 'v2-modern';
 const SCOPES = ['contact.read', 'contact.manage', 'contact.delete'];
 
-/** A client whose headers may be changed between requests (the transports read them at each request). */
-async function connected(kind: Kind, path: string, headers: Record<string, string>): Promise<TestClient> {
-  const client = makeClient({ kind });
-  const url = new URL(path, service.url);
-  const requestInit = { headers };
-  await client.connect(kind === 'v1' ? new LegacyHttpTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit }));
-  return client;
-}
+const connected = (kind: Kind, path: string, headers: Record<string, string>): Promise<TestClient> => connectedOver(service, kind, path, headers);
 
 let registered: Promise<string> | undefined;
 /** A sign-in through this file's one registered client (registrations are limited per requester: 20 an hour). */
