@@ -352,7 +352,10 @@ function textContains(text: string, needle: string, redact: Redact | undefined):
 
 function equalsLoosely(actual: unknown, expected: string, redact: Redact | undefined, depth = 0): boolean {
   if (Array.isArray(actual)) return depth < 2 && actual.some((inner) => equalsLoosely(inner, expected, redact, depth + 1));
-  if (actual === undefined || actual === null || String(actual).toLowerCase() !== expected.toLowerCase()) return false;
+  // Only a string, number or boolean equals a word: an object never did ("[object Object]" has a
+  // blank), and String() of one from the API can throw (`{"toString":1}` has an own toString).
+  if (typeof actual !== 'string' && typeof actual !== 'number' && typeof actual !== 'boolean') return false;
+  if (String(actual).toLowerCase() !== expected.toLowerCase()) return false;
   return !redact || !holdsKey(String(actual), redact);
 }
 

@@ -1,0 +1,45 @@
+// Records a hostile API sends back, through a built contact server in process against the stand-in
+// of hostile-api.ts: what the model gets for a list whose records carry objects shaped to break
+// the search, small and past the 1 MiB where a body is read as it arrives.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DOMAINS, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
+import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
+
+let api: HostileApi;
+const open: InProcess[] = [];
+beforeAll(async () => {
+  api = await startHostileApi();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((server) => server.close()));
+  api.respond(() => envelope([]));
+});
+afterAll(() => api.close());
+
+async function serve(): Promise<InProcess> {
+  const server = await inProcess(DOMAINS.contact!, { baseUrl: api.baseUrl, keys: { full: api.key } as never }, { env: { ENGAGE_CONFIRM: 'none' } });
+  open.push(server);
+  return server;
+}
+
+describe('a `field:value` search over records whose field is an object that cannot be made a string', () => {
+  // JSON.parse gives `{"toString":1}` an own toString that is not a function: String() of it throws.
+  const hostile = JSON.parse(
+    `[{"_id":"h1","note":"open","status":{"toString":1}},{"_id":"h2","note":"open","status":{"valueOf":"x","toString":{"a":1}}},{"_id":"h3","note":"open","status":[{"toString":null}]},{"_id":"ok","status":"open","name":"Budi"}]`,
+  ) as unknown[];
+  const filler = Array.from({ length: 9_000 }, (_, index) => ({ _id: `f${index}`, status: 'closed', note: 'x'.repeat(100) }));
+
+  it.each([
+    ['a small body (read whole)', hostile],
+    ['a body past 1 MiB (read as it arrives)', [...filler, ...hostile]],
+  ])('%s: the record that matches is listed, the others are not matches, and no error', async (_, data) => {
+    const server = await serve();
+    api.respond(() => envelope(data));
+    const result = await server.call('contact.list', undefined, { search: 'status:open' });
+    expect(textOf(result)).not.toMatch(/not valid JSON|internal|TypeError|primitive/i);
+    expect(result.isError).toBeFalsy();
+    const answer = structuredOf(result) as { data: Array<{ _id: string }>; page: { matched: number; total: number } };
+    expect(answer.data.map((item) => item._id)).toEqual(['ok']);
+    expect(answer.page).toMatchObject({ matched: 1, total: data.length });
+  });
+});
