@@ -16,7 +16,7 @@ export interface SeenRequest {
 export interface Reply {
   status?: number;
   headers?: Record<string, string>;
-  /** A string is sent as it is; anything else as JSON. */
+  /** A string or a Buffer is sent as it is; anything else as JSON. */
   body?: unknown;
 }
 
@@ -47,7 +47,7 @@ export async function startHostileApi(): Promise<HostileApi> {
     };
     requests.push(seen);
     const reply = await responder(seen);
-    const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
+    const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body ?? null);
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
     res.end(body);
   });

@@ -303,6 +303,13 @@ export class ApiClient {
         logDetail: code,
       });
     }
+    if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+      // The API did answer: its headers were more than the HTTP client reads (16 KiB). Asking again gets the same.
+      return new UpstreamError('bad-response', 'The API answered with headers larger than this server reads (16 KiB), so its answer was not read', {
+        mayHaveHappened,
+        logDetail: code,
+      });
+    }
     if (code === 'BODY_TOO_LARGE') {
       return new UpstreamError('bad-response', `The API's answer was larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB and was not read`, {
         mayHaveHappened,
@@ -340,6 +347,13 @@ export class ApiClient {
       }
       if (parsed.errorCode === 0 && parsed.status >= 200 && parsed.status < 300) return parsed.data;
       throw this.envelopeFailure(req, reason, parsed, redact, ctx.log ?? this.log);
+    }
+    if (status === 304) {
+      // Not a redirect: "not modified" answers a conditional request, and this server never sends one.
+      throw new UpstreamError('bad-response', `The API answered ${reason} to a request that was not conditional, with no body to read`, {
+        status,
+        mayHaveHappened: !req.safe,
+      });
     }
     if (status >= 300 && status < 400) {
       throw new UpstreamError('redirect', `The API answered with a redirect (${reason}), which is not followed so the key stays with ENGAGE_BASE_URL`, {
@@ -588,6 +602,13 @@ function isEnvelope(value: unknown): value is { status: number; errorCode: numbe
 
 function describeBody(response: RawResponse): string {
   const type = String(header(response, 'content-type') ?? '');
+  // Nothing is unpacked (a compressed body could be a bomb), and no encoding is asked for.
+  const encoding = String(header(response, 'content-encoding') ?? '').trim();
+  if (encoding !== '' && encoding.toLowerCase() !== 'identity') {
+    // Only a known name is repeated: the header is the API's text, and could carry anything (the key too).
+    const known = /^(x-)?(gzip|br|deflate|zstd|compress)$/i.test(encoding) ? ` (${encoding.toLowerCase()})` : '';
+    return `compressed${known}, which this server did not ask for and does not unpack`;
+  }
   if (response.text.trim() === '') return 'empty';
   if (type.includes('html') || /^\s*</.test(response.text)) return 'an HTML page, not JSON';
   return 'not valid JSON (truncated or malformed)';
