@@ -43,3 +43,25 @@ describe('a `field:value` search over records whose field is an object that cann
     expect(answer.page).toMatchObject({ matched: 1, total: data.length });
   });
 });
+
+describe('`fields` over what every object inherits, and over a record field named `__proto__`', () => {
+  const body =
+    '{"status":200,"errorCode":0,"data":[{"_id":"a","name":"Budi","__proto__":{"_id":"forged","x":"y"}},{"name":"no id","__proto__":{"_id":"forged2"}}]}';
+  const filler = JSON.stringify(Array.from({ length: 9_000 }, (_, index) => ({ _id: `f${index}`, note: 'x'.repeat(100) }))).slice(1, -1);
+
+  it.each([
+    ['a small body (read whole)', body],
+    ['a body past 1 MiB (read as it arrives)', body.replace('"data":[', `"data":[${filler},`)],
+  ])('%s: inherited names are fields no record has, and an own `__proto__` field is shown', async (_, text) => {
+    const server = await serve();
+    api.respond(() => ({ body: text }));
+    const inherited = await server.call('contact.list', undefined, { fields: ['constructor', 'toString'], offset: 9_000 });
+    expect(textOf(inherited)).toContain('No record has the field(s) "constructor", "toString".');
+    const own = await server.call('contact.list', undefined, { fields: ['__proto__'], search: 'forged' });
+    expect(own.isError).toBeFalsy();
+    expect(textOf(own)).not.toContain('No record has the field(s)');
+    expect((structuredOf(own) as { data: unknown[] }).data).toEqual(
+      JSON.parse('[{"_id":"a","__proto__":{"_id":"forged","x":"y"}},{"__proto__":{"_id":"forged2"}}]'),
+    );
+  });
+});
