@@ -18,6 +18,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** A string or a Buffer is sent as it is; anything else as JSON. */
   body?: unknown;
+  /** Bytes written to the socket instead of an HTTP answer (which may then be no HTTP at all), and the socket closed. */
+  raw?: string;
 }
 
 export type Responder = (request: SeenRequest) => Reply | Promise<Reply>;
@@ -47,6 +49,10 @@ export async function startHostileApi(): Promise<HostileApi> {
     };
     requests.push(seen);
     const reply = await responder(seen);
+    if (reply.raw !== undefined) {
+      req.socket.end(reply.raw);
+      return;
+    }
     const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body ?? null);
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
     res.end(body);

@@ -43,6 +43,17 @@ const CASES: Array<[string, () => Reply, RegExp]> = [
     () => ({ status: 304, body: '' }),
     /The API answered HTTP 304 Not Modified to a request that was not conditional/,
   ],
+  ['an answer with no status line (not HTTP)', () => ({ raw: good }), /The API's answer did not follow HTTP\/1\.1, so it was not read/],
+  [
+    'a chunked body with a broken chunk size',
+    () => ({ raw: `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n${good}\r\n0\r\n\r\n` }),
+    /The API's answer did not follow HTTP\/1\.1, so it was not read/,
+  ],
+  [
+    'a 204 with a body',
+    () => ({ raw: `HTTP/1.1 204 No Content\r\ncontent-length: ${good.length}\r\n\r\n${good}` }),
+    /The API's answer did not follow HTTP\/1\.1/,
+  ],
   ['100 KB of headers', () => ({ headers: { 'x-junk': 'a'.repeat(100_000) }, body: good }), /The API answered with headers larger than this server reads/],
 ];
 

@@ -303,6 +303,13 @@ export class ApiClient {
         logDetail: code,
       });
     }
+    if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || (error instanceof Error && error.name === 'HTTPParserError')) {
+      // Something answered, but not in HTTP/1.1 (no status line, a broken chunk, a body longer than its length).
+      return new UpstreamError('bad-response', "The API's answer did not follow HTTP/1.1, so it was not read", {
+        mayHaveHappened,
+        logDetail: code ?? 'HTTPParserError',
+      });
+    }
     if (code === 'UND_ERR_HEADERS_OVERFLOW') {
       // The API did answer: its headers were more than the HTTP client reads (16 KiB). Asking again gets the same.
       return new UpstreamError('bad-response', 'The API answered with headers larger than this server reads (16 KiB), so its answer was not read', {
