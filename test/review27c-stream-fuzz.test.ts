@@ -190,7 +190,8 @@ function outcome(parsed: unknown, shape: ListShape, redact: Redact): Outcome {
 }
 
 function streamed(bytes: Buffer, rand: Rand, shape: ListShape, redact: Redact): Outcome {
-  const sink = listBodyReader(shape, '_id', 0, redact)();
+  // Streamed from the first byte, or after a few chunks were buffered (the switch past the threshold).
+  const sink = listBodyReader(shape, '_id', rand.pick([0, 0, 1, 100, 5_000]), redact)();
   // Chunks of 1 byte to a few KiB, so every boundary (inside a character, an escape, a `},{`) is met.
   for (let at = 0; at < bytes.length; ) {
     const size = rand.next() < 0.3 ? 1 + rand.int(4) : 1 + rand.int(rand.next() < 0.5 ? 64 : 4096);
