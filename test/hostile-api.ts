@@ -20,6 +20,8 @@ export interface Reply {
   body?: unknown;
   /** Bytes written to the socket instead of an HTTP answer (which may then be no HTTP at all), and the socket closed. */
   raw?: string;
+  /** The status and headers go at once, the body this much later. */
+  bodyDelayMs?: number;
 }
 
 export type Responder = (request: SeenRequest) => Reply | Promise<Reply>;
@@ -55,7 +57,12 @@ export async function startHostileApi(): Promise<HostileApi> {
     }
     const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body ?? null);
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
-    res.end(body);
+    if (reply.bodyDelayMs === undefined) res.end(body);
+    else {
+      res.flushHeaders();
+      const timer = setTimeout(() => res.end(body), reply.bodyDelayMs);
+      res.on('close', () => clearTimeout(timer));
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

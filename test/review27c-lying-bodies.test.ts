@@ -87,3 +87,32 @@ describe('answers that lie about themselves are told as what they are', () => {
     expect(textOf(result)).not.toContain(api.key.slice(9, 25));
   });
 });
+
+describe('an answer whose status came but whose body trickles past the deadline', () => {
+  async function slow(): Promise<InProcess> {
+    const server = await inProcess(
+      DOMAINS.campaign!,
+      { baseUrl: api.baseUrl, keys: { full: api.key } as never },
+      { env: { ENGAGE_CONFIRM: 'none', ENGAGE_TIMEOUT_MS: '400' } },
+    );
+    open.push(server);
+    api.respond(() => ({ body: good, bodyDelayMs: 5_000 }));
+    return server;
+  }
+
+  it('a write is sent once, and told its answer had begun (HTTP 200) and that its outcome is unknown', async () => {
+    const server = await slow();
+    const result = await server.call('campaign.send', { id: 'c1' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/The API did not answer within 400 ms in full: its answer had begun \(HTTP 200\), but the rest did not arrive in time/);
+    expect(textOf(result)).toMatch(/The outcome is unknown: campaign\.send may have been carried out, so it was not repeated/);
+    expect(api.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
+  });
+
+  it('a read is told the same, and asked again only within the retries for a timeout', async () => {
+    const server = await slow();
+    const result = await server.call('campaign.list');
+    expect(textOf(result)).toMatch(/did not answer within 400 ms in full: its answer had begun \(HTTP 200\)/);
+    expect(api.requests.length).toBeLessThanOrEqual(3);
+  });
+});

@@ -94,6 +94,8 @@ interface AttemptState {
   written: boolean;
   /** The API's answer had begun (status and headers). */
   answered: boolean;
+  /** The status of the answer that had begun. */
+  status?: number;
   /** The call's log (see CallContext.log). */
   log: Logger;
 }
@@ -250,7 +252,7 @@ export class ApiClient {
     // times out and asks again is then told about the first attempt instead of sending twice.
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     const deadline = attemptDeadline(timeoutMs, req.safe ? callerSignal : undefined);
-    const progress = { written: false, answered: false };
+    const progress: { written: boolean; answered: boolean; status?: number } = { written: false, answered: false };
     try {
       return await exchange(
         dispatcher,
@@ -274,14 +276,14 @@ export class ApiClient {
       );
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
-      throw this.classify(error, req, { callerSignal, deadline, written: progress.written, answered: progress.answered, log: ctx.log ?? this.log });
+      throw this.classify(error, req, { callerSignal, deadline, ...progress, log: ctx.log ?? this.log });
     } finally {
       deadline.end();
     }
   }
 
   private classify(error: unknown, req: ApiRequest, attempt: AttemptState): UpstreamError {
-    const { callerSignal, deadline, written, answered, log } = attempt;
+    const { callerSignal, deadline, written, answered, status, log } = attempt;
     const code = errorCode(error);
     // A request never handed to a socket was not received, whatever the error; one that was may have been.
     const mayHaveHappened = !req.safe && written;
@@ -298,7 +300,9 @@ export class ApiClient {
       return new UpstreamError('unreachable', `Could not connect to the API at ${this.config.baseUrl.origin} (${code})`, { logDetail: code });
     }
     if (deadline.timedOut() || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return new UpstreamError('timeout', `The API did not answer within ${this.config.timeoutMs} ms (ENGAGE_TIMEOUT_MS)`, {
+      // An answer that had begun (a 200's status line, say) is said to have: for a write, it tells the most of its outcome.
+      const begun = answered && status !== undefined ? ` in full: its answer had begun (HTTP ${status}), but the rest did not arrive in time` : '';
+      return new UpstreamError('timeout', `The API did not answer within ${this.config.timeoutMs} ms${begun} (ENGAGE_TIMEOUT_MS)`, {
         mayHaveHappened,
         logDetail: code,
       });
@@ -436,7 +440,7 @@ function exchange(
   options: Dispatcher.DispatchOptions,
   deadline: AttemptDeadline,
   sinkFor: (ok: boolean) => BodySink,
-  progress: { written: boolean; answered: boolean },
+  progress: { written: boolean; answered: boolean; status?: number },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
@@ -466,6 +470,7 @@ function exchange(
       },
       onResponseStart(_controller, statusCode, responseHeaders) {
         progress.answered = true;
+        progress.status = statusCode;
         status = statusCode;
         headers = responseHeaders as RawResponse['headers'];
         try {
