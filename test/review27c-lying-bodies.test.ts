@@ -116,3 +116,13 @@ describe('an answer whose status came but whose body trickles past the deadline'
     expect(api.requests.length).toBeLessThanOrEqual(3);
   });
 });
+
+describe('an envelope whose status or errorCode is not an integer (the API documents both as integers)', () => {
+  it.each([['status 200.5', '{"status":200.5,"errorCode":0,"data":{"id":"c1"}}']])('%s: a write is not "Done", its outcome is unknown', async (_, body) => {
+    const server = await serve();
+    api.respond(() => ({ body }));
+    const result = await server.call('campaign.send', { id: 'c1' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/without its \{status, errorCode, data\} envelope\. The outcome is unknown: campaign\.send may have been carried out/);
+  });
+});

@@ -606,8 +606,9 @@ function isEnvelope(value: unknown): value is { status: number; errorCode: numbe
     typeof value === 'object' &&
     value !== null &&
     !Array.isArray(value) &&
-    typeof (value as Record<string, unknown>).status === 'number' &&
-    typeof (value as Record<string, unknown>).errorCode === 'number' &&
+    // Integers, as the API documents them: a status of 200.5 is no 2xx, nor any status.
+    Number.isInteger((value as Record<string, unknown>).status) &&
+    Number.isInteger((value as Record<string, unknown>).errorCode) &&
     'data' in value
   );
 }
