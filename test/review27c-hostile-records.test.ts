@@ -1,8 +1,10 @@
 // Records a hostile API sends back, through a built contact server in process against the stand-in
 // of hostile-api.ts: what the model gets for a list whose records carry objects shaped to break
 // the search, small and past the 1 MiB where a body is read as it arrives.
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DOMAINS, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
+import { serverEntry } from '../packages/sandbox/src/index.js';
+import { DOMAINS, inProcess, makeClient, structuredOf, textOf, type InProcess } from './helpers.js';
 import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
 
 let api: HostileApi;
@@ -63,5 +65,21 @@ describe('`fields` over what every object inherits, and over a record field name
     expect((structuredOf(own) as { data: unknown[] }).data).toEqual(
       JSON.parse('[{"_id":"a","__proto__":{"_id":"forged","x":"y"}},{"__proto__":{"_id":"forged2"}}]'),
     );
+  });
+});
+
+describe('through the built contact server over stdio', () => {
+  it('a `field:value` search over a record whose field has its own toString is answered, not an internal error', async () => {
+    api.respond(() => ({ body: '{"status":200,"errorCode":0,"data":[{"_id":"h1","note":"open","status":{"toString":1}},{"_id":"ok","status":"open"}]}' }));
+    const client = makeClient({ kind: 'v1' });
+    const env = { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: api.baseUrl, ENGAGE_API_KEY: api.key };
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [serverEntry('contact')], env, stderr: 'pipe' }));
+    try {
+      const result = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', search: 'status:open' } });
+      expect(textOf(result)).not.toMatch(/Internal error/);
+      expect((structuredOf(result) as { data: Array<{ _id: string }> }).data.map((item) => item._id)).toEqual(['ok']);
+    } finally {
+      await client.close();
+    }
   });
 });
