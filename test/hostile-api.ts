@@ -16,8 +16,12 @@ export interface SeenRequest {
 export interface Reply {
   status?: number;
   headers?: Record<string, string>;
-  /** A string is sent as it is; anything else as JSON. */
+  /** A string or a Buffer is sent as it is; anything else as JSON. */
   body?: unknown;
+  /** Bytes written to the socket instead of an HTTP answer (which may then be no HTTP at all), and the socket closed. */
+  raw?: string;
+  /** The status and headers go at once, the body this much later. */
+  bodyDelayMs?: number;
 }
 
 export type Responder = (request: SeenRequest) => Reply | Promise<Reply>;
@@ -47,9 +51,18 @@ export async function startHostileApi(): Promise<HostileApi> {
     };
     requests.push(seen);
     const reply = await responder(seen);
-    const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
+    if (reply.raw !== undefined) {
+      req.socket.end(reply.raw);
+      return;
+    }
+    const body = typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body ?? null);
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
-    res.end(body);
+    if (reply.bodyDelayMs === undefined) res.end(body);
+    else {
+      res.flushHeaders();
+      const timer = setTimeout(() => res.end(body), reply.bodyDelayMs);
+      res.on('close', () => clearTimeout(timer));
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -117,7 +117,8 @@ function holdsKey(text: string, redact: Redact): boolean {
 
 /** What `fields` checks of a record: whether it is an object with that field. */
 export function hasField(item: unknown, field: string): boolean {
-  return isRecord(item) && field in item;
+  // Its own field: `constructor` or `toString` of every object is no field of a record.
+  return isRecord(item) && Object.hasOwn(item, field);
 }
 
 /**
@@ -295,7 +296,10 @@ export function jsonLength(value: unknown): number {
 export function project(item: unknown, fields: readonly string[], idField: string | undefined): unknown {
   if (!isRecord(item)) return item;
   const out: Record<string, unknown> = {};
-  for (const key of idField ? [idField, ...fields] : fields) if (key in item) out[key] = item[key];
+  for (const key of idField ? [idField, ...fields] : fields) {
+    // Defined, not assigned: a record's own `__proto__` field (JSON.parse makes one) stays a field.
+    if (Object.hasOwn(item, key)) Object.defineProperty(out, key, { value: item[key], enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
 
@@ -352,7 +356,10 @@ function textContains(text: string, needle: string, redact: Redact | undefined):
 
 function equalsLoosely(actual: unknown, expected: string, redact: Redact | undefined, depth = 0): boolean {
   if (Array.isArray(actual)) return depth < 2 && actual.some((inner) => equalsLoosely(inner, expected, redact, depth + 1));
-  if (actual === undefined || actual === null || String(actual).toLowerCase() !== expected.toLowerCase()) return false;
+  // Only a string, number or boolean equals a word: an object never did ("[object Object]" has a
+  // blank), and String() of one from the API can throw (`{"toString":1}` has an own toString).
+  if (typeof actual !== 'string' && typeof actual !== 'number' && typeof actual !== 'boolean') return false;
+  if (String(actual).toLowerCase() !== expected.toLowerCase()) return false;
   return !redact || !holdsKey(String(actual), redact);
 }
 

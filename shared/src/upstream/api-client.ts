@@ -94,6 +94,8 @@ interface AttemptState {
   written: boolean;
   /** The API's answer had begun (status and headers). */
   answered: boolean;
+  /** The status of the answer that had begun. */
+  status?: number;
   /** The call's log (see CallContext.log). */
   log: Logger;
 }
@@ -250,7 +252,7 @@ export class ApiClient {
     // times out and asks again is then told about the first attempt instead of sending twice.
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     const deadline = attemptDeadline(timeoutMs, req.safe ? callerSignal : undefined);
-    const progress = { written: false, answered: false };
+    const progress: { written: boolean; answered: boolean; status?: number } = { written: false, answered: false };
     try {
       return await exchange(
         dispatcher,
@@ -274,14 +276,14 @@ export class ApiClient {
       );
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
-      throw this.classify(error, req, { callerSignal, deadline, written: progress.written, answered: progress.answered, log: ctx.log ?? this.log });
+      throw this.classify(error, req, { callerSignal, deadline, ...progress, log: ctx.log ?? this.log });
     } finally {
       deadline.end();
     }
   }
 
   private classify(error: unknown, req: ApiRequest, attempt: AttemptState): UpstreamError {
-    const { callerSignal, deadline, written, answered, log } = attempt;
+    const { callerSignal, deadline, written, answered, status, log } = attempt;
     const code = errorCode(error);
     // A request never handed to a socket was not received, whatever the error; one that was may have been.
     const mayHaveHappened = !req.safe && written;
@@ -298,7 +300,23 @@ export class ApiClient {
       return new UpstreamError('unreachable', `Could not connect to the API at ${this.config.baseUrl.origin} (${code})`, { logDetail: code });
     }
     if (deadline.timedOut() || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return new UpstreamError('timeout', `The API did not answer within ${this.config.timeoutMs} ms (ENGAGE_TIMEOUT_MS)`, {
+      // An answer that had begun (a 200's status line, say) is said to have: for a write, it tells the most of its outcome.
+      const begun = answered && status !== undefined ? ` in full: its answer had begun (HTTP ${status}), but the rest did not arrive in time` : '';
+      return new UpstreamError('timeout', `The API did not answer within ${this.config.timeoutMs} ms${begun} (ENGAGE_TIMEOUT_MS)`, {
+        mayHaveHappened,
+        logDetail: code,
+      });
+    }
+    if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || (error instanceof Error && error.name === 'HTTPParserError')) {
+      // Something answered, but not in HTTP/1.1 (no status line, a broken chunk, a body longer than its length).
+      return new UpstreamError('bad-response', "The API's answer did not follow HTTP/1.1, so it was not read", {
+        mayHaveHappened,
+        logDetail: code ?? 'HTTPParserError',
+      });
+    }
+    if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+      // The API did answer: its headers were more than the HTTP client reads (16 KiB). Asking again gets the same.
+      return new UpstreamError('bad-response', 'The API answered with headers larger than this server reads (16 KiB), so its answer was not read', {
         mayHaveHappened,
         logDetail: code,
       });
@@ -340,6 +358,13 @@ export class ApiClient {
       }
       if (parsed.errorCode === 0 && parsed.status >= 200 && parsed.status < 300) return parsed.data;
       throw this.envelopeFailure(req, reason, parsed, redact, ctx.log ?? this.log);
+    }
+    if (status === 304) {
+      // Not a redirect: "not modified" answers a conditional request, and this server never sends one.
+      throw new UpstreamError('bad-response', `The API answered ${reason} to a request that was not conditional, with no body to read`, {
+        status,
+        mayHaveHappened: !req.safe,
+      });
     }
     if (status >= 300 && status < 400) {
       throw new UpstreamError('redirect', `The API answered with a redirect (${reason}), which is not followed so the key stays with ENGAGE_BASE_URL`, {
@@ -415,7 +440,7 @@ function exchange(
   options: Dispatcher.DispatchOptions,
   deadline: AttemptDeadline,
   sinkFor: (ok: boolean) => BodySink,
-  progress: { written: boolean; answered: boolean },
+  progress: { written: boolean; answered: boolean; status?: number },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
@@ -445,6 +470,7 @@ function exchange(
       },
       onResponseStart(_controller, statusCode, responseHeaders) {
         progress.answered = true;
+        progress.status = statusCode;
         status = statusCode;
         headers = responseHeaders as RawResponse['headers'];
         try {
@@ -580,14 +606,22 @@ function isEnvelope(value: unknown): value is { status: number; errorCode: numbe
     typeof value === 'object' &&
     value !== null &&
     !Array.isArray(value) &&
-    typeof (value as Record<string, unknown>).status === 'number' &&
-    typeof (value as Record<string, unknown>).errorCode === 'number' &&
+    // Integers, as the API documents them: a status of 200.5 is no 2xx, nor any status.
+    Number.isInteger((value as Record<string, unknown>).status) &&
+    Number.isInteger((value as Record<string, unknown>).errorCode) &&
     'data' in value
   );
 }
 
 function describeBody(response: RawResponse): string {
   const type = String(header(response, 'content-type') ?? '');
+  // Nothing is unpacked (a compressed body could be a bomb), and no encoding is asked for.
+  const encoding = String(header(response, 'content-encoding') ?? '').trim();
+  if (encoding !== '' && encoding.toLowerCase() !== 'identity') {
+    // Only a known name is repeated: the header is the API's text, and could carry anything (the key too).
+    const known = /^(x-)?(gzip|br|deflate|zstd|compress)$/i.test(encoding) ? ` (${encoding.toLowerCase()})` : '';
+    return `compressed${known}, which this server did not ask for and does not unpack`;
+  }
   if (response.text.trim() === '') return 'empty';
   if (type.includes('html') || /^\s*</.test(response.text)) return 'an HTML page, not JSON';
   return 'not valid JSON (truncated or malformed)';
