@@ -3,6 +3,9 @@
 // records what it was asked. The sandbox stays faithful; this one is not meant to be.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { Domain } from '@engage-mcp/shared';
+import { DOMAINS, inProcess, type InProcess } from './helpers.js';
 
 export const HOSTILE_KEY = `eng_live_${'5e1f0a9c3b7d2e48'.repeat(2)}a1b2c3d4e5f60718`;
 
@@ -75,5 +78,36 @@ export async function startHostileApi(): Promise<HostileApi> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * A stand-in for the file (started once) and the servers a test opens against it (closed after each
+ * test, when the stand-in's requests are cleared and it answers an empty list again).
+ */
+export function hostileApiPerFile() {
+  let api: HostileApi | undefined;
+  const open: InProcess[] = [];
+  beforeAll(async () => {
+    api = await startHostileApi();
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((server) => server.close()));
+    if (!api) return;
+    api.requests.length = 0;
+    api.respond(() => envelope([]));
+  });
+  afterAll(() => api?.close());
+  return {
+    get api(): HostileApi {
+      if (!api) throw new Error('the hostile API starts in beforeAll');
+      return api;
+    },
+    /** A domain's server in process against the stand-in, with its key and these settings. */
+    async serve(domain: string, env: Record<string, string> = {}): Promise<InProcess> {
+      const server = await inProcess(DOMAINS[domain] as Domain, { baseUrl: this.api.baseUrl, keys: { full: this.api.key } as never }, { env });
+      open.push(server);
+      return server;
+    },
   };
 }

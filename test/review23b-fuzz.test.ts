@@ -12,6 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { validateParams } from '../shared/src/call/validate.js';
 import { ALL_OPERATIONS, DOMAINS, inProcess, textOf, type InProcess } from './helpers.js';
+import { seeded, type Seeded } from './seeded.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_128);
 /** Calls per tool: two tools per server, so twice this per server. */
@@ -46,20 +47,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-/** mulberry32: small, seeded, the same sequence on every platform. */
-function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
-  return { next, pick, chance: (p: number) => next() < p };
-}
-type Random = ReturnType<typeof prng>;
+type Random = Seeded;
 
 const MEGABYTE = 'x'.repeat(1024 * 1024);
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
@@ -405,7 +393,7 @@ function report(seed: number, plan: Plan, observed: Observed, problems: string[]
 describe.each(Object.values(DOMAINS).map((domain) => [domain.name, domain] as const))('%s', (name, domain) => {
   it('answers hostile arguments to both its tools truthfully, and changes nothing it refused', async () => {
     const seed = (SEED + [...name].reduce((sum, char) => sum * 31 + char.charCodeAt(0), 0)) >>> 0;
-    const random = prng(seed);
+    const random = seeded(seed);
     const failures: string[] = [];
     let answered = 0;
     const tally: Record<string, number> = {};

@@ -2,27 +2,13 @@
 // of hostile-api.ts: what the model gets for a list whose records carry objects shaped to break
 // the search, small and past the 1 MiB where a body is read as it arrives.
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverEntry } from '../packages/sandbox/src/index.js';
-import { DOMAINS, inProcess, makeClient, structuredOf, textOf, type InProcess } from './helpers.js';
-import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
+import { makeClient, structuredOf, textOf, type InProcess } from './helpers.js';
+import { envelope, hostileApiPerFile } from './hostile-api.js';
 
-let api: HostileApi;
-const open: InProcess[] = [];
-beforeAll(async () => {
-  api = await startHostileApi();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-  api.respond(() => envelope([]));
-});
-afterAll(() => api.close());
-
-async function serve(): Promise<InProcess> {
-  const server = await inProcess(DOMAINS.contact!, { baseUrl: api.baseUrl, keys: { full: api.key } as never }, { env: { ENGAGE_CONFIRM: 'none' } });
-  open.push(server);
-  return server;
-}
+const stand = hostileApiPerFile();
+const serve = (): Promise<InProcess> => stand.serve('contact', { ENGAGE_CONFIRM: 'none' });
 
 describe('a `field:value` search over records whose field is an object that cannot be made a string', () => {
   // JSON.parse gives `{"toString":1}` an own toString that is not a function: String() of it throws.
@@ -36,7 +22,7 @@ describe('a `field:value` search over records whose field is an object that cann
     ['a body past 1 MiB (read as it arrives)', [...filler, ...hostile]],
   ])('%s: the record that matches is listed, the others are not matches, and no error', async (_, data) => {
     const server = await serve();
-    api.respond(() => envelope(data));
+    stand.api.respond(() => envelope(data));
     const result = await server.call('contact.list', undefined, { search: 'status:open' });
     expect(textOf(result)).not.toMatch(/not valid JSON|internal|TypeError|primitive/i);
     expect(result.isError).toBeFalsy();
@@ -56,7 +42,7 @@ describe('`fields` over what every object inherits, and over a record field name
     ['a body past 1 MiB (read as it arrives)', body.replace('"data":[', `"data":[${filler},`)],
   ])('%s: inherited names are fields no record has, and an own `__proto__` field is shown', async (_, text) => {
     const server = await serve();
-    api.respond(() => ({ body: text }));
+    stand.api.respond(() => ({ body: text }));
     const inherited = await server.call('contact.list', undefined, { fields: ['constructor', 'toString'], offset: 9_000 });
     expect(textOf(inherited)).toContain('No record has the field(s) "constructor", "toString".');
     const own = await server.call('contact.list', undefined, { fields: ['__proto__'], search: 'forged' });
@@ -70,9 +56,11 @@ describe('`fields` over what every object inherits, and over a record field name
 
 describe('through the built contact server over stdio', () => {
   it('a `field:value` search over a record whose field has its own toString is answered, not an internal error', async () => {
-    api.respond(() => ({ body: '{"status":200,"errorCode":0,"data":[{"_id":"h1","note":"open","status":{"toString":1}},{"_id":"ok","status":"open"}]}' }));
+    stand.api.respond(() => ({
+      body: '{"status":200,"errorCode":0,"data":[{"_id":"h1","note":"open","status":{"toString":1}},{"_id":"ok","status":"open"}]}',
+    }));
     const client = makeClient({ kind: 'v1' });
-    const env = { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: api.baseUrl, ENGAGE_API_KEY: api.key };
+    const env = { PATH: process.env.PATH ?? '', ENGAGE_BASE_URL: stand.api.baseUrl, ENGAGE_API_KEY: stand.api.key };
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [serverEntry('contact')], env, stderr: 'pipe' }));
     try {
       const result = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', search: 'status:open' } });

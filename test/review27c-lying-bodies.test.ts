@@ -4,27 +4,12 @@
 // malformed body or a redirect), a write sent once and its outcome said to be unknown, and a read
 // not asked again for an answer that will be the same.
 import { gzipSync } from 'node:zlib';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DOMAINS, inProcess, textOf, type InProcess } from './helpers.js';
-import { envelope, startHostileApi, type HostileApi, type Reply } from './hostile-api.js';
+import { describe, expect, it } from 'vitest';
+import { textOf, type InProcess } from './helpers.js';
+import { envelope, hostileApiPerFile, type Reply } from './hostile-api.js';
 
-let api: HostileApi;
-const open: InProcess[] = [];
-beforeAll(async () => {
-  api = await startHostileApi();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((server) => server.close()));
-  api.requests.length = 0;
-  api.respond(() => envelope([]));
-});
-afterAll(() => api.close());
-
-async function serve(): Promise<InProcess> {
-  const server = await inProcess(DOMAINS.campaign!, { baseUrl: api.baseUrl, keys: { full: api.key } as never }, { env: { ENGAGE_CONFIRM: 'none' } });
-  open.push(server);
-  return server;
-}
+const stand = hostileApiPerFile();
+const serve = (): Promise<InProcess> => stand.serve('campaign', { ENGAGE_CONFIRM: 'none' });
 
 const good = JSON.stringify(envelope({ id: 'c1', status: 'sent' }).body);
 const CASES: Array<[string, () => Reply, RegExp]> = [
@@ -60,43 +45,38 @@ const CASES: Array<[string, () => Reply, RegExp]> = [
 describe('answers that lie about themselves are told as what they are', () => {
   it.each(CASES)('%s: a read is asked once and told what came back', async (_, reply, told) => {
     const server = await serve();
-    api.respond(reply);
+    stand.api.respond(reply);
     const result = await server.call('campaign.list');
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(told);
     expect(textOf(result)).not.toMatch(/redirect|broke|not valid JSON|ENGAGE_BASE_URL/);
-    expect(api.requests).toHaveLength(1);
+    expect(stand.api.requests).toHaveLength(1);
   });
 
   it.each(CASES)('%s: a write is sent once and its outcome is unknown', async (_, reply, told) => {
     const server = await serve();
-    api.respond(reply);
+    stand.api.respond(reply);
     const result = await server.call('campaign.send', { id: 'c1' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(told);
     expect(textOf(result)).toMatch(/The outcome is unknown: campaign\.send may have been carried out, so it was not repeated/);
     expect(textOf(result)).not.toMatch(/redirect|broke|not valid JSON/);
-    expect(api.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
+    expect(stand.api.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
   });
 
   it('a content-encoding that is not a known name is not repeated to the model (it is the API text)', async () => {
     const server = await serve();
-    api.respond(() => ({ headers: { 'content-encoding': `x-${api.key}` }, body: 'zz' }));
+    stand.api.respond(() => ({ headers: { 'content-encoding': `x-${stand.api.key}` }, body: 'zz' }));
     const result = await server.call('campaign.list');
     expect(textOf(result)).toMatch(/its body was compressed, which this server did not ask for/);
-    expect(textOf(result)).not.toContain(api.key.slice(9, 25));
+    expect(textOf(result)).not.toContain(stand.api.key.slice(9, 25));
   });
 });
 
 describe('an answer whose status came but whose body trickles past the deadline', () => {
   async function slow(): Promise<InProcess> {
-    const server = await inProcess(
-      DOMAINS.campaign!,
-      { baseUrl: api.baseUrl, keys: { full: api.key } as never },
-      { env: { ENGAGE_CONFIRM: 'none', ENGAGE_TIMEOUT_MS: '400' } },
-    );
-    open.push(server);
-    api.respond(() => ({ body: good, bodyDelayMs: 5_000 }));
+    const server = await stand.serve('campaign', { ENGAGE_CONFIRM: 'none', ENGAGE_TIMEOUT_MS: '400' });
+    stand.api.respond(() => ({ body: good, bodyDelayMs: 5_000 }));
     return server;
   }
 
@@ -106,21 +86,21 @@ describe('an answer whose status came but whose body trickles past the deadline'
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/The API did not answer within 400 ms in full: its answer had begun \(HTTP 200\), but the rest did not arrive in time/);
     expect(textOf(result)).toMatch(/The outcome is unknown: campaign\.send may have been carried out, so it was not repeated/);
-    expect(api.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
+    expect(stand.api.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
   });
 
   it('a read is told the same, and asked again only within the retries for a timeout', async () => {
     const server = await slow();
     const result = await server.call('campaign.list');
     expect(textOf(result)).toMatch(/did not answer within 400 ms in full: its answer had begun \(HTTP 200\)/);
-    expect(api.requests.length).toBeLessThanOrEqual(3);
+    expect(stand.api.requests.length).toBeLessThanOrEqual(3);
   });
 });
 
 describe('an envelope whose status or errorCode is not an integer (the API documents both as integers)', () => {
   it.each([['status 200.5', '{"status":200.5,"errorCode":0,"data":{"id":"c1"}}']])('%s: a write is not "Done", its outcome is unknown', async (_, body) => {
     const server = await serve();
-    api.respond(() => ({ body }));
+    stand.api.respond(() => ({ body }));
     const result = await server.call('campaign.send', { id: 'c1' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/without its \{status, errorCode, data\} envelope\. The outcome is unknown: campaign\.send may have been carried out/);

@@ -9,24 +9,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../shared/src/upstream/api-client.js';
 import { keyRedactor, type Redact } from '../shared/src/safe/redact.js';
-import { shapeList, type ListShape } from '../shared/src/safe/render.js';
-import { StreamedList, listBodyReader } from '../shared/src/upstream/stream-list.js';
+import type { ListShape } from '../shared/src/safe/render.js';
+import { listBodyReader } from '../shared/src/upstream/stream-list.js';
+import { listOutcome, type ListOutcome } from './list-outcome.js';
+import { seeded, type Seeded } from './seeded.js';
 
-/** A small deterministic generator (mulberry32). */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (below: number) => Math.floor(next() * below);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
-  return { next, int, pick };
-}
-type Rand = ReturnType<typeof generator>;
+type Rand = Seeded;
 
 const KEY = `eng_live_${'9f8e7d6c5b4a3921'.repeat(2)}00aa11bb22cc33dd`;
 /** Pieces of string content, as written inside the quotes of raw JSON. */
@@ -167,29 +155,7 @@ const SHAPES: ListShape[] = [
   { search: 'x:budi', fields: ['deep'] },
 ];
 
-type Outcome = { kind: 'refused'; reason: string } | { kind: 'list'; shaped: unknown } | { kind: 'other'; data: unknown };
-
-/** What the request helper makes of a parsed body (mirrors api-client.ts's interpret and readAnswer's list). */
-function outcome(parsed: unknown, shape: ListShape, redact: Redact): Outcome {
-  if (parsed === undefined) return { kind: 'refused', reason: 'not JSON' };
-  const value = parsed as Record<string, unknown>;
-  if (
-    typeof parsed !== 'object' ||
-    parsed === null ||
-    Array.isArray(parsed) ||
-    typeof value.status !== 'number' ||
-    typeof value.errorCode !== 'number' ||
-    !('data' in value)
-  ) {
-    return { kind: 'refused', reason: 'not the envelope' };
-  }
-  const { data } = value;
-  if (data instanceof StreamedList) return { kind: 'list', shaped: data.shaped() };
-  if (Array.isArray(data)) return { kind: 'list', shaped: shapeList(data, shape, '_id', { redact }) };
-  return { kind: 'other', data };
-}
-
-function streamed(bytes: Buffer, rand: Rand, shape: ListShape, redact: Redact): Outcome {
+function streamed(bytes: Buffer, rand: Rand, shape: ListShape, redact: Redact): ListOutcome {
   // Streamed from the first byte, or after a few chunks were buffered (the switch past the threshold).
   const sink = listBodyReader(shape, '_id', rand.pick([0, 0, 1, 100, 5_000]), redact)();
   // Chunks of 1 byte to a few KiB, so every boundary (inside a character, an escape, a `},{`) is met.
@@ -199,21 +165,21 @@ function streamed(bytes: Buffer, rand: Rand, shape: ListShape, redact: Redact): 
     at += size;
   }
   const end = sink.end();
-  return outcome('parsed' in end ? end.parsed : parseJson(end.text), shape, redact);
+  return listOutcome('parsed' in end ? end.parsed : parseJson(end.text), shape, redact);
 }
 
 describe('the streamed list reader against JSON.parse of the whole body (differential, seeded)', () => {
   const redact = keyRedactor([KEY]);
 
   it('hostile bodies in random chunks: the same page, counts or refusal', () => {
-    const rand = generator(27_0003);
+    const rand = seeded(27_0003);
     const differences: string[] = [];
     let lists = 0;
     for (let round = 0; round < 400 && differences.length < 5; round++) {
       const text = spoil(rand, body(rand));
       const bytes = Buffer.from(text, 'utf8');
       const shape = rand.pick(SHAPES);
-      const expected = outcome(parseJson(text), shape, redact);
+      const expected = listOutcome(parseJson(text), shape, redact);
       if (expected.kind === 'list') lists++;
       for (let cut = 0; cut < 3; cut++) {
         const got = streamed(bytes, rand, shape, redact);
@@ -244,14 +210,14 @@ describe('the streamed list reader against JSON.parse of the whole body (differe
     const text = `{"status":200,"errorCode":0,"data":[${records.slice(0, 2).join(',')},${records[2]}${records[3]},${records.slice(4).join(',')}]}`;
     const bytes = Buffer.from(text, 'utf8');
     for (const shape of [{ search: 'budi' }, { search: 'status:open' }, { search: 'udi' }]) {
-      const expected = outcome(parseJson(text), shape, redact);
+      const expected = listOutcome(parseJson(text), shape, redact);
       for (let size = 1; size <= bytes.length; size++) {
         const sink = listBodyReader(shape, '_id', 0, redact)();
         for (let at = 0; at < bytes.length; at += size) sink.write(bytes.subarray(at, at + size));
         const end = sink.end();
-        expect({ size, got: outcome('parsed' in end ? end.parsed : undefined, shape, redact) }).toEqual({ size, got: expected });
+        expect({ size, got: listOutcome('parsed' in end ? end.parsed : undefined, shape, redact) }).toEqual({ size, got: expected });
       }
     }
-    expect(outcome(parseJson(text), { search: 'budi' }, redact)).toMatchObject({ kind: 'list', shaped: { page: { matched: 3 } } });
+    expect(listOutcome(parseJson(text), { search: 'budi' }, redact)).toMatchObject({ kind: 'list', shaped: { page: { matched: 3 } } });
   });
 });

@@ -11,9 +11,10 @@ import { UpstreamError } from '../shared/src/model/errors.js';
 import { ApiClient, parseJson } from '../shared/src/upstream/api-client.js';
 import { createLogger } from '../shared/src/safe/log.js';
 import { keyRedactor, type Redact } from '../shared/src/safe/redact.js';
-import { scrubber, shapeList, type ListShape } from '../shared/src/safe/render.js';
+import { scrubber, type ListShape } from '../shared/src/safe/render.js';
 import { EnvelopeScanner } from '../shared/src/upstream/stream-json.js';
-import { StreamedList, listBodyReader } from '../shared/src/upstream/stream-list.js';
+import { listBodyReader } from '../shared/src/upstream/stream-list.js';
+import { listOutcome, type ListOutcome } from './list-outcome.js';
 
 const records = [
   { _id: 'a1', name: 'Budi [Santoso]', note: 'braces { } and ] brackets [ , commas', tags: ['vip', 'jakarta'] },
@@ -96,41 +97,13 @@ const SHAPES: ListShape[] = [
   { search: 'santoso-nowhere' },
 ];
 
-type Outcome =
-  | { kind: 'not-json' }
-  | { kind: 'not-envelope' }
-  | { kind: 'error'; status: unknown; errorCode: unknown }
-  | { kind: 'list'; shaped: unknown }
-  | { kind: 'other'; data: unknown };
+const simple = (body: string, shape: ListShape, redact?: Redact) => listOutcome(parseJson(body), shape, redact);
 
-/** What the request helper and readAnswer make of a parsed body (mirrors http.ts's interpret). */
-function outcome(parsed: unknown, shape: ListShape, redact?: Redact): Outcome {
-  if (parsed === undefined) return { kind: 'not-json' };
-  const value = parsed as Record<string, unknown>;
-  if (
-    typeof parsed !== 'object' ||
-    parsed === null ||
-    Array.isArray(parsed) ||
-    typeof value.status !== 'number' ||
-    typeof value.errorCode !== 'number' ||
-    !('data' in value)
-  ) {
-    return { kind: 'not-envelope' };
-  }
-  if (!(value.errorCode === 0 && value.status >= 200 && value.status < 300)) return { kind: 'error', status: value.status, errorCode: value.errorCode };
-  const { data } = value;
-  if (data instanceof StreamedList) return { kind: 'list', shaped: data.shaped() };
-  if (Array.isArray(data)) return { kind: 'list', shaped: shapeList(data, shape, '_id', redact ? { redact } : {}) };
-  return { kind: 'other', data };
-}
-
-const simple = (body: string, shape: ListShape, redact?: Redact) => outcome(parseJson(body), shape, redact);
-
-function streamed(body: Buffer, chunkSize: number, shape: ListShape, threshold = 0, redact?: Redact): Outcome {
+function streamed(body: Buffer, chunkSize: number, shape: ListShape, threshold = 0, redact?: Redact): ListOutcome {
   const sink = listBodyReader(shape, '_id', threshold, redact)();
   for (let at = 0; at < body.length; at += chunkSize) sink.write(body.subarray(at, at + chunkSize));
   const end = sink.end();
-  return outcome('parsed' in end ? end.parsed : parseJson(end.text), shape, redact);
+  return listOutcome('parsed' in end ? end.parsed : parseJson(end.text), shape, redact);
 }
 
 describe('streamed list bodies equal the simple path', () => {
