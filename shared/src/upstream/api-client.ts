@@ -307,8 +307,12 @@ export class ApiClient {
         logDetail: code,
       });
     }
-    if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || (error instanceof Error && error.name === 'HTTPParserError')) {
-      // Something answered, but not in HTTP/1.1 (no status line, a broken chunk, a body longer than its length).
+    // A content-length mismatch is a protocol fault only for a status that has no body (a 204 or 304 that declared
+    // one); on any other status it is a body cut short by the connection closing (`connection: close`), the same
+    // break that keep-alive reports as "other side closed", so it is told as a broken connection below.
+    const bodiless = status === 204 || status === 304;
+    if ((code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' && bodiless) || (error instanceof Error && error.name === 'HTTPParserError')) {
+      // Something answered, but not in HTTP/1.1 (no status line, a broken chunk size, a 204 with a body).
       return new UpstreamError('bad-response', "The API's answer did not follow HTTP/1.1, so it was not read", {
         mayHaveHappened,
         logDetail: code ?? 'HTTPParserError',
