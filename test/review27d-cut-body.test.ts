@@ -47,3 +47,15 @@ describe('a body cut short when the connection closes', () => {
     expect(stand.api.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
   });
 });
+
+describe('a 304 that declares the length of the answer it stands for (RFC 9110 allows it)', () => {
+  it('is told as a 304 to a request that was not conditional, not as an answer that broke HTTP/1.1', async () => {
+    const server = await serve();
+    stand.api.respond(() => ({ raw: `HTTP/1.1 304 Not Modified\r\ncontent-length: ${list.length}\r\nconnection: close\r\n\r\n` }));
+    const result = await server.call('campaign.list');
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/The API answered HTTP 304 Not Modified to a request that was not conditional/);
+    expect(textOf(result)).not.toMatch(/did not follow HTTP|redirect|broke/);
+    expect(stand.api.requests).toHaveLength(1);
+  });
+});
