@@ -307,8 +307,14 @@ export class ApiClient {
         logDetail: code,
       });
     }
-    if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || (error instanceof Error && error.name === 'HTTPParserError')) {
-      // Something answered, but not in HTTP/1.1 (no status line, a broken chunk, a body longer than its length).
+    // A content-length mismatch on a status that has a body is a body cut short by the connection closing
+    // (`connection: close`), the same break keep-alive reports as "other side closed": a broken connection, below.
+    if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' && status === 304) {
+      // A 304 may declare the length of the answer it stands for (RFC 9110): it is told as the 304 it is.
+      return new UpstreamError('bad-response', notModified(), { status, mayHaveHappened, logDetail: code });
+    }
+    if ((code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' && status === 204) || (error instanceof Error && error.name === 'HTTPParserError')) {
+      // Something answered, but not in HTTP/1.1 (no status line, a broken chunk size, a 204 with a body).
       return new UpstreamError('bad-response', "The API's answer did not follow HTTP/1.1, so it was not read", {
         mayHaveHappened,
         logDetail: code ?? 'HTTPParserError',
@@ -361,7 +367,7 @@ export class ApiClient {
     }
     if (status === 304) {
       // Not a redirect: "not modified" answers a conditional request, and this server never sends one.
-      throw new UpstreamError('bad-response', `The API answered ${reason} to a request that was not conditional, with no body to read`, {
+      throw new UpstreamError('bad-response', notModified(), {
         status,
         mayHaveHappened: !req.safe,
       });
@@ -599,6 +605,11 @@ export function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A 304 ("not modified") answers a conditional request, and this server never sends one. */
+function notModified(): string {
+  return 'The API answered HTTP 304 Not Modified to a request that was not conditional, with no body to read';
 }
 
 function isEnvelope(value: unknown): value is { status: number; errorCode: number; data: unknown } {
