@@ -43,3 +43,27 @@ export function rawClientsPerTest(ready: (sandbox: Sandbox) => void) {
 export function openConnections(service: Service): Promise<number> {
   return new Promise((resolve) => service.server.getConnections((_error, count) => resolve(count)));
 }
+
+/** One sandbox and one service for the whole file (quiet logs); the sockets opened are destroyed after it. */
+export function rawClientsPerFile() {
+  const sockets: Socket[] = [];
+  const started: { sandbox?: Sandbox; service?: Service } = {};
+  beforeAll(async () => {
+    started.sandbox = await startSandbox();
+    started.service = await startService({ env: { ENGAGE_BASE_URL: started.sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => {} });
+  });
+  afterAll(async () => {
+    for (const socket of sockets.splice(0)) socket.destroy();
+    await started.service?.close();
+    await started.sandbox?.close();
+  });
+  return {
+    sockets,
+    get sandbox(): Sandbox {
+      return started.sandbox as Sandbox;
+    },
+    get service(): Service {
+      return started.service as Service;
+    },
+  };
+}

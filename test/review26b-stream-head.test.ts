@@ -4,31 +4,18 @@
 // waits for the stream's first event, which on an idle session is the SDK's first keep-alive
 // comment, 15 s later. A client or proxy that waits less for a response's headers gave up on the
 // stream. The head is now sent as soon as the stream is opened, alone, before any event.
-import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
+import { describe, expect, it } from 'vitest';
 import { openLegacySession, openRawStream } from './legacy-streams.js';
+import { rawClientsPerFile } from './raw-clients.js';
 
-let sandbox: Sandbox;
-let service: Service;
-const sockets: Socket[] = [];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => {} });
-});
-afterAll(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  await service?.close();
-  await sandbox?.close();
-});
+const file = rawClientsPerFile();
+const { sockets } = file;
 
 describe("an idle 2025 session's notification stream, opened by a raw HTTP client", () => {
   for (const version of ['2025-06-18', '2025-03-26']) {
     it(`${version}: the status and headers come at once, alone, before any event or keep-alive`, { timeout: 30_000 }, async () => {
-      const sessionId = await openLegacySession(service.url, sandbox.keys.full, version);
-      const { head, withHead: after } = await openRawStream(service.url, sandbox.keys.full, sessionId, { version, sockets });
+      const sessionId = await openLegacySession(file.service.url, file.sandbox.keys.full, version);
+      const { head, withHead: after } = await openRawStream(file.service.url, file.sandbox.keys.full, sessionId, { version, sockets });
       expect(head).toMatch(/^HTTP\/1\.1 200 /);
       expect(head.toLowerCase()).toContain('content-type: text/event-stream');
       expect(head.toLowerCase()).toContain(`mcp-session-id: ${sessionId}`);

@@ -5,30 +5,16 @@
 // is allowed per session"), and the SDK's own client, which retries twice (after 1 s and 1.5 s),
 // gave up the stream for the rest of the session. A stream whose client went away is now let go at
 // once, and a second GET while one is really open is still refused.
-import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
+import { describe, expect, it } from 'vitest';
 import { openLegacySession, openRawStream } from './legacy-streams.js';
-import { openConnections } from './raw-clients.js';
+import { openConnections, rawClientsPerFile } from './raw-clients.js';
 
-let sandbox: Sandbox;
-let service: Service;
-const sockets: Socket[] = [];
+const file = rawClientsPerFile();
+const { sockets } = file;
 const VERSION = '2025-06-18';
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => {} });
-});
-afterAll(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  await service?.close();
-  await sandbox?.close();
-});
 
-const openSession = () => openLegacySession(service.url, sandbox.keys.full, VERSION);
-const openStream = (sessionId: string) => openRawStream(service.url, sandbox.keys.full, sessionId, { version: VERSION, sockets });
+const openSession = () => openLegacySession(file.service.url, file.sandbox.keys.full, VERSION);
+const openStream = (sessionId: string) => openRawStream(file.service.url, file.sandbox.keys.full, sessionId, { version: VERSION, sockets });
 
 describe("a 2025 session's notification stream whose client went away", () => {
   it('can be opened again as soon as the service has seen the client go (no 409 for the dead one)', { timeout: 30_000 }, async () => {
@@ -40,7 +26,7 @@ describe("a 2025 session's notification stream whose client went away", () => {
     expect(second.status).toBe(409);
     second.socket.destroy();
     first.socket.destroy();
-    while ((await openConnections(service)) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    while ((await openConnections(file.service)) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const again = await openStream(sessionId);
     expect(again.status).toBe(200);
     again.socket.destroy();
