@@ -82,11 +82,12 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   // What an answer names may be another domain's read: an OAuth grant may lack its scope (shared/src/model/references.ts).
   const scopes = new Map(options.catalogs.flatMap((domain) => domain.operations.map((op) => [op.id, op.scope] as const)));
   // On /mcp every domain shares one server: a tool given another domain's operationId names the tool it belongs to.
-  const served = options.catalogs.flatMap((domain) =>
-    manifestOf(domain).tools.flatMap((tool) => tool.operations.map((op) => ({ id: op.id, scope: op.scope, tool: tool.name, write: op.risk !== 'safe' }))),
+  const manifests = new Map(options.catalogs.map((domain) => [domain.name, manifestOf(domain)] as const));
+  const served = [...manifests.values()].flatMap((manifest) =>
+    manifest.tools.flatMap((tool) => tool.operations.map((op) => ({ id: op.id, scope: op.scope, tool: tool.name, write: op.risk !== 'safe' }))),
   );
   const engines = configs.map(({ domain, result }) =>
-    createServer(manifestOf(domain), async () => domain, result, {
+    createServer(manifests.get(domain.name) ?? manifestOf(domain), async () => domain, result, {
       ...(options.telemetry ? { telemetry: options.telemetry } : {}),
       log,
       spent,
