@@ -47,7 +47,7 @@ export const DOMAIN_NAMES = ['contact', 'campaign', 'inbox', 'channel', 'product
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'info', 'debug'];
 
 /** Settings that decide what runs without a person's yes: only the host's own environment sets them. */
-export const HOST_ONLY_SETTINGS = [
+const HOST_ONLY_SETTINGS = [
   'ENGAGE_CONFIRM',
   'ENGAGE_READ_ONLY',
   'ENGAGE_OPERATIONS_ALLOW',
@@ -65,7 +65,7 @@ export const HOST_ONLY_SETTINGS = [
  * process runs or where the key goes. Names are compared exactly: on Windows the environment is
  * case-blind, so `engage_confirm` must not slip past as another name.
  */
-export const DOTENV_SETTINGS = ['ENGAGE_API_KEY', 'ENGAGE_BASE_URL', 'ENGAGE_AUTH_HEADER', 'ENGAGE_TIMEOUT_MS', 'ENGAGE_MAX_RETRY_WAIT_S', 'ENGAGE_LOG_LEVEL'];
+const DOTENV_SETTINGS = ['ENGAGE_API_KEY', 'ENGAGE_BASE_URL', 'ENGAGE_AUTH_HEADER', 'ENGAGE_TIMEOUT_MS', 'ENGAGE_MAX_RETRY_WAIT_S', 'ENGAGE_LOG_LEVEL'];
 
 export interface DotenvSettings {
   /** What the .env may add to the environment (names the environment does not set). */
@@ -392,7 +392,7 @@ export function isUnfilledKey(value: string): boolean {
 const unfilledReference = (name: string) =>
   `${name} is a reference to a variable (\${…} or $NAME) that the host did not fill in: set ${name} in the environment the host starts in.`;
 
-export function isLoopback(hostname: string): boolean {
+function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
