@@ -84,7 +84,8 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   // The guardrails' state in the user's state directory, shared by the seven servers of this machine.
   const guardrails = result.ok ? result.config.guardrails : undefined;
   const guardStore = guardrails ? () => new FileGuardStore(guardrails.stateDir, guardrails.auditLog) : undefined;
-  // Off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER asks for it; then the SDK loads now, before the first call.
+  // Off unless the environment names an OTLP endpoint or exporter, for either signal (telemetry.ts
+  // telemetrySignals); then the SDK loads now, before the first call.
   const telemetry = await startTelemetry(process.env, log, { serviceName: `engage-mcp-${manifest.name}` });
   // The first tool call loads the catalog: the start is over (the launcher lets V8's optimizer go).
   const catalogAfterStart = () => {
