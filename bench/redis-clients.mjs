@@ -1,6 +1,7 @@
 // Remote mode's Redis client against node-redis and ioredis: bundle size (minified, esbuild) and
 // a call's latency and CPU (sequential SET NX PX, a spent-confirmation write, over loopback), each
-// client in its own process, three rounds. The README's Development section quotes it. Usage:
+// client in its own process, five rounds (ROUNDS) of 20,000 calls (CALLS). The README's
+// Development section quotes it. Usage:
 //   npm install --prefix /tmp/redis-clients ioredis@5 @redis/client@5   (outside the workspace)
 //   npm run build && node bench/redis-clients.mjs /tmp/redis-clients
 import { spawn, execFileSync } from 'node:child_process';

@@ -5,7 +5,7 @@
 // one replica is restarted (SIGTERM, then started again) midway. Prints a table; exits 1 if a call
 // was lost, a write was carried out twice, a replayed token ran, or a "done" was not carried out.
 //
-//   npm run soak -- [--minutes 5] [--clients 64] [--think-ms 50] [--write-share 0.25] [--keys N] [--rate-limit N] [--lb-drain-ms N]
+//   npm run soak -- [--minutes 5] [--clients 64] [--think-ms 50] [--write-share 0.25] [--replay-share 0.1] [--keys N] [--rate-limit N] [--lb-drain-ms N]
 //
 // By default the replica gets SIGTERM while the proxy still routes to it, as when a load balancer
 // learns of it only from /readyz; --lb-drain-ms N takes it out of rotation N ms before, as an

@@ -22,14 +22,28 @@ The file is ENGAGE_AUDIT_LOG, or audit.jsonl in the state directory.`;
 interface Options {
   command: string | undefined;
   file: string | undefined;
-  stateDir: string;
+  /** Undefined only where nothing needs it (tail of a named file, verify --remote). */
+  stateDir: string | undefined;
   count: number;
   remote: boolean;
 }
 
+/** Where no home folder can be found (HOME unset, no passwd entry), os.homedir() throws: the default is then no folder at all. */
+const NO_HOME =
+  'no home folder could be found for the default state directory (HOME is unset and this user has no passwd entry): give --state-dir DIR or set ENGAGE_STATE_DIR';
+
+function homeStateDir(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return defaultStateDir(env);
+  } catch {
+    return undefined;
+  }
+}
+
 function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | string {
   const rest = [...argv];
-  let stateDir = env.ENGAGE_STATE_DIR?.trim() || defaultStateDir(env);
+  // The default is looked for only when nothing names the folder (--state-dir, ENGAGE_STATE_DIR).
+  let stateDir = env.ENGAGE_STATE_DIR?.trim() || undefined;
   let count = 20;
   let remote = false;
   const positional: string[] = [];
@@ -44,7 +58,11 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | strin
   if (!Number.isInteger(count) || count < 1) return `-n must be a whole number of at least 1\n${USAGE}`;
   const [command, file] = positional;
   if (remote && !file) return `--remote needs the exported file\n${USAGE}`;
-  return { command, file: file ? resolve(file) : env.ENGAGE_AUDIT_LOG?.trim() || join(stateDir, 'audit.jsonl'), stateDir, count, remote };
+  stateDir ??= homeStateDir(env);
+  const record = file ? resolve(file) : env.ENGAGE_AUDIT_LOG?.trim() || (stateDir === undefined ? undefined : join(stateDir, 'audit.jsonl'));
+  // verify reads the record's secret and chain head from the state directory (--remote, from ENGAGE_STATE_SECRET).
+  if (record === undefined || (command === 'verify' && !remote && stateDir === undefined)) return NO_HOME;
+  return { command, file: record, stateDir, count, remote };
 }
 
 function readLines(file: string): string[] {
@@ -65,7 +83,7 @@ function verify(options: Options & { file: string }): number {
   const lines = readLines(options.file);
   const verdict = options.remote
     ? verifyAuditLines(remoteSecret(), lines, undefined, true)
-    : verifyAuditLines(readSecret(options.stateDir), lines, recordedHead(options));
+    : verifyAuditLines(readSecret(stateDirOf(options)), lines, recordedHead(options));
   if (verdict.ok) {
     const which = verdict.first ? `lines ${verdict.first} to ${verdict.lines} (the cap dropped the older ones)` : `${verdict.lines} lines`;
     say(`${options.file}: ${which}, the chain is intact.`);
@@ -75,10 +93,16 @@ function verify(options: Options & { file: string }): number {
   return 1;
 }
 
+/** The state directory, which parseArguments makes sure of for a verify without --remote. */
+function stateDirOf(options: Options): string {
+  if (options.stateDir === undefined) throw new Error(NO_HOME);
+  return options.stateDir;
+}
+
 /** Where the store says the chain ends; a damaged state file is said (stderr) and the lines are still checked. */
 function recordedHead(options: Options & { file: string }) {
   try {
-    return readState(options.stateDir).audit[options.file];
+    return readState(stateDirOf(options)).audit[options.file];
   } catch (error) {
     say(`engage-mcp-audit: ${error instanceof Error ? error.message : String(error)}; lines cut from the record's end cannot be noticed.`, process.stderr);
     return undefined;

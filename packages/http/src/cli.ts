@@ -47,7 +47,8 @@ async function openRedis(settings: HttpSettings): Promise<RedisClient | undefine
 
 async function start(settings: HttpSettings, redis: RedisClient | undefined): Promise<Service> {
   try {
-    // Off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER asks for it (the service's close() stops it).
+    // Off unless the environment names an OTLP endpoint or exporter, for either signal (the core's
+    // telemetrySignals); the service's close() stops it.
     const telemetry = await startTelemetry(process.env, log, { serviceName: 'engage-mcp-http' });
     return await startService({
       ...(telemetry ? { telemetry } : {}),

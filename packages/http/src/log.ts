@@ -21,7 +21,7 @@ export interface JsonLog extends Logger {
 }
 
 /** `scheme://user:password@host` → `scheme://user:[redacted]@host`, wherever it appears in a message. */
-export function redactUrlPasswords(text: string): string {
+function redactUrlPasswords(text: string): string {
   return text.replace(/\b([a-z][\w+.-]*:\/\/[^\s/@:]*):[^\s/@]*@/gi, '$1:[redacted]@');
 }
 

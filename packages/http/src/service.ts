@@ -101,7 +101,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export const DEFAULTS = {
+const DEFAULTS = {
   host: '127.0.0.1',
   port: 8787,
   maxBodyBytes: 4 * 1024 * 1024 + 64 * 1024,

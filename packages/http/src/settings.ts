@@ -30,7 +30,7 @@ export interface HttpSettings {
   oauth: OAuthSettings | undefined;
 }
 
-export const MIN_SECRET_BYTES = 32;
+const MIN_SECRET_BYTES = 32;
 
 export interface OAuthSettings {
   kek: Uint8Array;

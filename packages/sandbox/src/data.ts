@@ -150,7 +150,7 @@ const BASE_TIME = Date.parse('2026-09-01T08:00:00Z');
 const day = (n: number) => new Date(BASE_TIME + n * 86_400_000).toISOString();
 
 /** `count` generated contacts, appended to `contacts` (a loop, not a spread: 200,000 arguments overflow the stack). */
-export function makeContacts(count: number, rand: () => number, startIndex = 0, contacts: Contact[] = []): Contact[] {
+function makeContacts(count: number, rand: () => number, startIndex = 0, contacts: Contact[] = []): Contact[] {
   for (let index = 0; index < count; index++) {
     const first = FIRST[Math.floor(rand() * FIRST.length)] as string;
     const last = LAST[Math.floor(rand() * LAST.length)] as string;
@@ -339,7 +339,7 @@ const TICKET_CHANNELS = ['whatsapp', 'telegram', 'email'];
  * `count` generated tickets appended to `tickets`, for size tests: their own generator, so the
  * rest of the seed stays as it is, and a loop, so any count seeds quickly.
  */
-export function makeTickets(count: number, kind: 'A' | 'B', contacts: Contact[], tickets: Ticket[] = []): Ticket[] {
+function makeTickets(count: number, kind: 'A' | 'B', contacts: Contact[], tickets: Ticket[] = []): Ticket[] {
   const rand = random(kind === 'A' ? 20261001 : 20261002);
   const base = kind === 'A' ? 100_001 : 200_001;
   for (let index = 0; index < count; index++) {

@@ -212,7 +212,7 @@ function unescapeAt(text: string, at: number, fail: (message: string) => never):
 }
 
 /** A TOML basic string: the characters TOML requires escaped are escaped. */
-export function tomlString(value: string): string {
+function tomlString(value: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters TOML requires escaped
   const escaped = value.replace(/[\\"\u0000-\u001f\u007f]/g, (char) => {
     const named = Object.entries(ESCAPES).find(([name, sequence]) => sequence === char && name !== 'e')?.[0];

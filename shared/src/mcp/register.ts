@@ -209,7 +209,6 @@ function cleanedHostText<K extends 'name' | 'version'>(field: K, value: unknown)
   return (text ? { [field]: text } : {}) as { [key in K]?: string };
 }
 
-/** The SDK validates a call's arguments through this: our parser, with its messages. */
 /** Our parser as the SDK's validator of a tool's arguments; what it refuses is handed on as RefusedArguments. */
 function argumentValidator(args: ArgumentParser): ValidatorProvider {
   return {

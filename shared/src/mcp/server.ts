@@ -347,7 +347,7 @@ function callers(config: Config | undefined, options: ServerOptions, redact: Ret
 }
 
 /** How many keys' redactors remote mode keeps ready; a key not seen among the latest this many has its redactor built again. */
-export const CACHED_KEYS = 256;
+const CACHED_KEYS = 256;
 
 /**
  * Remote mode's caller for a request's key. Each key's fingerprint, redactor (and the scrub built on

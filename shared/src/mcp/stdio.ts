@@ -1,9 +1,11 @@
 // The stdio entry every domain's bin calls: read the environment, serve both protocol eras with
 // the SDK's stdio entry, and exit promptly and cleanly when the host goes away. Only the
 // protocol reaches stdout.
+import { join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { FileGuardStore } from '../call/file-guard-store.js';
+import { GuardStateError, type GuardStore } from '../call/guard-store.js';
 import type { Domain } from '../model/types.js';
 import { loadConfig, loadDotenvSafely, misspelledSettings } from '../model/config.js';
 import { createLogger } from '../safe/log.js';
@@ -83,8 +85,13 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
 
   // The guardrails' state in the user's state directory, shared by the seven servers of this machine.
   const guardrails = result.ok ? result.config.guardrails : undefined;
-  const guardStore = guardrails ? () => new FileGuardStore(guardrails.stateDir, guardrails.auditLog) : undefined;
-  // Off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER asks for it; then the SDK loads now, before the first call.
+  const stateDir = guardrails?.stateDir;
+  if (guardrails && stateDir === undefined) log.warn(`${NO_STATE_DIR}: until then every write is refused (reads work)`);
+  const guardStore = guardrails
+    ? () => (stateDir === undefined ? noStateStore(NO_STATE_DIR) : new FileGuardStore(stateDir, guardrails.auditLog ?? join(stateDir, 'audit.jsonl')))
+    : undefined;
+  // Off unless the environment names an OTLP endpoint or exporter, for either signal (telemetry.ts
+  // telemetrySignals); then the SDK loads now, before the first call.
   const telemetry = await startTelemetry(process.env, log, { serviceName: `engage-mcp-${manifest.name}` });
   // The first tool call loads the catalog: the start is over (the launcher lets V8's optimizer go).
   const catalogAfterStart = () => {
@@ -129,4 +136,23 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
     );
   }
   log.info(`ready: ${engage.tools.map(({ info }) => info.name).join(', ')}`);
+}
+
+const NO_STATE_DIR =
+  "no home folder could be found for the guardrails' state directory (HOME is unset and this user has no passwd entry), and ENGAGE_STATE_DIR is not set: set ENGAGE_STATE_DIR to an absolute folder for the send counters, idempotency keys and audit record";
+
+/** Where there is no state directory: every write is refused before anything is sent, saying what to set; reads never touch the store. */
+function noStateStore(why: string): GuardStore {
+  const refuse = () => Promise.reject(new GuardStateError(why));
+  return {
+    ready: refuse,
+    take: refuse,
+    giveBack: refuse,
+    count: refuse,
+    lookup: refuse,
+    reserve: refuse,
+    settle: refuse,
+    appendAudit: refuse,
+    auditSecret: refuse,
+  };
 }

@@ -60,7 +60,7 @@ export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: Tele
  * collector in it. Our log redacts the Engage key, not these: a URL's user information goes, and
  * so does any value of OTEL_EXPORTER_OTLP_HEADERS or a signal's own headers (a collector's API key).
  */
-export function settingsRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
+function settingsRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
   const headerValues = Object.entries(env)
     .filter(([name]) => /^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$/.test(name))
     .flatMap(([, value]) => (value ?? '').split(','))

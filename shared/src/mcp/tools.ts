@@ -1,6 +1,7 @@
 // Tool definitions from the manifest: arguments (their JSON schema and their validation, from one
 // table), annotations, output schemas, and the one description the model reads. Kept short: all
-// fourteen definitions share a ~4,000 token budget. No zod here: listing must stay cheap.
+// fourteen definitions and the seven servers' instructions share a ~4,500 token budget
+// (scripts/docs.ts, test/docs.test.ts). No zod here: listing must stay cheap.
 import type { JsonSchemaType } from '@modelcontextprotocol/server';
 import type { ToolArguments } from '../call/context.js';
 import { OUTCOMES } from '../call/outcomes.js';

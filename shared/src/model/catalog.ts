@@ -90,7 +90,7 @@ export function requiredText(description: string, max = 4096) {
   return z.string({ error: 'expected a string' }).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).describe(description);
 }
 
-export const MSISDN_SHAPE = '62 followed by digits, e.g. 6281234567890 (0812…, +62 812-… are accepted)';
+const MSISDN_SHAPE = '62 followed by digits, e.g. 6281234567890 (0812…, +62 812-… are accepted)';
 
 /**
  * The spec requires 62xxxxxxxxxx. Indonesians write numbers as 0812-…, +62 812 …, (0812) …,
@@ -253,7 +253,7 @@ export function quote(value: unknown): string {
 const WORD = /^[A-Za-z0-9_.:@+/-]{1,64}$/;
 
 /** How much of a name read from the API a statement shows: more than any name this server itself accepts (200). */
-export const MAX_NAME_CHARS = 300;
+const MAX_NAME_CHARS = 300;
 
 /**
  * A name read from the API (a campaign's, a customer's) in “quotes” on one line, cut after

@@ -34,8 +34,15 @@ export interface Guardrails {
   quietHours: { start: number; end: number; text: string } | undefined;
   /** IANA time zone of the quiet hours and of the day the daily cap counts. */
   timeZone: string;
-  stateDir: string;
-  auditLog: string;
+  /**
+   * Where the stdio servers' file store keeps its state, and the audit record's file. Undefined in
+   * remote mode, which reads neither ENGAGE_STATE_DIR nor ENGAGE_AUDIT_LOG (its state is in Redis or
+   * its memory), and, for the state directory, where ENGAGE_STATE_DIR is unset and no home folder
+   * can be found for its default (HOME unset, the user without a passwd entry: os.homedir() throws):
+   * the server still starts, and its writes are refused, saying so (mcp/stdio.ts).
+   */
+  stateDir: string | undefined;
+  auditLog: string | undefined;
 }
 
 /** A failure still carries ENGAGE_API_KEY as it was set (`secrets`): the answers and log lines that quote the problems are redacted with it. */
@@ -47,7 +54,7 @@ export const DOMAIN_NAMES = ['contact', 'campaign', 'inbox', 'channel', 'product
 const LOG_LEVELS: LogLevel[] = ['error', 'warn', 'info', 'debug'];
 
 /** Settings that decide what runs without a person's yes: only the host's own environment sets them. */
-export const HOST_ONLY_SETTINGS = [
+const HOST_ONLY_SETTINGS = [
   'ENGAGE_CONFIRM',
   'ENGAGE_READ_ONLY',
   'ENGAGE_OPERATIONS_ALLOW',
@@ -65,7 +72,7 @@ export const HOST_ONLY_SETTINGS = [
  * process runs or where the key goes. Names are compared exactly: on Windows the environment is
  * case-blind, so `engage_confirm` must not slip past as another name.
  */
-export const DOTENV_SETTINGS = ['ENGAGE_API_KEY', 'ENGAGE_BASE_URL', 'ENGAGE_AUTH_HEADER', 'ENGAGE_TIMEOUT_MS', 'ENGAGE_MAX_RETRY_WAIT_S', 'ENGAGE_LOG_LEVEL'];
+const DOTENV_SETTINGS = ['ENGAGE_API_KEY', 'ENGAGE_BASE_URL', 'ENGAGE_AUTH_HEADER', 'ENGAGE_TIMEOUT_MS', 'ENGAGE_MAX_RETRY_WAIT_S', 'ENGAGE_LOG_LEVEL'];
 
 export interface DotenvSettings {
   /** What the .env may add to the environment (names the environment does not set). */
@@ -218,7 +225,7 @@ export function loadConfig(
   const allow = allowRaw === undefined ? undefined : patterns(allowRaw, 'ENGAGE_OPERATIONS_ALLOW', domain, operationIds, problems);
   const deny = patterns(read('ENGAGE_OPERATIONS_DENY') ?? '', 'ENGAGE_OPERATIONS_DENY', domain, operationIds, problems);
 
-  const guardrails = loadGuardrails(read, env, problems);
+  const guardrails = loadGuardrails(read, env, problems, keyPerRequest);
 
   if (problems.length > 0 || apiKey === undefined || !baseUrl) return { ok: false, problems, logLevel, secrets: apiKey ? [apiKey] : [] };
   return {
@@ -256,7 +263,7 @@ function confirmPolicy(raw: string | undefined, domain: string, operationIds: re
   };
 }
 
-function loadGuardrails(read: (name: string) => string | undefined, env: NodeJS.ProcessEnv, problems: string[]): Guardrails {
+function loadGuardrails(read: (name: string) => string | undefined, env: NodeJS.ProcessEnv, problems: string[], keyPerRequest: boolean): Guardrails {
   const cap = (name: string) => {
     const raw = read(name);
     return raw === undefined ? undefined : integer(raw, 0, 0, 10_000_000, name, problems);
@@ -266,16 +273,27 @@ function loadGuardrails(read: (name: string) => string | undefined, env: NodeJS.
   const timeZone = read('ENGAGE_TIMEZONE') ?? 'UTC';
   if (timeZone !== 'UTC' && !isTimeZone(timeZone))
     problems.push(`ENGAGE_TIMEZONE must be an IANA time zone such as Asia/Jakarta (got ${JSON.stringify(timeZone.slice(0, 40))}).`);
-  const stateDir = ofKind(absolutePath(read('ENGAGE_STATE_DIR'), 'ENGAGE_STATE_DIR', problems), 'folder', 'ENGAGE_STATE_DIR', problems) ?? defaultStateDir(env);
-  return {
+  const limits = {
     recipientsPerSend: cap('ENGAGE_CAP_RECIPIENTS_PER_SEND'),
     messagesPerDay: cap('ENGAGE_CAP_MESSAGES_PER_DAY'),
     quietHours: quietHours(read('ENGAGE_QUIET_HOURS'), problems),
     timeZone,
-    stateDir,
-    auditLog:
-      ofKind(absolutePath(read('ENGAGE_AUDIT_LOG'), 'ENGAGE_AUDIT_LOG', problems), 'file', 'ENGAGE_AUDIT_LOG', problems) ?? join(stateDir, 'audit.jsonl'),
   };
+  // Remote mode keeps this state in Redis or its memory: a state folder it would not use neither
+  // stops its start (a relative one, a file) nor is looked for in a home it may not have.
+  if (keyPerRequest) return { ...limits, stateDir: undefined, auditLog: undefined };
+  const stateDir = ofKind(absolutePath(read('ENGAGE_STATE_DIR'), 'ENGAGE_STATE_DIR', problems), 'folder', 'ENGAGE_STATE_DIR', problems) ?? homeStateDir(env);
+  const auditLog = ofKind(absolutePath(read('ENGAGE_AUDIT_LOG'), 'ENGAGE_AUDIT_LOG', problems), 'file', 'ENGAGE_AUDIT_LOG', problems);
+  return { ...limits, stateDir, auditLog: auditLog ?? (stateDir === undefined ? undefined : join(stateDir, 'audit.jsonl')) };
+}
+
+/** defaultStateDir, or undefined where no home folder can be found (HOME unset, no passwd entry), for which os.homedir() throws. */
+function homeStateDir(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return defaultStateDir(env);
+  } catch {
+    return undefined;
+  }
 }
 
 /** $XDG_STATE_HOME/engage-mcp, else ~/.local/state/engage-mcp (the XDG default). */
@@ -392,7 +410,7 @@ export function isUnfilledKey(value: string): boolean {
 const unfilledReference = (name: string) =>
   `${name} is a reference to a variable (\${…} or $NAME) that the host did not fill in: set ${name} in the environment the host starts in.`;
 
-export function isLoopback(hostname: string): boolean {
+function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 

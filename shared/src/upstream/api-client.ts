@@ -29,7 +29,8 @@ export interface ApiRequest {
   safe: boolean;
   /**
    * A preview's look-up: one short attempt (LOOKUP_TIMEOUT_MS), no retries, no rate-limit waits,
-   * so a slow API leaves a fact out of the preview instead of holding the question back.
+   * so a slow API never holds the question back: the preview says the record could not be read
+   * (catalog.ts notShown), and leaves out a fact that moves on its own (the quota).
    */
   lookup?: boolean;
   /** Reads a 2xx body its own way (a large list, streamed: stream-list.ts); others are read whole. */

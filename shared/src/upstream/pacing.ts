@@ -14,7 +14,7 @@ export function backoffDelayMs(attempt: number, random: () => number = Math.rand
 }
 
 /** The longest Retry-After believed (a day); what is actually waited is capped far lower (ENGAGE_MAX_RETRY_WAIT_S). */
-export const MAX_RETRY_AFTER_S = 86_400;
+const MAX_RETRY_AFTER_S = 86_400;
 
 /**
  * Retry-After in seconds, at most MAX_RETRY_AFTER_S. The spec says an integer; an HTTP date is

@@ -4,7 +4,7 @@
 // so only the page and the counts are
 // kept: a tenant of 200,000 contacts costs about what one of 20,000 does. The answer is exactly
 // the simple path's (parse the whole body, then shapeList): the same page, counts and notes, and
-// the same failures for a body that is not JSON or not the envelope (http.ts decides on those,
+// the same failures for a body that is not JSON or not the envelope (api-client.ts decides on those,
 // from the skeleton this gives it).
 import { StringDecoder } from 'node:string_decoder';
 import { parseJson, type BodySink } from './api-client.js';

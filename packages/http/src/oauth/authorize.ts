@@ -142,7 +142,7 @@ function formTarget(redirectUri: string): string {
   return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : url.protocol;
 }
 
-export function backTo(ctx: OAuthContext, redirectUri: string, params: Record<string, string>, state: string | null | undefined): string {
+function backTo(ctx: OAuthContext, redirectUri: string, params: Record<string, string>, state: string | null | undefined): string {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   if (state) url.searchParams.set('state', state);

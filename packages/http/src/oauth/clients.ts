@@ -19,7 +19,7 @@ export interface Client {
   cimd: boolean;
 }
 
-export const REGISTRATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const REGISTRATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const REGISTRATIONS_PER_HOUR = 20;
 /** Client metadata documents fetched at once, across every caller, and for one requester. */
 const MAX_CIMD_FETCHES = 8;
@@ -214,7 +214,7 @@ for (const [net, prefix] of [
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv6');
 
-export function isBlockedAddress(address: string): boolean {
+function isBlockedAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   if (mapped) return BLOCKED.check(mapped, 'ipv4');
   const family = isIP(address);

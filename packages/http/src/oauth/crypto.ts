@@ -7,11 +7,11 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, ran
 /** Every OAuth secret we issue starts with this, so it is never mistaken for a tenant key (and is found by the key guard). */
 export const TOKEN_PREFIX = 'emcp_';
 export const ACCESS_PREFIX = `${TOKEN_PREFIX}at_`;
-export const REFRESH_PREFIX = `${TOKEN_PREFIX}rt_`;
+const REFRESH_PREFIX = `${TOKEN_PREFIX}rt_`;
 export const CODE_PREFIX = `${TOKEN_PREFIX}ac_`;
 export const SECRET_PREFIX = `${TOKEN_PREFIX}cs_`;
 
-export const KEK_BYTES = 32;
+const KEK_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 

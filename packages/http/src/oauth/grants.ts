@@ -22,8 +22,8 @@ import {
 } from './crypto.js';
 import type { OAuthStore } from './store.js';
 
-export const ACCESS_TTL_MS = 60 * 60 * 1000;
-export const REFRESH_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const ACCESS_TTL_MS = 60 * 60 * 1000;
+const REFRESH_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const CODE_TTL_MS = 60 * 1000;
 /** A grant whose code was never exchanged is gone after this. */
 const UNREDEEMED_GRANT_TTL_MS = 10 * 60 * 1000;

@@ -4,7 +4,7 @@
 import { isLoopbackHost } from './clients.js';
 
 /** The API's scopes in plain words; a scope not listed here is shown by its name. */
-export const SCOPE_WORDS: Record<string, string> = {
+const SCOPE_WORDS: Record<string, string> = {
   'contact.read': 'See your contacts',
   'contact.manage': 'Add, change and import contacts',
   'contact.delete': 'Delete contacts',
@@ -26,7 +26,7 @@ export const SCOPE_WORDS: Record<string, string> = {
 
 export const isWriteScope = (scope: string) => !scope.endsWith('.read');
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
