@@ -169,7 +169,7 @@ export class FileGuardStore implements GuardStore {
       const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steady?.());
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
-      const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, ...(before ? { before } : {}) };
+      const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, sender: thisProcess(), ...(before ? { before } : {}) };
       return { result: undefined, entry: this.renewed(value, now + WRITE_MEMORY_MS) };
     });
   }
@@ -646,11 +646,14 @@ function notSaved(path: string, error: unknown): Error {
 /**
  * A live write's last attempt; one in flight whose process stopped renewing it (it stopped with the
  * write out) is unknown: not renewed for the lease by the system clock, nor by the steady clock it
- * was renewed by (a system clock set forward makes a write still at the API look unrenewed).
+ * was renewed by (a system clock set forward makes a write still at the API look unrenewed). One
+ * whose process this host can tell is dead (killed, crashed, its machine rebooted) is unknown at
+ * once: nothing will ever settle it, so it is not "still being sent" for the rest of its lease.
  */
 function sentWrite(entry: Kept<SentWrite> | undefined, now: number, steady: { clock: string; ms: number } | undefined) {
   const held = entry?.value;
   if (held?.outcome !== 'in-flight') return held;
+  if (held.sender !== undefined && processIsDead(held.sender)) return { ...held, outcome: 'unknown' as const };
   const byClock = now - (held.alive ?? held.at) >= WRITE_MARK_LEASE_MS;
   const renewedAt = entry?.steady?.alive;
   const bySteady = renewedAt === undefined || steady === undefined || entry?.steady?.clock !== steady.clock || steady.ms - renewedAt >= WRITE_MARK_LEASE_MS;
@@ -806,6 +809,22 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
   } finally {
     removeQuietly(aside);
   }
+}
+
+let processName: string | undefined;
+
+/** This process as a lock names its owner (`pid host/start/place nonce`), the same for all its writes. */
+function thisProcess(): string {
+  processName ??= `${process.pid} ${hostname()}${ownStartAndPlace()} ${randomBytes(6).toString('hex')}`;
+  return processName;
+}
+
+/** Whether the process a write's mark or a lock names is known to be dead (this host's, where its pid means it); unknown is not dead. */
+function processIsDead(name: string): boolean {
+  const owner = ownerOf(name);
+  if (!owner) return false;
+  if (owner.earlierBoot) return true;
+  return owner.here && liveness(owner.pid, owner.start) === 'dead';
 }
 
 /** A lock's owner as the servers write it (`pid host/start nonce`; earlier, `pid host nonce` or `pid nonce`), undefined for anything else. */
