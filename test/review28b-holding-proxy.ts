@@ -5,6 +5,7 @@
 // sender died) or dropped; an answer released or dropped. Reads pass straight through.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Seeded } from './seeded.js';
 
 export type HoldAt = 'none' | 'arrival' | 'answer';
 
@@ -23,6 +24,11 @@ export interface HoldingProxy {
   hold(at: HoldAt): { held: Promise<Held> };
   /** Writes the proxy has seen arrive (whether it forwarded them or not). */
   writesSeen(): number;
+  /**
+   * Once every request that reached it has been answered or dropped (a killed sender's bytes already
+   * on their way included: loopback has them in the proxy's socket by the time the sender is dead).
+   */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,6 +38,7 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
   const upstream = new URL(target);
   let armed: { at: HoldAt; resolve: (held: Held) => void } | undefined;
   let writes = 0;
+  let pending = 0;
   const sockets = new Set<Socket>();
 
   /** The request sent on to the API, its whole answer read. */
@@ -56,7 +63,8 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
       out.end(body);
     });
 
-  const reply = (res: ServerResponse, answer: { status: number; headers: IncomingMessage['headers']; body: Buffer }) => {
+  const reply = (res: ServerResponse, answer: { status: number; headers: IncomingMessage['headers']; body: Buffer }, done: () => void) => {
+    done();
     if (res.destroyed || res.socket?.destroyed) return;
     const headers = { ...answer.headers };
     delete headers.connection;
@@ -71,31 +79,44 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
   };
 
   const server = createServer((req, res) => {
+    pending++;
+    let counted = true;
+    const done = () => {
+      if (counted) pending--;
+      counted = false;
+    };
+    let ended = false;
+    // A sender gone before its request arrived whole: nothing of it goes on.
+    req.on('close', () => {
+      if (!ended) done();
+    });
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      ended = true;
       const body = Buffer.concat(chunks);
       const write = WRITES.has(req.method ?? 'GET');
       if (write) writes++;
       const hold = write ? armed : undefined;
       if (write) armed = undefined;
       const drop = (): void => {
+        done();
         req.socket.destroy();
       };
       if (!hold || hold.at === 'none') {
-        pass(req, body).then((answer) => reply(res, answer), drop);
+        pass(req, body).then((answer) => reply(res, answer, done), drop);
         return;
       }
       if (hold.at === 'arrival') {
         hold.resolve({
-          forward: () => pass(req, body).then((answer) => reply(res, answer), drop),
+          forward: () => pass(req, body).then((answer) => reply(res, answer, done), drop),
           drop,
           release: () => undefined,
         });
         return;
       }
       pass(req, body).then((answer) => {
-        hold.resolve({ forward: async () => undefined, drop, release: () => reply(res, answer) });
+        hold.resolve({ forward: async () => undefined, drop, release: () => reply(res, answer, done) });
       }, drop);
     });
   });
@@ -109,9 +130,53 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
     baseUrl: `http://127.0.0.1:${port}`,
     hold: (at) => ({ held: new Promise<Held>((resolve) => (armed = { at, resolve })) }),
     writesSeen: () => writes,
+    idle: async () => {
+      for (let turns = 0; turns < 3 || pending > 0; turns++) await new Promise((resolve) => setTimeout(resolve, 10));
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/**
+ * When a sender is killed: at a random time after the yes, with the write arrived at the API (then
+ * taken by it all the same, or not), with the API's answer held, or just after it went back (while
+ * the outcome is being written down).
+ */
+export const MOMENTS = ['after-yes', 'arrived-taken', 'arrived-dropped', 'answer-held', 'answer-released'] as const;
+export type Moment = (typeof MOMENTS)[number];
+
+/**
+ * Starts the confirmed write (`send`) and calls `kill` at `moment`; once it returns, what the API
+ * did with the write is settled. Answers the moment as a test names it (with its delay).
+ */
+export async function killAtMoment(proxy: HoldingProxy, send: () => Promise<unknown>, kill: () => Promise<void>, moment: Moment, rng: Seeded): Promise<string> {
+  const at = moment === 'after-yes' ? 'none' : moment.startsWith('arrived') ? 'arrival' : 'answer';
+  const { held } = proxy.hold(at);
+  const answer = send().catch((error: unknown) => error);
+  let hold: Held | undefined;
+  let detail: string = moment;
+  if (moment === 'after-yes') {
+    const delay = rng.int(160);
+    detail += ` ${delay} ms`;
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, delay)), answer]);
+  } else {
+    hold = await held;
+    if (moment === 'answer-released') {
+      hold.release();
+      const delay = rng.int(6);
+      detail += ` ${delay} ms`;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  await kill();
+  if (moment === 'arrived-taken') await hold?.forward();
+  if (moment === 'arrived-dropped' || moment === 'answer-held') hold?.drop();
+  await answer;
+  await proxy.idle();
+  // A write that did not reach the proxy before the kill is not held: nothing is left armed for the next.
+  proxy.hold('none');
+  return detail;
 }

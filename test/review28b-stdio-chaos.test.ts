@@ -13,8 +13,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
 import { structuredOf, textOf, toolOf } from './helpers.js';
-import { startHoldingProxy, type Held, type HoldingProxy } from './review28b-holding-proxy.js';
-import { seeded, type Seeded } from './seeded.js';
+import { MOMENTS, killAtMoment, startHoldingProxy, type HoldingProxy } from './review28b-holding-proxy.js';
+import { seeded } from './seeded.js';
 
 const SEND = 'channel.whatsapp.send';
 const SEED = Number(process.env.CHAOS_SEED ?? 2808);
@@ -58,36 +58,6 @@ async function kill(server: LaunchedServer): Promise<void> {
     return;
   }
   await exited;
-}
-
-const MOMENTS = ['after-yes', 'arrived-taken', 'arrived-dropped', 'answer-held', 'answer-released'] as const;
-type Moment = (typeof MOMENTS)[number];
-
-/** The confirmed send on `server`, killed at `moment`; what the sandbox did with it is settled when this returns. */
-async function sendKilled(server: LaunchedServer, token: string, params: Record<string, unknown>, moment: Moment, rng: Seeded): Promise<string> {
-  const at = moment === 'after-yes' ? 'none' : moment.startsWith('arrived') ? 'arrival' : 'answer';
-  const { held } = proxy.hold(at);
-  const answer = call(server, { params, confirmationToken: token }).catch((error: unknown) => error);
-  let hold: Held | undefined;
-  let detail: string = moment;
-  if (moment === 'after-yes') {
-    const delay = rng.int(160);
-    detail += ` ${delay} ms`;
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, delay)), answer]);
-  } else {
-    hold = await held;
-    if (moment === 'answer-released') {
-      hold.release();
-      const delay = rng.int(6);
-      detail += ` ${delay} ms`;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-  await kill(server);
-  if (moment === 'arrived-taken') await hold?.forward();
-  if (moment === 'arrived-dropped' || moment === 'answer-held') hold?.drop();
-  await answer;
-  return detail;
 }
 
 /** The warning a preview starts with once the same write went out, or may have: its sender is gone, so it is not "still being sent". */
@@ -134,7 +104,13 @@ describe('review28b: the stdio server killed (SIGKILL) at a seeded moment of a c
         const preview = await call(server, { params });
         const token = structuredOf(preview).confirmationToken as string;
         expect(token, `${where}: ${textOf(preview)}`).toMatch(/^ct_/);
-        const detail = await sendKilled(server, token, params, moment, rng);
+        const detail = await killAtMoment(
+          proxy,
+          () => call(server, { params, confirmationToken: token }),
+          () => kill(server),
+          moment,
+          rng,
+        );
         const sent = sendsOf(msisdn);
         expect(sent, `${where} (${detail}): one yes`).toBeLessThanOrEqual(1);
         server = await launch(dir);
@@ -158,7 +134,14 @@ describe('review28b: the stdio server killed (SIGKILL) at a seeded moment of a c
         const where = `seed ${SEED} two processes round ${round}`;
         const preview = await call(servers[killed]!, { params });
         const token = structuredOf(preview).confirmationToken as string;
-        const detail = await sendKilled(servers[killed]!, token, params, moment, rng);
+        const sender = servers[killed]!;
+        const detail = await killAtMoment(
+          proxy,
+          () => call(sender, { params, confirmationToken: token }),
+          () => kill(sender),
+          moment,
+          rng,
+        );
         const sent = sendsOf(msisdn);
         expect(sent, `${where} (${detail}): one yes`).toBeLessThanOrEqual(1);
         await checkAfterKill(servers[1 - killed]!, token, params, sent, `${where} (${detail}), on the other process`);
