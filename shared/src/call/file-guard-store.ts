@@ -206,12 +206,16 @@ export class FileGuardStore implements GuardStore {
 
   /** Every write asks first: a directory or file others could change, or a damaged state file, refuses it before anything is sent. */
   async ready() {
-    ownDirectory(this.dir);
+    usable(this.dir, () => ownDirectory(this.dir));
     readState(this.dir);
     // A lock no turn can take (not a file the servers make) would let the write out and lose its audit line: refused first.
     readLock(join(this.dir, 'state.lock'));
-    makeDirectories(dirname(this.auditFile));
-    fs.closeSync(openAuditFile(this.auditFile));
+    usable(this.auditFile, () => {
+      makeDirectories(dirname(this.auditFile));
+      fs.closeSync(openAuditFile(this.auditFile));
+    });
+    // So would an audit secret that cannot be read or made (read once per process, kept after).
+    await this.auditSecret();
   }
 
   /**
@@ -618,6 +622,33 @@ function removeQuietly(path: string): void {
   }
 }
 
+/**
+ * `work` on `path`, a file or folder every write needs (the state directory, the audit record): a
+ * failure of the file system (read-only, a folder where a file goes) refuses the write, saying what
+ * it is, rather than reading as the server's internal error.
+ */
+function usable(path: string, work: () => void): void {
+  try {
+    work();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // What the file system says of itself; anything else (a path under /proc) stays the server's failure, as before.
+    if (error instanceof GuardStateError || code === undefined || !(code === 'EISDIR' || code in NOT_SAVED_BECAUSE)) throw error;
+    if (code === 'EISDIR')
+      throw new GuardStateError(`${path} is a folder where the servers keep a file, so no write can be recorded. Move it aside (${moveAsideCommand(path)})`);
+    throw new GuardStateError(
+      `${path} cannot be written (${NOT_SAVED_BECAUSE[code] ?? (error as Error).message}, ${code}), so the send caps, idempotency keys, earlier sends and the audit record cannot be kept. ${whatToDo(code)} and ask again`,
+    );
+  }
+}
+
+/** What the user does about a file system's failure. */
+function whatToDo(code: string | undefined): string {
+  if (code === 'EROFS') return 'Make that file system writable again, or set ENGAGE_STATE_DIR (and ENGAGE_AUDIT_LOG, if set) to a folder on one that is,';
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG') return 'Free space on that disk';
+  return 'Fix the error';
+}
+
 const NOT_SAVED_BECAUSE: Record<string, string> = {
   ENOSPC: 'no space left on its disk',
   EDQUOT: "the user's disk quota is used up",
@@ -639,7 +670,7 @@ function notSaved(path: string, error: unknown): Error {
   const why = (code && NOT_SAVED_BECAUSE[code]) ?? (error instanceof Error ? error.message : String(error));
   return new GuardStateError(
     `the guardrails' state could not be saved in ${dirname(path)} (${why}${code ? `, ${code}` : ''}), so the send caps, idempotency keys and earlier sends cannot be kept. ` +
-      'Free space on that disk (or fix the error) and ask again',
+      `${whatToDo(code)} and ask again`,
   );
 }
 
