@@ -72,6 +72,11 @@ const STILL_BEING_SENT = /still being sent/;
 async function checkAfterKill(survivor: LaunchedServer, token: string, params: { msisdn: string }, sent: number, where: string): Promise<void> {
   const again = await call(survivor, { params, confirmationToken: token });
   expect(sendsOf(params.msisdn), `${where}: the same token again: ${textOf(again)}`).toBe(sent);
+  // This server's own token, from before the restart (or from the other process): not "never issued by this server".
+  expect(textOf(again), `${where}: the same token again`).not.toMatch(/never issued by this server/);
+  expect(textOf(again), `${where}: the same token again`).toMatch(
+    /^The confirmationToken is not valid \(not one this server issued for this key since it started, or altered\): nothing was run\./,
+  );
   const fresh = await call(survivor, { params });
   // The process that sent it is dead: the write is not "still being sent" (wait for what?), its outcome is unknown.
   for (const [what, answer] of [

@@ -130,7 +130,8 @@ export type TokenRefusal = 'unknown' | 'expired' | 'mismatch' | 'spent-mismatch'
 const TOKEN_MISMATCH =
   'The confirmationToken was issued for other params, another operation or another quietHoursOverride: nothing was run, and the token is spent.';
 export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
-  unknown: 'The confirmationToken is not valid (never issued by this server, or altered): nothing was run.',
+  // A stdio server's tokens hold in the process that issued them: one from before a restart, or from another process of it, is as unknown as a forged one.
+  unknown: 'The confirmationToken is not valid (not one this server issued for this key since it started, or altered): nothing was run.',
   expired: 'The confirmationToken has expired: nothing was run.',
   mismatch: TOKEN_MISMATCH,
   'spent-mismatch': TOKEN_MISMATCH,
