@@ -20,8 +20,8 @@ export interface Held {
 
 export interface HoldingProxy {
   baseUrl: string;
-  /** Holds the next write at `at`; `held` resolves when it is held there. */
-  hold(at: HoldAt): { held: Promise<Held> };
+  /** Holds the next write (or the next request of `method`, a read included) at `at`; `held` resolves when it is held there. */
+  hold(at: HoldAt, method?: string): { held: Promise<Held> };
   /** Writes the proxy has seen arrive (whether it forwarded them or not). */
   writesSeen(): number;
   /**
@@ -36,7 +36,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
   const upstream = new URL(target);
-  let armed: { at: HoldAt; resolve: (held: Held) => void } | undefined;
+  let armed: { at: HoldAt; method?: string; resolve: (held: Held) => void } | undefined;
   let writes = 0;
   let pending = 0;
   const sockets = new Set<Socket>();
@@ -97,8 +97,8 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
       const body = Buffer.concat(chunks);
       const write = WRITES.has(req.method ?? 'GET');
       if (write) writes++;
-      const hold = write ? armed : undefined;
-      if (write) armed = undefined;
+      const hold = (armed?.method === undefined ? write : armed.method === req.method) ? armed : undefined;
+      if (hold) armed = undefined;
       const drop = (): void => {
         done();
         req.socket.destroy();
@@ -128,7 +128,7 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    hold: (at) => ({ held: new Promise<Held>((resolve) => (armed = { at, resolve })) }),
+    hold: (at, method) => ({ held: new Promise<Held>((resolve) => (armed = { at, ...(method ? { method } : {}), resolve })) }),
     writesSeen: () => writes,
     idle: async () => {
       for (let turns = 0; turns < 3 || pending > 0; turns++) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -49,17 +49,17 @@ afterAll(async () => {
 type Era = '2026' | '2025';
 type Call = (args: Record<string, unknown>) => Promise<CallToolResult>;
 
-/** A client of `url`'s /mcp/channel in `era`, and its call of the send. */
-async function clientOf(url: string, era: Era): Promise<Call> {
-  const args = (rest: Record<string, unknown>) => ({ name: 'channel_action', arguments: { operationId: SEND, ...rest } });
+/** A client of `url`'s /mcp/<domain> (channel unless named) in `era`, and its call of the domain's action tool (the send unless named). */
+async function clientOf(url: string, era: Era, domain = 'channel'): Promise<Call> {
+  const args = (rest: Record<string, unknown>) => ({ name: `${domain}_action`, arguments: { operationId: SEND, ...rest } });
   if (era === '2026') {
-    const modern = await modernClient(url, sandbox.keys.full, { info: { name: 'review28b', version: '0' } });
+    const modern = await modernClient(url, sandbox.keys.full, { domain, info: { name: 'review28b', version: '0' } });
     clients.push(modern);
     return (rest) => modern.callTool(args(rest) as never, { timeout: 30_000 } as never) as Promise<CallToolResult>;
   }
   const legacy: TestClient = makeClient({ kind: 'v1', clientName: 'review28b' });
   await legacy.connect(
-    new StreamableHTTPClientTransport(new URL('/mcp/channel', url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }),
+    new StreamableHTTPClientTransport(new URL(`/mcp/${domain}`, url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } }),
   );
   clients.push(legacy);
   return (rest) => legacy.callTool(args(rest), undefined, { timeout: 30_000 });
@@ -124,6 +124,49 @@ describe('review28b: the replica with a confirmed send killed (SIGKILL) at a see
       } else {
         expect(structuredOf(fresh).outcome, `${at}: asked again: ${textOf(fresh)}`).toBe('unknown');
       }
+      replicas[killed] = await replica();
+    }
+  });
+
+  it('killed between spending the token and claiming the write (its facts being read again): nothing was sent, the token is final and says it may have run; a new yes sends once', {
+    timeout: 60_000,
+  }, async () => {
+    for (const era of ['2026', '2025'] as const) {
+      const params = { ticketID: 'TCK-1001', message: `Mohon maaf atas keterlambatannya (${era})` };
+      const replies = () =>
+        sandbox.carriedOut().filter((entry) => entry.operationId === 'inbox.ticket.reply' && entry.params.message === params.message).length;
+      const killed = era === '2026' ? 0 : 1;
+      const reply = async (url: string) => {
+        const send = await clientOf(url, era, 'inbox');
+        return (rest: Record<string, unknown>) => send({ operationId: 'inbox.ticket.reply', ...rest });
+      };
+      const onSender = await reply(replicas[killed]!.url);
+      const preview = await onSender({ params });
+      const token = structuredOf(preview).confirmationToken as string;
+      expect(token, textOf(preview)).toMatch(/^ct_/);
+      const before = replies();
+      // The yes spends the token, then reads the ticket again (its facts are bound): held there.
+      const { held } = proxy.hold('arrival', 'GET');
+      const yes = onSender({ params, confirmationToken: token }).catch((error: unknown) => error);
+      const read = await held;
+      await stopService(replicas[killed]!.process.child, 'SIGKILL');
+      read.drop();
+      await yes;
+      await proxy.idle();
+      proxy.hold('none');
+      expect(replies(), era).toBe(before);
+
+      const onOther = await reply(replicas[1 - killed]!.url);
+      const again = await onOther({ params, confirmationToken: token });
+      expect(replies(), `${era}: ${textOf(again)}`).toBe(before);
+      expect(structuredOf(again).confirmationToken, textOf(again)).toBeUndefined();
+      expect(textOf(again), era).toMatch(/already used .*it may already have been carried out; nothing was done now/);
+      const fresh = await onOther({ params });
+      expect(structuredOf(fresh).outcome, `${era}: ${textOf(fresh)}`).toBe('preview');
+      expect(textOf(fresh), era).not.toMatch(/already sent exactly this/);
+      const second = await onOther({ params, confirmationToken: structuredOf(fresh).confirmationToken });
+      expect(structuredOf(second).outcome, `${era}: ${textOf(second)}`).toBe('done');
+      expect(replies(), era).toBe(before + 1);
       replicas[killed] = await replica();
     }
   });
