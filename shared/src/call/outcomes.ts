@@ -313,7 +313,7 @@ export function describeFailure(
 ): string {
   const text = describeFailureOnly(error, op, stage, keySource, sentBefore !== undefined);
   if (!sentBefore || !op) return text;
-  return `${text} Exactly this ${op.id} was sent by this server at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${capital(checkWhat(op))} before anything else.`;
+  return `${text} Exactly this ${op.id} was sent by ${sender(sentBefore)} at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${capital(checkWhat(op))} before anything else.`;
 }
 
 function describeFailureOnly(error: unknown, op: Operation | undefined, stage: CallStage, keySource: KeySource, sentBefore: boolean): string {
