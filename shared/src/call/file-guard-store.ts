@@ -143,12 +143,13 @@ export class FileGuardStore implements GuardStore {
   async lookup(key: string) {
     await this.migrated();
     const entry = this.readEntry('records', key);
-    return entry && this.unexpired(entry) ? entry.value : undefined;
+    return entry && this.unexpired(entry) ? unsettled(entry.value) : undefined;
   }
 
+  /** The key reserved for this process's write (named as a lock names its owner), or the record that holds it. */
   reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
     return this.entryTurn('records', key, (held) =>
-      held ? { result: held.value, entry: 'unchanged' } : { result: undefined, entry: { value: record, expiresAt } },
+      held ? { result: unsettled(held.value), entry: 'unchanged' } : { result: undefined, entry: { value: { ...record, sender: thisProcess() }, expiresAt } },
     );
   }
 
@@ -840,6 +841,12 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
   } finally {
     removeQuietly(aside);
   }
+}
+
+/** A record as its callers see it: an unsettled one whose process is gone is `stopped` (its answer will never come); its sender is the store's own. */
+function unsettled(value: IdempotencyRecord & { sender?: unknown }): IdempotencyRecord {
+  const { sender, ...record } = value;
+  return !record.reply && typeof sender === 'string' && processIsDead(sender) ? { ...record, stopped: true } : record;
 }
 
 let processName: string | undefined;

@@ -555,10 +555,14 @@ export function firstOutcomeRepeated(reply: CallToolResult, first: { at: number 
   };
 }
 
-export function idempotentWriteUnsettled(op: Operation, first: { at: number }): CallToolResult {
+export function idempotentWriteUnsettled(op: Operation, first: { at: number; stopped?: boolean }): CallToolResult {
+  const state = first.stopped
+    ? "was being sent by a server that stopped (killed, or crashed) before it noted the API's answer"
+    : 'is still being sent, or the server that sent it stopped before the API answered';
+  const after = first.stopped ? '' : '; the same call with the same key answers its outcome once it is known';
   return writeFailure(
     op,
     'unknown',
-    `The write with this idempotencyKey (first used at ${at(first.at)}) is still being sent, or the server that sent it stopped before the API answered: nothing was sent again. Its outcome is unknown: ${checkWhat(op)}; the same call with the same key answers its outcome once it is known.`,
+    `The write with this idempotencyKey (first used at ${at(first.at)}) ${state}: nothing was sent again. Its outcome is unknown: ${checkWhat(op)}${after}.`,
   );
 }
