@@ -192,7 +192,7 @@ export async function spentUnsent(deps: CallDeps, call: ToolCall, confirmation: 
  * (remote mode on Redis) the newer of that one and this server's. A shared store that does not
  * answer leaves this server's: the claim stage, which fails closed, is what never sends twice.
  */
-async function lastSentOf(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Attempt | undefined> {
+export async function lastSentOf(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Attempt | undefined> {
   const { caller } = call;
   const local = caller.journal.lastSent(caller.keyId, op.id, params);
   const store = deps.guard.store();

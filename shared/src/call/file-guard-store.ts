@@ -143,12 +143,13 @@ export class FileGuardStore implements GuardStore {
   async lookup(key: string) {
     await this.migrated();
     const entry = this.readEntry('records', key);
-    return entry && this.unexpired(entry) ? entry.value : undefined;
+    return entry && this.unexpired(entry) ? unsettled(entry.value) : undefined;
   }
 
+  /** The key reserved for this process's write (named as a lock names its owner), or the record that holds it. */
   reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
     return this.entryTurn('records', key, (held) =>
-      held ? { result: held.value, entry: 'unchanged' } : { result: undefined, entry: { value: record, expiresAt } },
+      held ? { result: unsettled(held.value), entry: 'unchanged' } : { result: undefined, entry: { value: { ...record, sender: thisProcess() }, expiresAt } },
     );
   }
 
@@ -169,7 +170,7 @@ export class FileGuardStore implements GuardStore {
       const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steady?.());
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
-      const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, ...(before ? { before } : {}) };
+      const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, sender: thisProcess(), ...(before ? { before } : {}) };
       return { result: undefined, entry: this.renewed(value, now + WRITE_MEMORY_MS) };
     });
   }
@@ -206,12 +207,16 @@ export class FileGuardStore implements GuardStore {
 
   /** Every write asks first: a directory or file others could change, or a damaged state file, refuses it before anything is sent. */
   async ready() {
-    ownDirectory(this.dir);
+    usable(this.dir, () => ownDirectory(this.dir));
     readState(this.dir);
     // A lock no turn can take (not a file the servers make) would let the write out and lose its audit line: refused first.
     readLock(join(this.dir, 'state.lock'));
-    makeDirectories(dirname(this.auditFile));
-    fs.closeSync(openAuditFile(this.auditFile));
+    usable(this.auditFile, () => {
+      makeDirectories(dirname(this.auditFile));
+      fs.closeSync(openAuditFile(this.auditFile));
+    });
+    // So would an audit secret that cannot be read or made (read once per process, kept after).
+    await this.auditSecret();
   }
 
   /**
@@ -618,6 +623,33 @@ function removeQuietly(path: string): void {
   }
 }
 
+/**
+ * `work` on `path`, a file or folder every write needs (the state directory, the audit record): a
+ * failure of the file system (read-only, a folder where a file goes) refuses the write, saying what
+ * it is, rather than reading as the server's internal error.
+ */
+function usable(path: string, work: () => void): void {
+  try {
+    work();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // What the file system says of itself; anything else (a path under /proc) stays the server's failure, as before.
+    if (error instanceof GuardStateError || code === undefined || !(code === 'EISDIR' || code in NOT_SAVED_BECAUSE)) throw error;
+    if (code === 'EISDIR')
+      throw new GuardStateError(`${path} is a folder where the servers keep a file, so no write can be recorded. Move it aside (${moveAsideCommand(path)})`);
+    throw new GuardStateError(
+      `${path} cannot be written (${NOT_SAVED_BECAUSE[code] ?? (error as Error).message}, ${code}), so the send caps, idempotency keys, earlier sends and the audit record cannot be kept. ${whatToDo(code)} and ask again`,
+    );
+  }
+}
+
+/** What the user does about a file system's failure. */
+function whatToDo(code: string | undefined): string {
+  if (code === 'EROFS') return 'Make that file system writable again, or set ENGAGE_STATE_DIR (and ENGAGE_AUDIT_LOG, if set) to a folder on one that is,';
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG') return 'Free space on that disk';
+  return 'Fix the error';
+}
+
 const NOT_SAVED_BECAUSE: Record<string, string> = {
   ENOSPC: 'no space left on its disk',
   EDQUOT: "the user's disk quota is used up",
@@ -639,18 +671,21 @@ function notSaved(path: string, error: unknown): Error {
   const why = (code && NOT_SAVED_BECAUSE[code]) ?? (error instanceof Error ? error.message : String(error));
   return new GuardStateError(
     `the guardrails' state could not be saved in ${dirname(path)} (${why}${code ? `, ${code}` : ''}), so the send caps, idempotency keys and earlier sends cannot be kept. ` +
-      'Free space on that disk (or fix the error) and ask again',
+      `${whatToDo(code)} and ask again`,
   );
 }
 
 /**
  * A live write's last attempt; one in flight whose process stopped renewing it (it stopped with the
  * write out) is unknown: not renewed for the lease by the system clock, nor by the steady clock it
- * was renewed by (a system clock set forward makes a write still at the API look unrenewed).
+ * was renewed by (a system clock set forward makes a write still at the API look unrenewed). One
+ * whose process this host can tell is dead (killed, crashed, its machine rebooted) is unknown at
+ * once: nothing will ever settle it, so it is not "still being sent" for the rest of its lease.
  */
 function sentWrite(entry: Kept<SentWrite> | undefined, now: number, steady: { clock: string; ms: number } | undefined) {
   const held = entry?.value;
   if (held?.outcome !== 'in-flight') return held;
+  if (held.sender !== undefined && processIsDead(held.sender)) return { ...held, outcome: 'unknown' as const };
   const byClock = now - (held.alive ?? held.at) >= WRITE_MARK_LEASE_MS;
   const renewedAt = entry?.steady?.alive;
   const bySteady = renewedAt === undefined || steady === undefined || entry?.steady?.clock !== steady.clock || steady.ms - renewedAt >= WRITE_MARK_LEASE_MS;
@@ -806,6 +841,28 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
   } finally {
     removeQuietly(aside);
   }
+}
+
+/** A record as its callers see it: an unsettled one whose process is gone is `stopped` (its answer will never come); its sender is the store's own. */
+function unsettled(value: IdempotencyRecord & { sender?: unknown }): IdempotencyRecord {
+  const { sender, ...record } = value;
+  return !record.reply && typeof sender === 'string' && processIsDead(sender) ? { ...record, stopped: true } : record;
+}
+
+let processName: string | undefined;
+
+/** This process as a lock names its owner (`pid host/start/place nonce`), the same for all its writes. */
+function thisProcess(): string {
+  processName ??= `${process.pid} ${hostname()}${ownStartAndPlace()} ${randomBytes(6).toString('hex')}`;
+  return processName;
+}
+
+/** Whether the process a write's mark or a lock names is known to be dead (this host's, where its pid means it); unknown is not dead. */
+function processIsDead(name: string): boolean {
+  const owner = ownerOf(name);
+  if (!owner) return false;
+  if (owner.earlierBoot) return true;
+  return owner.here && liveness(owner.pid, owner.start) === 'dead';
 }
 
 /** A lock's owner as the servers write it (`pid host/start nonce`; earlier, `pid host nonce` or `pid nonce`), undefined for anything else. */

@@ -21,6 +21,8 @@ export interface SentWrite {
   outcome: 'in-flight' | 'done' | 'unknown';
   owner?: string;
   alive?: number;
+  /** The process that sends it, named as a lock names its owner (file-guard-store.ts): once it is dead, the outcome is unknown. */
+  sender?: string;
   before?: { at: number; outcome: 'done' | 'unknown' };
 }
 
@@ -96,13 +98,14 @@ const isSentOutcome = (value: unknown): value is 'done' | 'unknown' => value ===
 
 export function isSentWrite(entry: unknown): entry is Expiring<SentWrite> {
   if (!isObject(entry) || !isTime(entry.expiresAt) || !isObject(entry.value)) return false;
-  const { at, outcome, owner, alive, before } = entry.value;
+  const { at, outcome, owner, alive, sender, before } = entry.value;
   const beforeOk = before === undefined || (isObject(before) && isTime(before.at) && isSentOutcome(before.outcome));
   return (
     isTime(at) &&
     (outcome === 'in-flight' || isSentOutcome(outcome)) &&
     (owner === undefined || typeof owner === 'string') &&
     (alive === undefined || isTime(alive)) &&
+    (sender === undefined || typeof sender === 'string') &&
     beforeOk
   );
 }

@@ -23,6 +23,8 @@ export interface IdempotencyRecord {
   digest: string;
   at: number;
   reply?: CallToolResult;
+  /** Unsettled, and the process that reserved it is known to be gone (the file store): its answer will never come. */
+  stopped?: boolean;
 }
 
 export interface GuardStore {

@@ -142,7 +142,7 @@ async function answerFromRecord(guard: Guard, key: string, record: IdempotencyRe
   if (record.operationId !== op.id || record.digest !== paramsDigest(secret, op.id, params)) return idempotencyKeyReused(op, record);
   held.repeated = true;
   let current: IdempotencyRecord | undefined = record;
-  for (let waited = 0; current && !current.reply && waited < UNSETTLED_WAIT_MS; waited += 100) {
+  for (let waited = 0; current && !current.reply && !current.stopped && waited < UNSETTLED_WAIT_MS; waited += 100) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     current = await guard.store().lookup(key);
   }

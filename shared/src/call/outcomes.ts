@@ -130,7 +130,8 @@ export type TokenRefusal = 'unknown' | 'expired' | 'mismatch' | 'spent-mismatch'
 const TOKEN_MISMATCH =
   'The confirmationToken was issued for other params, another operation or another quietHoursOverride: nothing was run, and the token is spent.';
 export const TOKEN_REFUSALS: Record<TokenRefusal, string> = {
-  unknown: 'The confirmationToken is not valid (never issued by this server, or altered): nothing was run.',
+  // A stdio server's tokens hold in the process that issued them: one from before a restart, or from another process of it, is as unknown as a forged one.
+  unknown: 'The confirmationToken is not valid (not one this server issued for this key since it started, or altered): nothing was run.',
   expired: 'The confirmationToken has expired: nothing was run.',
   mismatch: TOKEN_MISMATCH,
   'spent-mismatch': TOKEN_MISMATCH,
@@ -312,7 +313,7 @@ export function describeFailure(
 ): string {
   const text = describeFailureOnly(error, op, stage, keySource, sentBefore !== undefined);
   if (!sentBefore || !op) return text;
-  return `${text} Exactly this ${op.id} was sent by this server at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${capital(checkWhat(op))} before anything else.`;
+  return `${text} Exactly this ${op.id} was sent by ${sender(sentBefore)} at ${at(sentBefore.at)}, and ${howItEnded(sentBefore)}: the API's answer may reflect that earlier send. ${capital(checkWhat(op))} before anything else.`;
 }
 
 function describeFailureOnly(error: unknown, op: Operation | undefined, stage: CallStage, keySource: KeySource, sentBefore: boolean): string {
@@ -554,10 +555,14 @@ export function firstOutcomeRepeated(reply: CallToolResult, first: { at: number 
   };
 }
 
-export function idempotentWriteUnsettled(op: Operation, first: { at: number }): CallToolResult {
+export function idempotentWriteUnsettled(op: Operation, first: { at: number; stopped?: boolean }): CallToolResult {
+  const state = first.stopped
+    ? "was being sent by a server that stopped (killed, or crashed) before it noted the API's answer"
+    : 'is still being sent, or the server that sent it stopped before the API answered';
+  const after = first.stopped ? '' : '; the same call with the same key answers its outcome once it is known';
   return writeFailure(
     op,
     'unknown',
-    `The write with this idempotencyKey (first used at ${at(first.at)}) is still being sent, or the server that sent it stopped before the API answered: nothing was sent again. Its outcome is unknown: ${checkWhat(op)}; the same call with the same key answers its outcome once it is known.`,
+    `The write with this idempotencyKey (first used at ${at(first.at)}) ${state}: nothing was sent again. Its outcome is unknown: ${checkWhat(op)}${after}.`,
   );
 }

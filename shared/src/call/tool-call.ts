@@ -7,7 +7,7 @@ import { forGrant } from '../model/references.js';
 import type { Operation } from '../model/types.js';
 import { InputError, UpstreamError } from '../model/errors.js';
 import { finishAnswer } from './answers.js';
-import { confirm, isApproval, spentUnsent, type Approval } from './confirm.js';
+import { confirm, isApproval, lastSentOf, spentUnsent, type Approval } from './confirm.js';
 import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
 import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
 import { failedCall, notConfigured, type CallStage } from './outcomes.js';
@@ -71,10 +71,11 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
       deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     if (trace.write && error instanceof UpstreamError && error.details.status !== undefined) trace.write.apiStatus = error.details.status;
     const keySource = call.caller.grantedScopes ? 'grant' : call.caller.credentials ? 'request' : 'environment';
-    // A write the API refused: exactly this write sent before (its place given back to it) may be what the refusal reflects.
+    // A write the API refused: exactly this write sent before (its place given back to it) may be what the refusal reflects;
+    // sent by this process, or read from the store others share (the state directory kept over a restart, remote mode's Redis).
     const earlier =
       op && trace.write && stage === 'sent' && error instanceof UpstreamError && (error.kind === 'not-found' || error.kind === 'rejected')
-        ? call.caller.journal.lastSent(call.caller.keyId, op.id, trace.write.params)
+        ? await lastSentOf(deps, call, op, trace.write.params)
         : undefined;
     return failedCall(error, op, stage, call.kind === 'action', keySource, trace.write?.confirmation === 'token', earlier);
   }
