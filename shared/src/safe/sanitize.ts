@@ -221,6 +221,15 @@ export function inlineText(text: string): string {
   return escapeMatches(text, QUOTED_UNSAFE);
 }
 
+/**
+ * Text another party wrote (the API's message in a failure, which may echo what a customer wrote),
+ * in “quotes” on one line, as inlineText() leaves it: set into a sentence of ours, none of it can
+ * read as our own words, start a line, or seem to close its quote.
+ */
+export function quotedText(text: string): string {
+  return `“${inlineText(text)}”`;
+}
+
 const QUOTE_LIKE_ANY = new RegExp(`[${QUOTE_LIKE}]`, 'gu');
 
 /**
