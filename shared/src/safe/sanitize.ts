@@ -203,10 +203,12 @@ export function describeHiddenText(params: unknown): string | undefined {
 // ---- Text on one line ------------------------------------------------------------------------
 
 const LINE_BREAKING = `\\n\\r\\t${HIDDEN_CLASS}\\p{Zl}\\p{Zp}`;
-// Every character that looks like a closing quote (curly, primes, modifier letters, full-width,
-// CJK, the low quotes „ ‚ and ⹂, the ornaments ❛❜❝❞ and 🙶🙷🙸) is escaped too, or a name could
-// seem to close its quote and go on as our own words.
-const QUOTE_LIKE = '\\p{Pi}\\p{Pf}\\u02BA\\u02DD\\u02EE\\u201A\\u201E\\u2033\\u2036\\u275B-\\u275E\\u2E42\\u3003\\u301D-\\u301F\\uFF02\\u{1F676}-\\u{1F678}';
+// Every character that looks like a closing quote (curly, primes ″ ‴ ⁗, modifier letters ʺ ˝ ˵ ˶ ˮ,
+// the Hebrew gershayim ״ and the Vedic ᳓, full-width, CJK, the low quotes „ ‚ and ⹂, the
+// ornaments ❛❜❝❞❟❠ and 🙶🙷🙸) is escaped too, or a name could seem to close its quote and go on
+// as our own words.
+const QUOTE_LIKE =
+  '\\p{Pi}\\p{Pf}\\u02BA\\u02DD\\u02EE\\u02F5\\u02F6\\u05F4\\u1CD3\\u201A\\u201E\\u2033\\u2034\\u2036\\u2037\\u2057\\u275B-\\u2760\\u2E42\\u3003\\u301D-\\u301F\\uFF02\\u{1F676}-\\u{1F678}';
 const QUOTED_UNSAFE = new RegExp(`[\\\\${QUOTE_LIKE}${LINE_BREAKING}]`, 'gu');
 const QUOTE_LIKE_CHAR = new RegExp(`^[${QUOTE_LIKE}]$`, 'u');
 const LINE_UNSAFE = new RegExp(`[${LINE_BREAKING}]`, 'gu');
