@@ -220,7 +220,21 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '“': '\\“', '”': '
  * are written as escapes (so it cannot start a line of its own or hide anything).
  */
 export function inlineText(text: string): string {
-  return escapeMatches(text, QUOTED_UNSAFE);
+  return escapeStackedMarks(escapeMatches(text, QUOTED_UNSAFE));
+}
+
+/** How many combining marks in a row one letter keeps as they are: more than any script writes on one letter (Vietnamese 2, Hebrew with points and accents 4). */
+const MAX_STACKED_MARKS = 4;
+/** A nonspacing or enclosing mark after MAX_STACKED_MARKS others in a row: a browser stacks it higher (or deeper) still. */
+const STACKED_MARK = new RegExp(`(?<=[\\p{Mn}\\p{Me}]{${MAX_STACKED_MARKS}})[\\p{Mn}\\p{Me}]`, 'gu');
+
+/**
+ * Combining marks past MAX_STACKED_MARKS in a row written as escapes (\u{301}): a browser draws
+ * every mark on its letter, and hundreds of them (“Zalgo” text) rise out of the line and paint over
+ * the lines around it (on the card, the text a person approves). The text is still shown whole.
+ */
+function escapeStackedMarks(text: string): string {
+  return text.replace(STACKED_MARK, (mark) => `\\u{${(mark.codePointAt(0) as number).toString(16).toUpperCase()}}`);
 }
 
 /**
@@ -239,7 +253,7 @@ const QUOTE_LIKE_ANY = new RegExp(`[${QUOTE_LIKE}]`, 'gu');
  * escaped as inlineText() escapes it: a lone “ or ” in it would pair with a quote of the statement's.
  */
 export function escapeQuotes(json: string): string {
-  return json.replace(QUOTE_LIKE_ANY, '\\$&');
+  return escapeStackedMarks(json.replace(QUOTE_LIKE_ANY, '\\$&'));
 }
 
 /** A line of our own text, kept one line: only line breaks and invisible characters are escaped. */
