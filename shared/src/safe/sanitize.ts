@@ -34,6 +34,24 @@ export function hiddenBmpTable(): Uint8Array {
   return hiddenBmp;
 }
 
+/** A character outside printable ASCII (or a control): the only ones cleanText may remove. */
+const NOT_PLAIN = /[^\x20-\x7e\t\n]/g;
+
+/**
+ * Where the first character cleanText removes stands in `text` from `from` on, or -1: the same
+ * test, character by character (a lone surrogate is kept, as cleanText keeps it). Text of
+ * printable ASCII is passed over by one regular expression.
+ */
+export function nextHidden(text: string, from = 0): number {
+  NOT_PLAIN.lastIndex = from;
+  for (let found = NOT_PLAIN.exec(text); found; found = NOT_PLAIN.exec(text)) {
+    const at = found.index;
+    const code = text.charCodeAt(at);
+    if (code >= 0xd800 && code <= 0xdbff ? isHiddenCodePoint(text.codePointAt(at) as number) : hiddenBmpTable()[code] === 1) return at;
+  }
+  return -1;
+}
+
 /** Nesting deeper than this is not shown: no real answer needs it, and it keeps every later step cheap and stack-safe. */
 export const MAX_DEPTH = 64;
 export const TOO_DEEP = `[not shown: nested more than ${MAX_DEPTH} levels deep]`;
