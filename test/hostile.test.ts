@@ -63,7 +63,7 @@ describe('the key echoed back by the API never reaches the model or the log', ()
     }));
     const result = await call(server, 'contact.list');
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/The API rejected contact\.list \(HTTP 400\): Invalid request/);
+    expect(textOf(result)).toMatch(/The API rejected contact\.list \(HTTP 400\): “Invalid request/);
     expectNoKey(textOf(result), ...server.logs);
   });
 
@@ -72,7 +72,7 @@ describe('the key echoed back by the API never reaches the model or the log', ()
     api.respond(() => ({ status: 422, body: { status: 422, errorCode: 40001, message: `${'\u200b'.repeat(2_390)}${HOSTILE_KEY}${'x'.repeat(10_000_000)}` } }));
     const result = await call(server, 'contact.list');
     // What the cut left of the key (its public prefix and one character) goes with the cut's last 15 characters.
-    expect(textOf(result)).toMatch(/The API rejected contact\.list \(HTTP 422\): …/);
+    expect(textOf(result)).toMatch(/The API rejected contact\.list \(HTTP 422\): “…”/);
     expectNoKey(textOf(result));
   });
 
@@ -228,7 +228,7 @@ describe('an error inside a 2xx envelope is an error', () => {
     const result = await call(server, 'campaign.send', { id: 'c1' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(
-      /envelope reports a failure \(status 500, errorCode 50000: queue unavailable\)\. The outcome is unknown: campaign\.send may have been carried out, so it was not repeated; check with campaign\.progress/,
+      /envelope reports a failure \(status 500, errorCode 50000: “queue unavailable”\)\. The outcome is unknown: campaign\.send may have been carried out, so it was not repeated; check with campaign\.progress/,
     );
     expect(textOf(result)).not.toMatch(/Done/);
   });
@@ -247,7 +247,7 @@ describe('an error inside a 2xx envelope is an error', () => {
     const result = await call(server, 'campaign.cancel', { id: 'nope' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(
-      /Not found \(HTTP 404\): no such campaign\. campaign\.cancel was not carried out; nothing was changed\. Use campaign\.list to find valid ids/,
+      /Not found \(HTTP 404\): “no such campaign”\. campaign\.cancel was not carried out; nothing was changed\. Use campaign\.list to find valid ids/,
     );
   });
 });

@@ -20,7 +20,7 @@ describe('an API refusal says what was refused, that nothing changed, and the ne
     const result = await server.call('campaign.send', { id: draft._id });
     expect(result.isError).toBe(true);
     expect(structuredOf(result).outcome).toBe('refused');
-    expect(textOf(result)).toMatch(/HTTP 402\): not enough message quota/);
+    expect(textOf(result)).toMatch(/HTTP 402\): “not enough message quota: \d+ needed, \d+ left”/);
     expect(textOf(result)).toMatch(/campaign\.send was not carried out; nothing was changed/);
     expect(textOf(result)).toMatch(/quota or plan[\s\S]*tell the user/);
     expect(textOf(result)).not.toMatch(/correct the request/);
@@ -30,7 +30,7 @@ describe('an API refusal says what was refused, that nothing changed, and the ne
     const server = await serve('campaign.cancel', none);
     const draft = sandbox.tenant('A').campaigns.find((campaign) => campaign.status === 'draft')!;
     const result = await server.call('campaign.cancel', { id: draft._id });
-    expect(textOf(result)).toMatch(/HTTP 409\): campaign is draft/);
+    expect(textOf(result)).toMatch(/HTTP 409\): “campaign is draft; only a sending campaign can be cancelled”/);
     expect(textOf(result)).toMatch(/nothing was changed\. What the API holds now conflicts with it[\s\S]*check with campaign\.progress and tell the user/);
     expect(textOf(result)).not.toMatch(/correct the request/);
   });
@@ -49,16 +49,18 @@ describe('an API refusal says what was refused, that nothing changed, and the ne
     expect(textOf(await expired.call('contact.create', { name: 'Ani', msisdn: '6281234000001' }))).toMatch(/HTTP 401\)[\s\S]*nothing was changed/);
     const server = await serve('contact.update', none);
     const missing = await server.call('contact.update', { id: 'no-such-contact', name: 'Ani' });
-    expect(textOf(missing)).toMatch(/Not found \(HTTP 404\): contact not found\. contact\.update was not carried out; nothing was changed\. Use contact\.list/);
+    expect(textOf(missing)).toMatch(
+      /Not found \(HTTP 404\): “contact not found”\. contact\.update was not carried out; nothing was changed\. Use contact\.list/,
+    );
     const read = await server.call('contact.byCampaign', { campaignID: 'no-such-campaign' });
-    expect(textOf(read)).toMatch(/Not found \(HTTP 404\): campaign not found\. Use campaign\.list/);
+    expect(textOf(read)).toMatch(/Not found \(HTTP 404\): “campaign not found”\. Use campaign\.list/);
     expect(textOf(read)).not.toMatch(/changed/);
   });
 
   it('400 on a read: correct the request, without "nothing was changed"', async () => {
     const server = await serve('inbox.ticket.byStatus');
     const result = await server.call('inbox.ticket.byStatus', { status: 'bogus' });
-    expect(textOf(result)).toMatch(/HTTP 400\): status must be one of open, pending, closed\. Correct the request before trying again/);
+    expect(textOf(result)).toMatch(/HTTP 400\): “status must be one of open, pending, closed”\. Correct the request before trying again/);
     expect(textOf(result)).not.toMatch(/changed/);
   });
 });

@@ -61,11 +61,43 @@ const STRING_PIECES = [
   'open',
   'OPEN',
   'Infinity',
+  // Review 28a: halves of a word and characters cleaning removes, raw and escaped, so a record
+  // shows a word (and is found by it) that its raw JSON does not hold.
+  'bu',
+  'di',
+  'Bu\u200bdi',
+  'bu\u00addi',
+  'o\u2060pen',
+  '\u200b',
+  '\\u200b',
+  '\u00ad',
+  '\u2060\u00ad',
+  '\u{E0041}',
   KEY,
   KEY.slice(0, 20),
 ];
 const NUMBERS = ['0', '-0', '1', '-1', '1e400', '-1e400', '1E+2', '1e-400', '12345678901234567890', '0.1', '-0.0e0', '1.5e-7', '9007199254740993', '1e21'];
-const KEYS = ['_id', 'name', 'status', 'note', 'n', 'tags', '__proto__', 'constructor', 'toString', 'data', 'd\\u0061ta', 'st\\u0061tus', '', '😀', 'a\\"b'];
+const KEYS = [
+  '_id',
+  'name',
+  'status',
+  'note',
+  'n',
+  'tags',
+  '__proto__',
+  'constructor',
+  'toString',
+  'data',
+  'd\\u0061ta',
+  'st\\u0061tus',
+  '',
+  '😀',
+  'a\\"b',
+  // Review 28a: field names shown (and matched) as `status` and `tags`.
+  'sta\u200btus',
+  'st\\u200batus',
+  'ta\u00adgs',
+];
 /** Blanks JSON allows between tokens. */
 const ws = (rand: Rand) => (rand.next() < 0.7 ? '' : rand.pick([' ', '\n', '\r\n', '\t', '  \n\t ']));
 
@@ -153,6 +185,11 @@ const SHAPES: ListShape[] = [
   { search: 'eng_live' },
   { fields: ['name', 'missing', '__proto__'] },
   { search: 'x:budi', fields: ['deep'] },
+  // Review 28a: search matches the text the model is shown (cleaned), on both paths.
+  { search: 'bu\u200bdi' },
+  { search: 'tags:budi' },
+  { search: 'status:open budi' },
+  { search: 'budi', limit: 5 },
 ];
 
 function streamed(bytes: Buffer, rand: Rand, shape: ListShape, redact: Redact): ListOutcome {
@@ -198,7 +235,7 @@ describe('the streamed list reader against JSON.parse of the whole body (differe
     expect(lists).toBeGreaterThan(250);
   });
 
-  it('a search word found only through an escape, or across a chunk boundary, matches as in the parsed record', () => {
+  it('a search word found only through an escape, across a chunk boundary, or past characters cleaning removes, matches as in the parsed record', () => {
     const records = [
       '{"_id":"a","name":"\\u0062udi"}',
       '{"_id":"b","name":"B\\u0055DI santoso"}',
@@ -206,6 +243,9 @@ describe('the streamed list reader against JSON.parse of the whole body (differe
       'di"}',
       '{"_id":"d","name":"bud"}',
       '{"_id":"e","status":"\\u006Fpen"}',
+      // Review 28a: shown as "budi" and `status: open` (characters cleaning removes, sent raw).
+      '{"_id":"f","name":"Bu\u200bdi"}',
+      '{"_id":"g","sta\u00adtus":"o\u2060pen"}',
     ];
     const text = `{"status":200,"errorCode":0,"data":[${records.slice(0, 2).join(',')},${records[2]}${records[3]},${records.slice(4).join(',')}]}`;
     const bytes = Buffer.from(text, 'utf8');
@@ -218,6 +258,7 @@ describe('the streamed list reader against JSON.parse of the whole body (differe
         expect({ size, got: listOutcome('parsed' in end ? end.parsed : undefined, shape, redact) }).toEqual({ size, got: expected });
       }
     }
-    expect(listOutcome(parseJson(text), { search: 'budi' }, redact)).toMatchObject({ kind: 'list', shaped: { page: { matched: 3 } } });
+    expect(listOutcome(parseJson(text), { search: 'budi' }, redact)).toMatchObject({ kind: 'list', shaped: { page: { matched: 4 } } });
+    expect(listOutcome(parseJson(text), { search: 'status:open' }, redact)).toMatchObject({ kind: 'list', shaped: { page: { matched: 2 } } });
   });
 });

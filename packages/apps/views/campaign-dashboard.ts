@@ -4,7 +4,20 @@
 // so numbers are found by the field names the spec uses for campaigns (sentCount,
 // totalRecipients) and their plain forms (sent, total); anything else is listed as it came.
 // Every number is also written out as text.
-import { el, formatNumber, formatTime, hostToolName, render, resultText, startView, structured, svg, type Arguments, type CallToolResult } from './kit.js';
+import {
+  el,
+  formatNumber,
+  formatTime,
+  hostToolName,
+  render,
+  resultText,
+  startView,
+  structured,
+  svg,
+  withoutStackedMarks,
+  type Arguments,
+  type CallToolResult,
+} from './kit.js';
 
 const POLL_INTERVAL_MS = 1500;
 /** Consecutive failed refreshes after which polling stops and a Refresh button is offered. */
@@ -418,7 +431,7 @@ function badgeClass(status: unknown): string {
  * '[object Object]').
  */
 function shown(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return withoutStackedMarks(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
 }
 
 function labelOf(key: string): string {

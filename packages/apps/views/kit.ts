@@ -116,3 +116,15 @@ export function formatMoment(iso: string): string {
   const time = formatTime(iso);
   return date.toDateString() === new Date().toDateString() ? time : `${date.toLocaleDateString()} ${time}`;
 }
+
+/** A nonspacing or enclosing mark after 4 others in a row (the server's previews keep as many: shared/src/safe/sanitize.ts). */
+const STACKED_MARK = /(?<=[\p{Mn}\p{Me}]{4})[\p{Mn}\p{Me}]/gu;
+
+/**
+ * API text as a view shows it: combining marks past 4 in a row on one letter written as escapes
+ * (\u{301}), so that hundreds of them (“Zalgo” text) cannot rise out of their line and paint over
+ * the rows around it. The text is still shown whole.
+ */
+export function withoutStackedMarks(text: string): string {
+  return text.replace(STACKED_MARK, (mark) => `\\u{${(mark.codePointAt(0) as number).toString(16).toUpperCase()}}`);
+}

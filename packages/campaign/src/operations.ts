@@ -91,6 +91,8 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     params: z.strictObject({}),
     view: 'campaign-dashboard',
     list: { idField: '_id' },
+    // A campaign's name is written by whoever made it (another member of the team, another tool).
+    customerText: true,
   },
   {
     id: 'campaign.analytics',

@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { InputError, UpstreamError } from '../model/errors.js';
 import type { CallStage, Operation, Outcome } from '../model/types.js';
 import { CUSTOMER_TEXT_NOTICE, fitData, type Scrub } from '../safe/render.js';
+import { quotedText } from '../safe/sanitize.js';
 import { GuardStateError } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { PREVIEW_TEXT_NOTICE, type Statement } from './statement.js';
@@ -336,13 +337,13 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
       // A read that names no record (no id in its path) cannot miss one: the API has nothing of the
       // kind for this tenant (no subscription, say: its message tells), or no such route at this address.
       if (op && op.risk === 'safe' && !op.path.includes('{'))
-        return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
+        return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
       // Sent before: the id was likely right, and that send what removed the record.
       const hint = sentBefore ? '' : findIds(op);
-      return `Not found (HTTP 404)${apiMessage ? `: ${apiMessage}` : ''}.${unchanged}${hint}`;
+      return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}.${unchanged}${hint}`;
     }
     case 'rejected':
-      return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${apiMessage}` : ''}.${unchanged} ${nextAfterRejection(status, op)}`;
+      return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${quotedText(apiMessage)}` : ''}.${unchanged} ${nextAfterRejection(status, op)}`;
     case 'rate-limited': {
       const seconds = retryAfterSeconds ?? 60;
       const again = `Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;

@@ -3,7 +3,7 @@
 // text and structured content together. Every step is linear in the size of the data, so no
 // answer, however large or deeply nested, can stall a server.
 import { REDACTED, type Redact } from './redact.js';
-import { cleanData, plainJson, setField } from './sanitize.js';
+import { cleanData, cleanText, nextHidden, plainJson, setField } from './sanitize.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
@@ -308,8 +308,12 @@ type Term = (item: unknown) => boolean;
 /** One word of a search: `field:value` (equals) or text found anywhere (`needle`, lower case). */
 export type SearchWord = { field: string; expected: string } | { needle: string };
 
+/**
+ * The words of a search, as the model would write what it was shown: invisible characters are
+ * removed from them as from the data (a word the model copied with one is the word it saw).
+ */
 export function searchWords(search: string): SearchWord[] {
-  return search
+  return cleanText(search)
     .trim()
     .split(/\s+/)
     .filter((word) => word !== '')
@@ -324,16 +328,18 @@ export function searchWords(search: string): SearchWord[] {
 }
 
 /**
- * `budi status:open` → a record containing "budi" whose status equals "open". With the caller's
- * `redact`, text is matched as the model would see it, and never inside a key form: a word is found
- * only outside every key form (and outside the mark that replaces one), equality never holds for a
- * value that holds one, and a field named by one is never looked at.
+ * `budi status:open` → a record containing "budi" whose status equals "open". Text is matched as
+ * the model is shown it: cleaned (sanitize.ts: a name the API sends as "bu\u200bdi" is shown, and
+ * found, as "budi"), field names too. With the caller's `redact`, never inside a key form: a word
+ * is found only outside every key form (and outside the mark that replaces one), equality never
+ * holds for a value that holds one, and a field named by one is never looked at.
  */
 export function parseSearch(search: string, redact?: Redact): Term[] {
   return searchWords(search).map((word): Term => {
     if ('field' in word) {
       if (redact && holdsKey(word.field, redact)) return () => false;
-      return (item) => isRecord(item) && equalsLoosely(item[word.field], word.expected, redact);
+      const names = new Map<string, string>();
+      return (item) => isRecord(item) && equalsLoosely(shownField(item, word.field, names), word.expected, redact);
     }
     return (item) => containsText(item, word.needle, redact);
   });
@@ -346,21 +352,54 @@ function containsText(value: unknown, needle: string, redact: Redact | undefined
   return Object.values(value).some((inner) => containsText(inner, needle, redact, depth + 1));
 }
 
-/** `needle` (lower case) in `text` outside every key form; the redactor runs only on text that holds the needle at all. */
+/**
+ * `needle` (lower case, cleaned) in `text` as the model is shown it (cleaned), outside every key
+ * form; the redactor runs only on text that holds the needle at all. Found in the raw text, it is
+ * in the cleaned text too (cleaning only removes characters, none of them the needle's); not found
+ * there, only text holding a character cleaning removes is cleaned to look again.
+ */
 function textContains(text: string, needle: string, redact: Redact | undefined): boolean {
-  if (!text.toLowerCase().includes(needle)) return false;
+  if (!text.toLowerCase().includes(needle) && (nextHidden(text) < 0 || !cleanText(text).toLowerCase().includes(needle))) return false;
   if (!redact) return true;
-  const shown = redact(text);
-  return shown === text || shown.split(REDACTED).some((piece) => piece.toLowerCase().includes(needle));
+  const shown = cleanText(text);
+  const redacted = redact(shown);
+  return redacted === shown || redacted.split(REDACTED).some((piece) => piece.toLowerCase().includes(needle));
 }
+
+/**
+ * The value the model is shown under the field name `field`: its field whose name, cleaned, is
+ * `field` ("ta\u200bgs" is shown as "tags"); of several, the last, as cleaning keeps it (cleanData).
+ * `names`: field names cleaned so far (a list's records share a few dozen), as cleanData keeps them.
+ */
+function shownField(item: Record<string, unknown>, field: string, names: Map<string, string>): unknown {
+  let value: unknown;
+  for (const key of Object.keys(item)) {
+    let shown = names.get(key);
+    if (shown === undefined) {
+      shown = cleanText(key);
+      if (names.size < MAX_REMEMBERED_NAMES) names.set(key, shown);
+    }
+    if (shown === field) value = item[key];
+  }
+  return value;
+}
+/** Field names remembered per search word: a list's records share a few dozen; data with endless distinct names gains nothing. */
+const MAX_REMEMBERED_NAMES = 1_000;
 
 function equalsLoosely(actual: unknown, expected: string, redact: Redact | undefined, depth = 0): boolean {
   if (Array.isArray(actual)) return depth < 2 && actual.some((inner) => equalsLoosely(inner, expected, redact, depth + 1));
   // Only a string, number or boolean equals a word: an object never did ("[object Object]" has a
   // blank), and String() of one from the API can throw (`{"toString":1}` has an own toString).
   if (typeof actual !== 'string' && typeof actual !== 'number' && typeof actual !== 'boolean') return false;
-  if (String(actual).toLowerCase() !== expected.toLowerCase()) return false;
-  return !redact || !holdsKey(String(actual), redact);
+  // As the model is shown it: equal as it stands, or once the characters cleaning removes are gone.
+  const raw = String(actual);
+  let shown = raw;
+  if (raw.toLowerCase() !== expected.toLowerCase()) {
+    if (nextHidden(raw) < 0) return false;
+    shown = cleanText(raw);
+    if (shown.toLowerCase() !== expected.toLowerCase()) return false;
+  }
+  return !redact || !holdsKey(shown, redact);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -34,6 +34,24 @@ export function hiddenBmpTable(): Uint8Array {
   return hiddenBmp;
 }
 
+/** A character outside printable ASCII (or a control): the only ones cleanText may remove. */
+const NOT_PLAIN = /[^\x20-\x7e\t\n]/g;
+
+/**
+ * Where the first character cleanText removes stands in `text` from `from` on, or -1: the same
+ * test, character by character (a lone surrogate is kept, as cleanText keeps it). Text of
+ * printable ASCII is passed over by one regular expression.
+ */
+export function nextHidden(text: string, from = 0): number {
+  NOT_PLAIN.lastIndex = from;
+  for (let found = NOT_PLAIN.exec(text); found; found = NOT_PLAIN.exec(text)) {
+    const at = found.index;
+    const code = text.charCodeAt(at);
+    if (code >= 0xd800 && code <= 0xdbff ? isHiddenCodePoint(text.codePointAt(at) as number) : hiddenBmpTable()[code] === 1) return at;
+  }
+  return -1;
+}
+
 /** Nesting deeper than this is not shown: no real answer needs it, and it keeps every later step cheap and stack-safe. */
 export const MAX_DEPTH = 64;
 export const TOO_DEEP = `[not shown: nested more than ${MAX_DEPTH} levels deep]`;
@@ -203,10 +221,12 @@ export function describeHiddenText(params: unknown): string | undefined {
 // ---- Text on one line ------------------------------------------------------------------------
 
 const LINE_BREAKING = `\\n\\r\\t${HIDDEN_CLASS}\\p{Zl}\\p{Zp}`;
-// Every character that looks like a closing quote (curly, primes, modifier letters, full-width,
-// CJK, the low quotes „ ‚ and ⹂, the ornaments ❛❜❝❞ and 🙶🙷🙸) is escaped too, or a name could
-// seem to close its quote and go on as our own words.
-const QUOTE_LIKE = '\\p{Pi}\\p{Pf}\\u02BA\\u02DD\\u02EE\\u201A\\u201E\\u2033\\u2036\\u275B-\\u275E\\u2E42\\u3003\\u301D-\\u301F\\uFF02\\u{1F676}-\\u{1F678}';
+// Every character that looks like a closing quote (curly, primes ″ ‴ ⁗, modifier letters ʺ ˝ ˵ ˶ ˮ,
+// the Hebrew gershayim ״ and the Vedic ᳓, full-width, CJK, the low quotes „ ‚ and ⹂, the
+// ornaments ❛❜❝❞❟❠ and 🙶🙷🙸) is escaped too, or a name could seem to close its quote and go on
+// as our own words.
+const QUOTE_LIKE =
+  '\\p{Pi}\\p{Pf}\\u02BA\\u02DD\\u02EE\\u02F5\\u02F6\\u05F4\\u1CD3\\u201A\\u201E\\u2033\\u2034\\u2036\\u2037\\u2057\\u275B-\\u2760\\u2E42\\u3003\\u301D-\\u301F\\uFF02\\u{1F676}-\\u{1F678}';
 const QUOTED_UNSAFE = new RegExp(`[\\\\${QUOTE_LIKE}${LINE_BREAKING}]`, 'gu');
 const QUOTE_LIKE_CHAR = new RegExp(`^[${QUOTE_LIKE}]$`, 'u');
 const LINE_UNSAFE = new RegExp(`[${LINE_BREAKING}]`, 'gu');
@@ -218,7 +238,30 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '“': '\\“', '”': '
  * are written as escapes (so it cannot start a line of its own or hide anything).
  */
 export function inlineText(text: string): string {
-  return escapeMatches(text, QUOTED_UNSAFE);
+  return escapeStackedMarks(escapeMatches(text, QUOTED_UNSAFE));
+}
+
+/** How many combining marks in a row one letter keeps as they are: more than any script writes on one letter (Vietnamese 2, Hebrew with points and accents 4). */
+const MAX_STACKED_MARKS = 4;
+/** A nonspacing or enclosing mark after MAX_STACKED_MARKS others in a row: a browser stacks it higher (or deeper) still. */
+const STACKED_MARK = new RegExp(`(?<=[\\p{Mn}\\p{Me}]{${MAX_STACKED_MARKS}})[\\p{Mn}\\p{Me}]`, 'gu');
+
+/**
+ * Combining marks past MAX_STACKED_MARKS in a row written as escapes (\u{301}): a browser draws
+ * every mark on its letter, and hundreds of them (“Zalgo” text) rise out of the line and paint over
+ * the lines around it (on the card, the text a person approves). The text is still shown whole.
+ */
+function escapeStackedMarks(text: string): string {
+  return text.replace(STACKED_MARK, (mark) => `\\u{${(mark.codePointAt(0) as number).toString(16).toUpperCase()}}`);
+}
+
+/**
+ * Text another party wrote (the API's message in a failure, which may echo what a customer wrote),
+ * in “quotes” on one line, as inlineText() leaves it: set into a sentence of ours, none of it can
+ * read as our own words, start a line, or seem to close its quote.
+ */
+export function quotedText(text: string): string {
+  return `“${inlineText(text)}”`;
 }
 
 const QUOTE_LIKE_ANY = new RegExp(`[${QUOTE_LIKE}]`, 'gu');
@@ -228,7 +271,7 @@ const QUOTE_LIKE_ANY = new RegExp(`[${QUOTE_LIKE}]`, 'gu');
  * escaped as inlineText() escapes it: a lone “ or ” in it would pair with a quote of the statement's.
  */
 export function escapeQuotes(json: string): string {
-  return json.replace(QUOTE_LIKE_ANY, '\\$&');
+  return escapeStackedMarks(json.replace(QUOTE_LIKE_ANY, '\\$&'));
 }
 
 /** A line of our own text, kept one line: only line breaks and invisible characters are escaped. */

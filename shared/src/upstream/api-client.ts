@@ -17,7 +17,7 @@ import {
   parseRetryAfter,
 } from './pacing.js';
 import { keyRedactor, type Redact } from '../safe/redact.js';
-import { cleanText } from '../safe/sanitize.js';
+import { cleanText, quotedText } from '../safe/sanitize.js';
 import type { AttemptTracer } from './tracing.js';
 
 export interface ApiRequest {
@@ -400,11 +400,11 @@ export class ApiClient {
     if (envelope.status >= 400 && envelope.status < 500)
       return clientFailure(envelope.status, `${reason}, status ${envelope.status} in its envelope`, apiMessage);
     log.warn(
-      `${req.method} ${req.path}: ${reason} with an error in its envelope: status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${apiMessage}` : ''}`,
+      `${req.method} ${req.path}: ${reason} with an error in its envelope: status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${quotedText(apiMessage)}` : ''}`,
     );
     return new UpstreamError(
       'server',
-      `The API answered ${reason} but its envelope reports a failure (status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${apiMessage}` : ''})`,
+      `The API answered ${reason} but its envelope reports a failure (status ${envelope.status}, errorCode ${envelope.errorCode}${apiMessage ? `: ${quotedText(apiMessage)}` : ''})`,
       { status: envelope.status, mayHaveHappened: !req.safe },
     );
   }

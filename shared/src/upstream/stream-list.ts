@@ -10,6 +10,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { parseJson, type BodySink } from './api-client.js';
 import type { Redact } from '../safe/redact.js';
 import { hasField, pageBounds, parseSearch, searchWords, shapePage, usableFields, type ListShape, type ShapeOptions, type ShapedList } from '../safe/render.js';
+import { nextHidden } from '../safe/sanitize.js';
 import { EnvelopeScanner } from './stream-json.js';
 
 /**
@@ -171,7 +172,9 @@ function startsOf(texts: string[]): Int32Array {
 
 /**
  * Which records may match (1) and which cannot (0): a record cannot when its JSON has no escape
- * (so its strings stand there as they are) and, lower-cased, lacks one of the needles. Worked out
+ * (so its strings stand there as they are) and no character cleaning removes (so they are shown
+ * as they stand: a name sent as "bu\u200bdi" raw is shown, and searched, as "budi") and,
+ * lower-cased, lacks one of the needles. Worked out
  * over the records joined (one toLowerCase and a few indexOf for the lot); when lower-casing
  * changes the length (a few non-ASCII letters do), record by record.
  */
@@ -183,7 +186,7 @@ function mayMatch(joined: string, starts: Int32Array, needles: string[]): Uint8A
     for (let index = 0; index < count; index++) {
       const text = joined.slice(starts[index], (starts[index + 1] as number) - 1);
       const lowerText = text.toLowerCase();
-      result[index] = text.includes('\\') || needles.every((needle) => lowerText.includes(needle)) ? 1 : 0;
+      result[index] = text.includes('\\') || nextHidden(text) >= 0 || needles.every((needle) => lowerText.includes(needle)) ? 1 : 0;
     }
     return result;
   }
@@ -204,6 +207,11 @@ function mayMatch(joined: string, starts: Int32Array, needles: string[]): Uint8A
   for (let index = 0; index < count; index++) if (hits[index] === needles.length) result[index] = 1;
   let record = 0;
   for (let at = joined.indexOf('\\'); at >= 0; at = joined.indexOf('\\', at + 1)) {
+    record = recordAt(at, record);
+    result[record] = 1;
+  }
+  record = 0;
+  for (let at = nextHidden(joined); at >= 0; at = nextHidden(joined, at + 1)) {
     record = recordAt(at, record);
     result[record] = 1;
   }
