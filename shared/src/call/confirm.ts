@@ -10,7 +10,8 @@
 // Tokens and requestStates are bound to the operation, its exact params and the key (confirmations.ts),
 // and to quietHoursOverride: a yes to a confirmation that did not show the override never carries one.
 // A yes is also bound to the facts it was shown (statement.ts `bound`), read again when it comes
-// back: a campaign whose text or audience changed in between is not run on that yes, on any path.
+// back: a campaign whose audience (or text, where the API shows it) changed in between is not run
+// on that yes, on any path.
 import type { Operation, Params, PreviewReader } from '../model/types.js';
 import type { ConfirmationPath } from './audit.js';
 import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
@@ -201,12 +202,13 @@ export async function lastSentOf(deps: CallDeps, call: ToolCall, op: Operation, 
   return shared && !(local && local.at >= shared.at) ? fromSharedStore(call, shared) : local;
 }
 
-/** All of a preview's look-ups together; what is late is left out of the statement. */
+/** All of a preview's look-ups together; a record read late is said unread (catalog.ts notShown), the quota left out. */
 export const LOOKUP_BUDGET_MS = 6_000;
 
 /**
  * The statement a person is shown, with whatever facts could be read. Each look-up gets one short
- * attempt, all of them LOOKUP_BUDGET_MS together; a failed or late one is left out. An identical
+ * attempt, all of them LOOKUP_BUDGET_MS together; a record that failed or came late is said unread
+ * (catalog.ts notShown: nobody agrees to a record unseen), the quota is left out. An identical
  * write this server sent lately is named first, so nobody says yes twice unknowingly.
  */
 export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Statement> {
