@@ -5,6 +5,11 @@
 // sender died) or dropped; an answer released or dropped. Reads pass straight through.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
 import type { Seeded } from './seeded.js';
 
 export type HoldAt = 'none' | 'arrival' | 'answer';
@@ -179,4 +184,38 @@ export async function killAtMoment(proxy: HoldingProxy, send: () => Promise<unkn
   // A write that did not reach the proxy before the kill is not held: nothing is left armed for the next.
   proxy.hold('none');
   return detail;
+}
+
+/** The sandbox behind a holding proxy, and a scratch folder, for one test file (its own hooks): read `sandbox` and `proxy` in tests. */
+export function holdingSandboxPerFile(prefix: string): { readonly sandbox: Sandbox; readonly proxy: HoldingProxy; readonly root: string } {
+  const rig = { root: mkdtempSync(join(tmpdir(), prefix)) } as { sandbox: Sandbox; proxy: HoldingProxy; root: string };
+  beforeAll(async () => {
+    rig.sandbox = await startSandbox();
+    rig.proxy = await startHoldingProxy(rig.sandbox.baseUrl);
+  });
+  afterAll(async () => {
+    await rig.proxy?.close();
+    await rig.sandbox?.close();
+    rmSync(rig.root, { recursive: true, force: true });
+  });
+  return rig;
+}
+
+/** Kills a launched server's process (SIGKILL) and waits until its transport has closed. */
+export async function killServer(server: LaunchedServer): Promise<void> {
+  const pid = server.transport.pid;
+  if (pid === null) return;
+  const before = server.transport.onclose;
+  const exited = new Promise<void>((resolve) => {
+    server.transport.onclose = () => {
+      before?.();
+      resolve();
+    };
+  });
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  await exited;
 }

@@ -8,32 +8,21 @@
 // directory for the warning, and not for the refusal. Through the built server over stdio. The same
 // across two replicas of the remote service on one Redis: a delete whose outcome was unknown on one
 // replica (the connection broke after the API did it), said yes to again on the other.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WRITE_CLOCK_SKEW_MS } from '../packages/http/src/redis-guard-store.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import { launchServer, type LaunchedServer } from '../packages/sandbox/src/index.js';
 import { structuredOf, textOf } from './helpers.js';
 import { startRedis } from './redis-server.js';
-import { startHoldingProxy, type HoldingProxy } from './review28b-holding-proxy.js';
+import { holdingSandboxPerFile } from './review28b-holding-proxy.js';
 import { launchService, modernClient, stopService } from './service-process.js';
 
-let sandbox: Sandbox;
-let proxy: HoldingProxy;
-const root = mkdtempSync(join(tmpdir(), 'review28b-refused-'));
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  proxy = await startHoldingProxy(sandbox.baseUrl);
-});
-afterAll(async () => {
-  await proxy?.close();
-  await sandbox?.close();
-  rmSync(root, { recursive: true, force: true });
-});
+const rig = holdingSandboxPerFile('review28b-refused-');
+const { root } = rig;
 
-const launch = () => launchServer('contact', { ENGAGE_BASE_URL: proxy.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_STATE_DIR: join(root, 'state') });
+const launch = () =>
+  launchServer('contact', { ENGAGE_BASE_URL: rig.proxy.baseUrl, ENGAGE_API_KEY: rig.sandbox.keys.full, ENGAGE_STATE_DIR: join(root, 'state') });
 const remove = (server: LaunchedServer, args: Record<string, unknown>) =>
   server.client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', ...args } }, undefined, {
     timeout: 30_000,
@@ -41,18 +30,18 @@ const remove = (server: LaunchedServer, args: Record<string, unknown>) =>
 
 describe('review28b: a confirmed write refused by the API after a restart, its earlier send read from the state directory', () => {
   it('the refusal names the earlier send (by this server or another sharing its state directory), not "use contact.list"', { timeout: 60_000 }, async () => {
-    const params = { id: sandbox.tenant('A').contacts[0]!._id };
+    const params = { id: rig.sandbox.tenant('A').contacts[0]!._id };
     const first = await launch();
     const preview = await remove(first, { params });
-    const { held } = proxy.hold('answer');
+    const { held } = rig.proxy.hold('answer');
     const yes = remove(first, { params, confirmationToken: structuredOf(preview).confirmationToken }).catch((error: unknown) => error);
     const answer = await held; // the API deleted it; its answer is held
     const pid = first.transport.pid!;
     process.kill(pid, 'SIGKILL');
     await yes;
     answer.drop();
-    await proxy.idle();
-    expect(sandbox.carriedOut().filter((entry) => entry.operationId === 'contact.delete')).toHaveLength(1);
+    await rig.proxy.idle();
+    expect(rig.sandbox.carriedOut().filter((entry) => entry.operationId === 'contact.delete')).toHaveLength(1);
 
     const second = await launch();
     try {
@@ -73,21 +62,21 @@ describe('review28b: a confirmed write refused by the API after a restart, its e
 describe('review28b: the same across two replicas on one Redis', () => {
   it("a delete of unknown outcome on one replica, refused (404) when said yes to on the other, names that replica's send", { timeout: 60_000 }, async () => {
     const redis = await startRedis();
-    const env = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: 'a-shared-state-secret-of-more-than-32-bytes' };
+    const env = { ENGAGE_BASE_URL: rig.sandbox.baseUrl, ENGAGE_REDIS_URL: redis.url, ENGAGE_STATE_SECRET: 'a-shared-state-secret-of-more-than-32-bytes' };
     const services = [launchService(env), launchService(env)];
     const clients: Array<{ close(): Promise<unknown> }> = [];
     try {
       const [a, b] = await Promise.all(
         services.map(async (service) => {
-          const client = await modernClient(await service.url, sandbox.keys.full, { domain: 'contact', info: { name: 'review28b', version: '0' } });
+          const client = await modernClient(await service.url, rig.sandbox.keys.full, { domain: 'contact', info: { name: 'review28b', version: '0' } });
           clients.push(client);
           return (args: Record<string, unknown>) =>
             client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.delete', ...args } } as never) as Promise<CallToolResult>;
         }),
       );
-      const params = { id: sandbox.tenant('A').contacts[1]!._id };
+      const params = { id: rig.sandbox.tenant('A').contacts[1]!._id };
       const preview = await a!({ params });
-      sandbox.injectFault({ kind: 'reset-after', operationId: 'contact.delete' });
+      rig.sandbox.injectFault({ kind: 'reset-after', operationId: 'contact.delete' });
       const unknown = await a!({ params, confirmationToken: structuredOf(preview).confirmationToken });
       expect(structuredOf(unknown).outcome, textOf(unknown)).toBe('unknown');
       // A yes given within the replicas' clock margin of that attempt counts as given before it (asked again): past it.

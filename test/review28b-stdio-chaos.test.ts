@@ -6,59 +6,31 @@
 // Then a server is started again on the same state directory and asked (a) with the same token and
 // (b) for the same write from scratch, and its yes is given: the sandbox's own record says how many
 // times the write arrived. CHAOS_SEED and CHAOS_ROUNDS replay a run.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import { describe, expect, it } from 'vitest';
+import { launchServer, type LaunchedServer } from '../packages/sandbox/src/index.js';
 import { structuredOf, textOf, toolOf } from './helpers.js';
-import { MOMENTS, killAtMoment, startHoldingProxy, type HoldingProxy } from './review28b-holding-proxy.js';
+import { holdingSandboxPerFile, killAtMoment, killServer, MOMENTS } from './review28b-holding-proxy.js';
 import { seeded } from './seeded.js';
 
 const SEND = 'channel.whatsapp.send';
 const SEED = Number(process.env.CHAOS_SEED ?? 2808);
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 24);
 
-let sandbox: Sandbox;
-let proxy: HoldingProxy;
-const root = mkdtempSync(join(tmpdir(), 'review28b-chaos-'));
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  proxy = await startHoldingProxy(sandbox.baseUrl);
-});
-afterAll(async () => {
-  await proxy?.close();
-  await sandbox?.close();
-  rmSync(root, { recursive: true, force: true });
-});
+const rig = holdingSandboxPerFile('review28b-chaos-');
+const { root } = rig;
 
 const launch = (dir: string) =>
-  launchServer('channel', { ENGAGE_BASE_URL: proxy.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_STATE_DIR: dir, ENGAGE_CONFIRM: 'all' });
+  launchServer('channel', { ENGAGE_BASE_URL: rig.proxy.baseUrl, ENGAGE_API_KEY: rig.sandbox.keys.full, ENGAGE_STATE_DIR: dir, ENGAGE_CONFIRM: 'all' });
 
 const call = (server: LaunchedServer, args: Record<string, unknown>) =>
   server.client.callTool({ name: toolOf(SEND), arguments: { operationId: SEND, ...args } }, undefined, { timeout: 30_000 }) as Promise<CallToolResult>;
 
 /** Sends of exactly these params the sandbox carried out. */
-const sendsOf = (msisdn: string) => sandbox.carriedOut().filter((entry) => entry.operationId === SEND && entry.params.msisdn === msisdn).length;
+const sendsOf = (msisdn: string) => rig.sandbox.carriedOut().filter((entry) => entry.operationId === SEND && entry.params.msisdn === msisdn).length;
 
-async function kill(server: LaunchedServer): Promise<void> {
-  const pid = server.transport.pid;
-  if (pid === null) return;
-  const before = server.transport.onclose;
-  const exited = new Promise<void>((resolve) => {
-    server.transport.onclose = () => {
-      before?.();
-      resolve();
-    };
-  });
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    return;
-  }
-  await exited;
-}
+const kill = killServer;
 
 /** The warning a preview starts with once the same write went out, or may have: its sender is gone, so it is not "still being sent". */
 const MAY_HAVE_GONE_OUT =
@@ -110,7 +82,7 @@ describe('review28b: the stdio server killed (SIGKILL) at a seeded moment of a c
         const token = structuredOf(preview).confirmationToken as string;
         expect(token, `${where}: ${textOf(preview)}`).toMatch(/^ct_/);
         const detail = await killAtMoment(
-          proxy,
+          rig.proxy,
           () => call(server, { params, confirmationToken: token }),
           () => kill(server),
           moment,
@@ -141,7 +113,7 @@ describe('review28b: the stdio server killed (SIGKILL) at a seeded moment of a c
         const token = structuredOf(preview).confirmationToken as string;
         const sender = servers[killed]!;
         const detail = await killAtMoment(
-          proxy,
+          rig.proxy,
           () => call(sender, { params, confirmationToken: token }),
           () => kill(sender),
           moment,

@@ -5,52 +5,28 @@
 // sender stopped and its outcome is unknown), never that it failed. Found: each such repeat waited
 // 5 s for the dead sender and then said "is still being sent, or the server that sent it stopped";
 // the reservation now names its process, as a confirmed write's mark does, and a dead one is said so at once. CHAOS_SEED and CHAOS_ROUNDS replay a run.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import { describe, expect, it } from 'vitest';
+import { launchServer, type LaunchedServer } from '../packages/sandbox/src/index.js';
 import { structuredOf, textOf, toolOf } from './helpers.js';
-import { MOMENTS, killAtMoment, startHoldingProxy, type HoldingProxy } from './review28b-holding-proxy.js';
+import { holdingSandboxPerFile, killAtMoment, killServer, MOMENTS } from './review28b-holding-proxy.js';
 import { seeded } from './seeded.js';
 
 const SEND = 'channel.whatsapp.send';
 const SEED = Number(process.env.CHAOS_SEED ?? 2808);
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 6);
 
-let sandbox: Sandbox;
-let proxy: HoldingProxy;
-const root = mkdtempSync(join(tmpdir(), 'review28b-idem-'));
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  proxy = await startHoldingProxy(sandbox.baseUrl);
-});
-afterAll(async () => {
-  await proxy?.close();
-  await sandbox?.close();
-  rmSync(root, { recursive: true, force: true });
-});
+const rig = holdingSandboxPerFile('review28b-idem-');
+const { root } = rig;
 
 const launch = (dir: string) =>
-  launchServer('channel', { ENGAGE_BASE_URL: proxy.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_STATE_DIR: dir, ENGAGE_CONFIRM: 'none' });
+  launchServer('channel', { ENGAGE_BASE_URL: rig.proxy.baseUrl, ENGAGE_API_KEY: rig.sandbox.keys.full, ENGAGE_STATE_DIR: dir, ENGAGE_CONFIRM: 'none' });
 const call = (server: LaunchedServer, args: Record<string, unknown>) =>
   server.client.callTool({ name: toolOf(SEND), arguments: { operationId: SEND, ...args } }, undefined, { timeout: 30_000 }) as Promise<CallToolResult>;
-const sendsOf = (msisdn: string) => sandbox.carriedOut().filter((entry) => entry.operationId === SEND && entry.params.msisdn === msisdn).length;
+const sendsOf = (msisdn: string) => rig.sandbox.carriedOut().filter((entry) => entry.operationId === SEND && entry.params.msisdn === msisdn).length;
 
-async function kill(server: LaunchedServer): Promise<void> {
-  const pid = server.transport.pid;
-  if (pid === null) return;
-  const before = server.transport.onclose;
-  const exited = new Promise<void>((resolve) => {
-    server.transport.onclose = () => {
-      before?.();
-      resolve();
-    };
-  });
-  process.kill(pid, 'SIGKILL');
-  await exited;
-}
+const kill = killServer;
 
 describe('review28b: the stdio server killed (SIGKILL) at a seeded moment of a write with an idempotencyKey', () => {
   it(`the same key after the restart never sends it again (seed ${SEED}, ${ROUNDS} rounds)`, { timeout: 120_000 }, async () => {
@@ -64,7 +40,7 @@ describe('review28b: the stdio server killed (SIGKILL) at a seeded moment of a w
         const args = { params: { msisdn, message: `Pesanan ${round}` }, idempotencyKey: `order-${SEED}-${round}` };
         const sender = server;
         const detail = await killAtMoment(
-          proxy,
+          rig.proxy,
           () => call(sender, args),
           () => kill(sender),
           moment,
