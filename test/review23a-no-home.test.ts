@@ -5,14 +5,14 @@
 // ran, even with ENGAGE_STATE_DIR set. The cache is off there now and the server starts.
 // As root the real thing is run (setpriv to a uid nobody has); elsewhere a preload makes
 // homedir() throw as Node does.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { homelessArgs } from './homeless.js';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -27,33 +27,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** What Node throws from os.homedir() when HOME is unset and getpwuid_r finds no user. */
-const HOMELESS = `const os = require('node:os');
-os.homedir = () => { const error = new Error('A system error occurred: uv_os_homedir returned ENOENT (no such file or directory)'); error.code = 'ERR_SYSTEM_ERROR'; throw error; };
-`;
-
-const hasSetpriv = (() => {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 /**
  * The built contact server's bin with no HOME (nor XDG_CACHE_HOME), as `command args`: the SDK's
  * transport passes HOME on whatever env it is given, so env(1) takes it out.
  */
 function homelessStart(): { command: string; args: string[] } {
-  const unset = ['-u', 'HOME', '-u', 'XDG_CACHE_HOME'];
-  if (hasSetpriv) {
-    return { command: 'env', args: [...unset, 'setpriv', '--reuid', '54321', '--regid', '54321', '--clear-groups', process.execPath, serverEntry('contact')] };
-  }
-  const preload = join(dir, 'homeless.cjs');
-  writeFileSync(preload, HOMELESS);
-  return { command: 'env', args: [...unset, process.execPath, '--require', preload, serverEntry('contact')] };
+  return { command: 'env', args: homelessArgs(serverEntry('contact'), dir, ['HOME', 'XDG_CACHE_HOME']) };
 }
 
 describe('a server started with no home folder to be found', () => {

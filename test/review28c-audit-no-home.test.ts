@@ -5,11 +5,12 @@
 // default is looked for only when nothing names the folder, and its absence is said in one line.
 // As root the real thing is run (setpriv to a uid nobody has); elsewhere a preload makes homedir()
 // throw as Node does. Needs `npm run build` first (it runs the built bin).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { homelessArgs } from './homeless.js';
 
 const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 let dir: string;
@@ -24,30 +25,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const HOMELESS = `const os = require('node:os');
-os.homedir = () => { const error = new Error('A system error occurred: uv_os_homedir returned ENOENT (no such file or directory)'); error.code = 'ERR_SYSTEM_ERROR'; throw error; };
-`;
-
-const hasSetpriv = (() => {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 /** The audit command with no HOME (nor XDG_STATE_HOME, ENGAGE_STATE_DIR, ENGAGE_AUDIT_LOG) and no home folder to be found. */
 function homelessAudit(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const unset = ['-u', 'HOME', '-u', 'XDG_STATE_HOME', '-u', 'ENGAGE_STATE_DIR', '-u', 'ENGAGE_AUDIT_LOG'];
-  let command: string[];
-  if (hasSetpriv) command = [...unset, 'setpriv', '--reuid', '54321', '--regid', '54321', '--clear-groups', process.execPath, BIN, ...args];
-  else {
-    const preload = join(dir, 'homeless.cjs');
-    writeFileSync(preload, HOMELESS);
-    command = [...unset, process.execPath, '--require', preload, BIN, ...args];
-  }
+  const command = [...homelessArgs(BIN, dir, ['HOME', 'XDG_STATE_HOME', 'ENGAGE_STATE_DIR', 'ENGAGE_AUDIT_LOG']), ...args];
   return new Promise((done) => {
     execFile('env', command, { cwd: dir }, (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
   });

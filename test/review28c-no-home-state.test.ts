@@ -8,8 +8,8 @@
 // did for an ENGAGE_STATE_DIR that is relative or an ENGAGE_AUDIT_LOG that names a folder.
 // As root the real thing is run (setpriv to a uid nobody has); elsewhere a preload makes homedir()
 // throw as Node does (as test/review23a-no-home.test.ts does).
-import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,6 +19,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { textOf } from './helpers.js';
+import { homelessArgs } from './homeless.js';
 import { launchService, stopService } from './service-process.js';
 
 let sandbox: Sandbox;
@@ -34,28 +35,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** What Node throws from os.homedir() when HOME is unset and getpwuid_r finds no user. */
-const HOMELESS = `const os = require('node:os');
-os.homedir = () => { const error = new Error('A system error occurred: uv_os_homedir returned ENOENT (no such file or directory)'); error.code = 'ERR_SYSTEM_ERROR'; throw error; };
-`;
-
-const hasSetpriv = (() => {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 /** `node <script>` with no HOME (nor XDG_STATE_HOME, XDG_CACHE_HOME) and no home folder to be found, as `command args`. */
 function homeless(script: string): { command: string; args: string[] } {
-  const unset = ['-u', 'HOME', '-u', 'XDG_STATE_HOME', '-u', 'XDG_CACHE_HOME'];
-  if (hasSetpriv) return { command: 'env', args: [...unset, 'setpriv', '--reuid', '54321', '--regid', '54321', '--clear-groups', process.execPath, script] };
-  const preload = join(dir, 'homeless.cjs');
-  writeFileSync(preload, HOMELESS);
-  return { command: 'env', args: [...unset, process.execPath, '--require', preload, script] };
+  return { command: 'env', args: homelessArgs(script, dir, ['HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME']) };
 }
 
 describe('a stdio server with no home folder and no ENGAGE_STATE_DIR', () => {
