@@ -12,7 +12,18 @@ export interface Environment {
 }
 
 export function currentEnvironment(): Environment {
-  return { platform: process.platform, home: homedir(), env: process.env };
+  return { platform: process.platform, home: homeFolder(), env: process.env };
+}
+
+/** The user's home folder, where every host keeps its MCP servers; os.homedir() throws where there is none (HOME unset, no passwd entry). */
+function homeFolder(): string {
+  try {
+    return homedir();
+  } catch {
+    throw new Error(
+      'no home folder could be found (HOME is unset and this user has no passwd entry), and the hosts keep their MCP servers under it: set HOME to your home folder and run again. Nothing was written.',
+    );
+  }
 }
 
 /** One server as the host will run it. */
