@@ -3,7 +3,7 @@
 // text and structured content together. Every step is linear in the size of the data, so no
 // answer, however large or deeply nested, can stall a server.
 import { REDACTED, type Redact } from './redact.js';
-import { cleanData, cleanText, nextHidden, plainJson, setField } from './sanitize.js';
+import { cleanData, cleanText, nextHidden, plainJson, setField, shownText } from './sanitize.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
@@ -359,9 +359,14 @@ function containsText(value: unknown, needle: string, redact: Redact | undefined
  * there, only text holding a character cleaning removes is cleaned to look again.
  */
 function textContains(text: string, needle: string, redact: Redact | undefined): boolean {
-  if (!text.toLowerCase().includes(needle) && (nextHidden(text) < 0 || !cleanText(text).toLowerCase().includes(needle))) return false;
+  // A needle with no `[` and no backslash is in the shown text exactly where it is in the cleaned
+  // text: escaping a marker's shape (sanitize.ts shownText) only puts a backslash before a `[`.
+  const escapes = needle.includes('[') || needle.includes('\\');
+  if (escapes) {
+    if (!shownText(text).toLowerCase().includes(needle)) return false;
+  } else if (!text.toLowerCase().includes(needle) && (nextHidden(text) < 0 || !cleanText(text).toLowerCase().includes(needle))) return false;
   if (!redact) return true;
-  const shown = cleanText(text);
+  const shown = shownText(text);
   const redacted = redact(shown);
   return redacted === shown || redacted.split(REDACTED).some((piece) => piece.toLowerCase().includes(needle));
 }
@@ -376,7 +381,7 @@ function shownField(item: Record<string, unknown>, field: string, names: Map<str
   for (const key of Object.keys(item)) {
     let shown = names.get(key);
     if (shown === undefined) {
-      shown = cleanText(key);
+      shown = shownText(key);
       if (names.size < MAX_REMEMBERED_NAMES) names.set(key, shown);
     }
     if (shown === field) value = item[key];
@@ -394,9 +399,11 @@ function equalsLoosely(actual: unknown, expected: string, redact: Redact | undef
   // As the model is shown it: equal as it stands, or once the characters cleaning removes are gone.
   const raw = String(actual);
   let shown = raw;
-  if (raw.toLowerCase() !== expected.toLowerCase()) {
-    if (nextHidden(raw) < 0) return false;
-    shown = cleanText(raw);
+  // A `[` may open a marker's shape, which is shown escaped (sanitize.ts shownText).
+  const marked = raw.includes('[');
+  if (marked || raw.toLowerCase() !== expected.toLowerCase()) {
+    if (!marked && nextHidden(raw) < 0) return false;
+    shown = shownText(raw);
     if (shown.toLowerCase() !== expected.toLowerCase()) return false;
   }
   return !redact || !holdsKey(shown, redact);

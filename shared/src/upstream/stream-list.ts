@@ -118,11 +118,14 @@ export class StreamedList {
 /**
  * Whether a search word can be looked for in a record's raw JSON first: only text that no number
  * (its String form: digits, `.`, `e`, `+`, `-`, `Infinity`) and no object (`[object Object]`)
- * could show, and ASCII, so lower-casing the whole record's JSON finds it wherever lower-casing a
+ * could show, with no `[` or backslash, and ASCII, so lower-casing the whole record's JSON finds it wherever lower-casing a
  * string of it would.
  */
 function canPrefilter(needle: string): boolean {
   if (needle === '' || !/^[\x20-\x7e]+$/.test(needle)) return false;
+  // A `[` or a backslash may be one the model is shown and the raw JSON lacks (an escaped marker's
+  // shape, sanitize.ts shownText), or the reverse (JSON escapes a backslash): no prefilter.
+  if (needle.includes('[') || needle.includes('\\')) return false;
   if (/^[0-9.e+-]+$/.test(needle)) return false;
   return !'-infinity'.includes(needle) && !'[object object]'.includes(needle);
 }
