@@ -9,7 +9,18 @@
 import { StringDecoder } from 'node:string_decoder';
 import { parseJson, type BodySink } from './api-client.js';
 import type { Redact } from '../safe/redact.js';
-import { hasField, pageBounds, parseSearch, searchWords, shapePage, usableFields, type ListShape, type ShapeOptions, type ShapedList } from '../safe/render.js';
+import {
+  hasField,
+  pageBounds,
+  parseSearch,
+  searchWords,
+  shapePage,
+  shownShape,
+  usableFields,
+  type ListShape,
+  type ShapeOptions,
+  type ShapedList,
+} from '../safe/render.js';
 import { nextHidden } from '../safe/sanitize.js';
 import { EnvelopeScanner } from './stream-json.js';
 
@@ -44,11 +55,15 @@ export class StreamedList {
   private pending: string[] = [];
 
   /** `redact`: the caller's key redactor, so search and projection never match a key form, as in shapeList. */
+  private readonly shape: ListShape;
+
   constructor(
-    private readonly shape: ListShape,
+    asked: ListShape,
     private readonly idField: string | undefined,
     private readonly redact?: Redact,
   ) {
+    const shape = shownShape(asked);
+    this.shape = shape;
     const { limit, offset } = pageBounds(shape);
     this.offset = offset;
     this.end = offset + limit;
