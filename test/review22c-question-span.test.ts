@@ -39,8 +39,9 @@ describe('review22c: an isolate in the question holds only a quoted text', { tim
 
   it('JSON of API data shows curly quotes escaped, as a quoted text does', () => {
     expect(brief(['“a', 'b”'])).toBe('["\\“a","b\\”"]');
-    expect(plain({ a: '”' })).toBe('{"a":"\\”"}');
+    // Quoted as a whole (review28d), its own curly quotes still escaped: the isolate holds that value alone.
+    expect(plain({ a: '”' })).toBe('“{"a":"\\”"}”');
     const line = `Campaign: “x” on ${plain(['“שלום'])}, status ${plain('on hold')}, 12 recipient(s).`;
-    expect(isolates(isolateRightToLeft(line))).toEqual([]);
+    expect(isolates(isolateRightToLeft(line))).toEqual(['["\\“שלום"]']);
   });
 });

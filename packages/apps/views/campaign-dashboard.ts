@@ -73,7 +73,10 @@ function show(result: CallToolResult): void {
   const content = structured(result);
   if (result.isError) {
     render(
-      el('section', {}, [el('h1', { text: 'Campaigns' }), el('p', { class: 'notice notice-danger', text: resultText(result), attrs: { role: 'alert' } })]),
+      el('section', {}, [
+        el('h1', { text: 'Campaigns' }),
+        el('p', { class: 'notice notice-danger', text: withoutStackedMarks(resultText(result)), attrs: { role: 'alert' } }),
+      ]),
     );
     return;
   }
@@ -86,7 +89,7 @@ function show(result: CallToolResult): void {
     render(
       el('section', {}, [
         el('h1', { text: operationId || 'Campaigns' }),
-        isRecord(data) ? countsList(data) : el('p', { class: 'statement', text: JSON.stringify(data, null, 2) }),
+        isRecord(data) ? countsList(data) : el('p', { class: 'statement', text: withoutStackedMarks(JSON.stringify(data, null, 2) ?? '') }),
       ]),
     );
 }
@@ -365,14 +368,17 @@ function progressBar(percent: number | undefined, label: string): HTMLElement {
   );
 }
 
-/** Every number in the record, labelled; other fields as short text (the id and status are shown above). */
+/** Every number in the record, labelled; other fields as short text (the id and status are shown above), API text as shown() writes it. */
 function countsList(data: Data): HTMLElement {
   const entries = Object.entries(data).filter(([key, value]) => key !== '_id' && key !== 'status' && value !== null && typeof value !== 'object');
   return el(
     'dl',
     { class: 'counts' },
     entries.map(([key, value]) =>
-      el('div', {}, [el('dt', { text: labelOf(key) }), el('dd', { text: typeof value === 'number' ? formatNumber(value, app) : String(value) })]),
+      el('div', {}, [
+        el('dt', { text: withoutStackedMarks(labelOf(key)) }),
+        el('dd', { text: typeof value === 'number' ? formatNumber(value, app) : shown(value) }),
+      ]),
     ),
   );
 }

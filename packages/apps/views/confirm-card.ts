@@ -3,7 +3,7 @@
 // made (same tool, operationId and params) with the token from this card, once; Cancel forgets
 // the token and sends nothing. Any other result (done, declined, refused, outcome unknown) is
 // shown as it is.
-import { el, formatMoment, hostToolName, render, resultText, startView, structured, type Arguments, type CallToolResult } from './kit.js';
+import { el, formatMoment, hostToolName, render, resultText, startView, structured, withoutStackedMarks, type Arguments, type CallToolResult } from './kit.js';
 
 /** How long a confirmed call may take (rate-limit waits included) before the card stops waiting. */
 const CONFIRM_TIMEOUT_MS = 5 * 60 * 1000;
@@ -180,7 +180,7 @@ function showPreview(preview: Preview): void {
   render(
     el('section', { attrs: { 'aria-labelledby': 'card-title' } }, [
       withId(heading(preview.operationId), 'card-title'),
-      preview.reason ? el('p', { class: 'notice notice-warning', text: preview.reason }) : undefined,
+      preview.reason ? el('p', { class: 'notice notice-warning', text: withoutStackedMarks(preview.reason) }) : undefined,
       el('p', { class: 'muted', text: 'Nothing has been done yet.' }),
       ...statementNodes(preview.statement),
       preview.expiresAt ? el('p', { class: 'muted', text: expiry(preview.expiresAt) }) : undefined,
@@ -229,7 +229,9 @@ const OUTCOME_LOOK = {
 function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
   const look = OUTCOME_LOOK[outcome.kind];
   // A done answer is "Done: … was carried out." and then the API's data, which is folded away.
-  const [first = '', ...rest] = outcome.kind === 'done' ? outcome.text.split('\n') : [outcome.text];
+  // Either may quote the API's text: combining marks past 4 in a row are shown as escapes.
+  const text = withoutStackedMarks(outcome.text);
+  const [first = '', ...rest] = outcome.kind === 'done' ? text.split('\n') : [text];
   const box = el('div', { class: `notice ${look.style}`, attrs: { role: outcome.kind === 'done' ? 'status' : 'alert' } }, [
     el('strong', { text: look.title }),
     outcome.kind === 'unknown' && outcome.check ? el('span', { text: `Check with ${outcome.check} before trying again.\n` }) : undefined,

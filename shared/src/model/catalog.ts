@@ -280,9 +280,11 @@ export function withNames(line: (name: (value: unknown) => string) => string): F
 /**
  * A short value from the API (a status, a channel, a number) on one line: a word as it is, any
  * other text quoted (cut at 100 characters), so that it cannot read as the statement's own words.
+ * A list or an object is quoted too (its JSON): the card and the question isolate what is quoted,
+ * so right-to-left letters in it cannot pull the count after it inside (`status ["שלום"], 12`).
  */
 export function plain(value: unknown): string {
   if (typeof value === 'string') return WORD.test(value) ? value : `“${brief(value, 100)}”`;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return value === undefined || value === null ? 'unknown' : brief(value, 100);
+  return value === undefined || value === null ? 'unknown' : `“${brief(value, 100)}”`;
 }

@@ -3,7 +3,7 @@
 // text and structured content together. Every step is linear in the size of the data, so no
 // answer, however large or deeply nested, can stall a server.
 import { REDACTED, type Redact } from './redact.js';
-import { cleanData, cleanText, nextHidden, plainJson, setField } from './sanitize.js';
+import { cleanData, cleanText, nextHidden, plainJson, setField, shownText } from './sanitize.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
@@ -90,13 +90,22 @@ export interface ShapedList {
  * Only the records shown are cleaned. A record larger than a whole answer is replaced by a stub
  * with its id, so paging always moves on.
  */
-export function shapeList(data: unknown[], shape: ListShape, idField: string | undefined, options: ShapeOptions = {}): ShapedList {
+export function shapeList(data: unknown[], asked: ListShape, idField: string | undefined, options: ShapeOptions = {}): ShapedList {
+  const shape = shownShape(asked);
   const { limit, offset } = pageBounds(shape);
   const terms = parseSearch(shape.search ?? '', options.redact);
   const matched = terms.length === 0 ? data : data.filter((item) => terms.every((term) => term(item)));
   const usable = usableFields(shape.fields, options.redact);
   const unknownFields = shape.fields ? shape.fields.filter((field) => !usable.includes(field) || !matched.some((item) => hasField(item, field))) : [];
   return shapePage(matched.slice(offset, offset + limit), { total: data.length, matched: matched.length, unknownFields }, shape, idField, options);
+}
+
+/**
+ * A list shape with its `fields` as the model would write what it was shown: invisible characters
+ * removed (a name it copied with one is the name it saw), as from a search's words.
+ */
+export function shownShape(shape: ListShape): ListShape {
+  return shape.fields ? { ...shape, fields: shape.fields.map(cleanText) } : shape;
 }
 
 /** The page a list shape asks for: `limit` records from `offset`. */
@@ -115,10 +124,28 @@ function holdsKey(text: string, redact: Redact): boolean {
   return redact(text) !== text;
 }
 
-/** What `fields` checks of a record: whether it is an object with that field. */
+/**
+ * What `fields` checks of a record: whether it is an object with a field the model is shown as
+ * `field` (a field the API names "ta\u200bgs" is shown, and found, as "tags").
+ */
 export function hasField(item: unknown, field: string): boolean {
+  if (!isRecord(item)) return false;
   // Its own field: `constructor` or `toString` of every object is no field of a record.
-  return isRecord(item) && Object.hasOwn(item, field);
+  if (Object.hasOwn(item, field) && shownName(field) === field) return true;
+  for (const key in item) if (Object.hasOwn(item, key) && shownName(key) === field) return true;
+  return false;
+}
+
+/** Field names as the model is shown them, remembered: a list's records share a few dozen. */
+const shownNames = new Map<string, string>();
+/** A field name as cleanData shows it (uncut: a name longer than a string is shown is never asked for whole). */
+function shownName(key: string): string {
+  let shown = shownNames.get(key);
+  if (shown === undefined) {
+    shown = shownText(key);
+    if (shownNames.size < MAX_REMEMBERED_NAMES && key.length <= 200) shownNames.set(key, shown);
+  }
+  return shown;
 }
 
 /**
@@ -293,12 +320,25 @@ export function jsonLength(value: unknown): number {
   return (JSON.stringify(value) ?? 'null').length;
 }
 
+/**
+ * The record with only the fields the model is shown as `fields` (and the id): of several shown
+ * under one name, the last, as cleaning keeps it (cleanData). Raw names are kept: cleaning follows.
+ */
 export function project(item: unknown, fields: readonly string[], idField: string | undefined): unknown {
   if (!isRecord(item)) return item;
+  // Most records show every field under its own name: then a name asked for is that field.
+  let byShown: Map<string, string> | undefined;
+  for (const key in item) {
+    if (shownName(key) === key) continue;
+    byShown = new Map();
+    for (const raw in item) if (Object.hasOwn(item, raw)) byShown.set(shownName(raw), raw);
+    break;
+  }
   const out: Record<string, unknown> = {};
-  for (const key of idField ? [idField, ...fields] : fields) {
+  for (const name of idField ? [idField, ...fields] : fields) {
+    const key = byShown ? byShown.get(name) : Object.hasOwn(item, name) ? name : undefined;
     // Defined, not assigned: a record's own `__proto__` field (JSON.parse makes one) stays a field.
-    if (Object.hasOwn(item, key)) Object.defineProperty(out, key, { value: item[key], enumerable: true, writable: true, configurable: true });
+    if (key !== undefined) Object.defineProperty(out, key, { value: item[key], enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -359,9 +399,14 @@ function containsText(value: unknown, needle: string, redact: Redact | undefined
  * there, only text holding a character cleaning removes is cleaned to look again.
  */
 function textContains(text: string, needle: string, redact: Redact | undefined): boolean {
-  if (!text.toLowerCase().includes(needle) && (nextHidden(text) < 0 || !cleanText(text).toLowerCase().includes(needle))) return false;
+  // A needle with no `[` and no backslash is in the shown text exactly where it is in the cleaned
+  // text: escaping a marker's shape (sanitize.ts shownText) only puts a backslash before a `[`.
+  const escapes = needle.includes('[') || needle.includes('\\');
+  if (escapes) {
+    if (!shownText(text).toLowerCase().includes(needle)) return false;
+  } else if (!text.toLowerCase().includes(needle) && (nextHidden(text) < 0 || !cleanText(text).toLowerCase().includes(needle))) return false;
   if (!redact) return true;
-  const shown = cleanText(text);
+  const shown = shownText(text);
   const redacted = redact(shown);
   return redacted === shown || redacted.split(REDACTED).some((piece) => piece.toLowerCase().includes(needle));
 }
@@ -376,7 +421,7 @@ function shownField(item: Record<string, unknown>, field: string, names: Map<str
   for (const key of Object.keys(item)) {
     let shown = names.get(key);
     if (shown === undefined) {
-      shown = cleanText(key);
+      shown = shownText(key);
       if (names.size < MAX_REMEMBERED_NAMES) names.set(key, shown);
     }
     if (shown === field) value = item[key];
@@ -394,9 +439,11 @@ function equalsLoosely(actual: unknown, expected: string, redact: Redact | undef
   // As the model is shown it: equal as it stands, or once the characters cleaning removes are gone.
   const raw = String(actual);
   let shown = raw;
-  if (raw.toLowerCase() !== expected.toLowerCase()) {
-    if (nextHidden(raw) < 0) return false;
-    shown = cleanText(raw);
+  // A `[` may open a marker's shape, which is shown escaped (sanitize.ts shownText).
+  const marked = raw.includes('[');
+  if (marked || raw.toLowerCase() !== expected.toLowerCase()) {
+    if (!marked && nextHidden(raw) < 0) return false;
+    shown = shownText(raw);
     if (shown.toLowerCase() !== expected.toLowerCase()) return false;
   }
   return !redact || !holdsKey(shown, redact);

@@ -20,6 +20,29 @@ export function cleanText(text: string): string {
   return text;
 }
 
+/**
+ * The opening bracket of a text shaped like a marker this server writes into the data it shows
+ * (`…[cut: N characters in all]` after a string it cut, `[not shown: …]`, redact.ts's
+ * `[redacted]`), in any case and spacing: in the API's text it is shown with a backslash before it
+ * (`\\[cut: …`), so that only our own markers appear bare and a customer cannot write one.
+ */
+const MARKER_SHAPE = /\[(?=\s*(?:cut|not\s+shown|redacted)\b)/gi;
+/** Whether a text (or JSON) holds a marker's shape: MARKER_SHAPE, tested once. */
+const HOLDS_MARKER_SHAPE = /\[\s*(?:cut|not\s+shown|redacted)\b/i;
+
+/** `text` with each marker's shape in it escaped (see MARKER_SHAPE); the same string when it has none. */
+export function withoutMarkerShapes(text: string): string {
+  return text.includes('[') && HOLDS_MARKER_SHAPE.test(text) ? text.replace(MARKER_SHAPE, '\\[') : text;
+}
+
+/**
+ * A string from the API as the model is shown it (before redaction and any cut): cleaned (see
+ * cleanText), then with the shapes of our markers escaped. Search and projection match this text.
+ */
+export function shownText(raw: string): string {
+  return withoutMarkerShapes(cleanText(raw));
+}
+
 export function isHiddenCodePoint(point: number): boolean {
   return ONE_HIDDEN.test(String.fromCodePoint(point));
 }
@@ -80,7 +103,7 @@ export function cleanData(value: unknown, options: CleanOptions = {}): unknown {
     if (budget <= 0) return TOO_MUCH;
     const cut = raw.length > maxStringChars;
     budget -= cut ? maxStringChars : raw.length;
-    const clean = redact(cleanText(cut ? raw.slice(0, maxStringChars) : raw), { cutAtEnd: cut });
+    const clean = redact(shownText(cut ? raw.slice(0, maxStringChars) : raw), { cutAtEnd: cut });
     return cut ? `${clean}…[cut: ${raw.length} characters in all]` : clean;
   };
   const visit = (node: unknown, depth: number): unknown => {
@@ -111,10 +134,12 @@ export function cleanData(value: unknown, options: CleanOptions = {}): unknown {
 /**
  * Whether `json` (JSON.stringify of parsed data) is data cleanData would leave as it is, redaction
  * aside: printable ASCII with no escape (so no string holds a hidden character, a quote or a
- * backslash) and nested no deeper than cleanData shows. One scan; strings are skipped by their quotes.
+ * backslash), no text shaped like our markers (withoutMarkerShapes), and nested no deeper than
+ * cleanData shows. One scan; strings are skipped by their quotes.
  */
 export function plainJson(json: string): boolean {
   if (!PLAIN_TEXT.test(json)) return false;
+  if (json.includes('[') && HOLDS_MARKER_SHAPE.test(json)) return false;
   // Deeper than MAX_DEPTH takes more than MAX_DEPTH brackets: most JSON has a few, counted without reading it all.
   if (openingBrackets(json, MAX_DEPTH + 1) <= MAX_DEPTH) return true;
   let depth = 0;

@@ -9,7 +9,18 @@
 import { StringDecoder } from 'node:string_decoder';
 import { parseJson, type BodySink } from './api-client.js';
 import type { Redact } from '../safe/redact.js';
-import { hasField, pageBounds, parseSearch, searchWords, shapePage, usableFields, type ListShape, type ShapeOptions, type ShapedList } from '../safe/render.js';
+import {
+  hasField,
+  pageBounds,
+  parseSearch,
+  searchWords,
+  shapePage,
+  shownShape,
+  usableFields,
+  type ListShape,
+  type ShapeOptions,
+  type ShapedList,
+} from '../safe/render.js';
 import { nextHidden } from '../safe/sanitize.js';
 import { EnvelopeScanner } from './stream-json.js';
 
@@ -44,11 +55,15 @@ export class StreamedList {
   private pending: string[] = [];
 
   /** `redact`: the caller's key redactor, so search and projection never match a key form, as in shapeList. */
+  private readonly shape: ListShape;
+
   constructor(
-    private readonly shape: ListShape,
+    asked: ListShape,
     private readonly idField: string | undefined,
     private readonly redact?: Redact,
   ) {
+    const shape = shownShape(asked);
+    this.shape = shape;
     const { limit, offset } = pageBounds(shape);
     this.offset = offset;
     this.end = offset + limit;
@@ -118,11 +133,14 @@ export class StreamedList {
 /**
  * Whether a search word can be looked for in a record's raw JSON first: only text that no number
  * (its String form: digits, `.`, `e`, `+`, `-`, `Infinity`) and no object (`[object Object]`)
- * could show, and ASCII, so lower-casing the whole record's JSON finds it wherever lower-casing a
+ * could show, with no `[` or backslash, and ASCII, so lower-casing the whole record's JSON finds it wherever lower-casing a
  * string of it would.
  */
 function canPrefilter(needle: string): boolean {
   if (needle === '' || !/^[\x20-\x7e]+$/.test(needle)) return false;
+  // A `[` or a backslash may be one the model is shown and the raw JSON lacks (an escaped marker's
+  // shape, sanitize.ts shownText), or the reverse (JSON escapes a backslash): no prefilter.
+  if (needle.includes('[') || needle.includes('\\')) return false;
   if (/^[0-9.e+-]+$/.test(needle)) return false;
   return !'-infinity'.includes(needle) && !'[object object]'.includes(needle);
 }
