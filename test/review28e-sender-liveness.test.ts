@@ -9,7 +9,9 @@
 // host name (docker --network host, two containers of one pod), its write still at the API, was
 // judged dead by a server outside it, and a yes there sent the write a second time; its key's repeat
 // was told the server had stopped. Here a real process in its own pid namespace (unshare, as root),
-// its boot id hidden, holds the mark and the key while alive.
+// its boot id hidden, holds the mark and the key while alive. The state directory's lock had the
+// same hole (review26c): a turn's lock held by such a process was broken at once as its owner's
+// pid looked dead here, and a second turn ran beside the first (the same key reserved twice).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,4 +105,64 @@ describe.runIf(canUnshare)('a live sender in another pid namespace, sharing the 
         expect(record?.stopped).toBeUndefined();
       });
     });
+});
+
+/** A live process in a pid namespace of its own, its boot id hidden: its pid there and its start time, as its lock would name them. */
+async function ownerInOwnNamespace(): Promise<{ pid: number; start: string }> {
+  const script = join(root, 'owner.mjs');
+  writeFileSync(
+    script,
+    `import { readFileSync } from 'node:fs';
+const stat = readFileSync('/proc/self/stat', 'utf8');
+console.log(process.pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+setInterval(() => {}, 1000);`,
+  );
+  const child = spawn(
+    'unshare',
+    [
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--mount',
+      '--mount-proc',
+      'sh',
+      '-c',
+      'mount --bind /dev/null /proc/sys/kernel/random/boot_id && exec "$0" "$1"',
+      process.execPath,
+      script,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  children.push(child);
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`the owner exited (${code})`)));
+  });
+  const [pid, start] = line.split(' ');
+  return { pid: Number(pid), start: start as string };
+}
+
+describe.runIf(canUnshare)('the lock held by a live process in another pid namespace with the host name, its boot id hidden', () => {
+  // FINDING (not fixed on this branch): the lock is broken at once. The fix (/tmp/review28e-lock-placeless.patch: breakIfStale
+  // leaves a place-less owner's lock to its age on Linux) makes review26c-lock-owner's tests fail, which write place-less lock
+  // lines for this host's processes; the lead decides. it.fails keeps the branch green until then.
+  it.fails('is waited for, not broken: no second turn runs beside its own', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(root, 'dir-'));
+    const owner = await ownerInOwnNamespace();
+    // The lock as that process writes it (file-guard-store.ts: pid, host/start, no place, nonce), held in its turn.
+    const lock = join(dir, 'state.lock');
+    const holder = `${owner.pid} ${hostname()}/${owner.start} 0123456789ab`;
+    await new FileGuardStore(dir).take('warm-up', 1, 10, Date.now() + 60_000);
+    writeFileSync(lock, holder, { mode: 0o600 });
+    let settled = false;
+    const turn = new FileGuardStore(dir).take('c', 1, 10, Date.now() + 60_000).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(settled).toBe(false);
+    expect(readFileSync(lock, 'utf8')).toBe(holder);
+    // Its turn over, the lock released: the waiting turn goes.
+    rmSync(lock);
+    expect(await turn).toEqual({ taken: true, count: 1 });
+  });
 });
