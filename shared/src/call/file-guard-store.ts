@@ -857,16 +857,25 @@ function thisProcess(): string {
   return processName;
 }
 
-/** Whether the process a write's mark or a lock names is known to be dead (this host's, where its pid means it); unknown is not dead. */
+/**
+ * Whether the process a write's mark or a key's reservation names is known to be dead (this host's,
+ * where its pid means it); unknown is not dead. On Linux a name without its place (a process that
+ * could not read its boot id: a systemd unit with ProcSubset=pid, a container masking /proc/sys)
+ * may be of another pid namespace with this host's name (a container on the host's network), its
+ * pid not this one's to look up: it is left to the lease, as a mark without a sender is.
+ */
 function processIsDead(name: string): boolean {
   const owner = ownerOf(name);
   if (!owner) return false;
   if (owner.earlierBoot) return true;
+  if (owner.place === undefined && process.platform === 'linux') return false;
   return owner.here && liveness(owner.pid, owner.start) === 'dead';
 }
 
 /** A lock's owner as the servers write it (`pid host/start nonce`; earlier, `pid host nonce` or `pid nonce`), undefined for anything else. */
-function ownerOf(holder: string): { pid: number; host: string | undefined; here: boolean; earlierBoot: boolean; start: string | undefined } | undefined {
+function ownerOf(
+  holder: string,
+): { pid: number; host: string | undefined; here: boolean; earlierBoot: boolean; start: string | undefined; place: string | undefined } | undefined {
   const owner = /^(\d+) (?:(\S+?)(?:\/(\d+)(?:\/([0-9a-f]{16}))?)? )?[0-9a-f]{12}$/.exec(holder);
   if (!owner) return undefined;
   // Its pid is one this process can look up only on the same host, and (where the lock says) in the same boot and pid namespace.
@@ -875,7 +884,7 @@ function ownerOf(holder: string): { pid: number; host: string | undefined; here:
   const ours = placeOfPids();
   const earlierBoot = sameHost && place !== undefined && ours !== null && place.slice(0, 8) !== ours.slice(0, 8);
   const here = sameHost && (place === undefined || place === ours);
-  return { pid: Number(owner[1]), host: owner[2], here, earlierBoot, start: owner[3] };
+  return { pid: Number(owner[1]), host: owner[2], here, earlierBoot, start: owner[3], place };
 }
 
 let ownMark: string | undefined;

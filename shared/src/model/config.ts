@@ -1,7 +1,7 @@
 // Configuration from the environment. A bad setting never crashes a server: it is reported once
 // on stderr at start and in every tool answer, and nothing is sent.
 import { readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import type { LogLevel } from '../safe/log.js';
@@ -299,7 +299,19 @@ function homeStateDir(env: NodeJS.ProcessEnv): string | undefined {
 /** $XDG_STATE_HOME/engage-mcp, else ~/.local/state/engage-mcp (the XDG default). */
 export function defaultStateDir(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_STATE_HOME?.trim();
-  return join(xdg && isAbsolute(xdg) ? xdg : join(env.HOME?.trim() || homedir(), '.local', 'state'), 'engage-mcp');
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homeFolder(env.HOME?.trim()), '.local', 'state'), 'engage-mcp');
+}
+
+/**
+ * HOME where it is an absolute path. One that is relative, or empty, is passed over, as a relative
+ * XDG_STATE_HOME is (os.homedir() answers it as it stands, and the state would go under whatever
+ * folder the host started the server in, one per folder): the user's passwd entry's home is taken.
+ * Throws where there is none (os.homedir, os.userInfo).
+ */
+function homeFolder(home: string | undefined): string {
+  if (home && isAbsolute(home)) return home;
+  const found = homedir();
+  return isAbsolute(found) ? found : userInfo().homedir;
 }
 
 function absolutePath(raw: string | undefined, name: string, problems: string[]): string | undefined {

@@ -1,0 +1,98 @@
+// Review 28e: the README says ENGAGE_STATE_DIR is an absolute path (a relative one is refused at
+// start) and that its default $XDG_STATE_HOME/engage-mcp is used only when that is absolute. But
+// the default's other branch took HOME as it stood: a server started with HOME set to a relative
+// path (HOME=home in a container's env, a service unit's Environment=) kept its state in
+// <its working folder>/home/.local/state/engage-mcp (and HOME set empty, in
+// <its working folder>/.local/state/engage-mcp: os.homedir() answers an empty HOME as it stands), a different folder for each working folder the
+// host starts it in (so the daily cap and idempotency keys were not shared by the servers of one
+// machine) and inside whatever folder that was (a project the user has open). A relative HOME is
+// now passed over as a relative XDG_STATE_HOME is: the home folder is the user's passwd entry's,
+// and where there is none, writes are refused before anything is sent, saying to set
+// ENGAGE_STATE_DIR, as with no HOME at all. The audit command's default is the same folder.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { defaultStateDir } from '../shared/src/model/config.js';
+import { makeClient, textOf } from './helpers.js';
+
+let sandbox: Sandbox;
+let dir: string;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  dir = mkdtempSync(join(tmpdir(), 'review28e-relative-home-'));
+  chmodSync(dir, 0o777);
+});
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const hasSetpriv = (() => {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('the default state directory with HOME set to a relative path', () => {
+  it('is not a folder relative to the working folder', () => {
+    const env = { HOME: 'home' };
+    const chosen = defaultStateDir(env);
+    expect(chosen.startsWith('/')).toBe(true);
+    expect(chosen).toBe(join(userInfo().homedir, '.local', 'state', 'engage-mcp'));
+  });
+
+  // As a uid with no passwd entry (setpriv, as root): no home folder at all.
+  it.runIf(hasSetpriv).each(['home', ''])(
+    'HOME=%j: a stdio server keeps nothing under its working folder, and refuses a write saying to set ENGAGE_STATE_DIR',
+    async (home) => {
+      const cwd = mkdtempSync(join(dir, 'cwd-'));
+      chmodSync(cwd, 0o777);
+      const transport = new StdioClientTransport({
+        command: 'env',
+        args: [
+          '-u',
+          'XDG_STATE_HOME',
+          '-u',
+          'XDG_CACHE_HOME',
+          'setpriv',
+          '--reuid',
+          '54321',
+          '--regid',
+          '54321',
+          '--clear-groups',
+          process.execPath,
+          serverEntry('contact'),
+        ],
+        env: { PATH: process.env.PATH ?? '', HOME: home, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none' },
+        stderr: 'pipe',
+        cwd,
+      });
+      let stderr = '';
+      transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const client = makeClient({ kind: 'v1' });
+      const before = sandbox.carriedOut().length;
+      await client.connect(transport);
+      try {
+        const write = await client.callTool({
+          name: 'contact_action',
+          arguments: { operationId: 'contact.create', params: { name: 'Relative Home', msisdn: '081277770009' } },
+        });
+        expect(write.isError, `${textOf(write)}\n${stderr}`).toBe(true);
+        expect(textOf(write)).toContain('set ENGAGE_STATE_DIR to an absolute folder');
+        expect(textOf(write)).toContain('Nothing was sent');
+      } finally {
+        await client.close();
+      }
+      expect(sandbox.carriedOut().length).toBe(before);
+      expect(readdirSync(cwd)).toEqual([]);
+    },
+  );
+});
