@@ -15,7 +15,8 @@
 // boot, whatever its pid is now: broken at once, not after 30 s of refused writes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,7 +40,13 @@ function liveStranger(): { pid: number; start: number } {
   return { pid: child.pid!, start: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]) };
 }
 
-const lockLine = (pid: number, start: number) => `${pid} ${hostname()}/${start} 0123456789ab`;
+/** Where this host's pids mean what they say, as a process of it names its lock (file-guard-store.ts placeOfPids: boot id and pid namespace). */
+const place = (() => {
+  const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
+  return `${digest(readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim())}${digest(readlinkSync('/proc/self/ns/pid'))}`;
+})();
+/** A lock as a process of this host and pid namespace writes it (`pid host/start/place nonce`). */
+const lockLine = (pid: number, start: number) => `${pid} ${hostname()}/${start}/${place} 0123456789ab`;
 
 /** A turn on `dir` while the live `owner` holds `lock`: it waits (the lock left as it is), and takes its turn once the owner is gone. */
 async function expectWaitedForOwner(dir: string, lock: string, owner: { pid: number; start: number }): Promise<void> {

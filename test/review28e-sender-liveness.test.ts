@@ -143,10 +143,9 @@ setInterval(() => {}, 1000);`,
 }
 
 describe.runIf(canUnshare)('the lock held by a live process in another pid namespace with the host name, its boot id hidden', () => {
-  // FINDING (not fixed on this branch): the lock is broken at once. The fix (/tmp/review28e-lock-placeless.patch: breakIfStale
-  // leaves a place-less owner's lock to its age on Linux) makes review26c-lock-owner's tests fail, which write place-less lock
-  // lines for this host's processes; the lead decides. it.fails keeps the branch green until then.
-  it.fails('is waited for, not broken: no second turn runs beside its own', { timeout: 30_000 }, async () => {
+  // Found by review28e: the lock was broken at once, and a second turn ran beside its own. On Linux a
+  // place-less owner's lock is now left to its age (file-guard-store.ts breakIfStale).
+  it('is waited for, not broken: no second turn runs beside its own', { timeout: 30_000 }, async () => {
     const dir = mkdtempSync(join(root, 'dir-'));
     const owner = await ownerInOwnNamespace();
     // The lock as that process writes it (file-guard-store.ts: pid, host/start, no place, nonce), held in its turn.

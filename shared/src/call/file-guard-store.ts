@@ -819,7 +819,10 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
     const alive = owner.earlierBoot ? 'dead' : owner.here ? liveness(owner.pid, owner.start) : 'unknown';
     // Its owner itself, alive on this host, holds it however old it looks (a clock set forward since, a turn slowed by its disk): never broken.
     if (alive === 'owner') return;
-    stale ||= alive === 'dead';
+    // On Linux an owner named without its place may be of another pid namespace with this host's name
+    // (a container that cannot read its boot id): its pid not being alive here says nothing; its age does.
+    const placeless = owner.place === undefined && process.platform === 'linux';
+    stale ||= alive === 'dead' && (owner.earlierBoot || !placeless);
   } else {
     const seen = ownerless.get(lock.id) ?? performance.now();
     ownerless.set(lock.id, seen);
