@@ -21,9 +21,12 @@ const hasSetpriv = (() => {
   }
 })();
 
-/** The arguments of `env` that run `node <script>` homeless, `unset` taken out of its environment; `scratch` holds the preload where one is needed. */
-export function homelessArgs(script: string, scratch: string, unset: readonly string[]): string[] {
-  const without = unset.flatMap((name) => ['-u', name]);
+/**
+ * The arguments of `env` that run `node <script>` homeless, `unset` taken out of its environment and
+ * `set` put in (a relative HOME, say); `scratch` holds the preload where one is needed.
+ */
+export function homelessArgs(script: string, scratch: string, unset: readonly string[], set: Record<string, string> = {}): string[] {
+  const without = [...unset.flatMap((name) => ['-u', name]), ...Object.entries(set).map(([name, value]) => `${name}=${value}`)];
   if (hasSetpriv) return [...without, 'setpriv', '--reuid', '54321', '--regid', '54321', '--clear-groups', process.execPath, script];
   const preload = join(scratch, 'homeless.cjs');
   writeFileSync(preload, HOMELESS);

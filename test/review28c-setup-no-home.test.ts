@@ -16,8 +16,8 @@ const dir = mkdtempSync(join(tmpdir(), 'engage-setup-no-home-'));
 chmodSync(dir, 0o777);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function homelessSetup(args: string[]): Promise<{ code: number; stderr: string }> {
-  const command = [...homelessArgs(CLI, dir, ['HOME', 'XDG_CONFIG_HOME', 'CODEX_HOME']), ...args];
+function homelessSetup(args: string[], set: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
+  const command = [...homelessArgs(CLI, dir, ['HOME', 'XDG_CONFIG_HOME', 'CODEX_HOME'], set), ...args];
   return new Promise((done) => {
     execFile('env', command, { cwd: dir, env: { PATH: process.env.PATH, K: 'sk_live_9f2c4e7a1b3d5f8a6c0e' } }, (error, _stdout, stderr) =>
       done({ code: error ? Number(error.code ?? 1) : 0, stderr }),
@@ -26,18 +26,14 @@ function homelessSetup(args: string[]): Promise<{ code: number; stderr: string }
 }
 
 describe('engage-mcp-setup with no home folder to be found', () => {
-  it('says in one line that there is no home folder and to set HOME, and writes nothing', async () => {
-    const { code, stderr } = await homelessSetup([
-      '--host',
-      'claude-desktop',
-      '--servers',
-      'contact',
-      '--base-url',
-      'https://api.example.com',
-      '--key-env',
-      'K',
-      '--yes',
-    ]);
+  it.each([
+    ['HOME unset', {}],
+    // os.homedir() gives HOME as it stands: a relative or empty one made the hosts' files relative to the working folder.
+    ['HOME relative', { HOME: 'home' }],
+    ['HOME empty', { HOME: '' }],
+  ])('%s: says in one line that there is no home folder and to set HOME, and writes nothing', async (_case, set: Record<string, string>) => {
+    const args = ['--host', 'claude-desktop', '--servers', 'contact', '--base-url', 'https://api.example.com', '--key-env', 'K', '--yes'];
+    const { code, stderr } = await homelessSetup(args, set);
     expect(code).not.toBe(0);
     expect(stderr).toContain('no home folder could be found');
     expect(stderr).toContain('set HOME');

@@ -1,6 +1,6 @@
 // The hosts the setup command knows: where each keeps its MCP servers and in what shape. Each is
 // as that host's own documentation describes it (the README's Install section names the pages).
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
 export type HostId = 'claude-desktop' | 'claude-code' | 'vscode' | 'cursor' | 'codex' | 'gemini';
@@ -15,15 +15,23 @@ export function currentEnvironment(): Environment {
   return { platform: process.platform, home: homeFolder(), env: process.env };
 }
 
-/** The user's home folder, where every host keeps its MCP servers; os.homedir() throws where there is none (HOME unset, no passwd entry). */
+/**
+ * The user's home folder, where every host keeps its MCP servers. os.homedir() gives HOME as it
+ * stands (a relative or empty one would put the hosts' files under the working folder), so then the
+ * passwd entry's; it throws where there is none (HOME unset, no passwd entry).
+ */
 function homeFolder(): string {
   try {
-    return homedir();
+    const home = homedir();
+    if (isAbsolute(home)) return home;
+    const own = userInfo().homedir;
+    if (isAbsolute(own)) return own;
   } catch {
-    throw new Error(
-      'no home folder could be found (HOME is unset and this user has no passwd entry), and the hosts keep their MCP servers under it: set HOME to your home folder and run again. Nothing was written.',
-    );
+    // No home to be found: said below.
   }
+  throw new Error(
+    'no home folder could be found (HOME is unset or not an absolute path, and this user has no passwd entry), and the hosts keep their MCP servers under it: set HOME to your home folder and run again. Nothing was written.',
+  );
 }
 
 /** One server as the host will run it. */
