@@ -11,7 +11,8 @@ const HOMELESS = `const os = require('node:os');
 os.homedir = () => { const error = new Error('A system error occurred: uv_os_homedir returned ENOENT (no such file or directory)'); error.code = 'ERR_SYSTEM_ERROR'; throw error; };
 `;
 
-const hasSetpriv = (() => {
+/** Whether a real homeless run is possible here: as root, with setpriv (else a preload stands in). */
+export const hasSetpriv = (() => {
   if (process.getuid?.() !== 0) return false;
   try {
     execFileSync('setpriv', ['--version'], { stdio: 'ignore' });

@@ -4,14 +4,14 @@
 // question (elicitation, answered yes), one with an idempotencyKey, and a send under a daily cap
 // (whose preview counts what was sent today): each is refused before anything is sent or any
 // question asked, saying what to set, and reads still work.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { makeClient, structuredOf, textOf, type TestClient } from './helpers.js';
+import { homelessArgs } from './homeless.js';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -25,34 +25,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** What Node throws from os.homedir() when HOME is unset and getpwuid_r finds no user (as test/review28c-no-home-state.test.ts does). */
-const HOMELESS = `const os = require('node:os');
-os.homedir = () => { const error = new Error('A system error occurred: uv_os_homedir returned ENOENT (no such file or directory)'); error.code = 'ERR_SYSTEM_ERROR'; throw error; };
-`;
-const hasSetpriv = (() => {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 /** The built `domain` server run with no HOME (nor XDG_STATE_HOME) and no home folder to be found. */
 async function homelessServer(
   domain: Parameters<typeof serverEntry>[0],
   env: Record<string, string>,
   elicitYes: boolean,
 ): Promise<{ client: TestClient; stderr: () => string }> {
-  const unset = ['-u', 'HOME', '-u', 'XDG_STATE_HOME', '-u', 'XDG_CACHE_HOME'];
-  let args: string[];
-  if (hasSetpriv) args = [...unset, 'setpriv', '--reuid', '54321', '--regid', '54321', '--clear-groups', process.execPath, serverEntry(domain)];
-  else {
-    const preload = join(dir, 'homeless.cjs');
-    writeFileSync(preload, HOMELESS);
-    args = [...unset, process.execPath, '--require', preload, serverEntry(domain)];
-  }
+  const args = homelessArgs(serverEntry(domain), dir, ['HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME']);
   const transport = new StdioClientTransport({
     command: 'env',
     args,

@@ -9,7 +9,6 @@
 // now passed over as a relative XDG_STATE_HOME is: the home folder is the user's passwd entry's,
 // and where there is none, writes are refused before anything is sent, saying to set
 // ENGAGE_STATE_DIR, as with no HOME at all. The audit command's default is the same folder.
-import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { defaultStateDir } from '../shared/src/model/config.js';
 import { makeClient, textOf } from './helpers.js';
+import { hasSetpriv, homelessArgs } from './homeless.js';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -30,16 +30,6 @@ afterAll(async () => {
   await sandbox?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const hasSetpriv = (() => {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe('the default state directory with HOME set to a relative path', () => {
   it('is not a folder relative to the working folder', () => {
@@ -57,20 +47,8 @@ describe('the default state directory with HOME set to a relative path', () => {
       chmodSync(cwd, 0o777);
       const transport = new StdioClientTransport({
         command: 'env',
-        args: [
-          '-u',
-          'XDG_STATE_HOME',
-          '-u',
-          'XDG_CACHE_HOME',
-          'setpriv',
-          '--reuid',
-          '54321',
-          '--regid',
-          '54321',
-          '--clear-groups',
-          process.execPath,
-          serverEntry('contact'),
-        ],
+        // Run only where setpriv is: the homeless run is the real one, HOME as given.
+        args: homelessArgs(serverEntry('contact'), dir, ['XDG_STATE_HOME', 'XDG_CACHE_HOME']),
         env: { PATH: process.env.PATH ?? '', HOME: home, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none' },
         stderr: 'pipe',
         cwd,
