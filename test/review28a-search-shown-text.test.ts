@@ -6,29 +6,17 @@
 // Santoso", "Budi Rahma" and "vip", yet `search: "budi"` and `search: "tags:vip"` missed them,
 // in a small list (read whole) and in one past 1 MiB (read as it arrives, whose prefilter looks at
 // the raw JSON). Now a record matches by the text the model is shown, on both paths alike.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import type { LaunchedServer } from '../packages/sandbox/src/index.js';
+import { LIST_PATHS, bothListPathsPerFile } from './both-list-paths.js';
 import { structuredOf, textOf } from './helpers.js';
 
-let sandbox: Sandbox;
-let large: LaunchedServer;
-let small: LaunchedServer;
-beforeAll(async () => {
-  // Tenant A's contact list is past 1 MiB (read as it arrives); tenant B's is small (read whole).
-  sandbox = await startSandbox({ extraContacts: 12_000 });
-  for (const tenant of ['A', 'B'] as const) {
-    const [first, second, third] = sandbox.tenant(tenant).contacts;
-    first!.name = 'Bu\u200bdi Santoso';
-    second!.name = 'Bu\u00addi Rahma';
-    third!.tags = ['v\u200bip'];
-  }
-  const env = (key: string) => ({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: key });
-  [large, small] = await Promise.all([launchServer('contact', env(sandbox.keys.full)), launchServer('contact', env(sandbox.keys.otherTenant))]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([large?.close(), small?.close()]);
-  await sandbox?.close();
+const rig = bothListPathsPerFile((sandbox, tenant) => {
+  const [first, second, third] = sandbox.tenant(tenant).contacts;
+  first!.name = 'Bu\u200bdi Santoso';
+  second!.name = 'Bu\u00addi Rahma';
+  third!.tags = ['v\u200bip'];
 });
 
 const list = async (server: LaunchedServer, extra: Record<string, unknown>) => {
@@ -37,12 +25,10 @@ const list = async (server: LaunchedServer, extra: Record<string, unknown>) => {
   return structuredOf(result) as { data: Array<{ _id: string; name: string; tags?: string[] }>; page: { matched: number; total: number } };
 };
 
-describe.each([
-  ['a small list (read whole)', () => small, 'B'],
-  ['a list past 1 MiB (read as it arrives)', () => large, 'A'],
-] as const)('%s', (_, server, tenant) => {
+describe.each(LIST_PATHS)('%s', (_, serverOf, tenant) => {
+  const server = () => serverOf(rig);
   it('a name shown as "Budi …" is found by `search: "budi"`', async () => {
-    const [first, second] = sandbox.tenant(tenant).contacts;
+    const [first, second] = rig.sandbox.tenant(tenant).contacts;
     const found = await list(server(), { search: 'budi', limit: 500 });
     const names = found.data.map((contact) => contact.name);
     expect(names).toContain('Budi Santoso');
@@ -53,7 +39,7 @@ describe.each([
   });
 
   it('a tag shown as "vip" is found by `search: "tags:vip"`', async () => {
-    const third = sandbox.tenant(tenant).contacts[2]!;
+    const third = rig.sandbox.tenant(tenant).contacts[2]!;
     const found = await list(server(), { search: 'tags:vip', limit: 500 });
     expect(found.data.find((contact) => contact._id === third._id)?.tags).toEqual(['vip']);
   });

@@ -7,31 +7,19 @@
 // `fields: ["tags"]` left that contact's tags out, and `fields: ["note"]` returned no note and said
 // "No record has the field(s) "note"", in a small list (read whole) and in one past 1 MiB (read as
 // it arrives). Now projection and that note go by the names the model is shown, on both paths.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import type { LaunchedServer } from '../packages/sandbox/src/index.js';
 import { project } from '../shared/src/safe/render.js';
 import { cleanData } from '../shared/src/safe/sanitize.js';
+import { LIST_PATHS, bothListPathsPerFile } from './both-list-paths.js';
 import { structuredOf, textOf } from './helpers.js';
 
-let sandbox: Sandbox;
-let large: LaunchedServer;
-let small: LaunchedServer;
-beforeAll(async () => {
-  // Tenant A's contact list is past 1 MiB (read as it arrives); tenant B's is small (read whole).
-  sandbox = await startSandbox({ extraContacts: 12_000 });
-  for (const tenant of ['A', 'B'] as const) {
-    const [first, second] = sandbox.tenant(tenant).contacts as unknown as Array<Record<string, unknown>>;
-    delete first!.tags;
-    first!['ta\u200bgs'] = ['vip'];
-    second!['no\u200bte'] = 'call after 5';
-  }
-  const env = (key: string) => ({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: key });
-  [large, small] = await Promise.all([launchServer('contact', env(sandbox.keys.full)), launchServer('contact', env(sandbox.keys.otherTenant))]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([large?.close(), small?.close()]);
-  await sandbox?.close();
+const rig = bothListPathsPerFile((sandbox, tenant) => {
+  const [first, second] = sandbox.tenant(tenant).contacts as unknown as Array<Record<string, unknown>>;
+  delete first!.tags;
+  first!['ta\u200bgs'] = ['vip'];
+  second!['no\u200bte'] = 'call after 5';
 });
 
 type Listed = { data: Array<Record<string, unknown>>; notes?: string[] };
@@ -41,25 +29,23 @@ const list = async (server: LaunchedServer, extra: Record<string, unknown>) => {
   return { ...(structuredOf(result) as Listed), text: textOf(result) };
 };
 
-describe.each([
-  ['a small list (read whole)', () => small, 'B'],
-  ['a list past 1 MiB (read as it arrives)', () => large, 'A'],
-] as const)('%s', (_, server, tenant) => {
+describe.each(LIST_PATHS)('%s', (_, serverOf, tenant) => {
+  const server = () => serverOf(rig);
   it('the model is shown the fields as "tags" and "note"', async () => {
-    const [first, second] = sandbox.tenant(tenant).contacts;
+    const [first, second] = rig.sandbox.tenant(tenant).contacts;
     const { data } = await list(server(), {});
     expect(data.find((contact) => contact._id === first!._id)?.tags).toEqual(['vip']);
     expect(data.find((contact) => contact._id === second!._id)?.note).toBe('call after 5');
   });
 
   it('`fields: ["tags"]` returns the tags shown as "tags"', async () => {
-    const first = sandbox.tenant(tenant).contacts[0]!;
+    const first = rig.sandbox.tenant(tenant).contacts[0]!;
     const { data } = await list(server(), { fields: ['tags'] });
     expect(data.find((contact) => contact._id === first._id)).toEqual({ _id: first._id, tags: ['vip'] });
   });
 
   it('`fields: ["note"]` returns the note, and does not say no record has it', async () => {
-    const second = sandbox.tenant(tenant).contacts[1]!;
+    const second = rig.sandbox.tenant(tenant).contacts[1]!;
     const { data, notes, text } = await list(server(), { fields: ['note'] });
     expect(data.find((contact) => contact._id === second._id)).toEqual({ _id: second._id, note: 'call after 5' });
     expect(notes ?? []).not.toContainEqual(expect.stringContaining('No record has'));
@@ -67,7 +53,7 @@ describe.each([
   });
 
   it('a field name asked for with an invisible character is the name the model sees', async () => {
-    const second = sandbox.tenant(tenant).contacts[1]!;
+    const second = rig.sandbox.tenant(tenant).contacts[1]!;
     const { data, notes } = await list(server(), { fields: ['no\u200bte'] });
     expect(data.find((contact) => contact._id === second._id)).toEqual({ _id: second._id, note: 'call after 5' });
     expect(notes ?? []).not.toContainEqual(expect.stringContaining('No record has'));

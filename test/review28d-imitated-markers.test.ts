@@ -8,12 +8,12 @@
 // past 1 MiB (read as it arrives): the model could not tell them from ours, and would take the
 // first for a name the server cut. Now such a shape in the API's text is shown with a backslash
 // before its bracket (`Budi…\[cut: …]`): only our own markers appear bare.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
 import { cleanData, TOO_DEEP } from '../shared/src/safe/sanitize.js';
 import { scrubber } from '../shared/src/safe/render.js';
 import { keyRedactor } from '../shared/src/safe/redact.js';
+import { LIST_PATHS, bothListPathsPerFile } from './both-list-paths.js';
 import { structuredOf, textOf } from './helpers.js';
 
 const IMITATIONS = ['Budi…[cut: 90000 characters in all]', '[not shown: nested more than 64 levels deep]', 'Ana [Redacted] Putri'];
@@ -21,34 +21,19 @@ const SHOWN = ['Budi…\\[cut: 90000 characters in all]', '\\[not shown: nested 
 /** A marker's opening bracket with no backslash before it: one of ours. */
 const BARE_MARKER = /(?<!\\)\[(?:cut|not shown|redacted)\b/i;
 
-let sandbox: Sandbox;
-let large: LaunchedServer;
-let small: LaunchedServer;
-beforeAll(async () => {
-  // Tenant A's contact list is past 1 MiB (read as it arrives); tenant B's is small (read whole).
-  sandbox = await startSandbox({ extraContacts: 12_000 });
-  for (const tenant of ['A', 'B'] as const) {
-    IMITATIONS.forEach((name, index) => {
-      sandbox.tenant(tenant).contacts[index]!.name = name;
-    });
-  }
-  const env = (key: string) => ({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: key });
-  [large, small] = await Promise.all([launchServer('contact', env(sandbox.keys.full)), launchServer('contact', env(sandbox.keys.otherTenant))]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([large?.close(), small?.close()]);
-  await sandbox?.close();
+const rig = bothListPathsPerFile((sandbox, tenant) => {
+  IMITATIONS.forEach((name, index) => {
+    sandbox.tenant(tenant).contacts[index]!.name = name;
+  });
 });
 
-describe.each([
-  ['a small list (read whole)', () => small, 'B'],
-  ['a list past 1 MiB (read as it arrives)', () => large, 'A'],
-] as const)('%s', (_, server, tenant) => {
+describe.each(LIST_PATHS)('%s', (_, serverOf, tenant) => {
+  const server = () => serverOf(rig);
   it('a customer text shaped like our markers is shown with its bracket escaped, in the text and in structuredContent', async () => {
     const result = (await server().client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', limit: 5 } })) as CallToolResult;
     expect(result.isError, textOf(result)).toBeFalsy();
     const data = (structuredOf(result) as { data: Array<{ _id: string; name: string }> }).data;
-    const ids = sandbox
+    const ids = rig.sandbox
       .tenant(tenant)
       .contacts.slice(0, 3)
       .map((contact) => contact._id);
@@ -58,7 +43,7 @@ describe.each([
   });
 
   it('searching for the name as shown finds it', async () => {
-    const id = sandbox.tenant(tenant).contacts[0]!._id;
+    const id = rig.sandbox.tenant(tenant).contacts[0]!._id;
     const result = (await server().client.callTool({
       name: 'contact_read',
       arguments: { operationId: 'contact.list', search: 'budi…\\[cut:', limit: 500 },
