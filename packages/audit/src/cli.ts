@@ -7,7 +7,7 @@
 // secret is derived from ENGAGE_STATE_SECRET, the service's, and it may begin where the cap cut it.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { defaultStateDir, oneLine, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
+import { homeStateDir, oneLine, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
 
 /** One line for the terminal: the record's text may carry control characters (ESC sequences rewrite a terminal), so each is escaped. */
 function say(text: string, to: NodeJS.WriteStream = process.stdout): void {
@@ -31,14 +31,6 @@ interface Options {
 /** Where no home folder can be found (HOME unset, no passwd entry), os.homedir() throws: the default is then no folder at all. */
 const NO_HOME =
   'no home folder could be found for the default state directory (HOME is unset or not an absolute path, and this user has no passwd entry): give --state-dir DIR or set ENGAGE_STATE_DIR';
-
-function homeStateDir(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    return defaultStateDir(env);
-  } catch {
-    return undefined;
-  }
-}
 
 function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | string {
   const rest = [...argv];

@@ -2,6 +2,6 @@
 // secret and chain head from the state directory the servers write. Nothing that writes.
 export { remoteAuditSecret, verifyAuditLines, type AuditVerdict } from './audit.js';
 export { readSecret, readState } from './file-guard-store.js';
-export { defaultStateDir } from '../model/config.js';
+export { homeStateDir } from '../model/config.js';
 // For a person's terminal: a record's text with its controls and invisible characters escaped.
 export { oneLine } from '../safe/sanitize.js';

@@ -288,7 +288,7 @@ function loadGuardrails(read: (name: string) => string | undefined, env: NodeJS.
 }
 
 /** defaultStateDir, or undefined where no home folder can be found (HOME unset, no passwd entry), for which os.homedir() throws. */
-function homeStateDir(env: NodeJS.ProcessEnv): string | undefined {
+export function homeStateDir(env: NodeJS.ProcessEnv): string | undefined {
   try {
     return defaultStateDir(env);
   } catch {
