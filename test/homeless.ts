@@ -3,8 +3,11 @@
 // what Node throws then. The SDK's stdio transport passes HOME on whatever env it is given, so
 // env(1) takes the named variables out.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 
 /** What Node throws from os.homedir() when HOME is unset and getpwuid_r finds no user. */
 const HOMELESS = `const os = require('node:os');
@@ -32,4 +35,22 @@ export function homelessArgs(script: string, scratch: string, unset: readonly st
   const preload = join(scratch, 'homeless.cjs');
   writeFileSync(preload, HOMELESS);
   return [...without, process.execPath, '--require', preload, script];
+}
+
+/**
+ * The sandbox, and a scratch folder any uid may use (a homeless run's working folder, and its
+ * preload), for one test file (its own hooks): read `sandbox` and `dir` in tests.
+ */
+export function homelessRigPerFile(prefix: string): { readonly sandbox: Sandbox; readonly dir: string } {
+  const rig = {} as { sandbox: Sandbox; dir: string };
+  beforeAll(async () => {
+    rig.sandbox = await startSandbox();
+    rig.dir = mkdtempSync(join(tmpdir(), prefix));
+    chmodSync(rig.dir, 0o777);
+  });
+  afterAll(async () => {
+    await rig.sandbox?.close();
+    if (rig.dir) rmSync(rig.dir, { recursive: true, force: true });
+  });
+  return rig;
 }

@@ -5,47 +5,35 @@
 // ran, even with ENGAGE_STATE_DIR set. The cache is off there now and the server starts.
 // As root the real thing is run (setpriv to a uid nobody has); elsewhere a preload makes
 // homedir() throw as Node does.
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { homelessArgs } from './homeless.js';
+import { serverEntry } from '../packages/sandbox/src/index.js';
+import { homelessArgs, homelessRigPerFile } from './homeless.js';
 
-let sandbox: Sandbox;
-let dir: string;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'engage-no-home-'));
-  chmodSync(dir, 0o777);
-});
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const rig = homelessRigPerFile('engage-no-home-');
 
 /**
  * The built contact server's bin with no HOME (nor XDG_CACHE_HOME), as `command args`: the SDK's
  * transport passes HOME on whatever env it is given, so env(1) takes it out.
  */
 function homelessStart(): { command: string; args: string[] } {
-  return { command: 'env', args: homelessArgs(serverEntry('contact'), dir, ['HOME', 'XDG_CACHE_HOME']) };
+  return { command: 'env', args: homelessArgs(serverEntry('contact'), rig.dir, ['HOME', 'XDG_CACHE_HOME']) };
 }
 
 describe('a server started with no home folder to be found', () => {
   it('starts without its compile cache when ENGAGE_STATE_DIR says where its state goes: tools listed, a read answered', async () => {
-    const stateDir = join(dir, 'state');
+    const stateDir = join(rig.dir, 'state');
     const { command, args } = homelessStart();
     let stderr = '';
     const transport = new StdioClientTransport({
       command,
       args,
-      env: { PATH: process.env.PATH ?? '', ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_STATE_DIR: stateDir },
+      env: { PATH: process.env.PATH ?? '', ENGAGE_API_KEY: rig.sandbox.keys.full, ENGAGE_BASE_URL: rig.sandbox.baseUrl, ENGAGE_STATE_DIR: stateDir },
       stderr: 'pipe',
-      cwd: dir,
+      cwd: rig.dir,
     });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const client = new Client({ name: 'no-home', version: '0' });
@@ -62,6 +50,6 @@ describe('a server started with no home folder to be found', () => {
     }
     expect(stderr).not.toContain('uv_os_homedir');
     // No cache was written anywhere under the folder the server was given.
-    expect(readdirSync(dir).filter((name) => name !== 'state' && name !== 'homeless.cjs')).toEqual([]);
+    expect(readdirSync(rig.dir).filter((name) => name !== 'state' && name !== 'homeless.cjs')).toEqual([]);
   });
 });

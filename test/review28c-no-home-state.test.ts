@@ -9,35 +9,21 @@
 // As root the real thing is run (setpriv to a uid nobody has); elsewhere a preload makes homedir()
 // throw as Node does (as test/review23a-no-home.test.ts does).
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { serverEntry } from '../packages/sandbox/src/index.js';
 import { textOf } from './helpers.js';
-import { homelessArgs } from './homeless.js';
+import { homelessArgs, homelessRigPerFile } from './homeless.js';
 import { launchService, stopService } from './service-process.js';
 
-let sandbox: Sandbox;
-let dir: string;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'engage-no-home-state-'));
-  chmodSync(dir, 0o777);
-});
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const rig = homelessRigPerFile('engage-no-home-state-');
 
 /** `node <script>` with no HOME (nor XDG_STATE_HOME, XDG_CACHE_HOME) and no home folder to be found, as `command args`. */
 function homeless(script: string): { command: string; args: string[] } {
-  return { command: 'env', args: homelessArgs(script, dir, ['HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME']) };
+  return { command: 'env', args: homelessArgs(script, rig.dir, ['HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME']) };
 }
 
 describe('a stdio server with no home folder and no ENGAGE_STATE_DIR', () => {
@@ -47,13 +33,13 @@ describe('a stdio server with no home folder and no ENGAGE_STATE_DIR', () => {
     const transport = new StdioClientTransport({
       command,
       args,
-      env: { PATH: process.env.PATH ?? '', ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none' },
+      env: { PATH: process.env.PATH ?? '', ENGAGE_API_KEY: rig.sandbox.keys.full, ENGAGE_BASE_URL: rig.sandbox.baseUrl, ENGAGE_CONFIRM: 'none' },
       stderr: 'pipe',
-      cwd: dir,
+      cwd: rig.dir,
     });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const client = new Client({ name: 'no-home-state', version: '0' });
-    const before = sandbox.carriedOut().length;
+    const before = rig.sandbox.carriedOut().length;
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
@@ -72,7 +58,7 @@ describe('a stdio server with no home folder and no ENGAGE_STATE_DIR', () => {
     } finally {
       await client.close();
     }
-    expect(sandbox.carriedOut().length).toBe(before);
+    expect(rig.sandbox.carriedOut().length).toBe(before);
     expect(stderr).not.toContain('uv_os_homedir');
     expect(stderr).toMatch(/no home folder[^\n]*ENGAGE_STATE_DIR/);
   });
@@ -82,7 +68,7 @@ describe('the remote service, which keeps no state directory', () => {
   it('starts with no home folder to be found', async () => {
     const { command, args } = homeless('packages/http/dist/cli.js');
     const child = spawn(command, args, {
-      env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ENGAGE_BASE_URL: sandbox.baseUrl },
+      env: { PATH: process.env.PATH ?? '', ENGAGE_HTTP_PORT: '0', ENGAGE_BASE_URL: rig.sandbox.baseUrl },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const stderr: string[] = [];
@@ -96,7 +82,7 @@ describe('the remote service, which keeps no state directory', () => {
   });
 
   it('starts whatever ENGAGE_STATE_DIR and ENGAGE_AUDIT_LOG say, since it does not use them', async () => {
-    const service = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_STATE_DIR: 'state', ENGAGE_AUDIT_LOG: dir });
+    const service = launchService({ ENGAGE_BASE_URL: rig.sandbox.baseUrl, ENGAGE_STATE_DIR: 'state', ENGAGE_AUDIT_LOG: rig.dir });
     try {
       const url = await service.url;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

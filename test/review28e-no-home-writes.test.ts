@@ -4,26 +4,13 @@
 // question (elicitation, answered yes), one with an idempotencyKey, and a send under a daily cap
 // (whose preview counts what was sent today): each is refused before anything is sent or any
 // question asked, saying what to set, and reads still work.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { serverEntry } from '../packages/sandbox/src/index.js';
 import { makeClient, structuredOf, textOf, type TestClient } from './helpers.js';
-import { homelessArgs } from './homeless.js';
+import { homelessArgs, homelessRigPerFile } from './homeless.js';
 
-let sandbox: Sandbox;
-let dir: string;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'review28e-no-home-'));
-  chmodSync(dir, 0o777);
-});
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const rig = homelessRigPerFile('review28e-no-home-');
 
 /** The built `domain` server run with no HOME (nor XDG_STATE_HOME) and no home folder to be found. */
 async function homelessServer(
@@ -31,13 +18,13 @@ async function homelessServer(
   env: Record<string, string>,
   elicitYes: boolean,
 ): Promise<{ client: TestClient; stderr: () => string }> {
-  const args = homelessArgs(serverEntry(domain), dir, ['HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME']);
+  const args = homelessArgs(serverEntry(domain), rig.dir, ['HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME']);
   const transport = new StdioClientTransport({
     command: 'env',
     args,
-    env: { PATH: process.env.PATH ?? '', ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_BASE_URL: sandbox.baseUrl, ...env },
+    env: { PATH: process.env.PATH ?? '', ENGAGE_API_KEY: rig.sandbox.keys.full, ENGAGE_BASE_URL: rig.sandbox.baseUrl, ...env },
     stderr: 'pipe',
-    cwd: dir,
+    cwd: rig.dir,
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -104,7 +91,7 @@ const CASES: Array<{
 describe('a stdio server with no home folder and no ENGAGE_STATE_DIR', () => {
   it.each(CASES)('$name: refused before anything is sent or asked, saying what to set', async ({ domain, env, elicit, tool, args }) => {
     const { client, stderr } = await homelessServer(domain, env, elicit);
-    const before = sandbox.carriedOut().length;
+    const before = rig.sandbox.carriedOut().length;
     try {
       const result = await client.callTool({ name: tool, arguments: args });
       expect(result.isError, `${textOf(result)}\n${stderr()}`).toBe(true);
@@ -115,6 +102,6 @@ describe('a stdio server with no home folder and no ENGAGE_STATE_DIR', () => {
     } finally {
       await client.close();
     }
-    expect(sandbox.carriedOut().length).toBe(before);
+    expect(rig.sandbox.carriedOut().length).toBe(before);
   });
 });

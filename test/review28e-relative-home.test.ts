@@ -9,27 +9,17 @@
 // now passed over as a relative XDG_STATE_HOME is: the home folder is the user's passwd entry's,
 // and where there is none, writes are refused before anything is sent, saying to set
 // ENGAGE_STATE_DIR, as with no HOME at all. The audit command's default is the same folder.
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { chmodSync, mkdtempSync, readdirSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { serverEntry } from '../packages/sandbox/src/index.js';
 import { defaultStateDir } from '../shared/src/model/config.js';
 import { makeClient, textOf } from './helpers.js';
-import { hasSetpriv, homelessArgs } from './homeless.js';
+import { hasSetpriv, homelessArgs, homelessRigPerFile } from './homeless.js';
 
-let sandbox: Sandbox;
-let dir: string;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'review28e-relative-home-'));
-  chmodSync(dir, 0o777);
-});
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const rig = homelessRigPerFile('review28e-relative-home-');
 
 describe('the default state directory with HOME set to a relative path', () => {
   it('is not a folder relative to the working folder', () => {
@@ -43,20 +33,20 @@ describe('the default state directory with HOME set to a relative path', () => {
   it.runIf(hasSetpriv).each(['home', ''])(
     'HOME=%j: a stdio server keeps nothing under its working folder, and refuses a write saying to set ENGAGE_STATE_DIR',
     async (home) => {
-      const cwd = mkdtempSync(join(dir, 'cwd-'));
+      const cwd = mkdtempSync(join(rig.dir, 'cwd-'));
       chmodSync(cwd, 0o777);
       const transport = new StdioClientTransport({
         command: 'env',
         // Run only where setpriv is: the homeless run is the real one, HOME as given.
-        args: homelessArgs(serverEntry('contact'), dir, ['XDG_STATE_HOME', 'XDG_CACHE_HOME']),
-        env: { PATH: process.env.PATH ?? '', HOME: home, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none' },
+        args: homelessArgs(serverEntry('contact'), rig.dir, ['XDG_STATE_HOME', 'XDG_CACHE_HOME']),
+        env: { PATH: process.env.PATH ?? '', HOME: home, ENGAGE_API_KEY: rig.sandbox.keys.full, ENGAGE_BASE_URL: rig.sandbox.baseUrl, ENGAGE_CONFIRM: 'none' },
         stderr: 'pipe',
         cwd,
       });
       let stderr = '';
       transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const client = makeClient({ kind: 'v1' });
-      const before = sandbox.carriedOut().length;
+      const before = rig.sandbox.carriedOut().length;
       await client.connect(transport);
       try {
         const write = await client.callTool({
@@ -69,7 +59,7 @@ describe('the default state directory with HOME set to a relative path', () => {
       } finally {
         await client.close();
       }
-      expect(sandbox.carriedOut().length).toBe(before);
+      expect(rig.sandbox.carriedOut().length).toBe(before);
       expect(readdirSync(cwd)).toEqual([]);
     },
   );
