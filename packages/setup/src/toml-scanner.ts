@@ -262,6 +262,9 @@ function unescapeAt(text: string, at: number, fail: (message: string) => never):
   const kind = text[at + 1] as string;
   if (kind in ESCAPES) return ESCAPES[kind] as string;
   const hex = kind === 'u' ? text.slice(at + 2, at + 6) : kind === 'U' ? text.slice(at + 2, at + 10) : '';
-  if (hex && /^[0-9A-Fa-f]+$/.test(hex) && hex.length === (kind === 'u' ? 4 : 8)) return String.fromCodePoint(parseInt(hex, 16));
-  return fail(`an unknown escape \\${kind}`);
+  if (!hex || !/^[0-9A-Fa-f]+$/.test(hex) || hex.length !== (kind === 'u' ? 4 : 8)) return fail(`an unknown escape \\${kind}`);
+  // TOML allows Unicode scalar values only; past U+10FFFF String.fromCodePoint throws a RangeError.
+  const codePoint = parseInt(hex, 16);
+  if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) return fail(`an escape \\${kind}${hex} that is not a Unicode character`);
+  return String.fromCodePoint(codePoint);
 }
