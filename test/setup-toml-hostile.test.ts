@@ -24,3 +24,24 @@ describe('an escape that is not a Unicode scalar value', () => {
     expect(merge(existing).startsWith(existing)).toBe(true);
   });
 });
+
+describe('arrays and inline tables nested deep', () => {
+  const arrays = (depth: number) => `x = ${'['.repeat(depth)}${']'.repeat(depth)}\n`;
+  const tables = (depth: number) => `x = ${'{ x = '.repeat(depth)}true${' }'.repeat(depth)}\n`;
+  const mixed = (depth: number) => {
+    const pairs = Math.floor(depth / 2);
+    return `x = ${'[{ x = '.repeat(pairs)}${depth % 2 === 1 ? '[1]' : '1'}${' }]'.repeat(pairs)}\n`;
+  };
+
+  it.each([
+    ['arrays', arrays],
+    ['inline tables', tables],
+    ['both, in turn', mixed],
+  ])('%s: 100 deep are read, 101 and 20,000 deep refused (not a stack overflow)', (_, nested) => {
+    expect(merge(nested(100)).startsWith(nested(100))).toBe(true);
+    for (const depth of [101, 20_000]) {
+      expect(() => merge(nested(depth))).toThrow(ConfigRefused);
+      expect(() => merge(nested(depth))).toThrow(/line 1: .*nested more than 100 deep/);
+    }
+  });
+});

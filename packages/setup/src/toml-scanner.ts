@@ -35,6 +35,11 @@ type ValueRead = string | string[] | undefined;
 
 /** Longest bare key or scalar (number, boolean, date) read at once. */
 const TOKEN_WINDOW = 256;
+/**
+ * Arrays and inline tables nested deeper than this are refused: each level is a call, and a file
+ * of 20,000 [ overflowed the stack (a RangeError, not a refusal). No config nests beyond a few.
+ */
+const MAX_NESTING = 100;
 
 class TomlScanner {
   private at = 0;
@@ -77,7 +82,7 @@ class TomlScanner {
     if (this.char() !== '=') this.fail('expected = after a key');
     this.at++;
     this.skipSpaces();
-    const read = this.value();
+    const read = this.value(0);
     const valueEnd = this.at;
     this.endOfLine();
     const strings = Array.isArray(read) ? read : undefined;
@@ -100,25 +105,26 @@ class TomlScanner {
 
   // ---- values ------------------------------------------------------------------------------
 
-  private value(): ValueRead {
+  /** A value inside `depth` arrays and inline tables. */
+  private value(depth: number): ValueRead {
     if (this.peek('"""') || this.peek("'''")) return this.multilineString(this.peek('"""') ? '"""' : "'''");
     if (this.char() === '"') return this.basicString();
     if (this.char() === "'") return this.literalString();
-    if (this.char() === '[') return this.array();
-    if (this.char() === '{') return this.inlineTable();
+    if (this.char() === '[') return this.array(this.nested(depth));
+    if (this.char() === '{') return this.inlineTable(this.nested(depth));
     // Numbers, booleans, dates and times; a date and a time may be separated by one space.
     this.token(/^[A-Za-z0-9_:.+-]+(?: \d[0-9:.+Z-]*)?/, 'expected a value');
     return undefined;
   }
 
   /** An array; its items are kept while every one of them is a one-line string. */
-  private array(): string[] | undefined {
+  private array(depth: number): string[] | undefined {
     this.at++;
     let strings: string[] | undefined = [];
     for (;;) {
       this.skipBlank();
       if (this.char() === ']') break;
-      const item = this.value();
+      const item = this.value(depth);
       if (typeof item === 'string') strings?.push(item);
       else strings = undefined;
       this.skipBlank();
@@ -129,7 +135,7 @@ class TomlScanner {
     return strings;
   }
 
-  private inlineTable(): undefined {
+  private inlineTable(depth: number): undefined {
     this.at++;
     for (;;) {
       this.skipBlank();
@@ -138,13 +144,19 @@ class TomlScanner {
       if (this.char() !== '=') this.fail('expected = in an inline table');
       this.at++;
       this.skipSpaces();
-      this.value();
+      this.value(depth);
       this.skipBlank();
       if (this.char() === ',') this.at++;
       else if (this.char() !== '}') this.fail('expected , or } in an inline table');
     }
     this.at++;
     return undefined;
+  }
+
+  /** The depth inside one more array or inline table, refused past MAX_NESTING. */
+  private nested(depth: number): number {
+    if (depth >= MAX_NESTING) this.fail(`arrays and inline tables nested more than ${MAX_NESTING} deep`);
+    return depth + 1;
   }
 
   /** A bare key or a scalar: what `pattern` matches at the cursor, within TOKEN_WINDOW characters. */
