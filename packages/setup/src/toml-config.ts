@@ -110,7 +110,6 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
   return result;
 }
 
-/** Our servers' tables, keyed by path; refuses forms of mcp_servers this tool does not edit. */
 /**
  * The text rebuilt from the original in order. At one offset, insertions go before a replaced line
  * (keys added after a header come before its first key), and insertions keep their order.
@@ -154,6 +153,7 @@ function refuseForwardedSetHere(entry: ServerEntry, env: Section | undefined, en
   }
 }
 
+/** Our servers' tables, keyed by path; refuses forms of mcp_servers this tool does not edit. */
 function sectionsOf(statements: Statement[], names: string[], path: string): Map<string, Section> {
   const sections = new Map<string, Section>();
   const seen = new Set<string>();
