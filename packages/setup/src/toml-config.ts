@@ -33,81 +33,123 @@ interface Section {
 /** The new text of config.toml with `entries` as [mcp_servers.<name>] tables. */
 export function mergeTomlConfig(existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string {
   const text = existing ?? '';
-  let statements: Statement[];
-  try {
-    statements = scanToml(text);
-  } catch (error) {
-    if (!(error instanceof TomlSyntax)) throw error;
-    throw new ConfigRefused(
-      `${path} could not be read safely as TOML (${error.message}), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`,
-    );
-  }
+  const statements = readStatements(text, path);
   const names = Object.keys(entries);
   const sections = sectionsOf(statements, names, path);
-  const newline = text.includes('\r\n') ? '\r\n' : '\n';
-  const line = (key: string, value: string | string[], indent = '') => `${indent}${tomlKey(key)} = ${tomlValue(value)}${newline}`;
-  const header = (keys: string[]) => `[${keys.map(tomlKey).join('.')}]${newline}`;
-
-  // Edits as [offset in the original text, length removed there, text inserted].
-  const edits: [number, number, string][] = [];
-  const appended: string[] = [];
-  const setKeys = (section: Section | undefined, tablePath: string[], values: Record<string, string | string[]>, after?: Section) => {
-    if (!section) {
-      const table =
-        header(tablePath) +
-        Object.entries(values)
-          .map(([key, value]) => line(key, value))
-          .join('');
-      if (after) edits.push([lastContentEnd(after), 0, newline + table]);
-      else appended.push(table);
-      return;
-    }
-    const missing: string[] = [];
-    for (const [key, value] of Object.entries(values)) {
-      const current = section.keyvals.filter((statement) => samePath(statement.keys, [key]));
-      if (current.length > 1) throw new ConfigRefused(`${path}: [${tablePath.join('.')}] sets ${key} twice, which TOML does not allow; nothing was changed.`);
-      const statement = current[0];
-      if (!statement) {
-        missing.push(line(key, value));
-        continue;
-      }
-      const indent = /^[ \t]*/.exec(text.slice(statement.start))?.[0] ?? '';
-      // Only the key and its value are rewritten: blanks and a comment after the value stay, and
-      // so does the line's ending (a value on the file's last line may have none).
-      const valueEnd = statement.valueEnd ?? statement.end;
-      const replacement = line(key, value, indent).replace(/\r?\n$/, '');
-      if (text.slice(statement.start, valueEnd) !== replacement) edits.push([statement.start, valueEnd - statement.start, replacement]);
-    }
-    // A header on the file's last line has no newline of its own: the keys go on the next line.
-    const afterHeader = text[section.header.end - 1] === '\n' ? '' : newline;
-    if (missing.length > 0) edits.push([section.header.end, 0, afterHeader + missing.join('')]);
-  };
-
-  for (const name of names) {
-    const entry = entries[name] as ServerEntry;
-    const tablePath = ['mcp_servers', name];
-    const main = sections.get(tablePath.join('\u0000'));
-    const env = sections.get([...tablePath, 'env'].join('\u0000'));
-    const block = appended.length;
-    refuseForwardedSetHere(entry, env, [...tablePath, 'env'], path);
-    const envVars = entry.envVars ? mergedEnvVars(main, entry.envVars, tablePath, path) : undefined;
-    setKeys(main, tablePath, { command: entry.command, args: entry.args, ...(envVars ? { env_vars: envVars } : {}) });
-    setKeys(env, [...tablePath, 'env'], entry.env, main);
-    // A server new to the file is one block: its table and its env table, a blank line between.
-    if (appended.length - block === 2) appended.splice(block, 2, `${appended[block]}${newline}${appended[block + 1]}`);
-  }
-
-  let result = applyEdits(text, edits);
-  if (appended.length > 0) {
-    const separator = result === '' ? '' : result.endsWith('\n') ? newline : newline + newline;
-    result += separator + appended.join(newline);
-  }
+  const edits = new TomlEdits(text, path);
+  for (const name of names) edits.setServer(name, entries[name] as ServerEntry, sections);
+  const result = edits.result();
   try {
     scanToml(result);
   } catch (error) {
     throw new Error(`internal error: the merged ${path} would not be valid TOML (${(error as Error).message}); nothing was written`);
   }
   return result;
+}
+
+/** The file's statements; a file the scanner cannot read is refused, left as it is. */
+function readStatements(text: string, path: string): Statement[] {
+  try {
+    return scanToml(text);
+  } catch (error) {
+    if (!(error instanceof TomlSyntax)) throw error;
+    throw new ConfigRefused(
+      `${path} could not be read safely as TOML (${error.message}), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`,
+    );
+  }
+}
+
+/**
+ * The changes to config.toml, gathered before any is made: edits at offsets of the original text,
+ * and new tables to append at its end. New lines end as the file's lines do.
+ */
+class TomlEdits {
+  /** [offset in the original text, length removed there, text inserted]. */
+  private readonly edits: [number, number, string][] = [];
+  private readonly appended: string[] = [];
+  private readonly newline: string;
+
+  constructor(
+    private readonly text: string,
+    private readonly path: string,
+  ) {
+    this.newline = text.includes('\r\n') ? '\r\n' : '\n';
+  }
+
+  /** The server's [mcp_servers.<name>] and [mcp_servers.<name>.env] tables, set to `entry`. */
+  setServer(name: string, entry: ServerEntry, sections: Map<string, Section>): void {
+    const tablePath = ['mcp_servers', name];
+    const main = sections.get(tablePath.join('\u0000'));
+    const env = sections.get([...tablePath, 'env'].join('\u0000'));
+    const block = this.appended.length;
+    refuseForwardedSetHere(entry, env, [...tablePath, 'env'], this.path);
+    const envVars = entry.envVars ? mergedEnvVars(main, entry.envVars, tablePath, this.path) : undefined;
+    this.setKeys(main, tablePath, { command: entry.command, args: entry.args, ...(envVars ? { env_vars: envVars } : {}) });
+    this.setKeys(env, [...tablePath, 'env'], entry.env, main);
+    // A server new to the file is one block: its table and its env table, a blank line between.
+    const appended = this.appended;
+    if (appended.length - block === 2) appended.splice(block, 2, `${appended[block]}${this.newline}${appended[block + 1]}`);
+  }
+
+  /** The original text with the edits made and the new tables appended. */
+  result(): string {
+    const { newline } = this;
+    let result = applyEdits(this.text, this.edits);
+    if (this.appended.length > 0) {
+      const separator = result === '' ? '' : result.endsWith('\n') ? newline : newline + newline;
+      result += separator + this.appended.join(newline);
+    }
+    return result;
+  }
+
+  private setKeys(section: Section | undefined, tablePath: string[], values: Record<string, string | string[]>, after?: Section): void {
+    if (section) this.updateTable(section, tablePath, values);
+    else this.addTable(tablePath, values, after);
+  }
+
+  /** A table the file does not have: right after `after`'s keys (an env table after its server's), or at the end. */
+  private addTable(tablePath: string[], values: Record<string, string | string[]>, after?: Section): void {
+    const table =
+      this.header(tablePath) +
+      Object.entries(values)
+        .map(([key, value]) => this.line(key, value))
+        .join('');
+    if (after) this.edits.push([lastContentEnd(after), 0, this.newline + table]);
+    else this.appended.push(table);
+  }
+
+  /** A table the file has: a key's value replaced where it differs, keys it lacks added after its header. */
+  private updateTable(section: Section, tablePath: string[], values: Record<string, string | string[]>): void {
+    const { text } = this;
+    const missing: string[] = [];
+    for (const [key, value] of Object.entries(values)) {
+      const current = section.keyvals.filter((statement) => samePath(statement.keys, [key]));
+      if (current.length > 1)
+        throw new ConfigRefused(`${this.path}: [${tablePath.join('.')}] sets ${key} twice, which TOML does not allow; nothing was changed.`);
+      const statement = current[0];
+      if (!statement) {
+        missing.push(this.line(key, value));
+        continue;
+      }
+      const indent = /^[ \t]*/.exec(text.slice(statement.start))?.[0] ?? '';
+      // Only the key and its value are rewritten: blanks and a comment after the value stay, and
+      // so does the line's ending (a value on the file's last line may have none).
+      const valueEnd = statement.valueEnd ?? statement.end;
+      const replacement = this.line(key, value, indent).replace(/\r?\n$/, '');
+      if (text.slice(statement.start, valueEnd) !== replacement) this.edits.push([statement.start, valueEnd - statement.start, replacement]);
+    }
+    // A header on the file's last line has no newline of its own: the keys go on the next line.
+    const afterHeader = text[section.header.end - 1] === '\n' ? '' : this.newline;
+    if (missing.length > 0) this.edits.push([section.header.end, 0, afterHeader + missing.join('')]);
+  }
+
+  private line(key: string, value: string | string[], indent = ''): string {
+    return `${indent}${tomlKey(key)} = ${tomlValue(value)}${this.newline}`;
+  }
+
+  private header(keys: string[]): string {
+    return `[${keys.map(tomlKey).join('.')}]${this.newline}`;
+  }
 }
 
 /**
