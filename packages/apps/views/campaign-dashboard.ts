@@ -134,106 +134,148 @@ function isActive(progress: Progress): boolean {
   return progress.status !== undefined ? ACTIVE_STATUS.test(progress.status) : (progress.percent ?? 0) < 100;
 }
 
-/** Built once; each refresh updates the nodes in place, so focus and screen readers keep their place. */
+/** The progress view's nodes, built once: each reading updates them in place, so focus and screen readers keep their place. */
+interface ProgressView {
+  badge: HTMLElement;
+  fill: HTMLElement;
+  bar: HTMLElement;
+  summary: HTMLElement;
+  counts: HTMLElement;
+  chart: HTMLElement;
+  announce: HTMLElement;
+  updated: HTMLElement;
+  refresh: HTMLElement;
+  /** The status last shown: only a change of it is announced. */
+  lastStatus?: string;
+}
+
+/** What a polling run has seen so far, to know when to give up. */
+interface PollWatch {
+  started: number;
+  failures: number;
+  unchanged: number;
+  last?: string;
+}
+
 function showProgress(initial: Data, id: string | undefined): void {
-  const badge = el('span', { class: 'badge' });
-  const fill = el('span');
-  const bar = el(
-    'div',
-    { class: 'progress', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-labelledby': 'progress-text' } },
-    [fill],
-  );
-  const summary = el('p', { class: 'progress-text', attrs: { id: 'progress-text' } });
-  const counts = el('div');
-  const chart = el('div');
-  const announce = el('p', { class: 'sr-only', attrs: { role: 'status', 'aria-live': 'polite' } });
-  const updated = el('p', { class: 'muted' });
-  const refresh = el('button', { text: 'Refresh', attrs: { type: 'button' } });
-  let lastStatus: string | undefined;
-
-  const update = (data: Data) => {
-    const progress = readProgress(data);
-    badge.textContent = progress.status ?? (data.status === undefined || data.status === null ? 'status not given' : shown(data.status));
-    badge.className = badgeClass(progress.status);
-    fill.style.width = `${barWidth(progress.percent)}%`;
-    const ofTotal =
-      progress.sent !== undefined && progress.total !== undefined
-        ? ` · ${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} recipients`
-        : '';
-    summary.textContent = `${percentText(progress.percent)}${ofTotal}`;
-    // Without a percentage the bar is indeterminate: no aria-valuenow.
-    if (progress.percent === undefined) bar.removeAttribute('aria-valuenow');
-    else bar.setAttribute('aria-valuenow', String(barWidth(progress.percent)));
-    bar.setAttribute('aria-valuetext', summary.textContent);
-    counts.replaceChildren(countsList(data));
-    chart.replaceChildren(outcomeChart(progress.sent, progress.opened, progress.failed));
-    updated.textContent = `Updated ${formatTime(Date.now())}.`;
-    // Announced on a change of status only: a reading every 1.5 s would drown everything else.
-    if (progress.status !== lastStatus) announce.textContent = `Campaign ${progress.status ?? 'progress'}: ${summary.textContent}.`;
-    lastStatus = progress.status;
-    return progress;
-  };
-
+  const view = progressView();
   const poll = () => {
-    if (!id) return;
-    refresh.hidden = true;
-    let failures = 0;
-    let unchanged = 0;
-    let last: string | undefined;
-    const started = Date.now();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let stopped = false;
-    stopPolling = () => {
-      stopped = true;
-      clearTimeout(timer);
-      refresh.hidden = false;
-    };
-    const tick = async () => {
+    if (id) pollProgress(view, id);
+  };
+  view.refresh.addEventListener('click', poll);
+  render(progressSection(view, id));
+  const progress = updateProgress(view, initial);
+  if (isActive(progress)) poll();
+  else view.refresh.hidden = !id;
+}
+
+function progressView(): ProgressView {
+  const fill = el('span');
+  return {
+    badge: el('span', { class: 'badge' }),
+    fill,
+    bar: el('div', { class: 'progress', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-labelledby': 'progress-text' } }, [
+      fill,
+    ]),
+    summary: el('p', { class: 'progress-text', attrs: { id: 'progress-text' } }),
+    counts: el('div'),
+    chart: el('div'),
+    announce: el('p', { class: 'sr-only', attrs: { role: 'status', 'aria-live': 'polite' } }),
+    updated: el('p', { class: 'muted' }),
+    refresh: el('button', { text: 'Refresh', attrs: { type: 'button' } }),
+  };
+}
+
+function progressSection(view: ProgressView, id: string | undefined): HTMLElement {
+  return el('section', { attrs: { 'aria-labelledby': 'dashboard-title' } }, [
+    el('div', { class: 'head' }, [el('h1', { text: 'Campaign progress', attrs: { id: 'dashboard-title' } }), view.badge]),
+    id ? el('p', { class: 'muted' }, ['Campaign ', el('span', { class: 'mono', text: id })]) : undefined,
+    view.bar,
+    view.summary,
+    view.counts,
+    view.chart,
+    view.announce,
+    view.updated,
+    el('div', { class: 'actions' }, [view.refresh]),
+  ]);
+}
+
+/** Shows one reading of the progress in the view's nodes. */
+function updateProgress(view: ProgressView, data: Data): Progress {
+  const progress = readProgress(data);
+  const { badge, bar, summary } = view;
+  badge.textContent = progress.status ?? (data.status === undefined || data.status === null ? 'status not given' : shown(data.status));
+  badge.className = badgeClass(progress.status);
+  view.fill.style.width = `${barWidth(progress.percent)}%`;
+  const ofTotal =
+    progress.sent !== undefined && progress.total !== undefined
+      ? ` · ${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)} recipients`
+      : '';
+  summary.textContent = `${percentText(progress.percent)}${ofTotal}`;
+  // Without a percentage the bar is indeterminate: no aria-valuenow.
+  if (progress.percent === undefined) bar.removeAttribute('aria-valuenow');
+  else bar.setAttribute('aria-valuenow', String(barWidth(progress.percent)));
+  bar.setAttribute('aria-valuetext', summary.textContent);
+  view.counts.replaceChildren(countsList(data));
+  view.chart.replaceChildren(outcomeChart(progress.sent, progress.opened, progress.failed));
+  view.updated.textContent = `Updated ${formatTime(Date.now())}.`;
+  // Announced on a change of status only: a reading every 1.5 s would drown everything else.
+  if (progress.status !== view.lastStatus) view.announce.textContent = `Campaign ${progress.status ?? 'progress'}: ${summary.textContent}.`;
+  view.lastStatus = progress.status;
+  return progress;
+}
+
+/**
+ * Reads the progress every POLL_INTERVAL_MS until the campaign is no longer active, nothing has
+ * moved for long, or reading it keeps failing; then Refresh is offered again.
+ */
+function pollProgress(view: ProgressView, id: string): void {
+  view.refresh.hidden = true;
+  const watch: PollWatch = { started: Date.now(), failures: 0, unchanged: 0 };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  stopPolling = () => {
+    stopped = true;
+    clearTimeout(timer);
+    view.refresh.hidden = false;
+  };
+  const tick = async () => {
+    if (stopped) return;
+    try {
+      const data = await fetchProgress(id);
       if (stopped) return;
-      try {
-        const result = (await app.callServerTool({ name: toolName(), arguments: { operationId: 'campaign.progress', params: { id } } })) as CallToolResult;
-        if (stopped) return;
-        const data = structured(result).data;
-        if (result.isError || !isRecord(data)) throw new Error(resultText(result) || 'the answer had no progress data');
-        failures = 0;
-        if (!isActive(update(data))) return stopPolling?.();
-        const seen = JSON.stringify(data);
-        unchanged = seen === last ? unchanged + 1 : 0;
-        last = seen;
-        if (unchanged >= MAX_UNCHANGED_POLLS || Date.now() - started >= MAX_POLLING_MS) {
-          const why = unchanged >= MAX_UNCHANGED_POLLS ? `no change for ${(MAX_UNCHANGED_POLLS * POLL_INTERVAL_MS) / 1000} s` : 'refreshed for 10 minutes';
-          updated.textContent = `Stopped refreshing: ${why}. Press Refresh to follow it again.`;
-          return stopPolling?.();
-        }
-      } catch (error) {
-        if (stopped) return;
-        if (++failures >= MAX_POLL_FAILURES) {
-          updated.textContent = `Stopped refreshing: ${error instanceof Error ? error.message : String(error)}`;
-          return stopPolling?.();
-        }
+      watch.failures = 0;
+      if (!showReading(view, data, watch)) return stopPolling?.();
+    } catch (error) {
+      if (stopped) return;
+      if (++watch.failures >= MAX_POLL_FAILURES) {
+        view.updated.textContent = `Stopped refreshing: ${error instanceof Error ? error.message : String(error)}`;
+        return stopPolling?.();
       }
-      timer = setTimeout(() => void tick(), POLL_INTERVAL_MS);
-    };
+    }
     timer = setTimeout(() => void tick(), POLL_INTERVAL_MS);
   };
-  refresh.addEventListener('click', poll);
+  timer = setTimeout(() => void tick(), POLL_INTERVAL_MS);
+}
 
-  render(
-    el('section', { attrs: { 'aria-labelledby': 'dashboard-title' } }, [
-      el('div', { class: 'head' }, [el('h1', { text: 'Campaign progress', attrs: { id: 'dashboard-title' } }), badge]),
-      id ? el('p', { class: 'muted' }, ['Campaign ', el('span', { class: 'mono', text: id })]) : undefined,
-      bar,
-      summary,
-      counts,
-      chart,
-      announce,
-      updated,
-      el('div', { class: 'actions' }, [refresh]),
-    ]),
-  );
-  const progress = update(initial);
-  if (isActive(progress)) poll();
-  else refresh.hidden = !id;
+/** One reading of the campaign's progress; throws when the answer has none. */
+async function fetchProgress(id: string): Promise<Data> {
+  const result = (await app.callServerTool({ name: toolName(), arguments: { operationId: 'campaign.progress', params: { id } } })) as CallToolResult;
+  const data = structured(result).data;
+  if (result.isError || !isRecord(data)) throw new Error(resultText(result) || 'the answer had no progress data');
+  return data;
+}
+
+/** Shows a reading; whether polling goes on (not once the campaign is done, nor when nothing has moved for long). */
+function showReading(view: ProgressView, data: Data, watch: PollWatch): boolean {
+  if (!isActive(updateProgress(view, data))) return false;
+  const seen = JSON.stringify(data);
+  watch.unchanged = seen === watch.last ? watch.unchanged + 1 : 0;
+  watch.last = seen;
+  if (watch.unchanged < MAX_UNCHANGED_POLLS && Date.now() - watch.started < MAX_POLLING_MS) return true;
+  const why = watch.unchanged >= MAX_UNCHANGED_POLLS ? `no change for ${(MAX_UNCHANGED_POLLS * POLL_INTERVAL_MS) / 1000} s` : 'refreshed for 10 minutes';
+  view.updated.textContent = `Stopped refreshing: ${why}. Press Refresh to follow it again.`;
+  return false;
 }
 
 // ---- analytics ---------------------------------------------------------------------------

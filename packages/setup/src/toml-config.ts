@@ -6,210 +6,9 @@
 // defines our servers in a form we do not edit (inline tables, dotted keys), is refused.
 import { ConfigRefused } from './config-error.js';
 import type { ServerEntry } from './hosts.js';
+import { ESCAPES, scanToml, type Statement, TomlSyntax } from './toml-scanner.js';
 
-interface Statement {
-  kind: 'header' | 'keyval' | 'trivia';
-  /** [start, end) in the text; end is past the line's newline. */
-  start: number;
-  end: number;
-  /** header: the table's path; keyval: the (dotted) key. */
-  keys: string[];
-  /** keyval: where its value ends (what follows, blanks and a comment, stays when the value is replaced). */
-  valueEnd?: number;
-  /** keyval: the items of its value when that is an array of one-line strings (env_vars). */
-  strings?: string[];
-  arrayTable?: boolean;
-}
-
-class TomlSyntax extends Error {}
-
-/** Reads the file as statements; throws TomlSyntax where it cannot tell what something is. */
-export function scanToml(text: string): Statement[] {
-  const statements: Statement[] = [];
-  let i = 0;
-  const fail = (message: string): never => {
-    throw new TomlSyntax(`line ${text.slice(0, i).split('\n').length}: ${message}`);
-  };
-  const peek = (token: string) => text.startsWith(token, i);
-  const skipSpaces = () => {
-    while (text[i] === ' ' || text[i] === '\t') i++;
-  };
-  const skipComment = () => {
-    if (text[i] === '#') while (i < text.length && text[i] !== '\n') i++;
-  };
-  /** Spaces, newlines and comments, as arrays and inline tables allow between their items. */
-  const skipBlank = () => {
-    for (;;) {
-      skipSpaces();
-      if (text[i] === '#') skipComment();
-      else if (peek('\r\n')) i += 2;
-      else if (text[i] === '\n') i++;
-      else return;
-    }
-  };
-  const endOfLine = () => {
-    skipSpaces();
-    skipComment();
-    if (peek('\r\n')) i += 2;
-    else if (text[i] === '\n') i++;
-    else if (i < text.length) fail(`unexpected ${JSON.stringify(text[i])} after a complete statement`);
-  };
-
-  const basicString = (): string => {
-    i++;
-    let value = '';
-    for (;;) {
-      const char = text[i];
-      if (char === undefined || char === '\n') fail('a string is not closed on its line');
-      if (char === '"') break;
-      if (char === '\\') {
-        value += unescapeAt(text, i, fail);
-        i += escapeLength(text, i);
-        continue;
-      }
-      value += char;
-      i++;
-    }
-    i++;
-    return value;
-  };
-  const literalString = (): string => {
-    const close = text.indexOf("'", i + 1);
-    const newline = text.indexOf('\n', i + 1);
-    if (close < 0 || (newline >= 0 && newline < close)) fail('a string is not closed on its line');
-    const value = text.slice(i + 1, close);
-    i = close + 1;
-    return value;
-  };
-  const multiline = (quote: '"""' | "'''") => {
-    i += 3;
-    for (;;) {
-      if (i >= text.length) fail(`a ${quote} string is never closed`);
-      if (quote === '"""' && text[i] === '\\') i += 2;
-      else if (peek(quote)) {
-        i += 3;
-        // Up to two quotes right before the closing three belong to the string.
-        for (let extra = 0; extra < 2 && text[i] === quote[0]; extra++) i++;
-        return;
-      } else i++;
-    }
-  };
-
-  const key = (): string[] => {
-    const parts: string[] = [];
-    for (;;) {
-      skipSpaces();
-      if (text[i] === '"') parts.push(basicString());
-      else if (text[i] === "'") parts.push(literalString());
-      else {
-        const bare = /^[A-Za-z0-9_-]+/.exec(text.slice(i, i + 256))?.[0];
-        if (!bare) fail('expected a key');
-        parts.push(bare as string);
-        i += (bare as string).length;
-      }
-      skipSpaces();
-      if (text[i] !== '.') return parts;
-      i++;
-    }
-  };
-
-  // The items of a key's array while they are all one-line strings (undefined otherwise).
-  let arrayStrings: string[] | undefined;
-  let depth = 0;
-  const value = (): void => {
-    const item = depth === 1 && arrayStrings !== undefined;
-    if (item && !peek('"""') && !peek("'''") && (text[i] === '"' || text[i] === "'")) {
-      arrayStrings?.push(text[i] === '"' ? basicString() : literalString());
-      return;
-    }
-    if (item) arrayStrings = undefined;
-    if (peek('"""')) multiline('"""');
-    else if (peek("'''")) multiline("'''");
-    else if (text[i] === '"') basicString();
-    else if (text[i] === "'") literalString();
-    else if (text[i] === '[') {
-      depth++;
-      i++;
-      for (;;) {
-        skipBlank();
-        if (text[i] === ']') break;
-        value();
-        skipBlank();
-        if (text[i] === ',') i++;
-        else if (text[i] !== ']') fail('expected , or ] in an array');
-      }
-      depth--;
-      i++;
-    } else if (text[i] === '{') {
-      depth++;
-      i++;
-      for (;;) {
-        skipBlank();
-        if (text[i] === '}') break;
-        key();
-        if (text[i] !== '=') fail('expected = in an inline table');
-        i++;
-        skipSpaces();
-        value();
-        skipBlank();
-        if (text[i] === ',') i++;
-        else if (text[i] !== '}') fail('expected , or } in an inline table');
-      }
-      depth--;
-      i++;
-    } else {
-      // Numbers, booleans, dates and times; a date and a time may be separated by one space.
-      const scalar = /^[A-Za-z0-9_:.+-]+(?: \d[0-9:.+Z-]*)?/.exec(text.slice(i, i + 256))?.[0];
-      if (!scalar) fail('expected a value');
-      i += (scalar as string).length;
-    }
-  };
-
-  while (i < text.length) {
-    const start = i;
-    skipSpaces();
-    if (text[i] === '#' || text[i] === '\n' || peek('\r\n') || i >= text.length) {
-      endOfLine();
-      statements.push({ kind: 'trivia', start, end: i, keys: [] });
-    } else if (text[i] === '[') {
-      const arrayTable = peek('[[');
-      i += arrayTable ? 2 : 1;
-      const keys = key();
-      if (!peek(arrayTable ? ']]' : ']')) fail('a table header is not closed');
-      i += arrayTable ? 2 : 1;
-      endOfLine();
-      statements.push({ kind: 'header', start, end: i, keys, arrayTable });
-    } else {
-      const keys = key();
-      if (text[i] !== '=') fail('expected = after a key');
-      i++;
-      skipSpaces();
-      arrayStrings = text[i] === '[' ? [] : undefined;
-      depth = 0;
-      value();
-      const valueEnd = i;
-      const strings = arrayStrings;
-      endOfLine();
-      statements.push({ kind: 'keyval', start, end: i, keys, valueEnd, ...(strings ? { strings } : {}) });
-    }
-  }
-  return statements;
-}
-
-const ESCAPES: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', e: '\x1b', '"': '"', '\\': '\\' };
-
-function escapeLength(text: string, at: number): number {
-  const kind = text[at + 1];
-  return kind === 'u' ? 6 : kind === 'U' ? 10 : 2;
-}
-
-function unescapeAt(text: string, at: number, fail: (message: string) => never): string {
-  const kind = text[at + 1] as string;
-  if (kind in ESCAPES) return ESCAPES[kind] as string;
-  const hex = kind === 'u' ? text.slice(at + 2, at + 6) : kind === 'U' ? text.slice(at + 2, at + 10) : '';
-  if (hex && /^[0-9A-Fa-f]+$/.test(hex) && hex.length === (kind === 'u' ? 4 : 8)) return String.fromCodePoint(parseInt(hex, 16));
-  return fail(`an unknown escape \\${kind}`);
-}
+export { scanToml };
 
 /** A TOML basic string: the characters TOML requires escaped are escaped. */
 function tomlString(value: string): string {
@@ -234,75 +33,12 @@ interface Section {
 /** The new text of config.toml with `entries` as [mcp_servers.<name>] tables. */
 export function mergeTomlConfig(existing: string | undefined, entries: Record<string, ServerEntry>, path: string): string {
   const text = existing ?? '';
-  let statements: Statement[];
-  try {
-    statements = scanToml(text);
-  } catch (error) {
-    if (!(error instanceof TomlSyntax)) throw error;
-    throw new ConfigRefused(
-      `${path} could not be read safely as TOML (${error.message}), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`,
-    );
-  }
+  const statements = readStatements(text, path);
   const names = Object.keys(entries);
   const sections = sectionsOf(statements, names, path);
-  const newline = text.includes('\r\n') ? '\r\n' : '\n';
-  const line = (key: string, value: string | string[], indent = '') => `${indent}${tomlKey(key)} = ${tomlValue(value)}${newline}`;
-  const header = (keys: string[]) => `[${keys.map(tomlKey).join('.')}]${newline}`;
-
-  // Edits as [offset in the original text, length removed there, text inserted].
-  const edits: [number, number, string][] = [];
-  const appended: string[] = [];
-  const setKeys = (section: Section | undefined, tablePath: string[], values: Record<string, string | string[]>, after?: Section) => {
-    if (!section) {
-      const table =
-        header(tablePath) +
-        Object.entries(values)
-          .map(([key, value]) => line(key, value))
-          .join('');
-      if (after) edits.push([lastContentEnd(after), 0, newline + table]);
-      else appended.push(table);
-      return;
-    }
-    const missing: string[] = [];
-    for (const [key, value] of Object.entries(values)) {
-      const current = section.keyvals.filter((statement) => samePath(statement.keys, [key]));
-      if (current.length > 1) throw new ConfigRefused(`${path}: [${tablePath.join('.')}] sets ${key} twice, which TOML does not allow; nothing was changed.`);
-      const statement = current[0];
-      if (!statement) {
-        missing.push(line(key, value));
-        continue;
-      }
-      const indent = /^[ \t]*/.exec(text.slice(statement.start))?.[0] ?? '';
-      // Only the key and its value are rewritten: blanks and a comment after the value stay, and
-      // so does the line's ending (a value on the file's last line may have none).
-      const valueEnd = statement.valueEnd ?? statement.end;
-      const replacement = line(key, value, indent).replace(/\r?\n$/, '');
-      if (text.slice(statement.start, valueEnd) !== replacement) edits.push([statement.start, valueEnd - statement.start, replacement]);
-    }
-    // A header on the file's last line has no newline of its own: the keys go on the next line.
-    const afterHeader = text[section.header.end - 1] === '\n' ? '' : newline;
-    if (missing.length > 0) edits.push([section.header.end, 0, afterHeader + missing.join('')]);
-  };
-
-  for (const name of names) {
-    const entry = entries[name] as ServerEntry;
-    const tablePath = ['mcp_servers', name];
-    const main = sections.get(tablePath.join('\u0000'));
-    const env = sections.get([...tablePath, 'env'].join('\u0000'));
-    const block = appended.length;
-    refuseForwardedSetHere(entry, env, [...tablePath, 'env'], path);
-    const envVars = entry.envVars ? mergedEnvVars(main, entry.envVars, tablePath, path) : undefined;
-    setKeys(main, tablePath, { command: entry.command, args: entry.args, ...(envVars ? { env_vars: envVars } : {}) });
-    setKeys(env, [...tablePath, 'env'], entry.env, main);
-    // A server new to the file is one block: its table and its env table, a blank line between.
-    if (appended.length - block === 2) appended.splice(block, 2, `${appended[block]}${newline}${appended[block + 1]}`);
-  }
-
-  let result = applyEdits(text, edits);
-  if (appended.length > 0) {
-    const separator = result === '' ? '' : result.endsWith('\n') ? newline : newline + newline;
-    result += separator + appended.join(newline);
-  }
+  const edits = new TomlEdits(text, path);
+  for (const name of names) edits.setServer(name, entries[name] as ServerEntry, sections);
+  const result = edits.result();
   try {
     scanToml(result);
   } catch (error) {
@@ -311,7 +47,111 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
   return result;
 }
 
-/** Our servers' tables, keyed by path; refuses forms of mcp_servers this tool does not edit. */
+/** The file's statements; a file the scanner cannot read is refused, left as it is. */
+function readStatements(text: string, path: string): Statement[] {
+  try {
+    return scanToml(text);
+  } catch (error) {
+    if (!(error instanceof TomlSyntax)) throw error;
+    throw new ConfigRefused(
+      `${path} could not be read safely as TOML (${error.message}), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`,
+    );
+  }
+}
+
+/**
+ * The changes to config.toml, gathered before any is made: edits at offsets of the original text,
+ * and new tables to append at its end. New lines end as the file's lines do.
+ */
+class TomlEdits {
+  /** [offset in the original text, length removed there, text inserted]. */
+  private readonly edits: [number, number, string][] = [];
+  private readonly appended: string[] = [];
+  private readonly newline: string;
+
+  constructor(
+    private readonly text: string,
+    private readonly path: string,
+  ) {
+    this.newline = text.includes('\r\n') ? '\r\n' : '\n';
+  }
+
+  /** The server's [mcp_servers.<name>] and [mcp_servers.<name>.env] tables, set to `entry`. */
+  setServer(name: string, entry: ServerEntry, sections: Map<string, Section>): void {
+    const tablePath = ['mcp_servers', name];
+    const main = sections.get(tablePath.join('\u0000'));
+    const env = sections.get([...tablePath, 'env'].join('\u0000'));
+    const block = this.appended.length;
+    refuseForwardedSetHere(entry, env, [...tablePath, 'env'], this.path);
+    const envVars = entry.envVars ? mergedEnvVars(main, entry.envVars, tablePath, this.path) : undefined;
+    this.setKeys(main, tablePath, { command: entry.command, args: entry.args, ...(envVars ? { env_vars: envVars } : {}) });
+    this.setKeys(env, [...tablePath, 'env'], entry.env, main);
+    // A server new to the file is one block: its table and its env table, a blank line between.
+    const appended = this.appended;
+    if (appended.length - block === 2) appended.splice(block, 2, `${appended[block]}${this.newline}${appended[block + 1]}`);
+  }
+
+  /** The original text with the edits made and the new tables appended. */
+  result(): string {
+    const { newline } = this;
+    let result = applyEdits(this.text, this.edits);
+    if (this.appended.length > 0) {
+      const separator = result === '' ? '' : result.endsWith('\n') ? newline : newline + newline;
+      result += separator + this.appended.join(newline);
+    }
+    return result;
+  }
+
+  private setKeys(section: Section | undefined, tablePath: string[], values: Record<string, string | string[]>, after?: Section): void {
+    if (section) this.updateTable(section, tablePath, values);
+    else this.addTable(tablePath, values, after);
+  }
+
+  /** A table the file does not have: right after `after`'s keys (an env table after its server's), or at the end. */
+  private addTable(tablePath: string[], values: Record<string, string | string[]>, after?: Section): void {
+    const table =
+      this.header(tablePath) +
+      Object.entries(values)
+        .map(([key, value]) => this.line(key, value))
+        .join('');
+    if (after) this.edits.push([lastContentEnd(after), 0, this.newline + table]);
+    else this.appended.push(table);
+  }
+
+  /** A table the file has: a key's value replaced where it differs, keys it lacks added after its header. */
+  private updateTable(section: Section, tablePath: string[], values: Record<string, string | string[]>): void {
+    const { text } = this;
+    const missing: string[] = [];
+    for (const [key, value] of Object.entries(values)) {
+      const current = section.keyvals.filter((statement) => samePath(statement.keys, [key]));
+      if (current.length > 1)
+        throw new ConfigRefused(`${this.path}: [${tablePath.join('.')}] sets ${key} twice, which TOML does not allow; nothing was changed.`);
+      const statement = current[0];
+      if (!statement) {
+        missing.push(this.line(key, value));
+        continue;
+      }
+      const indent = /^[ \t]*/.exec(text.slice(statement.start))?.[0] ?? '';
+      // Only the key and its value are rewritten: blanks and a comment after the value stay, and
+      // so does the line's ending (a value on the file's last line may have none).
+      const valueEnd = statement.valueEnd ?? statement.end;
+      const replacement = this.line(key, value, indent).replace(/\r?\n$/, '');
+      if (text.slice(statement.start, valueEnd) !== replacement) this.edits.push([statement.start, valueEnd - statement.start, replacement]);
+    }
+    // A header on the file's last line has no newline of its own: the keys go on the next line.
+    const afterHeader = text[section.header.end - 1] === '\n' ? '' : this.newline;
+    if (missing.length > 0) this.edits.push([section.header.end, 0, afterHeader + missing.join('')]);
+  }
+
+  private line(key: string, value: string | string[], indent = ''): string {
+    return `${indent}${tomlKey(key)} = ${tomlValue(value)}${this.newline}`;
+  }
+
+  private header(keys: string[]): string {
+    return `[${keys.map(tomlKey).join('.')}]${this.newline}`;
+  }
+}
+
 /**
  * The text rebuilt from the original in order. At one offset, insertions go before a replaced line
  * (keys added after a header come before its first key), and insertions keep their order.
@@ -355,6 +195,7 @@ function refuseForwardedSetHere(entry: ServerEntry, env: Section | undefined, en
   }
 }
 
+/** Our servers' tables, keyed by path; refuses forms of mcp_servers this tool does not edit. */
 function sectionsOf(statements: Statement[], names: string[], path: string): Map<string, Section> {
   const sections = new Map<string, Section>();
   const seen = new Set<string>();
