@@ -87,16 +87,20 @@ const CONNECTION_FAILURE_CODES = new Set([
 /** A TLS handshake that failed on the certificate: nothing (not even the key) was sent, and repeating will not help. */
 const CERTIFICATE_CODE = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|ERR_TLS_CERT|HOSTNAME_MISMATCH|ERR_SSL_)/;
 
-/** How far one attempt got, for telling what its failure means. */
-interface AttemptState {
-  callerSignal: AbortSignal | undefined;
-  deadline: AttemptDeadline;
+/** How far one attempt's exchange got, as its handler saw it. */
+interface AttemptProgress {
   /** The request was handed to a connected socket (its first bytes were being written). */
   written: boolean;
   /** The API's answer had begun (status and headers). */
   answered: boolean;
   /** The status of the answer that had begun. */
   status?: number;
+}
+
+/** How far one attempt got, for telling what its failure means. */
+interface AttemptState extends AttemptProgress {
+  callerSignal: AbortSignal | undefined;
+  deadline: AttemptDeadline;
   /** The call's log (see CallContext.log). */
   log: Logger;
 }
@@ -455,13 +459,6 @@ function exchange(
     deadline.onStop(handler.stop);
     dispatcher.dispatch(options, handler);
   });
-}
-
-/** How far an attempt got: handed to a socket (`written`), and the answer begun (`answered`, with its status). */
-interface AttemptProgress {
-  written: boolean;
-  answered: boolean;
-  status?: number;
 }
 
 /**
