@@ -130,7 +130,7 @@ export function createServer(
   return servedFrom(manifest, offered, offerOf, registration, options, client);
 }
 
-/** The domain's catalog, loaded on the first call and kept, with the operations it names checked against what is offered here. */
+/** The domain's catalog, loaded on the first call and kept, as this server offers it: its references (verifyWith, findIdsWith) only to what the model can call. */
 function catalogOnFirstCall(
   manifest: DomainManifest,
   loadCatalog: () => Promise<Domain>,
