@@ -321,7 +321,7 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
   if (error instanceof InputError) return error.message;
   if (error instanceof GuardStateError && stage === 'before') return guardStateRefused(error, op);
   if (!(error instanceof UpstreamError)) return describeInternalFailure(op, stage);
-  const { status, apiMessage, retryAfterSeconds, mayHaveHappened } = error.details;
+  const { status, apiMessage, mayHaveHappened } = error.details;
   const name = op?.id ?? 'the operation';
   // A write the API refused: said so, so the model never wonders whether it happened. A read changes nothing anyway.
   const unchanged =
@@ -331,27 +331,12 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
       return `The API refused the key (HTTP 401): it is invalid, revoked or expired.${unchanged} ${KEY_IS_THE_USERS} a new key ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
     case 'scope':
       return `The key lacks the permission ${op?.scope ?? 'this operation needs'} that ${name} needs (HTTP 403).${unchanged} ${KEY_IS_THE_USERS} a key with that scope ${IN_CONSOLE} and ${NEW_KEY_GOES[keySource]}.`;
-    case 'not-found': {
-      if (error.details.notApiBody)
-        return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[addressOf(keySource)]}.`;
-      // A read that names no record (no id in its path) cannot miss one: the API has nothing of the
-      // kind for this tenant (no subscription, say: its message tells), or no such route at this address.
-      if (op && op.risk === 'safe' && !op.path.includes('{'))
-        return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
-      // Sent before: the id was likely right, and that send what removed the record.
-      const hint = sentBefore ? '' : findIds(op);
-      return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}.${unchanged}${hint}`;
-    }
+    case 'not-found':
+      return notFound(error, op, keySource, sentBefore, unchanged);
     case 'rejected':
       return `The API rejected ${name} (HTTP ${status})${apiMessage ? `: ${quotedText(apiMessage)}` : ''}.${unchanged} ${nextAfterRejection(status, op)}`;
-    case 'rate-limited': {
-      const seconds = retryAfterSeconds ?? 60;
-      const again = `Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
-      // No status: this server's pacing held the call back (the key's bucket read empty), so nothing reached the API.
-      return status === 429
-        ? `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. ${again}`
-        : `The API's rate limit for this key is used up, so this server held ${name} back: it was not sent. ${again}`;
-    }
+    case 'rate-limited':
+      return rateLimited(error, name);
     case 'unreachable':
       return `${error.message}. Nothing was sent; ${ADDRESS_FIXES[addressOf(keySource)].unreachable}.`;
     case 'certificate':
@@ -359,24 +344,58 @@ function describeFailureOnly(error: unknown, op: Operation | undefined, stage: C
     case 'cancelled':
       return mayHaveHappened ? unknownOutcome(`The call was cancelled while ${name} was in flight`, op) : `The call was cancelled; ${name} was not sent.`;
     case 'redirect':
-      // Not a passing fault: the address answers from elsewhere, and the key is not taken there.
-      // A write that may have been received is unknown, and the address is still what to fix: the read that checks it is redirected too.
-      return mayHaveHappened
-        ? `${unknownOutcome(error.message, op)} ${ADDRESS_FIXES[addressOf(keySource)].redirect[0]!.toUpperCase()}${ADDRESS_FIXES[addressOf(keySource)].redirect.slice(1)}.`
-        : `${error.message}. Nothing was read; ${ADDRESS_FIXES[addressOf(keySource)].redirect}.`;
+      return redirected(error, op, keySource);
     case 'bad-response':
     case 'server':
     case 'network':
-    case 'timeout': {
-      if (mayHaveHappened) return unknownOutcome(error.message, op);
-      // A write that never reached a socket did not happen: said so, as its outcome (refused) says.
-      const notSent = op && op.risk !== 'safe' ? ` Nothing reached the API: ${op.id} was not carried out.` : '';
-      // An answer too large to read is as large the next time: "try again later" would only repeat it.
-      if (error.details.lasting)
-        return `${error.message}.${notSent} Retrying will not help: tell the user (the API holds more for ${name} than this server reads at once).`;
-      return `${error.message}.${notSent} Try again later.`;
-    }
+    case 'timeout':
+      return brokenExchange(error, op, name);
   }
+}
+
+/** A 404: the API's "no such record", a read that names none, or an address that is not the API's. */
+function notFound(error: UpstreamError, op: Operation | undefined, keySource: KeySource, sentBefore: boolean, unchanged: string): string {
+  const { apiMessage } = error.details;
+  if (error.details.notApiBody)
+    return `The API's address answered HTTP 404 (its body: ${error.details.notApiBody}), not the API's answer: the request reached no route of the API, so this is not a missing record and other ids will not help.${unchanged} ${NO_ROUTE[addressOf(keySource)]}.`;
+  // A read that names no record (no id in its path) cannot miss one: the API has nothing of the
+  // kind for this tenant (no subscription, say: its message tells), or no such route at this address.
+  if (op && op.risk === 'safe' && !op.path.includes('{'))
+    return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
+  // Sent before: the id was likely right, and that send what removed the record.
+  const hint = sentBefore ? '' : findIds(op);
+  return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}.${unchanged}${hint}`;
+}
+
+/** Held back by the API's rate limit (its 429) or by this server's pacing: when to try again. */
+function rateLimited(error: UpstreamError, name: string): string {
+  const { status, retryAfterSeconds } = error.details;
+  const seconds = retryAfterSeconds ?? 60;
+  const again = `Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
+  // No status: this server's pacing held the call back (the key's bucket read empty), so nothing reached the API.
+  return status === 429
+    ? `The API's rate limit is exhausted (HTTP 429); ${name} was not carried out. ${again}`
+    : `The API's rate limit for this key is used up, so this server held ${name} back: it was not sent. ${again}`;
+}
+
+/**
+ * Not a passing fault: the address answers from elsewhere, and the key is not taken there. A write
+ * that may have been received is unknown, and the address is still what to fix: the read that checks it is redirected too.
+ */
+function redirected(error: UpstreamError, op: Operation | undefined, keySource: KeySource): string {
+  const fix = ADDRESS_FIXES[addressOf(keySource)].redirect;
+  return error.details.mayHaveHappened ? `${unknownOutcome(error.message, op)} ${capital(fix)}.` : `${error.message}. Nothing was read; ${fix}.`;
+}
+
+/** The exchange broke (a bad answer, the API's failure, the connection, the deadline): what is known of a write, and whether to try again. */
+function brokenExchange(error: UpstreamError, op: Operation | undefined, name: string): string {
+  if (error.details.mayHaveHappened) return unknownOutcome(error.message, op);
+  // A write that never reached a socket did not happen: said so, as its outcome (refused) says.
+  const notSent = op && op.risk !== 'safe' ? ` Nothing reached the API: ${op.id} was not carried out.` : '';
+  // An answer too large to read is as large the next time: "try again later" would only repeat it.
+  if (error.details.lasting)
+    return `${error.message}.${notSent} Retrying will not help: tell the user (the API holds more for ${name} than this server reads at once).`;
+  return `${error.message}.${notSent} Try again later.`;
 }
 
 /**

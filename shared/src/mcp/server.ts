@@ -115,22 +115,38 @@ export function createServer(
   const client = config ? (options.client ?? new ApiClient(config, log)) : undefined;
   const gated = (op: { id: string; risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config, op) : op.risk !== 'safe');
   const offered = offeredTools(manifest, config);
-  let catalog: Promise<Domain> | undefined;
   const deps: CallDeps = {
     domain: manifest.name,
     configResult,
     client,
     confirmations: new Confirmations({ secret: options.secret ?? randomBytes(32), store: options.spent ?? new MemorySpentStore() }),
     log,
-    catalog: () =>
-      (catalog ??= loadCatalog().then((domain) =>
-        withCallableReferences(domain, callableHere(manifest, offered, config, options), scopesOf(manifest, options)),
-      )),
+    catalog: catalogOnFirstCall(manifest, loadCatalog, offered, config, options),
     gated,
     guard: guardOf(manifest.name, config, options),
   };
+  const registration = registrationOf(deps, configResult, config, options);
+  const offerOf = offers(manifest, offered, gated, config, options.remote?.served ?? []);
+  return servedFrom(manifest, offered, offerOf, registration, options, client);
+}
+
+/** The domain's catalog, loaded on the first call and kept, as this server offers it: its references (verifyWith, findIdsWith) only to what the model can call. */
+function catalogOnFirstCall(
+  manifest: DomainManifest,
+  loadCatalog: () => Promise<Domain>,
+  offered: ReturnType<typeof offeredTools>,
+  config: Config | undefined,
+  options: ServerOptions,
+): () => Promise<Domain> {
+  let catalog: Promise<Domain> | undefined;
+  return () =>
+    (catalog ??= loadCatalog().then((domain) => withCallableReferences(domain, callableHere(manifest, offered, config, options), scopesOf(manifest, options))));
+}
+
+/** What every SDK server of this domain registers its tools with: the call's dependencies, whose key a call runs with, the writes in flight. */
+function registrationOf(deps: CallDeps, configResult: ConfigResult, config: Config | undefined, options: ServerOptions): Registration {
   const redact = keyRedactor(secretsOf(configResult));
-  const registration: Registration = {
+  return {
     deps,
     callerOf: callers(config, options, redact),
     redact,
@@ -138,8 +154,17 @@ export function createServer(
     ...(options.onCall ? { onCall: options.onCall } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };
-  const offerOf = offers(manifest, offered, gated, config, options.remote?.served ?? []);
+}
 
+/** The EngageServer over the domain's offers: every SDK server made for a connection or request shares the registration and the API client. */
+function servedFrom(
+  manifest: DomainManifest,
+  offered: ReturnType<typeof offeredTools>,
+  offerOf: ReturnType<typeof offers>,
+  registration: Registration,
+  options: ServerOptions,
+  client: ApiClient | undefined,
+): EngageServer {
   function createMcpServer({ era, authInfo }: ServedTo = { era: 'legacy' }): McpServer {
     const { tools, instructions } = offerOf(options.remote ? authInfo : undefined);
     const mcp = new McpServer(

@@ -3,16 +3,16 @@
 // protocol reaches stdout.
 import { join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
-import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { StdioServerTransport, serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { FileGuardStore } from '../call/file-guard-store.js';
 import { GuardStateError, type GuardStore } from '../call/guard-store.js';
 import type { Domain } from '../model/types.js';
-import { loadConfig, loadDotenvSafely, misspelledSettings } from '../model/config.js';
-import { createLogger } from '../safe/log.js';
+import { loadConfig, loadDotenvSafely, misspelledSettings, type ConfigResult } from '../model/config.js';
+import { createLogger, type Logger } from '../safe/log.js';
 import type { DomainManifest } from '../model/manifest.js';
 import { endOfStart } from './end-of-start.js';
-import { createServer, secretsOf } from './server.js';
-import { startTelemetry } from './telemetry.js';
+import { createServer, secretsOf, type EngageServer } from './server.js';
+import { startTelemetry, type Telemetry } from './telemetry.js';
 
 /** No request needs more than this (arguments over 4 MiB are refused anyway); the SDK's reader stops at 10 MiB. */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -69,6 +69,32 @@ export class LineLimit extends Transform {
 }
 
 export async function runStdioServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>): Promise<void> {
+  const { result, log, operationIds } = configure(manifest);
+  const guardStore = guardStoreOf(result, log);
+  // Off unless the environment names an OTLP endpoint or exporter, for either signal (telemetry.ts
+  // telemetrySignals); then the SDK loads now, before the first call.
+  const telemetry = await startTelemetry(process.env, log, { serviceName: `engage-mcp-${manifest.name}` });
+  // The first tool call loads the catalog: the start is over (the launcher lets V8's optimizer go).
+  const catalogAfterStart = () => {
+    endOfStart();
+    return loadCatalog();
+  };
+  const engage = createServer(manifest, catalogAfterStart, result, { log, ...(guardStore ? { guardStore } : {}), ...(telemetry ? { telemetry } : {}) });
+  const connection = serveOverStdio(engage, log);
+  stopWhenTheHostGoes(engage, connection, telemetry, log);
+  // A server must outlive any one bad request.
+  process.on('uncaughtException', (error) => log.error(`uncaught: ${error.stack ?? error.message}`));
+  process.on('unhandledRejection', (reason) =>
+    log.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+  );
+  announceReady(result, engage, operationIds, log);
+}
+
+/**
+ * The configuration from the environment (a .env filling in what it does not set), and the log it
+ * sets up; what is wrong with either is logged at once, and the server still starts to say so.
+ */
+function configure(manifest: DomainManifest): { result: ConfigResult; log: Logger; operationIds: string[] } {
   // A .env in the working directory fills in what the host's environment does not set (never the safety settings).
   const dotenv = loadDotenvSafely(process.env, process.cwd());
   Object.assign(process.env, dotenv.values);
@@ -82,30 +108,33 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   if (!result.ok) {
     log.error(`not configured; every tool call will answer with this until it is fixed: ${result.problems.join(' ')}`);
   }
+  return { result, log, operationIds };
+}
 
-  // The guardrails' state in the user's state directory, shared by the seven servers of this machine.
+/** The guardrails' state in the user's state directory, shared by the seven servers of this machine; made on the first write. */
+function guardStoreOf(result: ConfigResult, log: Logger): (() => GuardStore) | undefined {
   const guardrails = result.ok ? result.config.guardrails : undefined;
   const stateDir = guardrails?.stateDir;
   if (guardrails && stateDir === undefined) log.warn(`${NO_STATE_DIR}: until then every write is refused (reads work)`);
-  const guardStore = guardrails
+  return guardrails
     ? () => (stateDir === undefined ? noStateStore(NO_STATE_DIR) : new FileGuardStore(stateDir, guardrails.auditLog ?? join(stateDir, 'audit.jsonl')))
     : undefined;
-  // Off unless the environment names an OTLP endpoint or exporter, for either signal (telemetry.ts
-  // telemetrySignals); then the SDK loads now, before the first call.
-  const telemetry = await startTelemetry(process.env, log, { serviceName: `engage-mcp-${manifest.name}` });
-  // The first tool call loads the catalog: the start is over (the launcher lets V8's optimizer go).
-  const catalogAfterStart = () => {
-    endOfStart();
-    return loadCatalog();
-  };
-  const engage = createServer(manifest, catalogAfterStart, result, { log, ...(guardStore ? { guardStore } : {}), ...(telemetry ? { telemetry } : {}) });
-  // One SDK server per connection; the opening message picks the era (2026-07-28 or 2025). Over-long
-  // lines are dropped before the SDK's reader, which would otherwise close the connection on one.
+}
+
+/**
+ * One SDK server per connection; the opening message picks the era (2026-07-28 or 2025). Over-long
+ * lines are dropped before the SDK's reader, which would otherwise close the connection on one.
+ */
+function serveOverStdio(engage: EngageServer, log: Logger): StdioServerHandle {
   const input = process.stdin.pipe(new LineLimit(MAX_LINE_BYTES, (bytes) => log.warn(`a message of more than ${bytes} bytes was dropped unread`)));
-  const connection = serveStdio((context) => engage.createMcpServer(context), {
+  return serveStdio((context) => engage.createMcpServer(context), {
     transport: new StdioServerTransport(input, process.stdout),
     onerror: (error) => log.warn(`protocol: ${error.message}`),
   });
+}
+
+/** Stops when stdin ends or closes, stdout breaks, or a signal comes: once, after the writes in flight (a second signal: at once). */
+function stopWhenTheHostGoes(engage: EngageServer, connection: StdioServerHandle, telemetry: Telemetry | undefined, log: Logger): void {
   let closing = false;
   const shutdown = (why: string, signal = false) => {
     // A second signal while writes are waited for: the person asked twice to stop now.
@@ -124,11 +153,10 @@ export async function runStdioServer(manifest: DomainManifest, loadCatalog: () =
   process.stdin.on('close', () => shutdown('stdin closed'));
   process.stdout.on('error', () => shutdown('stdout closed'));
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal, true));
-  // A server must outlive any one bad request.
-  process.on('uncaughtException', (error) => log.error(`uncaught: ${error.stack ?? error.message}`));
-  process.on('unhandledRejection', (reason) =>
-    log.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
-  );
+}
+
+/** The log's "ready" line with the tools offered, after a warning where the settings leave none. */
+function announceReady(result: ConfigResult, engage: EngageServer, operationIds: readonly string[], log: Logger): void {
   // One allow list may serve all seven servers, so this is no configuration error; but a host shows the server empty.
   if (result.ok && engage.tools.length === 0) {
     log.warn(

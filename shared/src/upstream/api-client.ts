@@ -87,16 +87,20 @@ const CONNECTION_FAILURE_CODES = new Set([
 /** A TLS handshake that failed on the certificate: nothing (not even the key) was sent, and repeating will not help. */
 const CERTIFICATE_CODE = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|ERR_TLS_CERT|HOSTNAME_MISMATCH|ERR_SSL_)/;
 
-/** How far one attempt got, for telling what its failure means. */
-interface AttemptState {
-  callerSignal: AbortSignal | undefined;
-  deadline: AttemptDeadline;
+/** How far one attempt's exchange got, as its handler saw it. */
+interface AttemptProgress {
   /** The request was handed to a connected socket (its first bytes were being written). */
   written: boolean;
   /** The API's answer had begun (status and headers). */
   answered: boolean;
   /** The status of the answer that had begun. */
   status?: number;
+}
+
+/** How far one attempt got, for telling what its failure means. */
+interface AttemptState extends AttemptProgress {
+  callerSignal: AbortSignal | undefined;
+  deadline: AttemptDeadline;
   /** The call's log (see CallContext.log). */
   log: Logger;
 }
@@ -253,7 +257,7 @@ export class ApiClient {
     // times out and asks again is then told about the first attempt instead of sending twice.
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     const deadline = attemptDeadline(timeoutMs, req.safe ? callerSignal : undefined);
-    const progress: { written: boolean; answered: boolean; status?: number } = { written: false, answered: false };
+    const progress: AttemptProgress = { written: false, answered: false };
     try {
       return await exchange(
         dispatcher,
@@ -447,66 +451,93 @@ function exchange(
   options: Dispatcher.DispatchOptions,
   deadline: AttemptDeadline,
   sinkFor: (ok: boolean) => BodySink,
-  progress: { written: boolean; answered: boolean; status?: number },
+  progress: AttemptProgress,
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    let controller: Dispatcher.DispatchController | undefined;
-    let settled = false;
-    const settle = (error: unknown, response?: RawResponse) => {
-      if (settled) return;
-      settled = true;
-      deadline.onStop(undefined);
-      if (response) resolve(response);
-      else reject(error);
-    };
-    const stop = (error: unknown) => {
-      if (controller && !controller.aborted) controller.abort(error as Error);
-      settle(error);
-    };
     if (deadline.stopped) return reject(deadline.reason);
-    deadline.onStop(stop);
-    let status = 0;
-    let headers: RawResponse['headers'] = {};
-    let sink: BodySink = wholeBody();
-    let size = 0;
-    dispatcher.dispatch(options, {
-      onRequestStart(started) {
-        controller = started;
-        progress.written = true;
-        if (settled) started.abort(deadline.reason as Error);
-      },
-      onResponseStart(_controller, statusCode, responseHeaders) {
-        progress.answered = true;
-        progress.status = statusCode;
-        status = statusCode;
-        headers = responseHeaders as RawResponse['headers'];
-        try {
-          sink = sinkFor(statusCode >= 200 && statusCode < 300);
-        } catch (error) {
-          stop(error);
-        }
-      },
-      onResponseData(_controller, chunk) {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) return stop(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }));
-        try {
-          sink.write(chunk);
-        } catch (error) {
-          stop(error);
-        }
-      },
-      onResponseEnd() {
-        try {
-          settle(undefined, { status, headers, ...sink.end() });
-        } catch (error) {
-          settle(error);
-        }
-      },
-      onResponseError(_controller, error) {
-        settle(error);
-      },
-    });
+    const handler = new ExchangeHandler(deadline, sinkFor, progress, resolve, reject);
+    deadline.onStop(handler.stop);
+    dispatcher.dispatch(options, handler);
   });
+}
+
+/**
+ * The handler of one exchange: each of undici's callbacks is a step of the answer (started, its
+ * status and headers, each chunk, its end, a failure), and the first end of any kind settles it.
+ * A class, so its callbacks are shared methods: an exchange costs one object, not a closure each.
+ */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private settled = false;
+  private status = 0;
+  private headers: RawResponse['headers'] = {};
+  private sink: BodySink = wholeBody();
+  private size = 0;
+
+  constructor(
+    private readonly deadline: AttemptDeadline,
+    private readonly sinkFor: (ok: boolean) => BodySink,
+    private readonly progress: AttemptProgress,
+    private readonly resolve: (response: RawResponse) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  /** Ends the exchange at once, whatever its stage: the deadline's stop, and a failure while reading. */
+  readonly stop = (error: unknown): void => {
+    if (this.controller && !this.controller.aborted) this.controller.abort(error as Error);
+    this.settle(error);
+  };
+
+  onRequestStart(started: Dispatcher.DispatchController): void {
+    this.controller = started;
+    this.progress.written = true;
+    if (this.settled) started.abort(this.deadline.reason as Error);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, responseHeaders: RawResponse['headers']): void {
+    this.progress.answered = true;
+    this.progress.status = statusCode;
+    this.status = statusCode;
+    this.headers = responseHeaders;
+    try {
+      this.sink = this.sinkFor(statusCode >= 200 && statusCode < 300);
+    } catch (error) {
+      this.stop(error);
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > MAX_BODY_BYTES) {
+      this.stop(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }));
+      return;
+    }
+    try {
+      this.sink.write(chunk);
+    } catch (error) {
+      this.stop(error);
+    }
+  }
+
+  onResponseEnd(): void {
+    try {
+      this.settle(undefined, { status: this.status, headers: this.headers, ...this.sink.end() });
+    } catch (error) {
+      this.settle(error);
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.settle(error);
+  }
+
+  private settle(error: unknown, response?: RawResponse): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.deadline.onStop(undefined);
+    if (response) this.resolve(response);
+    else this.reject(error);
+  }
 }
 
 /**
