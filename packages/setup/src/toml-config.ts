@@ -6,7 +6,7 @@
 // defines our servers in a form we do not edit (inline tables, dotted keys), is refused.
 import { ConfigRefused } from './config-error.js';
 import type { ServerEntry } from './hosts.js';
-import { ESCAPES, scanToml, type Statement, TomlSyntax } from './toml-scanner.js';
+import { ESCAPES, NestedTooDeep, scanToml, type Statement, TomlSyntax } from './toml-scanner.js';
 
 export { scanToml };
 
@@ -53,6 +53,10 @@ function readStatements(text: string, path: string): Statement[] {
     return scanToml(text);
   } catch (error) {
     if (!(error instanceof TomlSyntax)) throw error;
+    if (error instanceof NestedTooDeep)
+      throw new ConfigRefused(
+        `${path} nests its values too deeply to be read safely (${error.message}); nothing was changed. Add the servers by hand: run again with --print for the snippet.`,
+      );
     throw new ConfigRefused(
       `${path} could not be read safely as TOML (${error.message}), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`,
     );

@@ -20,6 +20,9 @@ export interface Statement {
 
 export class TomlSyntax extends Error {}
 
+/** Valid TOML, nested past MAX_NESTING: refused in the words of a JSON file nested too deeply. */
+export class NestedTooDeep extends TomlSyntax {}
+
 export const ESCAPES: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', e: '\x1b', '"': '"', '\\': '\\' };
 
 /** Reads the file as statements; throws TomlSyntax where it cannot tell what something is. */
@@ -155,7 +158,7 @@ class TomlScanner {
 
   /** The depth inside one more array or inline table, refused past MAX_NESTING. */
   private nested(depth: number): number {
-    if (depth >= MAX_NESTING) this.fail(`arrays and inline tables nested more than ${MAX_NESTING} deep`);
+    if (depth >= MAX_NESTING) this.fail(`arrays and inline tables nested more than ${MAX_NESTING} deep`, NestedTooDeep);
     return depth + 1;
   }
 
@@ -261,8 +264,8 @@ class TomlScanner {
   }
 
   /** Refuses the file, saying on which line (an arrow function: it is handed to unescapeAt). */
-  private readonly fail = (message: string): never => {
-    throw new TomlSyntax(`line ${this.text.slice(0, this.at).split('\n').length}: ${message}`);
+  private readonly fail = (message: string, kind: typeof TomlSyntax = TomlSyntax): never => {
+    throw new kind(`line ${this.text.slice(0, this.at).split('\n').length}: ${message}`);
   };
 }
 
