@@ -337,19 +337,7 @@ async function main(argv: string[]): Promise<number> {
     parseHost,
   );
   const servers = await answer('servers', options.servers, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServers);
-
-  if (options.print) {
-    // A snippet to paste: the key is never in it, whatever was given.
-    checkSettings(undefined, options['base-url']);
-    const snippet = render(
-      host,
-      undefined,
-      entriesFor(host, servers, { key: KEY_PLACEHOLDER, secret: false }, options['base-url'] ?? BASE_URL_PLACEHOLDER, guardrails),
-      '(snippet)',
-    );
-    process.stdout.write(snippet);
-    return 0;
-  }
+  if (options.print) return printSnippet(host, servers, options['base-url'], guardrails);
 
   const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ', (value) => {
     checkSettings(undefined, value);
@@ -357,42 +345,51 @@ async function main(argv: string[]): Promise<number> {
   });
   const path = options['config-path'] ?? host.configPath(currentEnvironment());
   const keyToWrite = await keyFor(host, path, options, (key) => checkSettings(key, baseUrl));
-  const { secret, note } = keyToWrite;
-
   const existing = await readConfig(path);
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
-  const text = render(host, existing, entries, path);
-  const names = servers.map((domain) => `engage-${domain}`).join(', ');
-  if (text === existing) {
-    process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
+  const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
+  if (render(host, existing, entries, path) === existing) {
+    process.stdout.write(unchanged);
     return 0;
   }
   const changes = changesOf(host, existing, entries, path)
     .map((change) => `  ${change}\n`)
     .join('');
-  if (!options.yes) {
-    if (!interactive()) throw new UsageError('add --yes to write the file without being asked.');
-    const reply = await ask(
-      `${path}${existing === undefined ? ' (a new file)' : ''}:\n${changes}Write this${existing === undefined ? '' : ' (a backup of the file is kept)'}? [Y/n] `,
-      process.stdin,
-      process.stderr,
-    );
-    if (/^n/i.test(reply)) {
-      process.stdout.write('Nothing was changed.\n');
-      return 1;
-    }
+  if (!options.yes && !(await approved(path, existing, changes))) {
+    process.stdout.write('Nothing was changed.\n');
+    return 1;
   }
-  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), secret);
-  if (!written) {
-    process.stdout.write(`${path} already has ${names} as given; nothing to change.\n`);
-    return 0;
-  }
-  process.stdout.write(
-    `Wrote ${written.path}${written.backup ? ` (the previous file is kept as ${written.backup})` : ''}:\n${changes}` +
-      `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
-      (note ? `${note}\n` : ''),
-  );
+  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), keyToWrite.secret);
+  process.stdout.write(written ? doneText(host, written, changes, keyToWrite.note) : unchanged);
   return 0;
+}
+
+/** `--print`: a snippet to paste; the key is never in it, whatever was given. */
+function printSnippet(host: Host, servers: string[], baseUrl: string | undefined, guardrails: Record<string, string>): number {
+  checkSettings(undefined, baseUrl);
+  const entries = entriesFor(host, servers, { key: KEY_PLACEHOLDER, secret: false }, baseUrl ?? BASE_URL_PLACEHOLDER, guardrails);
+  process.stdout.write(render(host, undefined, entries, '(snippet)'));
+  return 0;
+}
+
+/** The person's yes to the changes shown; refused outright where no one can be asked. */
+async function approved(path: string, existing: string | undefined, changes: string): Promise<boolean> {
+  if (!interactive()) throw new UsageError('add --yes to write the file without being asked.');
+  const reply = await ask(
+    `${path}${existing === undefined ? ' (a new file)' : ''}:\n${changes}Write this${existing === undefined ? '' : ' (a backup of the file is kept)'}? [Y/n] `,
+    process.stdin,
+    process.stderr,
+  );
+  return !/^n/i.test(reply);
+}
+
+/** What was written, and what the person does next. */
+function doneText(host: Host, written: Written, changes: string, note: string | undefined): string {
+  return (
+    `Wrote ${written.path}${written.backup ? ` (the previous file is kept as ${written.backup})` : ''}:\n${changes}` +
+    `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
+    (note ? `${note}\n` : '')
+  );
 }
 
 main(process.argv.slice(2)).then(
