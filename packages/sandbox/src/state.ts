@@ -30,7 +30,7 @@ export interface StateOptions {
 
 export class SandboxState {
   readonly tenants: { A: TenantState; B: TenantState };
-  readonly rateLimit: number;
+  private readonly rateLimit: number;
   private readonly sendStepMs: number;
   private readonly keys = new Map<string, KeyRecord>();
   private readonly keyBuckets = new Map<string, Bucket>();

@@ -8,7 +8,7 @@ import { checkChannel, str } from './input.js';
 import { find, now, quotaLeft, route, type HandlerContext } from './route.js';
 
 /** A campaign as the API shows it: without its recipients, message and delivery counts. */
-export function publicCampaign(campaign: Campaign) {
+function publicCampaign(campaign: Campaign) {
   const { recipientIds: _recipients, message: _message, failedCount: _failed, openedCount: _opened, ...rest } = campaign;
   return rest;
 }
