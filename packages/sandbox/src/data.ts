@@ -167,92 +167,134 @@ function makeContacts(count: number, rand: () => number, startIndex = 0, contact
   return contacts;
 }
 
+/**
+ * One tenant's data: A is "Toko Batik Sekar" (40 contacts, plus `extraContacts` and `extraTickets`),
+ * B is "Kopi Nusantara" (15 contacts). The builders draw from one generator in a fixed order
+ * (contacts, campaigns, tickets, products, usage), so every start seeds the same ids and numbers.
+ */
 export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0): TenantState {
   const rand = random(kind === 'A' ? 20260901 : 20260902);
   const name = kind === 'A' ? 'Toko Batik Sekar' : 'Kopi Nusantara';
   const contacts = makeContacts(kind === 'A' ? 40 : 15, rand);
   if (extraContacts > 0) makeContacts(extraContacts, rand, contacts.length, contacts);
-  const withEmail = contacts.filter((contact) => contact.email);
-  const campaign = (
-    title: string,
-    message: string,
-    channel: Campaign['channel'],
-    status: Campaign['status'],
-    recipients: Contact[],
-    offset: number,
-  ): Campaign => {
-    const sent = status === 'draft' ? 0 : status === 'cancelled' ? Math.floor(recipients.length / 2) : recipients.length;
-    return {
-      _id: objectId(rand),
-      name: title,
-      message,
-      channel,
-      status,
-      totalRecipients: recipients.length,
-      sentCount: sent,
-      failedCount: sent > 0 ? 1 : 0,
-      openedCount: Math.floor(sent * 0.6),
-      recipientIds: recipients.map((contact) => contact._id),
-      createdAt: day(offset),
-      ...(status !== 'draft' ? { sentAt: day(offset + 1), finishedAt: day(offset + 1) } : {}),
-    };
+  const campaigns = seedCampaigns(kind, contacts, rand);
+  const tickets = seedTickets(kind, contacts, rand);
+  if (extraTickets > 0) makeTickets(extraTickets, kind, contacts, tickets);
+  const products = seedProducts(kind, rand);
+  return {
+    tenantId: kind === 'A' ? 'tnt_sekar' : 'tnt_nusantara',
+    name,
+    contacts,
+    campaigns,
+    tickets,
+    channels: seedChannels(kind, name),
+    templates: seedTemplates(),
+    products,
+    images: new Map(products.map((product) => [product._id, [...product.images]])),
+    ...seedBilling(kind),
+    usage: seedUsage(rand),
+    setting: seedSetting(kind, name),
   };
+}
+
+type CampaignSeed = [title: string, message: string, channel: Campaign['channel'], status: Campaign['status'], recipients: Contact[], dayOffset: number];
+
+/** A campaign as its status leaves it: a draft has sent nothing, a cancelled one half, the others all. */
+function makeCampaign(rand: () => number, [title, message, channel, status, recipients, offset]: CampaignSeed): Campaign {
+  const sent = status === 'draft' ? 0 : status === 'cancelled' ? Math.floor(recipients.length / 2) : recipients.length;
+  return {
+    _id: objectId(rand),
+    name: title,
+    message,
+    channel,
+    status,
+    totalRecipients: recipients.length,
+    sentCount: sent,
+    failedCount: sent > 0 ? 1 : 0,
+    openedCount: Math.floor(sent * 0.6),
+    recipientIds: recipients.map((contact) => contact._id),
+    createdAt: day(offset),
+    ...(status !== 'draft' ? { sentAt: day(offset + 1), finishedAt: day(offset + 1) } : {}),
+  };
+}
+
+function seedCampaigns(kind: 'A' | 'B', contacts: Contact[], rand: () => number): Campaign[] {
+  const withEmail = contacts.filter((contact) => contact.email);
   const some = contacts.slice(0, 12);
-  const campaigns =
+  const seeds: CampaignSeed[] =
     kind === 'A'
       ? [
-          campaign('Promo Batik Lebaran', 'Diskon 20% untuk semua batik tulis sampai akhir bulan!', 'whatsapp', 'completed', contacts.slice(0, 40), -60),
-          campaign('Koleksi Baru Oktober', 'Koleksi batik baru sudah tiba. Kunjungi toko kami.', 'email', 'completed', withEmail, -30),
-          campaign('Flash Sale 11.11', 'Flash sale 11.11: potongan hingga 50%.', 'telegram', 'cancelled', some, -10),
-          campaign('Undangan Pameran Desember', 'Kami mengundang Anda ke pameran batik di Jakarta Convention Center.', 'whatsapp', 'draft', some, -2),
+          ['Promo Batik Lebaran', 'Diskon 20% untuk semua batik tulis sampai akhir bulan!', 'whatsapp', 'completed', contacts.slice(0, 40), -60],
+          ['Koleksi Baru Oktober', 'Koleksi batik baru sudah tiba. Kunjungi toko kami.', 'email', 'completed', withEmail, -30],
+          ['Flash Sale 11.11', 'Flash sale 11.11: potongan hingga 50%.', 'telegram', 'cancelled', some, -10],
+          ['Undangan Pameran Desember', 'Kami mengundang Anda ke pameran batik di Jakarta Convention Center.', 'whatsapp', 'draft', some, -2],
         ]
       : [
-          campaign('Promo Kopi Gayo', 'Beli 2 gratis 1 untuk kopi Gayo.', 'whatsapp', 'completed', contacts, -20),
-          campaign(
-            'Newsletter November',
-            'Cerita petani kopi bulan ini.',
-            'email',
-            'draft',
-            contacts.filter((contact) => contact.email),
-            -1,
-          ),
+          ['Promo Kopi Gayo', 'Beli 2 gratis 1 untuk kopi Gayo.', 'whatsapp', 'completed', contacts, -20],
+          ['Newsletter November', 'Cerita petani kopi bulan ini.', 'email', 'draft', withEmail, -1],
         ];
+  return seeds.map((seed) => makeCampaign(rand, seed));
+}
 
-  const ticket = (index: number, status: Ticket['status'], channel: string, texts: Array<[Message['from'], string]>): Ticket => {
-    const contact = contacts[index % contacts.length] as Contact;
-    const messages = texts.map(([from, text], position) => ({ from, text, at: day(-5 + position) }));
-    return {
-      _id: objectId(rand),
-      ticketID: `TCK-${kind === 'A' ? 1001 + index : 2001 + index}`,
-      status,
-      channel,
-      customerName: contact.name,
-      msisdn: contact.msisdn,
-      lastMessageAt: messages[messages.length - 1]?.at ?? day(-5),
-      unread: status === 'closed' ? 0 : texts.filter(([from]) => from === 'customer').length,
-      messages,
-    };
+type TicketSeed = [contactIndex: number, status: Ticket['status'], channel: string, texts: Array<[Message['from'], string]>];
+
+/** A ticket with the contact at contactIndex, its messages a day apart from five days ago; unread counts the customer's, unless closed. */
+function makeTicket(kind: 'A' | 'B', contacts: Contact[], rand: () => number, [index, status, channel, texts]: TicketSeed): Ticket {
+  const contact = contacts[index % contacts.length] as Contact;
+  const messages = texts.map(([from, text], position) => ({ from, text, at: day(-5 + position) }));
+  return {
+    _id: objectId(rand),
+    ticketID: `TCK-${kind === 'A' ? 1001 + index : 2001 + index}`,
+    status,
+    channel,
+    customerName: contact.name,
+    msisdn: contact.msisdn,
+    lastMessageAt: messages[messages.length - 1]?.at ?? day(-5),
+    unread: status === 'closed' ? 0 : texts.filter(([from]) => from === 'customer').length,
+    messages,
   };
-  const tickets = [
-    ticket(0, 'open', 'whatsapp', [['customer', 'Halo, apakah batik tulis motif parang masih tersedia ukuran L?']]),
-    ticket(1, 'open', 'whatsapp', [
+}
+
+/** The same five conversations for both tenants, each with that tenant's contacts. */
+const TICKET_SEEDS: TicketSeed[] = [
+  [0, 'open', 'whatsapp', [['customer', 'Halo, apakah batik tulis motif parang masih tersedia ukuran L?']]],
+  [
+    1,
+    'open',
+    'whatsapp',
+    [
       ['customer', 'Pesanan saya belum sampai, nomor resi JNE 1234567890.'],
       ['agent', 'Mohon maaf, kami cek dulu ya kak.'],
       ['customer', 'Sudah 5 hari kak.'],
-    ]),
-    ticket(2, 'pending', 'telegram', [
+    ],
+  ],
+  [
+    2,
+    'pending',
+    'telegram',
+    [
       ['customer', 'Bisa kirim ke Makassar?'],
       ['agent', 'Bisa kak, ongkir Rp 45.000.'],
-    ]),
-    ticket(3, 'closed', 'email', [
+    ],
+  ],
+  [
+    3,
+    'closed',
+    'email',
+    [
       ['customer', 'Terima kasih, barang sudah diterima.'],
       ['agent', 'Sama-sama, ditunggu pesanan berikutnya!'],
-    ]),
-    ticket(4, 'open', 'whatsapp', [['customer', 'Apakah ada diskon untuk pembelian grosir 50 potong?']]),
-  ];
-  if (extraTickets > 0) makeTickets(extraTickets, kind, contacts, tickets);
+    ],
+  ],
+  [4, 'open', 'whatsapp', [['customer', 'Apakah ada diskon untuk pembelian grosir 50 potong?']]],
+];
 
-  const products: Product[] = (
+function seedTickets(kind: 'A' | 'B', contacts: Contact[], rand: () => number): Ticket[] {
+  return TICKET_SEEDS.map((seed) => makeTicket(kind, contacts, rand, seed));
+}
+
+function seedProducts(kind: 'A' | 'B', rand: () => number): Product[] {
+  const seeds: Array<[title: string, description: string, price: number, stock: number]> =
     kind === 'A'
       ? [
           ['Batik Tulis Parang', 'Batik tulis tangan motif parang, katun primisima.', 850_000, 12],
@@ -262,41 +304,44 @@ export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0)
       : [
           ['Kopi Gayo 250g', 'Arabika Gayo, roasting medium.', 95_000, 100],
           ['Kopi Toraja 250g', 'Arabika Toraja, roasting dark.', 105_000, 60],
-        ]
-  ).map(([title, description, price, stock], index) => ({
+        ];
+  return seeds.map(([title, description, price, stock], index) => ({
     _id: objectId(rand),
-    name: title as string,
-    description: description as string,
-    price: price as number,
+    name: title,
+    description,
+    price,
     currency: 'IDR',
-    stock: stock as number,
+    stock,
     images: [`https://cdn.example.co.id/products/${kind}${index}-1.jpg`, `https://cdn.example.co.id/products/${kind}${index}-2.jpg`],
     createdAt: day(-100 + index),
   }));
+}
 
+/** WhatsApp and Telegram connected for both; email connected for A only. */
+function seedChannels(kind: 'A' | 'B', name: string): Channel[] {
+  return [
+    { channelId: `ch_${kind}_wa`, type: 'whatsapp', name: `${name} WhatsApp`, status: 'connected', connectedAt: day(-200) },
+    { channelId: `ch_${kind}_tg`, type: 'telegram', name: `${name} Telegram`, status: 'connected', connectedAt: day(-150) },
+    {
+      channelId: `ch_${kind}_em`,
+      type: 'email',
+      name: `${name} Email`,
+      status: kind === 'A' ? 'connected' : 'disconnected',
+      connectedAt: kind === 'A' ? day(-180) : null,
+    },
+  ];
+}
+
+function seedTemplates(): TenantState['templates'] {
+  return [
+    { name: 'order_update', language: 'id', category: 'UTILITY', status: 'APPROVED', body: 'Halo {{1}}, pesanan {{2}} sedang dikirim.' },
+    { name: 'promo_umum', language: 'id', category: 'MARKETING', status: 'APPROVED', body: 'Halo {{1}}, ada promo baru untuk Anda: {{2}}' },
+  ];
+}
+
+/** Payments (the last one pending), the Business subscription, and AI and message quota. */
+function seedBilling(kind: 'A' | 'B'): Pick<TenantState, 'payments' | 'subscription' | 'aiQuota' | 'messageQuota'> {
   return {
-    tenantId: kind === 'A' ? 'tnt_sekar' : 'tnt_nusantara',
-    name,
-    contacts,
-    campaigns,
-    tickets,
-    channels: [
-      { channelId: `ch_${kind}_wa`, type: 'whatsapp', name: `${name} WhatsApp`, status: 'connected', connectedAt: day(-200) },
-      { channelId: `ch_${kind}_tg`, type: 'telegram', name: `${name} Telegram`, status: 'connected', connectedAt: day(-150) },
-      {
-        channelId: `ch_${kind}_em`,
-        type: 'email',
-        name: `${name} Email`,
-        status: kind === 'A' ? 'connected' : 'disconnected',
-        connectedAt: kind === 'A' ? day(-180) : null,
-      },
-    ],
-    templates: [
-      { name: 'order_update', language: 'id', category: 'UTILITY', status: 'APPROVED', body: 'Halo {{1}}, pesanan {{2}} sedang dikirim.' },
-      { name: 'promo_umum', language: 'id', category: 'MARKETING', status: 'APPROVED', body: 'Halo {{1}}, ada promo baru untuk Anda: {{2}}' },
-    ],
-    products,
-    images: new Map(products.map((product) => [product._id, [...product.images]])),
     payments: [
       { orderID: `ORD-${kind}-2026-0901`, amount: 1_500_000, currency: 'IDR', status: 'paid', method: 'bank_transfer', plan: 'Business', paidAt: day(0) },
       { orderID: `ORD-${kind}-2026-1001`, amount: 1_500_000, currency: 'IDR', status: 'paid', method: 'virtual_account', plan: 'Business', paidAt: day(30) },
@@ -305,22 +350,29 @@ export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0)
     subscription: { plan: 'Business', status: 'active', startedAt: day(0), expiresAt: day(90), features: ['whatsapp', 'telegram', 'email', 'ai-assistant'] },
     aiQuota: { total: 10_000, used: 2_350 },
     messageQuota: { total: 5_000, used: 1_210 },
-    usage: Array.from({ length: 14 }, (_, index) => ({
-      date: day(70 + index).slice(0, 10),
-      aiUsed: 100 + Math.floor(rand() * 80),
-      messagesSent: 40 + Math.floor(rand() * 60),
+  };
+}
+
+/** Fourteen days of usage. */
+function seedUsage(rand: () => number): TenantState['usage'] {
+  return Array.from({ length: 14 }, (_, index) => ({
+    date: day(70 + index).slice(0, 10),
+    aiUsed: 100 + Math.floor(rand() * 80),
+    messagesSent: 40 + Math.floor(rand() * 60),
+  }));
+}
+
+function seedSetting(kind: 'A' | 'B', name: string): TenantState['setting'] {
+  return {
+    companyName: name,
+    address: kind === 'A' ? 'Jl. Malioboro No. 52, Yogyakarta 55271' : 'Jl. Braga No. 10, Bandung 40111',
+    phone: kind === 'A' ? '6274512345' : '6222765432',
+    email: kind === 'A' ? 'halo@batiksekar.co.id' : 'halo@kopinusantara.co.id',
+    workingHours: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].map((weekday) => ({
+      day: weekday,
+      open: '09:00',
+      close: weekday === 'Sat' ? '14:00' : '17:00',
     })),
-    setting: {
-      companyName: name,
-      address: kind === 'A' ? 'Jl. Malioboro No. 52, Yogyakarta 55271' : 'Jl. Braga No. 10, Bandung 40111',
-      phone: kind === 'A' ? '6274512345' : '6222765432',
-      email: kind === 'A' ? 'halo@batiksekar.co.id' : 'halo@kopinusantara.co.id',
-      workingHours: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].map((weekday) => ({
-        day: weekday,
-        open: '09:00',
-        close: weekday === 'Sat' ? '14:00' : '17:00',
-      })),
-    },
   };
 }
 
