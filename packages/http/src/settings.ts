@@ -41,42 +41,9 @@ export interface OAuthSettings {
 }
 
 export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: HttpSettings } | { ok: false; problems: string[] } {
-  const problems: string[] = [];
-  const read = (name: string) => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
-  const integer = (name: string, fallback: number, min: number, max: number) => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) problems.push(`${name} must be a whole number from ${min} to ${max}.`);
-    return Number.isFinite(value) ? value : fallback;
-  };
-  const list = (name: string) =>
-    read(name)
-      ?.split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '');
-
-  const redisUrl = read('ENGAGE_REDIS_URL');
-  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
-    problems.push('ENGAGE_REDIS_URL must be a redis:// or rediss:// (Redis over TLS) address, as in rediss://user:password@host:6380.');
-  }
-  const redisCaFile = read('ENGAGE_REDIS_CA_FILE');
-  if (redisCaFile !== undefined && !redisUrl?.startsWith('rediss://')) {
-    problems.push('ENGAGE_REDIS_CA_FILE is set but ENGAGE_REDIS_URL is not a rediss:// address.');
-  }
-  const rawSecret = env.ENGAGE_STATE_SECRET;
-  const secret = rawSecret === undefined || rawSecret === '' ? undefined : new TextEncoder().encode(rawSecret);
-  if (secret && secret.length < MIN_SECRET_BYTES)
-    problems.push(
-      `ENGAGE_STATE_SECRET is shorter than ${MIN_SECRET_BYTES} bytes: use a random value of at least ${MIN_SECRET_BYTES} bytes (e.g. openssl rand -base64 48).`,
-    );
-  if (redisUrl !== undefined && !secret)
-    problems.push(
-      `ENGAGE_STATE_SECRET is required with ENGAGE_REDIS_URL: every replica must verify the confirmation tokens the others issue (at least ${MIN_SECRET_BYTES} bytes, the same on every replica).`,
-    );
+  const reader = new SettingsReader(env);
+  const { integer, list, read, problems } = reader;
+  const store = readStoreSettings(env, reader);
   const level = read('ENGAGE_LOG_LEVEL') ?? 'info';
   if (!['error', 'warn', 'info', 'debug'].includes(level)) problems.push('ENGAGE_LOG_LEVEL must be one of error, warn, info, debug.');
 
@@ -101,13 +68,61 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     requestTimeoutMs: integer('ENGAGE_HTTP_REQUEST_TIMEOUT_MS', 12 * 60 * 1000, 1_000, 60 * 60 * 1000),
     drainTimeoutMs: integer('ENGAGE_HTTP_DRAIN_TIMEOUT_MS', 30_000, 0, 10 * 60 * 1000),
     drainDelayMs: integer('ENGAGE_HTTP_DRAIN_DELAY_MS', 0, 0, 60 * 1000),
-    redisUrl,
-    redisCaFile,
-    secret,
+    ...store,
     logLevel: level as HttpSettings['logLevel'],
     oauth,
   };
   return problems.length > 0 ? { ok: false, problems } : { ok: true, settings };
+}
+
+/** Reads settings by name, noting each problem rather than stopping at the first: the operator sees them all. */
+class SettingsReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  /** Trimmed; unset and empty are both undefined. */
+  readonly read = (name: string): string | undefined => {
+    const value = this.env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  readonly integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = this.read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) this.problems.push(`${name} must be a whole number from ${min} to ${max}.`);
+    return Number.isFinite(value) ? value : fallback;
+  };
+
+  readonly list = (name: string): string[] | undefined =>
+    this.read(name)
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+}
+
+/** Redis, its CA, and the secret the replicas share (required with Redis). */
+function readStoreSettings(env: NodeJS.ProcessEnv, { read, problems }: SettingsReader): Pick<HttpSettings, 'redisUrl' | 'redisCaFile' | 'secret'> {
+  const redisUrl = read('ENGAGE_REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    problems.push('ENGAGE_REDIS_URL must be a redis:// or rediss:// (Redis over TLS) address, as in rediss://user:password@host:6380.');
+  }
+  const redisCaFile = read('ENGAGE_REDIS_CA_FILE');
+  if (redisCaFile !== undefined && !redisUrl?.startsWith('rediss://')) {
+    problems.push('ENGAGE_REDIS_CA_FILE is set but ENGAGE_REDIS_URL is not a rediss:// address.');
+  }
+  // Not trimmed: the secret's bytes are what every replica must share exactly.
+  const rawSecret = env.ENGAGE_STATE_SECRET;
+  const secret = rawSecret === undefined || rawSecret === '' ? undefined : new TextEncoder().encode(rawSecret);
+  if (secret && secret.length < MIN_SECRET_BYTES)
+    problems.push(
+      `ENGAGE_STATE_SECRET is shorter than ${MIN_SECRET_BYTES} bytes: use a random value of at least ${MIN_SECRET_BYTES} bytes (e.g. openssl rand -base64 48).`,
+    );
+  if (redisUrl !== undefined && !secret)
+    problems.push(
+      `ENGAGE_STATE_SECRET is required with ENGAGE_REDIS_URL: every replica must verify the confirmation tokens the others issue (at least ${MIN_SECRET_BYTES} bytes, the same on every replica).`,
+    );
+  return { redisUrl, redisCaFile, secret };
 }
 
 /** ENGAGE_OAUTH_KEK turns OAuth on; ENGAGE_PUBLIC_URL is then required (https; http only on loopback); ENGAGE_OAUTH_KEY_MODE=off refuses tenant keys. */
