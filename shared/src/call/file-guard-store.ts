@@ -907,7 +907,8 @@ let pidPlace: string | null | undefined;
  * Where this process's pids mean what they mean (on Linux: this boot of this machine, then its pid
  * namespace, 8 hex digits of a digest each): a lock from a container in another pid namespace names
  * a pid that is not this one's to look up, and one from another boot (left by a crash before a
- * reboot) names a process that is gone. Null where it cannot be read.
+ * reboot) names a process that is gone. Null where it cannot be read, or where /proc is not this
+ * pid namespace's (its names then carry no place, and are left to their lease).
  */
 function placeOfPids(): string | null {
   if (pidPlace !== undefined) return pidPlace;
@@ -915,6 +916,10 @@ function placeOfPids(): string | null {
   bootId ??= readBootId();
   if (bootId)
     try {
+      // A /proc that shows this process under another pid is not its pid namespace's (a namespace
+      // made without a /proc of its own: unshare --pid without --mount-proc, bwrap --unshare-pid over
+      // the host's /proc): /proc/<pid> there is another process, so no pid is looked up by it.
+      if (fs.readlinkSync('/proc/self') !== String(process.pid)) return pidPlace;
       const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
       pidPlace = `${digest(bootId)}${digest(fs.readlinkSync('/proc/self/ns/pid'))}`;
     } catch {
