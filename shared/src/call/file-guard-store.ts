@@ -905,7 +905,7 @@ let pidPlace: string | null | undefined;
 
 /**
  * Where this process's pids mean what they mean (on Linux: this boot of this machine, then its pid
- * namespace, 8 hex digits of a digest each): a lock from a container in another pid namespace names
+ * namespace and any offset of its boot time, 8 hex digits of a digest each): a lock from a container in another pid namespace names
  * a pid that is not this one's to look up, and one from another boot (left by a crash before a
  * reboot) names a process that is gone. Null where it cannot be read, or where /proc is not this
  * pid namespace's (its names then carry no place, and are left to their lease).
@@ -921,7 +921,11 @@ function placeOfPids(): string | null {
       // the host's /proc): /proc/<pid> there is another process, so no pid is looked up by it.
       if (fs.readlinkSync('/proc/self') !== String(process.pid)) return pidPlace;
       const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
-      pidPlace = `${digest(bootId)}${digest(fs.readlinkSync('/proc/self/ns/pid'))}`;
+      // Start times in /proc are as the reader's time namespace sees them: a process whose boot time
+      // is set off (bootTimeOffset) reads every start time off by as much, so that offset is part of its place.
+      const offset = bootTimeOffset();
+      const pids = fs.readlinkSync('/proc/self/ns/pid');
+      pidPlace = `${digest(bootId)}${digest(offset === 0 ? pids : `${pids} boottime ${offset}`)}`;
     } catch {
       // No pid namespace to read: the lock names no place, and is looked up by host name, as before.
     }
