@@ -373,7 +373,30 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '“': '\\“', '”': '
  * are written as escapes (so it cannot start a line of its own or hide anything).
  */
 export function inlineText(text: string): string {
-  return escapeStackedMarks(escapeMatches(text, QUOTED_UNSAFE));
+  return escapeStackedMarks(escapeLooseQuoteMarks(escapeMatches(text, QUOTED_UNSAFE)));
+}
+
+/**
+ * Combining marks that look like a quote (the double acute ̋ and double vertical line ̎, the commas
+ * above ̒ ̓ ̔ ̕ ̓) where no letter or digit is under them (after a blank, a punctuation mark, an
+ * escape, or first): drawn on nothing, Chromium shows “Promo ̋ on …” exactly as the escaped
+ * “Promo˝ on …”. On a letter they are its accent (ő), and stay.
+ */
+const QUOTE_LIKE_MARKS = '\\u030B\\u030E\\u0312-\\u0315\\u0343';
+const QUOTE_LIKE_MARK = new RegExp(`[${QUOTE_LIKE_MARKS}]`, 'u');
+const QUOTE_LIKE_MARK_ANY = new RegExp(QUOTE_LIKE_MARK.source, 'gu');
+/** A run of marks and the character it is drawn on (none at the start): each run is read once, so a text of marks costs its length. */
+const MARK_RUN = /(^|\P{M})(\p{M}+)/gu;
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+/** `text` with each quote-like mark on no letter or digit (see QUOTE_LIKE_MARKS) written as an escape (\u{30B}). */
+function escapeLooseQuoteMarks(text: string): string {
+  if (!QUOTE_LIKE_MARK.test(text)) return text;
+  return text.replace(MARK_RUN, (run, base: string, marks: string) =>
+    LETTER_OR_DIGIT.test(base)
+      ? run
+      : base + marks.replace(QUOTE_LIKE_MARK_ANY, (mark) => `\\u{${(mark.codePointAt(0) as number).toString(16).toUpperCase()}}`),
+  );
 }
 
 /** How many combining marks in a row one letter keeps as they are: more than any script writes on one letter (Vietnamese 2, Hebrew with points and accents 4). */
@@ -406,7 +429,7 @@ const QUOTE_LIKE_ANY = new RegExp(`[${QUOTE_LIKE}]`, 'gu');
  * escaped as inlineText() escapes it: a lone “ or ” in it would pair with a quote of the statement's.
  */
 export function escapeQuotes(json: string): string {
-  return escapeStackedMarks(json.replace(QUOTE_LIKE_ANY, '\\$&'));
+  return escapeStackedMarks(escapeLooseQuoteMarks(json.replace(QUOTE_LIKE_ANY, '\\$&')));
 }
 
 /** A line of our own text, kept one line: only line breaks and invisible characters are escaped. */
