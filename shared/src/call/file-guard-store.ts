@@ -937,7 +937,9 @@ function placeOfPids(): string | null {
  * its start time, and this host can read it) the process with that pid started at another time (it
  * was given the pid after the owner died); 'owner' if the process is the owner itself, its start
  * time the same; 'unknown' if the pid is alive but nothing says whose it is (an earlier lock, or
- * no /proc): it may have been given to another process, so the lock's age still counts.
+ * no /proc): it may have been given to another process, so the lock's age still counts. A zombie
+ * (killed, its parent not yet waiting for it: a container's init that reaps no orphans) answers
+ * signal 0 as a live process does, and is dead.
  */
 function liveness(pid: number, start: string | undefined): 'dead' | 'owner' | 'unknown' {
   if (!Number.isSafeInteger(pid) || pid <= 0) return 'dead';
@@ -946,8 +948,10 @@ function liveness(pid: number, start: string | undefined): 'dead' | 'owner' | 'u
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return 'dead';
   }
+  const stat = statOf(pid);
+  if (stat && (stat.state === 'Z' || stat.state === 'X')) return 'dead';
   if (start === undefined) return 'unknown';
-  const now = startTimeOf(pid);
+  const now = stat === null ? null : stat?.start;
   if (now === undefined) return 'unknown';
   return now === start ? 'owner' : 'dead';
 }
@@ -983,6 +987,16 @@ function lockedBy(path: string): GuardStateError {
  * it cannot be read (not Linux, no /proc).
  */
 function startTimeOf(pid: number | 'self'): string | null | undefined {
+  const stat = statOf(pid);
+  return stat === null ? null : stat?.start;
+}
+
+/**
+ * A process's state (field 3 of /proc/<pid>/stat: R, S, Z for a zombie, …) and start time (see
+ * startTimeOf, undefined where it cannot be read); null if there is no such process, undefined
+ * where /proc/<pid>/stat cannot be read (not Linux, no /proc).
+ */
+function statOf(pid: number | 'self'): { state: string | undefined; start: string | undefined } | null | undefined {
   if (process.platform !== 'linux') return undefined;
   let text: string;
   try {
@@ -991,6 +1005,7 @@ function startTimeOf(pid: number | 'self'): string | null | undefined {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' && pid !== 'self' && fs.existsSync('/proc/self/stat') ? null : undefined;
   }
   // The command's name (field 2) is in parentheses and may hold spaces and parentheses itself: the fields after it are counted from the last.
-  const field = text.slice(text.lastIndexOf(')') + 2).split(' ')[19];
-  return field !== undefined && /^\d+$/.test(field) ? field : undefined;
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const start = fields[19];
+  return { state: fields[0], start: start !== undefined && /^\d+$/.test(start) ? start : undefined };
 }
