@@ -30,7 +30,7 @@ interface Options {
 
 /** Where no home folder can be found (HOME unset, no passwd entry), os.homedir() throws: the default is then no folder at all. */
 const NO_HOME =
-  'no home folder could be found for the default state directory (HOME is unset or not an absolute path, and this user has no passwd entry): give --state-dir DIR or set ENGAGE_STATE_DIR';
+  'no home folder could be found for the default state directory (HOME is unset or not an absolute path, and this user has no passwd entry with an absolute home): give --state-dir DIR or set ENGAGE_STATE_DIR';
 
 function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | string {
   const rest = [...argv];

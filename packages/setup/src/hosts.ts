@@ -30,7 +30,7 @@ function homeFolder(): string {
     // No home to be found: said below.
   }
   throw new Error(
-    'no home folder could be found (HOME is unset or not an absolute path, and this user has no passwd entry), and the hosts keep their MCP servers under it: set HOME to your home folder and run again. Nothing was written.',
+    'no home folder could be found (HOME is unset or not an absolute path, and this user has no passwd entry with an absolute home), and the hosts keep their MCP servers under it: set HOME to your home folder and run again. Nothing was written.',
   );
 }
 

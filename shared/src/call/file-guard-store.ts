@@ -905,9 +905,10 @@ let pidPlace: string | null | undefined;
 
 /**
  * Where this process's pids mean what they mean (on Linux: this boot of this machine, then its pid
- * namespace, 8 hex digits of a digest each): a lock from a container in another pid namespace names
+ * namespace and any offset of its boot time, 8 hex digits of a digest each): a lock from a container in another pid namespace names
  * a pid that is not this one's to look up, and one from another boot (left by a crash before a
- * reboot) names a process that is gone. Null where it cannot be read.
+ * reboot) names a process that is gone. Null where it cannot be read, or where /proc is not this
+ * pid namespace's (its names then carry no place, and are left to their lease).
  */
 function placeOfPids(): string | null {
   if (pidPlace !== undefined) return pidPlace;
@@ -915,8 +916,16 @@ function placeOfPids(): string | null {
   bootId ??= readBootId();
   if (bootId)
     try {
+      // A /proc that shows this process under another pid is not its pid namespace's (a namespace
+      // made without a /proc of its own: unshare --pid without --mount-proc, bwrap --unshare-pid over
+      // the host's /proc): /proc/<pid> there is another process, so no pid is looked up by it.
+      if (fs.readlinkSync('/proc/self') !== String(process.pid)) return pidPlace;
       const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
-      pidPlace = `${digest(bootId)}${digest(fs.readlinkSync('/proc/self/ns/pid'))}`;
+      // Start times in /proc are as the reader's time namespace sees them: a process whose boot time
+      // is set off (bootTimeOffset) reads every start time off by as much, so that offset is part of its place.
+      const offset = bootTimeOffset();
+      const pids = fs.readlinkSync('/proc/self/ns/pid');
+      pidPlace = `${digest(bootId)}${digest(offset === 0 ? pids : `${pids} boottime ${offset}`)}`;
     } catch {
       // No pid namespace to read: the lock names no place, and is looked up by host name, as before.
     }
@@ -928,7 +937,9 @@ function placeOfPids(): string | null {
  * its start time, and this host can read it) the process with that pid started at another time (it
  * was given the pid after the owner died); 'owner' if the process is the owner itself, its start
  * time the same; 'unknown' if the pid is alive but nothing says whose it is (an earlier lock, or
- * no /proc): it may have been given to another process, so the lock's age still counts.
+ * no /proc): it may have been given to another process, so the lock's age still counts. A zombie
+ * (killed, its parent not yet waiting for it: a container's init that reaps no orphans) answers
+ * signal 0 as a live process does, and is dead.
  */
 function liveness(pid: number, start: string | undefined): 'dead' | 'owner' | 'unknown' {
   if (!Number.isSafeInteger(pid) || pid <= 0) return 'dead';
@@ -937,8 +948,10 @@ function liveness(pid: number, start: string | undefined): 'dead' | 'owner' | 'u
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return 'dead';
   }
+  const stat = statOf(pid);
+  if (stat && (stat.state === 'Z' || stat.state === 'X')) return 'dead';
   if (start === undefined) return 'unknown';
-  const now = startTimeOf(pid);
+  const now = stat === null ? null : stat?.start;
   if (now === undefined) return 'unknown';
   return now === start ? 'owner' : 'dead';
 }
@@ -974,6 +987,16 @@ function lockedBy(path: string): GuardStateError {
  * it cannot be read (not Linux, no /proc).
  */
 function startTimeOf(pid: number | 'self'): string | null | undefined {
+  const stat = statOf(pid);
+  return stat === null ? null : stat?.start;
+}
+
+/**
+ * A process's state (field 3 of /proc/<pid>/stat: R, S, Z for a zombie, …) and start time (see
+ * startTimeOf, undefined where it cannot be read); null if there is no such process, undefined
+ * where /proc/<pid>/stat cannot be read (not Linux, no /proc).
+ */
+function statOf(pid: number | 'self'): { state: string | undefined; start: string | undefined } | null | undefined {
   if (process.platform !== 'linux') return undefined;
   let text: string;
   try {
@@ -982,6 +1005,7 @@ function startTimeOf(pid: number | 'self'): string | null | undefined {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' && pid !== 'self' && fs.existsSync('/proc/self/stat') ? null : undefined;
   }
   // The command's name (field 2) is in parentheses and may hold spaces and parentheses itself: the fields after it are counted from the last.
-  const field = text.slice(text.lastIndexOf(')') + 2).split(' ')[19];
-  return field !== undefined && /^\d+$/.test(field) ? field : undefined;
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const start = fields[19];
+  return { state: fields[0], start: start !== undefined && /^\d+$/.test(start) ? start : undefined };
 }

@@ -305,13 +305,17 @@ export function defaultStateDir(env: NodeJS.ProcessEnv): string {
 /**
  * HOME where it is an absolute path. One that is relative, or empty, is passed over, as a relative
  * XDG_STATE_HOME is (os.homedir() answers it as it stands, and the state would go under whatever
- * folder the host started the server in, one per folder): the user's passwd entry's home is taken.
- * Throws where there is none (os.homedir, os.userInfo).
+ * folder the host started the server in, one per folder): the user's passwd entry's home is taken,
+ * where that is absolute (an entry's home field may be empty, or relative, as HOME may). Throws
+ * where there is none (os.homedir, os.userInfo, or neither absolute).
  */
 function homeFolder(home: string | undefined): string {
   if (home && isAbsolute(home)) return home;
   const found = homedir();
-  return isAbsolute(found) ? found : userInfo().homedir;
+  if (isAbsolute(found)) return found;
+  const own = userInfo().homedir;
+  if (isAbsolute(own)) return own;
+  throw new Error(`no absolute home folder: HOME and the passwd entry's home are ${JSON.stringify(found)} and ${JSON.stringify(own)}`);
 }
 
 function absolutePath(raw: string | undefined, name: string, problems: string[]): string | undefined {

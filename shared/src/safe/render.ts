@@ -3,7 +3,7 @@
 // text and structured content together. Every step is linear in the size of the data, so no
 // answer, however large or deeply nested, can stall a server.
 import { REDACTED, type Redact } from './redact.js';
-import { cleanData, cleanText, nextHidden, plainJson, setField, shownText } from './sanitize.js';
+import { cleanData, cleanText, mayShowEscaped, nextHidden, plainJson, setField, shownText } from './sanitize.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
@@ -399,9 +399,10 @@ function containsText(value: unknown, needle: string, redact: Redact | undefined
  * there, only text holding a character cleaning removes is cleaned to look again.
  */
 function textContains(text: string, needle: string, redact: Redact | undefined): boolean {
-  // A needle with no `[` and no backslash is in the shown text exactly where it is in the cleaned
-  // text: escaping a marker's shape (sanitize.ts shownText) only puts a backslash before a `[`.
-  const escapes = needle.includes('[') || needle.includes('\\');
+  // A needle with no bracket of a marker's shape and no backslash is in the shown text exactly where
+  // it is in the cleaned text: escaping a marker's shape (sanitize.ts shownText) only puts a
+  // backslash before such a bracket.
+  const escapes = mayShowEscaped(needle);
   if (escapes) {
     if (!shownText(text).toLowerCase().includes(needle)) return false;
   } else if (!text.toLowerCase().includes(needle) && (nextHidden(text) < 0 || !cleanText(text).toLowerCase().includes(needle))) return false;
@@ -439,8 +440,8 @@ function equalsLoosely(actual: unknown, expected: string, redact: Redact | undef
   // As the model is shown it: equal as it stands, or once the characters cleaning removes are gone.
   const raw = String(actual);
   let shown = raw;
-  // A `[` may open a marker's shape, which is shown escaped (sanitize.ts shownText).
-  const marked = raw.includes('[');
+  // A bracket may open a marker's shape, which is shown escaped (sanitize.ts shownText).
+  const marked = mayShowEscaped(raw);
   if (marked || raw.toLowerCase() !== expected.toLowerCase()) {
     if (!marked && nextHidden(raw) < 0) return false;
     shown = shownText(raw);

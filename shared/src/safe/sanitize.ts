@@ -21,18 +21,128 @@ export function cleanText(text: string): string {
 }
 
 /**
- * The opening bracket of a text shaped like a marker this server writes into the data it shows
- * (`…[cut: N characters in all]` after a string it cut, `[not shown: …]`, redact.ts's
- * `[redacted]`), in any case and spacing: in the API's text it is shown with a backslash before it
- * (`\\[cut: …`), so that only our own markers appear bare and a customer cannot write one.
+ * Opening brackets that look square: `[`, the full-width ［, and the white, tortoise-shell,
+ * lenticular, corner and ceiling ones (⟦ 〚 〔 【 〖 〘 ⁅ ⦋ ⦍ ⦏ ⦗ ﹝ ❲ ⸢ ⸤ ⌈ ⌊ ⎡ ⎣). A small set, as the
+ * quotes' is (QUOTE_LIKE): followed by a marker's words, each reads as the bracket of one of ours.
  */
-const MARKER_SHAPE = /\[(?=\s*(?:cut|not\s+shown|redacted)\b)/gi;
-/** Whether a text (or JSON) holds a marker's shape: MARKER_SHAPE, tested once. */
-const HOLDS_MARKER_SHAPE = /\[\s*(?:cut|not\s+shown|redacted)\b/i;
+/** A pattern of an ASCII word in any case, spelled out (a case-blind expression tests every bracket slower). */
+function anyCase(word: string): string {
+  return Array.from(word, (letter) => `[${letter}${letter.toUpperCase()}]`).join('');
+}
 
-/** `text` with each marker's shape in it escaped (see MARKER_SHAPE); the same string when it has none. */
+/**
+ * Opening brackets that look square: `[`, the full-width ［, and the white, tortoise-shell,
+ * lenticular, corner and ceiling ones (⟦ 〚 〔 【 〖 〘 ⁅ ⦋ ⦍ ⦏ ⦗ ﹝ ❲ ⸢ ⸤ ⌈ ⌊ ⎡ ⎣). A small set, as the
+ * quotes' is (QUOTE_LIKE): followed by a marker's words, each reads as the bracket of one of ours.
+ */
+const MARKER_BRACKETS =
+  '\\[\\u2045\\u2308\\u230A\\u23A1\\u23A3\\u2772\\u27E6\\u298B\\u298D\\u298F\\u2997\\u2E22\\u2E24\\u3010\\u3014\\u3016\\u3018\\u301A\\uFE5D\\uFF3B';
+/**
+ * Such a bracket where a marker's words may follow (after any blank): them in ASCII, or a first
+ * letter c, n or r with a character outside ASCII after ASCII letters and blank only, or a
+ * character outside ASCII but another bracket (readsAsMarker tells). Other brackets are passed over
+ * by the expression alone: a text of brackets costs about what it did before lookalikes were read.
+ */
+const MARKER_BRACKET = new RegExp(
+  `[${MARKER_BRACKETS}](?=\\s*[cnrCNR\\u0080-\\uFFFF])(?=\\s*(?:${anyCase('cut')}\\b|${anyCase('not')}\\s+${anyCase('shown')}\\b|${anyCase('redacted')}\\b|[cnrCNR][a-zA-Z\\s]{0,62}(?![${MARKER_BRACKETS}])[^\\x00-\\x7f]|(?![${MARKER_BRACKETS}])[^\\x00-\\x7f]))`,
+  'g',
+);
+const HOLDS_MARKER_BRACKET = new RegExp(`[${MARKER_BRACKETS}]`);
+/** Whether a text (or JSON) of printable ASCII holds a marker's shape: plainJson's test, once. */
+const HOLDS_MARKER_SHAPE = /\[\s*(?:cut|not\s+shown|redacted)\b/i;
+/** The words of a marker this server writes (`…[cut: N characters in all]`, `[not shown: …]`, redact.ts's `[redacted]`), lower case, blank as one space. */
+const MARKER_WORDS = ['cut', 'not shown', 'redacted'];
+
+/**
+ * Letters that look like those of the marker's words (Cyrillic, Greek, Armenian, small capitals),
+ * read as those; compatibility forms (full-width ｃｕｔ, 𝐜𝐮𝐭) and accents are taken off first.
+ */
+const LOOKALIKE_LETTERS: Record<string, string> = Object.fromEntries(
+  (
+    [
+      ['a', 'аɑαΑА'],
+      ['c', 'сϲϹСᴄ'],
+      ['d', 'ԁ'],
+      ['e', 'еЕεΕҽ'],
+      ['h', 'һНհΗ'],
+      ['n', 'ոηΝ'],
+      ['o', 'оОοΟօᴏ'],
+      ['r', 'гᴦ'],
+      ['s', 'ѕЅꜱ'],
+      ['t', 'тТτΤ'],
+      ['u', 'υսᴜ'],
+      ['w', 'ԝԜѡᴡ'],
+    ] as const
+  ).flatMap(([letter, lookalikes]) => Array.from(lookalikes, (lookalike) => [lookalike, letter])),
+);
+const LOOKALIKE_LETTER = new RegExp(`[${Object.keys(LOOKALIKE_LETTERS).join('')}]`, 'gu');
+/** The blank after a bracket, however long, before its words are read. */
+const BLANKS = /\s*/y;
+/** What ends a word as readsAsMarker reads it: neither a letter, a digit, a mark nor a blank. */
+const WORD_END = '\u0000';
+/** Each character as a person reads it in a word (readAs), remembered. */
+const readCharacters = new Map<number, string>();
+
+/**
+ * One character as a person reads it in a word: a letter or digit without its accents, its
+ * compatibility form expanded (ｃ, 𝐜 as c), a lookalike letter as the one it looks like, in lower
+ * case; a mark as nothing; a blank as a space; anything else as WORD_END.
+ */
+function readAs(point: number): string {
+  let read = readCharacters.get(point);
+  if (read === undefined) {
+    const character = String.fromCodePoint(point);
+    if (/^\s$/u.test(character)) read = ' ';
+    else if (/^\p{M}$/u.test(character)) read = '';
+    else if (!/^[\p{L}\p{N}]$/u.test(character)) read = WORD_END;
+    else
+      read = character
+        .normalize('NFKD')
+        .replace(/\p{M}/gu, '')
+        .replace(LOOKALIKE_LETTER, (letter) => LOOKALIKE_LETTERS[letter] as string)
+        .toLowerCase();
+    if (readCharacters.size < 10_000) readCharacters.set(point, read);
+  }
+  return read;
+}
+
+/**
+ * Whether `text` from `from` on begins with a marker's words, read as a person reads them (see
+ * readAs), in any case and spacing, as a word of its own. Read a character at a time, and given up
+ * at the first that no marker's words go on with: a bracket on every character of a long text costs
+ * a few look-ups each.
+ */
+function readsAsMarker(text: string, from: number): boolean {
+  BLANKS.lastIndex = from;
+  BLANKS.exec(text);
+  let read = '';
+  for (let at = BLANKS.lastIndex; at < text.length; ) {
+    const point = text.codePointAt(at) as number;
+    at += point > 0xffff ? 2 : 1;
+    const next = readAs(point);
+    if (next === WORD_END || (next === ' ' && MARKER_WORDS.includes(read))) break;
+    if (next === '' || (next === ' ' && read.endsWith(' '))) continue;
+    read += next;
+    if (!MARKER_WORDS.some((words) => words.startsWith(read))) return false;
+  }
+  return MARKER_WORDS.includes(read);
+}
+
+/**
+ * `text` with each marker's shape in it escaped: the opening bracket (or one that looks like it:
+ * MARKER_BRACKETS) of a text shaped like a marker this server writes into the data it shows, in
+ * any case and spacing and with lookalike letters, is shown with a backslash before it
+ * (`\\[cut: …`, `\\［cut: …`), so that only our own markers appear bare and a customer cannot
+ * write one. The same string when it has none.
+ */
 export function withoutMarkerShapes(text: string): string {
-  return text.includes('[') && HOLDS_MARKER_SHAPE.test(text) ? text.replace(MARKER_SHAPE, '\\[') : text;
+  if (!HOLDS_MARKER_BRACKET.test(text)) return text;
+  return text.replace(MARKER_BRACKET, (bracket, at: number) => (readsAsMarker(text, at + bracket.length) ? `\\${bracket}` : bracket));
+}
+
+/** Whether `text` holds a character escaping a marker's shape may put a backslash before (or a backslash): search and equality then compare shown text. */
+export function mayShowEscaped(text: string): boolean {
+  return text.includes('\\') || HOLDS_MARKER_BRACKET.test(text);
 }
 
 /**
@@ -263,7 +373,30 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '“': '\\“', '”': '
  * are written as escapes (so it cannot start a line of its own or hide anything).
  */
 export function inlineText(text: string): string {
-  return escapeStackedMarks(escapeMatches(text, QUOTED_UNSAFE));
+  return escapeStackedMarks(escapeLooseQuoteMarks(escapeMatches(text, QUOTED_UNSAFE)));
+}
+
+/**
+ * Combining marks that look like a quote (the double acute ̋ and double vertical line ̎, the commas
+ * above ̒ ̓ ̔ ̕ ̓) where no letter or digit is under them (after a blank, a punctuation mark, an
+ * escape, or first): drawn on nothing, Chromium shows “Promo ̋ on …” exactly as the escaped
+ * “Promo˝ on …”. On a letter they are its accent (ő), and stay.
+ */
+const QUOTE_LIKE_MARKS = '\\u030B\\u030E\\u0312-\\u0315\\u0343';
+const QUOTE_LIKE_MARK = new RegExp(`[${QUOTE_LIKE_MARKS}]`, 'u');
+const QUOTE_LIKE_MARK_ANY = new RegExp(QUOTE_LIKE_MARK.source, 'gu');
+/** A run of marks and the character it is drawn on (none at the start): each run is read once, so a text of marks costs its length. */
+const MARK_RUN = /(^|\P{M})(\p{M}+)/gu;
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+/** `text` with each quote-like mark on no letter or digit (see QUOTE_LIKE_MARKS) written as an escape (\u{30B}). */
+function escapeLooseQuoteMarks(text: string): string {
+  if (!QUOTE_LIKE_MARK.test(text)) return text;
+  return text.replace(MARK_RUN, (run, base: string, marks: string) =>
+    LETTER_OR_DIGIT.test(base)
+      ? run
+      : base + marks.replace(QUOTE_LIKE_MARK_ANY, (mark) => `\\u{${(mark.codePointAt(0) as number).toString(16).toUpperCase()}}`),
+  );
 }
 
 /** How many combining marks in a row one letter keeps as they are: more than any script writes on one letter (Vietnamese 2, Hebrew with points and accents 4). */
@@ -296,7 +429,7 @@ const QUOTE_LIKE_ANY = new RegExp(`[${QUOTE_LIKE}]`, 'gu');
  * escaped as inlineText() escapes it: a lone “ or ” in it would pair with a quote of the statement's.
  */
 export function escapeQuotes(json: string): string {
-  return escapeStackedMarks(json.replace(QUOTE_LIKE_ANY, '\\$&'));
+  return escapeStackedMarks(escapeLooseQuoteMarks(json.replace(QUOTE_LIKE_ANY, '\\$&')));
 }
 
 /** A line of our own text, kept one line: only line breaks and invisible characters are escaped. */
