@@ -167,7 +167,7 @@ function announceReady(result: ConfigResult, engage: EngageServer, operationIds:
 }
 
 const NO_STATE_DIR =
-  "no home folder could be found for the guardrails' state directory (HOME is unset or not an absolute path, and this user has no passwd entry), and ENGAGE_STATE_DIR is not set: set ENGAGE_STATE_DIR to an absolute folder for the send counters, idempotency keys and audit record";
+  "no home folder could be found for the guardrails' state directory (HOME is unset or not an absolute path, and this user has no passwd entry with an absolute home), and ENGAGE_STATE_DIR is not set: set ENGAGE_STATE_DIR to an absolute folder for the send counters, idempotency keys and audit record";
 
 /** Where there is no state directory: every write is refused before anything is sent, saying what to set; reads never touch the store. */
 function noStateStore(why: string): GuardStore {
