@@ -6,7 +6,7 @@
 // --remote: the file is an export of remote mode's record in Redis (one key's list, LRANGE'd); its
 // secret is derived from ENGAGE_STATE_SECRET, the service's, and it may begin where the cap cut it.
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { homeStateDir, oneLine, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
 
 /** One line for the terminal: the record's text may carry control characters (ESC sequences rewrite a terminal), so each is escaped. */
@@ -36,13 +36,16 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | strin
   const rest = [...argv];
   // The default is looked for only when nothing names the folder (--state-dir, ENGAGE_STATE_DIR).
   let stateDir = env.ENGAGE_STATE_DIR?.trim() || undefined;
+  let stateDirGiven = false;
   let count = 20;
   let remote = false;
   const positional: string[] = [];
   while (rest.length > 0) {
     const arg = rest.shift() as string;
-    if (arg === '--state-dir') stateDir = resolve(rest.shift() ?? '');
-    else if (arg === '-n') count = Number(rest.shift());
+    if (arg === '--state-dir') {
+      stateDir = resolve(rest.shift() ?? '');
+      stateDirGiven = true;
+    } else if (arg === '-n') count = Number(rest.shift());
     else if (arg === '--remote') remote = true;
     else if (arg === '-h' || arg === '--help') return USAGE;
     else positional.push(arg);
@@ -50,11 +53,22 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | strin
   if (!Number.isInteger(count) || count < 1) return `-n must be a whole number of at least 1\n${USAGE}`;
   const [command, file] = positional;
   if (remote && !file) return `--remote needs the exported file\n${USAGE}`;
+  const relative = relativeSetting(env, [...(stateDirGiven ? [] : ['ENGAGE_STATE_DIR']), ...(file ? [] : ['ENGAGE_AUDIT_LOG'])]);
+  if (relative) return relative;
   stateDir ??= homeStateDir(env);
   const record = file ? resolve(file) : env.ENGAGE_AUDIT_LOG?.trim() || (stateDir === undefined ? undefined : join(stateDir, 'audit.jsonl'));
   // verify reads the record's secret and chain head from the state directory (--remote, from ENGAGE_STATE_SECRET).
   if (record === undefined || (command === 'verify' && !remote && stateDir === undefined)) return NO_HOME;
   return { command, file: record, stateDir, count, remote };
+}
+
+/** The servers refuse a relative ENGAGE_STATE_DIR or ENGAGE_AUDIT_LOG (it would name another folder from each working folder); so does this command, for the settings it uses. */
+function relativeSetting(env: NodeJS.ProcessEnv, names: string[]): string | undefined {
+  for (const name of names) {
+    const raw = env[name]?.trim();
+    if (raw && !isAbsolute(raw)) return `${name} must be an absolute path, as the servers require (got ${JSON.stringify(raw.slice(0, 80))})`;
+  }
+  return undefined;
 }
 
 function readLines(file: string): string[] {
