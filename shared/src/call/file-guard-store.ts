@@ -647,6 +647,8 @@ function usable(path: string, work: () => void): void {
 function whatToDo(code: string | undefined): string {
   if (code === 'EROFS') return 'Make that file system writable again, or set ENGAGE_STATE_DIR (and ENGAGE_AUDIT_LOG, if set) to a folder on one that is,';
   if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG') return 'Free space on that disk';
+  if (code === 'EACCES' || code === 'EPERM')
+    return 'Let this user write there (chmod u+w on the folder, if it is its own), or set ENGAGE_STATE_DIR (and ENGAGE_AUDIT_LOG, if set) to a folder it may write,';
   return 'Fix the error';
 }
 
