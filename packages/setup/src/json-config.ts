@@ -63,33 +63,57 @@ function parse(existing: string | undefined, path: string): JsonObject {
 
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
+/** An object's keys so far, and whether JavaScript would list them in that order. */
+interface KeysSeen {
+  keys: Set<string>;
+  /** The greatest array-index key so far, -1 before one. */
+  lastIndex: number;
+  /** Whether a key that is not an array index came already. */
+  other: boolean;
+}
+
 /**
- * The file is written back with JSON.stringify, which spells each number its own way and keeps
- * only the last of a key given twice: a file where that would lose something is refused. `text`
- * is valid JSON (JSON.parse took it), so only strings, numbers and punctuation need telling apart.
+ * The file is written back with JSON.stringify, which spells each number its own way, keeps only
+ * the last of a key given twice, and lists an object's array-index keys ("1", "2024") first, in
+ * numeric order: a file where that would lose or move something is refused. `text` is valid JSON
+ * (JSON.parse took it), so only strings, numbers and punctuation need telling apart.
  */
 function refuseLosses(text: string, path: string): void {
-  const objects: (Set<string> | undefined)[] = [];
+  const objects: (KeysSeen | undefined)[] = [];
   let expectingKey = false;
   for (let i = 0; i < text.length; i++) {
     const char = text[i] as string;
     if (char === '"') {
       const end = stringEnd(text, i);
-      const keys = objects.at(-1);
-      if (keys && expectingKey) {
-        const key = JSON.parse(text.slice(i, end)) as string;
-        if (keys.has(key)) refuse(path, `has the key ${JSON.stringify(key)} twice in one object (${lineOf(text, i)}), and only the last would be kept`);
-        keys.add(key);
-      }
+      const seen = objects.at(-1);
+      if (seen && expectingKey) checkKey(seen, JSON.parse(text.slice(i, end)) as string, () => lineOf(text, i), path);
       i = end - 1;
     } else if (char === '{' || char === '[') {
-      objects.push(char === '{' ? new Set() : undefined);
+      objects.push(char === '{' ? { keys: new Set(), lastIndex: -1, other: false } : undefined);
       expectingKey = char === '{';
     } else if (char === '}' || char === ']') objects.pop();
     else if (char === ',') expectingKey = objects.at(-1) !== undefined;
     else if (char === ':') expectingKey = false;
     else if (char === '-' || (char >= '0' && char <= '9')) i = checkNumber(text, i, path) - 1;
   }
+}
+
+/** The greatest array index: a key spelled as one up to this is listed before all others. */
+const MAX_ARRAY_INDEX = 2 ** 32 - 2;
+
+function checkKey(seen: KeysSeen, key: string, where: () => string, path: string): void {
+  const spelled = JSON.stringify(key);
+  if (seen.keys.has(key)) refuse(path, `has the key ${spelled} twice in one object (${where()}), and only the last would be kept`);
+  seen.keys.add(key);
+  const index = /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) <= MAX_ARRAY_INDEX ? Number(key) : undefined;
+  if (index === undefined) {
+    seen.other = true;
+    return;
+  }
+  if (seen.other || index < seen.lastIndex) {
+    refuse(path, `has the key ${spelled} (${where()}) after other keys, and it would be moved before them (keys like "1" are written first, in numeric order)`);
+  }
+  seen.lastIndex = index;
 }
 
 /** Where the number at `start` ends; refuses one JSON.stringify would spell otherwise (1.50, 1e3, a big integer). */
