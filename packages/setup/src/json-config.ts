@@ -45,8 +45,14 @@ export function mergeJsonConfig(existing: string | undefined, host: Host, entrie
   return serialize(config, existing);
 }
 
+/**
+ * JSON's own whitespace only: an empty file. Not String.trim(), which removes a no-break space and
+ * the like as well: a file of those taken for empty would be replaced, losing them.
+ */
+const isBlank = (text: string) => /^[ \t\r\n]*$/.test(text);
+
 function parse(existing: string | undefined, path: string): JsonObject {
-  if (existing === undefined || existing.trim() === '') return {};
+  if (existing === undefined || isBlank(existing)) return {};
   let config: unknown;
   try {
     config = JSON.parse(existing);
@@ -153,7 +159,7 @@ function where(text: string, error: unknown): string {
 /** In the file's own indentation and line endings, ending as it did. */
 function serialize(config: JsonObject, existing: string | undefined): string {
   const indent = /^([ \t]+)["}\]]/m.exec(existing ?? '')?.[1] ?? '  ';
-  const finalNewline = existing === undefined || existing.trim() === '' || /\n$/.test(existing);
+  const finalNewline = existing === undefined || isBlank(existing) || /\n$/.test(existing);
   let text = JSON.stringify(config, null, indent) + (finalNewline ? '\n' : '');
   if (existing?.includes('\r\n')) text = text.replace(/\n/g, '\r\n');
   return text;
