@@ -79,9 +79,16 @@ interface KeysSeen {
 }
 
 /**
+ * How deep values may nest under the top-level object, as in Codex's TOML: written back indented, a
+ * file grows with the square of its depth (2 KB nested 1,000 deep would come back as 4 MB).
+ */
+const MAX_DEPTH = 100;
+
+/**
  * The file is written back with JSON.stringify, which spells each number its own way, keeps only
  * the last of a key given twice, and lists an object's array-index keys ("1", "2024") first, in
- * numeric order: a file where that would lose or move something is refused. `text` is valid JSON
+ * numeric order: a file where that would lose or move something is refused, as is one nested too
+ * deep to be written back indented. `text` is valid JSON
  * (JSON.parse took it), so only strings, numbers and punctuation need telling apart.
  */
 function refuseLosses(text: string, path: string): void {
@@ -95,6 +102,8 @@ function refuseLosses(text: string, path: string): void {
       if (seen && expectingKey) checkKey(seen, JSON.parse(text.slice(i, end)) as string, () => lineOf(text, i), path);
       i = end - 1;
     } else if (char === '{' || char === '[') {
+      // The top-level object, then the values in it.
+      if (objects.length > MAX_DEPTH) refuse(path, `nests its values more than ${MAX_DEPTH} deep (${lineOf(text, i)})`);
       objects.push(char === '{' ? { keys: new Set(), lastIndex: -1, other: false } : undefined);
       expectingKey = char === '{';
     } else if (char === '}' || char === ']') objects.pop();
