@@ -61,10 +61,22 @@ function mergedServers(config: JsonObject, host: Host, entries: Record<string, J
         `${path}: the existing "${name}" entry is not a server object with an env object; fix or remove it, then run again. Nothing was changed.`,
       );
     }
+    if (isRemote(current)) {
+      throw new ConfigRefused(
+        `${path}: the existing "${name}" entry is a remote server (a url or an http or sse type), and adding a command to it would make an entry that is neither; ` +
+          'rename or remove it, then run again. Nothing was changed.',
+      );
+    }
     merged[name] = { ...current, ...entry, env: { ...(current.env as JsonObject | undefined), ...(entry.env as JsonObject) } };
   }
   return merged;
 }
+
+/** The hosts' ways of naming a server they reach over the network rather than start (Gemini CLI: httpUrl; Windsurf: serverUrl). */
+const REMOTE_FIELDS = ['url', 'httpUrl', 'serverUrl'];
+
+const isRemote = (entry: JsonObject) =>
+  REMOTE_FIELDS.some((field) => Object.hasOwn(entry, field)) || (typeof entry.type === 'string' && entry.type !== 'stdio');
 
 /** VS Code's input for the key, over the user's own of that id; `at` its place in "inputs", -1 for a new one. */
 function mergedInput(config: JsonObject, path: string): { value: JsonObject; at: number } {
