@@ -163,17 +163,18 @@ interface KeysSeen {
 }
 
 /**
- * How deep values may nest under the top-level object, as in Codex's TOML: written back indented, a
- * file grows with the square of its depth (2 KB nested 1,000 deep would come back as 4 MB).
+ * How deep values may nest under the top-level object, as in Codex's TOML: an entry of ours is
+ * written back indented, growing with the square of its depth (2 KB nested 1,000 deep is 4 MB).
  */
 const MAX_DEPTH = 100;
 
 /**
- * The file is written back with JSON.stringify, which spells each number its own way, keeps only
- * the last of a key given twice, and lists an object's array-index keys ("1", "2024") first, in
- * numeric order: a file where that would lose or move something is refused, as is one nested too
- * deep to be written back indented. `text` is valid JSON
- * (JSON.parse took it), so only strings, numbers and punctuation need telling apart.
+ * Our entries are written back with JSON.stringify, which spells each number its own way, keeps
+ * only the last of a key given twice, and lists an object's array-index keys ("1", "2024") first,
+ * in numeric order. The rest of the file is kept byte for byte, but the rule stays the one from
+ * when the whole file was written anew: a file where any of these would show anywhere is refused,
+ * as is one nested too deep. `text` is valid JSON (JSON.parse took it), so only strings, numbers
+ * and punctuation need telling apart.
  */
 function refuseLosses(text: string, path: string): void {
   const objects: (KeysSeen | undefined)[] = [];
