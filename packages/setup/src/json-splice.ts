@@ -106,7 +106,10 @@ function lineIndent(text: string, at: number): string {
  * one line, as it stays.
  */
 export function baseAt(text: string, at: number): string | undefined {
-  return /\n[ \t\r\n]*\S/.test(text) ? lineIndent(text, at) : undefined;
+  // Not a regular expression: one like \n\s*\S takes time with the square of a run of blank lines.
+  let last = text.length - 1;
+  while (last >= 0 && ' \t\r\n'.includes(text[last] as string)) last--;
+  return text.lastIndexOf('\n', last) >= 0 ? lineIndent(text, at) : undefined;
 }
 
 /** `value` as JSON, laid out to start on a line indented `base`, or on one line where that is undefined. */
