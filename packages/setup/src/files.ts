@@ -26,12 +26,32 @@ function decodeUtf8(bytes: Buffer, path: string): string {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    const line = bytes.toString('utf8').split('\uFFFD')[0]?.split('\n').length ?? 1;
+    const line = bytes.subarray(0, utf8PrefixLength(bytes)).filter((byte) => byte === 0x0a).length + 1;
     throw new ConfigRefused(
       `${path} is not valid UTF-8 (a byte on line ${line} is in another encoding, Latin-1 say); nothing was changed, ` +
         'as rewriting it would change those bytes. Save it as UTF-8, or add the servers by hand: run again with --print for the snippet.',
     );
   }
+}
+
+/**
+ * How many bytes from the start are UTF-8 (a sequence cut short at the end counts), so the next is
+ * the first that is not. Not where a lenient decoding first holds U+FFFD: the file may hold that
+ * character itself. A binary search: a prefix of a good prefix is good.
+ */
+function utf8PrefixLength(bytes: Buffer): number {
+  let good = 0;
+  let bad = bytes.length + 1;
+  while (bad - good > 1) {
+    const middle = Math.floor((good + bad) / 2);
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, middle), { stream: true });
+      good = middle;
+    } catch {
+      bad = middle;
+    }
+  }
+  return good;
 }
 
 /** Root may write anything, so the mode bits say whether the person meant the file to stay as it is. */

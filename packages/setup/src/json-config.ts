@@ -1,9 +1,24 @@
 // Merging servers into a host's JSON config (Claude Desktop, Claude Code, VS Code, Cursor, Gemini
-// CLI). Everything else in the file keeps its value and order; within one of our entries, fields
-// and env variables the user added are kept too. A file that is not plain JSON (VS Code allows
-// comments, for one) is refused rather than rewritten without them.
+// CLI). Our entries are written into the file's text in place (json-splice.ts), so everything else
+// in it stays byte for byte; within one of our entries, fields and env variables the user added are
+// kept too. A file that is not plain JSON (VS Code allows comments, for one) is refused rather than
+// rewritten without them.
 import { ConfigRefused } from './config-error.js';
 import { VSCODE_KEY_INPUT, type Host } from './hosts.js';
+import {
+  appendEdit,
+  applyEdits,
+  arrayAt,
+  baseAt,
+  type Edit,
+  type Layout,
+  memberText,
+  objectAt,
+  renderValue,
+  type Span,
+  skipSpace,
+  stringEnd,
+} from './json-splice.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -15,13 +30,30 @@ const isObject = (value: unknown): value is JsonObject => typeof value === 'obje
  */
 export function mergeJsonConfig(existing: string | undefined, host: Host, entries: Record<string, JsonObject>, path: string): string {
   const config = parse(existing, path);
+  const servers = mergedServers(config, host, entries, path);
+  const input = host.asksForKey ? mergedInput(config, path) : undefined;
+  if (existing === undefined || isBlank(existing)) {
+    const text = `${JSON.stringify(freshConfig(host, servers, input), null, '  ')}\n`;
+    return existing?.includes('\r\n') ? text.replace(/\n/g, '\r\n') : text;
+  }
+  return applyEdits(existing, editsFor(existing, host, servers, input));
+}
+
+/** A config of nothing but ours. */
+const freshConfig = (host: Host, servers: JsonObject, input: { value: JsonObject } | undefined): JsonObject => ({
+  [host.container]: servers,
+  ...(input ? { inputs: [input.value] } : {}),
+});
+
+/** Our entries as they are to be: each given one, over what the user added to it. */
+function mergedServers(config: JsonObject, host: Host, entries: Record<string, JsonObject>, path: string): Record<string, JsonObject> {
   const servers = config[host.container] ?? {};
   if (!isObject(servers)) throw new ConfigRefused(`${path}: "${host.container}" is not an object, so the servers cannot be added to it; nothing was changed.`);
-
+  const merged: Record<string, JsonObject> = {};
   for (const [name, entry] of Object.entries(entries)) {
-    const current = servers[name];
+    const current = Object.hasOwn(servers, name) ? servers[name] : undefined;
     if (current === undefined) {
-      servers[name] = entry;
+      merged[name] = entry;
       continue;
     }
     if (!isObject(current) || (current.env !== undefined && !isObject(current.env))) {
@@ -29,24 +61,82 @@ export function mergeJsonConfig(existing: string | undefined, host: Host, entrie
         `${path}: the existing "${name}" entry is not a server object with an env object; fix or remove it, then run again. Nothing was changed.`,
       );
     }
-    servers[name] = { ...current, ...entry, env: { ...(current.env as JsonObject | undefined), ...(entry.env as JsonObject) } };
+    if (isRemote(current)) {
+      throw new ConfigRefused(
+        `${path}: the existing "${name}" entry is a remote server (a url or an http or sse type), and adding a command to it would make an entry that is neither; ` +
+          'rename or remove it, then run again. Nothing was changed.',
+      );
+    }
+    merged[name] = { ...current, ...entry, env: { ...(current.env as JsonObject | undefined), ...(entry.env as JsonObject) } };
   }
-  config[host.container] = servers;
-
-  if (host.asksForKey) {
-    const inputs = config.inputs ?? [];
-    if (!Array.isArray(inputs)) throw new ConfigRefused(`${path}: "inputs" is not a list; nothing was changed.`);
-    const at = inputs.findIndex((input) => isObject(input) && input.id === VSCODE_KEY_INPUT.id);
-    if (at < 0) inputs.push({ ...VSCODE_KEY_INPUT });
-    else inputs[at] = { ...(inputs[at] as JsonObject), ...VSCODE_KEY_INPUT };
-    config.inputs = inputs;
-  }
-
-  return serialize(config, existing);
+  return merged;
 }
 
+/** The hosts' ways of naming a server they reach over the network rather than start (Gemini CLI: httpUrl; Windsurf: serverUrl). */
+const REMOTE_FIELDS = ['url', 'httpUrl', 'serverUrl'];
+
+const isRemote = (entry: JsonObject) =>
+  REMOTE_FIELDS.some((field) => Object.hasOwn(entry, field)) || (typeof entry.type === 'string' && entry.type !== 'stdio');
+
+/** VS Code's input for the key, over the user's own of that id; `at` its place in "inputs", -1 for a new one. */
+function mergedInput(config: JsonObject, path: string): { value: JsonObject; at: number } {
+  const inputs = config.inputs ?? [];
+  if (!Array.isArray(inputs)) throw new ConfigRefused(`${path}: "inputs" is not a list; nothing was changed.`);
+  const at = inputs.findIndex((input) => isObject(input) && input.id === VSCODE_KEY_INPUT.id);
+  return { value: { ...(at < 0 ? {} : (inputs[at] as JsonObject)), ...VSCODE_KEY_INPUT }, at };
+}
+
+/** The edits that write `servers` (and `input`) into `text`, a JSON object as parse() took it. */
+function editsFor(text: string, host: Host, servers: Record<string, JsonObject>, input: { value: JsonObject; at: number } | undefined): Edit[] {
+  const layout: Layout = { unit: /^([ \t]+)["}\]]/m.exec(text)?.[1] ?? '  ', eol: text.includes('\r\n') ? '\r\n' : '\n' };
+  const top = objectAt(text, skipSpace(text, 0));
+  // Nothing of the person's: the whole object written anew, on lines of its own.
+  if (top.items.length === 0) return [{ start: top.open, end: top.close + 1, text: renderValue(freshConfig(host, servers, input), layout, '') }];
+  const edits: Edit[] = [];
+  const added: ((base: string | undefined) => string)[] = [];
+  const container = top.items.find((member) => member.key === host.container);
+  // A null container or inputs (mergedServers and mergedInput refuse any other that is not one) is replaced whole.
+  if (container === undefined) added.push(memberText(host.container, servers, layout));
+  else if (text[container.value.start] !== '{') edits.push(replaced(text, container.value, servers, layout, container.keyStart));
+  else {
+    const object = objectAt(text, container.value.start);
+    const appended: ((base: string | undefined) => string)[] = [];
+    for (const [name, entry] of Object.entries(servers)) {
+      const member = object.items.find(({ key }) => key === name);
+      if (member === undefined) appended.push(memberText(name, entry, layout));
+      else edits.push(replaced(text, member.value, entry, layout, member.keyStart));
+    }
+    if (appended.length > 0) edits.push(appendEdit(text, object, appended, layout));
+  }
+  if (input !== undefined) {
+    const inputs = top.items.find((member) => member.key === 'inputs');
+    if (inputs === undefined) added.push(memberText('inputs', [input.value], layout));
+    else if (text[inputs.value.start] !== '[') edits.push(replaced(text, inputs.value, [input.value], layout, inputs.keyStart));
+    else {
+      const array = arrayAt(text, inputs.value.start);
+      const element = array.items[input.at];
+      if (element === undefined) edits.push(appendEdit(text, array, [(base) => renderValue(input.value, layout, base)], layout));
+      else edits.push(replaced(text, element, input.value, layout, element.start));
+    }
+  }
+  if (added.length > 0) edits.push(appendEdit(text, top, added, layout));
+  return edits;
+}
+
+/** `value` in place of the one at `span`, laid out from the indent of the line `lineAt` is on; kept where it is that already. */
+function replaced(text: string, span: Span, value: unknown, layout: Layout, lineAt: number): Edit {
+  const same = JSON.stringify(JSON.parse(text.slice(span.start, span.end))) === JSON.stringify(value);
+  return same ? { ...span, text: text.slice(span.start, span.end) } : { ...span, text: renderValue(value, layout, baseAt(text, lineAt)) };
+}
+
+/**
+ * JSON's own whitespace only: an empty file. Not String.trim(), which removes a no-break space and
+ * the like as well: a file of those taken for empty would be replaced, losing them.
+ */
+const isBlank = (text: string) => /^[ \t\r\n]*$/.test(text);
+
 function parse(existing: string | undefined, path: string): JsonObject {
-  if (existing === undefined || existing.trim() === '') return {};
+  if (existing === undefined || isBlank(existing)) return {};
   let config: unknown;
   try {
     config = JSON.parse(existing);
@@ -63,33 +153,67 @@ function parse(existing: string | undefined, path: string): JsonObject {
 
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
+/** An object's keys so far, and whether JavaScript would list them in that order. */
+interface KeysSeen {
+  keys: Set<string>;
+  /** The greatest array-index key so far, -1 before one. */
+  lastIndex: number;
+  /** Whether a key that is not an array index came already. */
+  other: boolean;
+}
+
 /**
- * The file is written back with JSON.stringify, which spells each number its own way and keeps
- * only the last of a key given twice: a file where that would lose something is refused. `text`
- * is valid JSON (JSON.parse took it), so only strings, numbers and punctuation need telling apart.
+ * How deep values may nest under the top-level object, as in Codex's TOML: an entry of ours is
+ * written back indented, growing with the square of its depth (2 KB nested 1,000 deep is 4 MB).
+ */
+const MAX_DEPTH = 100;
+
+/**
+ * Our entries are written back with JSON.stringify, which spells each number its own way, keeps
+ * only the last of a key given twice, and lists an object's array-index keys ("1", "2024") first,
+ * in numeric order. The rest of the file is kept byte for byte, but the rule stays the one from
+ * when the whole file was written anew: a file where any of these would show anywhere is refused,
+ * as is one nested too deep. `text` is valid JSON (JSON.parse took it), so only strings, numbers
+ * and punctuation need telling apart.
  */
 function refuseLosses(text: string, path: string): void {
-  const objects: (Set<string> | undefined)[] = [];
+  const objects: (KeysSeen | undefined)[] = [];
   let expectingKey = false;
   for (let i = 0; i < text.length; i++) {
     const char = text[i] as string;
     if (char === '"') {
       const end = stringEnd(text, i);
-      const keys = objects.at(-1);
-      if (keys && expectingKey) {
-        const key = JSON.parse(text.slice(i, end)) as string;
-        if (keys.has(key)) refuse(path, `has the key ${JSON.stringify(key)} twice in one object (${lineOf(text, i)}), and only the last would be kept`);
-        keys.add(key);
-      }
+      const seen = objects.at(-1);
+      if (seen && expectingKey) checkKey(seen, JSON.parse(text.slice(i, end)) as string, () => lineOf(text, i), path);
       i = end - 1;
     } else if (char === '{' || char === '[') {
-      objects.push(char === '{' ? new Set() : undefined);
+      // The top-level object, then the values in it.
+      if (objects.length > MAX_DEPTH) refuse(path, `nests its values more than ${MAX_DEPTH} deep (${lineOf(text, i)})`);
+      objects.push(char === '{' ? { keys: new Set(), lastIndex: -1, other: false } : undefined);
       expectingKey = char === '{';
     } else if (char === '}' || char === ']') objects.pop();
     else if (char === ',') expectingKey = objects.at(-1) !== undefined;
     else if (char === ':') expectingKey = false;
     else if (char === '-' || (char >= '0' && char <= '9')) i = checkNumber(text, i, path) - 1;
   }
+}
+
+/** The greatest array index: a key spelled as one up to this is listed before all others. */
+const MAX_ARRAY_INDEX = 2 ** 32 - 2;
+
+function checkKey(seen: KeysSeen, key: string, where: () => string, path: string): void {
+  const spelled = JSON.stringify(key);
+  if (seen.keys.has(key)) refuse(path, `has the key ${spelled} twice in one object (${where()}), and only the last would be kept`);
+  seen.keys.add(key);
+  const index = /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) <= MAX_ARRAY_INDEX ? Number(key) : undefined;
+  if (index === undefined) {
+    seen.other = true;
+    return;
+  }
+  if (seen.other || index < seen.lastIndex) {
+    refuse(path, `has the key ${spelled} (${where()}) after other keys, and it would be moved before them (keys like "1" are written first, in numeric order)`);
+  }
+  seen.lastIndex = index;
 }
 
 /** Where the number at `start` ends; refuses one JSON.stringify would spell otherwise (1.50, 1e3, a big integer). */
@@ -107,13 +231,6 @@ function refuse(path: string, problem: string): never {
   );
 }
 
-/** Past the closing quote of the string that opens at `start`. */
-function stringEnd(text: string, start: number): number {
-  let i = start + 1;
-  while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-  return i + 1;
-}
-
 function lineOf(text: string, at: number): string {
   const before = text.slice(0, at).split('\n');
   return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
@@ -124,13 +241,4 @@ function where(text: string, error: unknown): string {
   if (position === undefined) return '';
   const before = text.slice(0, Number(position)).split('\n');
   return ` at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
-}
-
-/** In the file's own indentation and line endings, ending as it did. */
-function serialize(config: JsonObject, existing: string | undefined): string {
-  const indent = /^([ \t]+)["}\]]/m.exec(existing ?? '')?.[1] ?? '  ';
-  const finalNewline = existing === undefined || existing.trim() === '' || /\n$/.test(existing);
-  let text = JSON.stringify(config, null, indent) + (finalNewline ? '\n' : '');
-  if (existing?.includes('\r\n')) text = text.replace(/\n/g, '\r\n');
-  return text;
 }

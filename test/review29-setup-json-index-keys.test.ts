@@ -1,0 +1,48 @@
+// Review 29, the setup command against hostile JSON configs (found by a differential fuzzer): a
+// JavaScript object lists keys that are array indices ("1", "2024") first, in numeric order, before
+// every other key, so a config with such a key after another came back with its keys reordered,
+// which the merge promises never to do. Such a file is now refused, left as it is, saying which key;
+// one whose index keys already come first, in order, is merged as before.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { configPathIn, setupWithKey } from './setup-run.js';
+
+let home: string;
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'engage-review29-index-'));
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+async function setupOver(text: string) {
+  const path = configPathIn(home, 'cursor');
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+  const ran = await setupWithKey(home, 'cursor', 'sk_live_29a4c1e7b3d5f8a6c0e2');
+  return { path, ran, after: await readFile(path, 'utf8') };
+}
+
+describe('keys that are array indices', () => {
+  it.each([
+    ['after another key', '{\n  "theme": "dark",\n  "2024": { "note": "kept" },\n  "mcpServers": {}\n}\n', '"2024"'],
+    ['out of numeric order', '{\n  "10": true,\n  "9": false,\n  "mcpServers": {}\n}\n', '"9"'],
+    ['inside a server of the user', '{\n  "mcpServers": { "other": { "env": { "B": "x", "1": "y" } } }\n}\n', '"1"'],
+  ])('%s: refused, naming the key, the file left byte for byte', async (_, text, key) => {
+    const { path, ran, after } = await setupOver(text);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(path);
+    expect(ran.stderr).toContain(key);
+    expect(ran.stderr).toMatch(/nothing was changed/i);
+    expect(after).toBe(text);
+  });
+
+  it('first and in numeric order, or not indices at all ("01", "-1", "4294967295"): merged, the order kept', async () => {
+    const text = '{\n  "1": 1,\n  "2": 2,\n  "theme": "dark",\n  "01": 3,\n  "-1": 4,\n  "4294967295": 5,\n  "mcpServers": {}\n}\n';
+    const { ran, after } = await setupOver(text);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(after.startsWith('{\n  "1": 1,\n  "2": 2,\n  "theme": "dark",\n  "01": 3,\n  "-1": 4,\n  "4294967295": 5,\n  "mcpServers": {\n')).toBe(true);
+  });
+});
