@@ -78,11 +78,14 @@ const REMOTE_FIELDS = ['url', 'httpUrl', 'serverUrl'];
 const isRemote = (entry: JsonObject) =>
   REMOTE_FIELDS.some((field) => Object.hasOwn(entry, field)) || (typeof entry.type === 'string' && entry.type !== 'stdio');
 
-/** VS Code's input for the key, over the user's own of that id; `at` its place in "inputs", -1 for a new one. */
+/**
+ * VS Code's input for the key, over the user's own of that id; `at` its place in "inputs", -1 for a
+ * new one. Of two inputs of that id VS Code asks with the last (inputs.filter(id).pop()): that one.
+ */
 function mergedInput(config: JsonObject, path: string): { value: JsonObject; at: number } {
   const inputs = config.inputs ?? [];
   if (!Array.isArray(inputs)) throw new ConfigRefused(`${path}: "inputs" is not a list; nothing was changed.`);
-  const at = inputs.findIndex((input) => isObject(input) && input.id === VSCODE_KEY_INPUT.id);
+  const at = inputs.findLastIndex((input) => isObject(input) && input.id === VSCODE_KEY_INPUT.id);
   return { value: { ...(at < 0 ? {} : (inputs[at] as JsonObject)), ...VSCODE_KEY_INPUT }, at };
 }
 
