@@ -94,9 +94,23 @@ function valueEnd(text: string, start: number): number {
   }
 }
 
+/**
+ * The file's line ending: CRLF, LF, or a lone CR (classic Mac), which JSON takes as whitespace too;
+ * LF for a file on one line.
+ */
+export function lineEnding(text: string): string {
+  if (text.includes('\r\n')) return '\r\n';
+  return text.includes('\r') && !text.includes('\n') ? '\r' : '\n';
+}
+
+/** Where the last line break at or before `at` is (the LF of a CRLF), -1 for none. */
+function lastBreak(text: string, at: number): number {
+  return Math.max(text.lastIndexOf('\n', at), text.lastIndexOf('\r', at));
+}
+
 /** The spaces and tabs that begin the line `at` is on. */
 function lineIndent(text: string, at: number): string {
-  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  const lineStart = lastBreak(text, at - 1) + 1;
   return /^[ \t]*/.exec(text.slice(lineStart, at))?.[0] ?? '';
 }
 
@@ -109,7 +123,7 @@ export function baseAt(text: string, at: number): string | undefined {
   // Not a regular expression: one like \n\s*\S takes time with the square of a run of blank lines.
   let last = text.length - 1;
   while (last >= 0 && ' \t\r\n'.includes(text[last] as string)) last--;
-  return text.lastIndexOf('\n', last) >= 0 ? lineIndent(text, at) : undefined;
+  return lastBreak(text, last) >= 0 ? lineIndent(text, at) : undefined;
 }
 
 /** `value` as JSON, laid out to start on a line indented `base`, or on one line where that is undefined. */
@@ -128,7 +142,7 @@ export function appendEdit(text: string, container: Container<Span | Member>, it
     let delimiter = lastStart - 1;
     while (' \t\r\n'.includes(text[delimiter] as string)) delimiter--;
     const separator = text.slice(delimiter + 1, lastStart);
-    const newline = separator.lastIndexOf('\n');
+    const newline = lastBreak(separator, separator.length - 1);
     const base = newline < 0 ? undefined : separator.slice(newline + 1);
     return { start: lastEnd, end: lastEnd, text: items.map((item) => `,${separator}${item(base)}`).join('') };
   }
