@@ -115,15 +115,15 @@ function lineIndent(text: string, at: number): string {
 }
 
 /**
- * Where values are written on lines of their own (the file has more than one line, a final line
- * break aside), the indent of the line a value at `at` starts on; undefined where the file is all on
- * one line, as it stays.
+ * Where values are written on lines of their own (the JSON spans more than one line, blank lines
+ * before and after it aside), the indent of the line a value at `at` starts on; undefined where the
+ * JSON is all on one line, as it stays.
  */
 export function baseAt(text: string, at: number): string | undefined {
   // Not a regular expression: one like \n\s*\S takes time with the square of a run of blank lines.
   let last = text.length - 1;
   while (last >= 0 && ' \t\r\n'.includes(text[last] as string)) last--;
-  return lastBreak(text, last) >= 0 ? lineIndent(text, at) : undefined;
+  return lastBreak(text, last) > skipSpace(text, 0) ? lineIndent(text, at) : undefined;
 }
 
 /** `value` as JSON, laid out to start on a line indented `base`, or on one line where that is undefined. */
