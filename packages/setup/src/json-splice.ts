@@ -129,7 +129,8 @@ export function baseAt(text: string, at: number): string | undefined {
 /** `value` as JSON, laid out to start on a line indented `base`, or on one line where that is undefined. */
 export function renderValue(value: unknown, layout: Layout, base: string | undefined): string {
   if (base === undefined) return JSON.stringify(value);
-  return JSON.stringify(value, null, layout.unit).replace(/\n/g, layout.eol + base);
+  // JSON.stringify indents at most 10 characters a level: one space a level, each made the file's unit.
+  return JSON.stringify(value, null, 1).replace(/\n( *)/g, (_, depth: string) => layout.eol + base + layout.unit.repeat(depth.length));
 }
 
 /** `items` (each rendered at the indent it is given) added at the end of `container`, after its own. */
