@@ -43,6 +43,7 @@ describe('a JSON config whose lines end in CR alone', () => {
   });
 
   it.each([
+    ['a blank file', '\r\r'],
     ['an empty object', '{\r}\r'],
     ['an empty container', '{\r  "mcpServers": {}\r}\r'],
     ['no container yet', '{\r  "theme": "dark"\r}\r'],
