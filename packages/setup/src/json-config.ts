@@ -12,6 +12,7 @@ import {
   baseAt,
   type Edit,
   type Layout,
+  lineEnding,
   memberText,
   objectAt,
   renderValue,
@@ -34,7 +35,7 @@ export function mergeJsonConfig(existing: string | undefined, host: Host, entrie
   const input = host.asksForKey ? mergedInput(config, path) : undefined;
   if (existing === undefined || isBlank(existing)) {
     const text = `${JSON.stringify(freshConfig(host, servers, input), null, '  ')}\n`;
-    return existing?.includes('\r\n') ? text.replace(/\n/g, '\r\n') : text;
+    return existing === undefined ? text : text.replace(/\n/g, lineEnding(existing));
   }
   return applyEdits(existing, editsFor(existing, host, servers, input));
 }
@@ -78,17 +79,20 @@ const REMOTE_FIELDS = ['url', 'httpUrl', 'serverUrl'];
 const isRemote = (entry: JsonObject) =>
   REMOTE_FIELDS.some((field) => Object.hasOwn(entry, field)) || (typeof entry.type === 'string' && entry.type !== 'stdio');
 
-/** VS Code's input for the key, over the user's own of that id; `at` its place in "inputs", -1 for a new one. */
+/**
+ * VS Code's input for the key, over the user's own of that id; `at` its place in "inputs", -1 for a
+ * new one. Of two inputs of that id VS Code asks with the last (inputs.filter(id).pop()): that one.
+ */
 function mergedInput(config: JsonObject, path: string): { value: JsonObject; at: number } {
   const inputs = config.inputs ?? [];
   if (!Array.isArray(inputs)) throw new ConfigRefused(`${path}: "inputs" is not a list; nothing was changed.`);
-  const at = inputs.findIndex((input) => isObject(input) && input.id === VSCODE_KEY_INPUT.id);
+  const at = inputs.findLastIndex((input) => isObject(input) && input.id === VSCODE_KEY_INPUT.id);
   return { value: { ...(at < 0 ? {} : (inputs[at] as JsonObject)), ...VSCODE_KEY_INPUT }, at };
 }
 
 /** The edits that write `servers` (and `input`) into `text`, a JSON object as parse() took it. */
 function editsFor(text: string, host: Host, servers: Record<string, JsonObject>, input: { value: JsonObject; at: number } | undefined): Edit[] {
-  const layout: Layout = { unit: /^([ \t]+)["}\]]/m.exec(text)?.[1] ?? '  ', eol: text.includes('\r\n') ? '\r\n' : '\n' };
+  const layout: Layout = { unit: /^([ \t]+)["}\]]/m.exec(text)?.[1] ?? '  ', eol: lineEnding(text) };
   const top = objectAt(text, skipSpace(text, 0));
   // Nothing of the person's: the whole object written anew, on lines of its own.
   if (top.items.length === 0) return [{ start: top.open, end: top.close + 1, text: renderValue(freshConfig(host, servers, input), layout, '') }];

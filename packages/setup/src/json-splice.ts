@@ -94,28 +94,43 @@ function valueEnd(text: string, start: number): number {
   }
 }
 
+/**
+ * The file's line ending: CRLF, LF, or a lone CR (classic Mac), which JSON takes as whitespace too;
+ * LF for a file on one line.
+ */
+export function lineEnding(text: string): string {
+  if (text.includes('\r\n')) return '\r\n';
+  return text.includes('\r') && !text.includes('\n') ? '\r' : '\n';
+}
+
+/** Where the last line break at or before `at` is (the LF of a CRLF), -1 for none. */
+function lastBreak(text: string, at: number): number {
+  return Math.max(text.lastIndexOf('\n', at), text.lastIndexOf('\r', at));
+}
+
 /** The spaces and tabs that begin the line `at` is on. */
 function lineIndent(text: string, at: number): string {
-  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  const lineStart = lastBreak(text, at - 1) + 1;
   return /^[ \t]*/.exec(text.slice(lineStart, at))?.[0] ?? '';
 }
 
 /**
- * Where values are written on lines of their own (the file has more than one line, a final line
- * break aside), the indent of the line a value at `at` starts on; undefined where the file is all on
- * one line, as it stays.
+ * Where values are written on lines of their own (the JSON spans more than one line, blank lines
+ * before and after it aside), the indent of the line a value at `at` starts on; undefined where the
+ * JSON is all on one line, as it stays.
  */
 export function baseAt(text: string, at: number): string | undefined {
   // Not a regular expression: one like \n\s*\S takes time with the square of a run of blank lines.
   let last = text.length - 1;
   while (last >= 0 && ' \t\r\n'.includes(text[last] as string)) last--;
-  return text.lastIndexOf('\n', last) >= 0 ? lineIndent(text, at) : undefined;
+  return lastBreak(text, last) > skipSpace(text, 0) ? lineIndent(text, at) : undefined;
 }
 
 /** `value` as JSON, laid out to start on a line indented `base`, or on one line where that is undefined. */
 export function renderValue(value: unknown, layout: Layout, base: string | undefined): string {
   if (base === undefined) return JSON.stringify(value);
-  return JSON.stringify(value, null, layout.unit).replace(/\n/g, layout.eol + base);
+  // JSON.stringify indents at most 10 characters a level: one space a level, each made the file's unit.
+  return JSON.stringify(value, null, 1).replace(/\n( *)/g, (_, depth: string) => layout.eol + base + layout.unit.repeat(depth.length));
 }
 
 /** `items` (each rendered at the indent it is given) added at the end of `container`, after its own. */
@@ -128,7 +143,7 @@ export function appendEdit(text: string, container: Container<Span | Member>, it
     let delimiter = lastStart - 1;
     while (' \t\r\n'.includes(text[delimiter] as string)) delimiter--;
     const separator = text.slice(delimiter + 1, lastStart);
-    const newline = separator.lastIndexOf('\n');
+    const newline = lastBreak(separator, separator.length - 1);
     const base = newline < 0 ? undefined : separator.slice(newline + 1);
     return { start: lastEnd, end: lastEnd, text: items.map((item) => `,${separator}${item(base)}`).join('') };
   }
