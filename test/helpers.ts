@@ -171,3 +171,9 @@ export async function until(what: string, check: () => boolean | Promise<boolean
 export function requestsAtApi(sandbox: Pick<Sandbox, 'requests'>, operationId: string): number {
   return sandbox.requests().filter((request) => request.operationId === operationId).length;
 }
+
+/**
+ * For expect.poll and vi.waitFor, whose own limit (1 s) a loaded CI machine outlasts: a condition
+ * that holds returns at once; the limit only decides how long a failure takes to show.
+ */
+export const WAIT_UNDER_LOAD = { timeout: 15_000, interval: 50 } as const;
