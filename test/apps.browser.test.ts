@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
 import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
-import { countCarriedOut, structuredOf, textOf } from './helpers.js';
+import { countCarriedOut, structuredOf, textOf, WAIT_UNDER_LOAD } from './helpers.js';
 
 type Result = Awaited<ReturnType<LaunchedServer['client']['callTool']>>;
 type Args = { operationId: string; params?: Record<string, unknown> };
@@ -162,7 +162,7 @@ describe('the confirmation card', { timeout: 60_000 }, () => {
       probe.innerHTML = html;
       doc.body.append(probe);
     }, name);
-    await expect.poll(() => injectedFlag(card)).toBe('name');
+    await expect.poll(() => injectedFlag(card), WAIT_UNDER_LOAD).toBe('name');
     card.networkRequests.length = 0; // the probe's own image, not the view's
   });
 });
@@ -197,7 +197,7 @@ describe('the campaign dashboard', { timeout: 60_000 }, () => {
     expect(percents).toEqual([...percents].sort((a, b) => a - b));
     const total = sandbox.tenant('A').campaigns.find((candidate) => candidate._id === id)!.totalRecipients;
     expect(seen.at(-1)).toBe(`100% sent · ${total} of ${total} recipients`);
-    await expect.poll(() => dashboard.view.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+    await expect.poll(() => dashboard.view.getByRole('progressbar').getAttribute('aria-valuenow'), WAIT_UNDER_LOAD).toBe('100');
     await dashboard.view.locator('.badge', { hasText: 'completed' }).waitFor();
 
     // Its refreshes were reads of this campaign's progress, and they stop once it is done.
@@ -220,7 +220,9 @@ describe('the campaign dashboard', { timeout: 60_000 }, () => {
       ['Opened', data.opened],
       ['Failed', data.failed],
     ] as const) {
-      await expect.poll(() => dashboard.view.locator('dl.counts div', { hasText: label }).locator('dd').textContent()).toBe(value.toLocaleString('en-US'));
+      await expect
+        .poll(() => dashboard.view.locator('dl.counts div', { hasText: label }).locator('dd').textContent(), WAIT_UNDER_LOAD)
+        .toBe(value.toLocaleString('en-US'));
     }
   });
 
@@ -229,7 +231,7 @@ describe('the campaign dashboard', { timeout: 60_000 }, () => {
     campaign.name = `<img src="data:," onerror="globalThis.__engageInjected='list'">Promo`;
     const dashboard = await show('campaign', 'campaign_read', { operationId: 'campaign.list', limit: 5 } as Args, 'dark');
     const page = structuredOf(dashboard.result as never).page as { returned: number };
-    await expect.poll(() => dashboard.view.locator('tbody tr').count()).toBe(page.returned);
+    await expect.poll(() => dashboard.view.locator('tbody tr').count(), WAIT_UNDER_LOAD).toBe(page.returned);
     await dashboard.view.getByRole('cell', { name: campaign.name, exact: true }).waitFor();
     expect(await injectedFlag(dashboard)).toBeUndefined();
     expect(

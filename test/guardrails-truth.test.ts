@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
 import { MemoryGuardStore } from '../shared/src/call/guard-store.js';
-import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf } from './helpers.js';
+import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf, WAIT_UNDER_LOAD } from './helpers.js';
 import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
 
 let sandbox: Sandbox;
@@ -150,7 +150,7 @@ describe('the audit record says what each call did', () => {
     try {
       const tokens = await Promise.all([1, 2].map(async () => structuredOf(await server.call('campaign.send', { id: 'c1' })).confirmationToken as string));
       const racing = Promise.all(tokens.map((token) => server.call('campaign.send', { id: 'c1' }, { confirmationToken: token })));
-      await vi.waitFor(() => expect(api.requests.filter((request) => request.method !== 'GET')).toHaveLength(1));
+      await vi.waitFor(() => expect(api.requests.filter((request) => request.method !== 'GET')).toHaveLength(1), WAIT_UNDER_LOAD);
       release();
       await racing;
       const lines = entriesOf(store).map(({ outcome, confirmation }) => ({ outcome, confirmation }));

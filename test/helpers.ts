@@ -153,3 +153,27 @@ export function structuredOf(result: CallToolResult): Record<string, unknown> {
 export function countCarriedOut(sandbox: Sandbox, operationId: string): number {
   return sandbox.carriedOut().filter((entry) => entry.operationId === operationId).length;
 }
+
+/**
+ * Resolves once `check` holds, polled every `gapMs`; rejects naming `what` after `ms`. For a test
+ * that must act after something it can observe (a request at the API, a retry in the background),
+ * not after a fixed sleep: under load a sleep ends too early. The bound only keeps a hang short.
+ */
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000, gapMs = 20): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`still not so after ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+  }
+}
+
+/** How many requests for this operation reached the sandbox (answered or still held by an injected fault). */
+export function requestsAtApi(sandbox: Pick<Sandbox, 'requests'>, operationId: string): number {
+  return sandbox.requests().filter((request) => request.operationId === operationId).length;
+}
+
+/**
+ * For expect.poll and vi.waitFor, whose own limit (1 s) a loaded CI machine outlasts: a condition
+ * that holds returns at once; the limit only decides how long a failure takes to show.
+ */
+export const WAIT_UNDER_LOAD = { timeout: 15_000, interval: 50 } as const;

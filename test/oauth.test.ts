@@ -10,7 +10,7 @@ import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { MemoryOAuthStore } from '../packages/http/src/oauth/index.js';
 import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
 import { readHttpSettings } from '../packages/http/src/settings.js';
-import { makeClient, structuredOf, textOf, type TestClient } from './helpers.js';
+import { makeClient, structuredOf, textOf, type TestClient, WAIT_UNDER_LOAD } from './helpers.js';
 import { REDIRECT, authorizeUrl, mcpStatus, openConsent, pkce, postConsent, register, signIn, tokenRequest } from './oauth-helpers.js';
 
 let sandbox: Sandbox;
@@ -138,7 +138,7 @@ describe('sign-in, calls, refresh and revocation', () => {
     sandbox.revokeKey(key);
     const refused = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list' } });
     expect(refused.isError).toBe(true);
-    await expect.poll(async () => (await mcpStatus(`${issuer}/mcp`, `Bearer ${tokens.access}`)).status).toBe(401);
+    await expect.poll(async () => (await mcpStatus(`${issuer}/mcp`, `Bearer ${tokens.access}`)).status, WAIT_UNDER_LOAD).toBe(401);
     const refresh = await tokenRequest(issuer, { grant_type: 'refresh_token', refresh_token: tokens.refresh, client_id: tokens.clientId });
     expect(refresh.body.error).toBe('invalid_grant');
   });

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverEntry, startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { WAIT_UNDER_LOAD } from './helpers.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -119,7 +120,7 @@ describe('a server process', () => {
     sandbox.clearLogs();
     sandbox.injectFault({ kind: 'rate-limit', operationId: 'contact.list', retryAfter: '300' });
     raw.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'contact_read', arguments: { operationId: 'contact.list' } } });
-    await expect.poll(() => sandbox.requests().length).toBe(1);
+    await expect.poll(() => sandbox.requests().length, WAIT_UNDER_LOAD).toBe(1);
     stop(raw);
     expect(await raw.exited).toBe(0);
     expect(raw.child.exitCode ?? raw.child.signalCode).not.toBeNull();

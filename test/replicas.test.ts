@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { structuredOf, textOf } from './helpers.js';
+import { requestsAtApi, structuredOf, textOf, until } from './helpers.js';
 import { makeCertificates, startRedis, type RedisServer } from './redis-server.js';
 import { launchService, modernClient, stopService } from './service-process.js';
 
@@ -126,10 +126,12 @@ describe('two replicas on one Redis', () => {
     const [a, b] = [await client(replicas[0]!), await client(replicas[1]!)];
     const params = { msisdn: '081234567891', message: 'Pesanan dikirim' };
     const before = carried();
+    const sentBefore = requestsAtApi(sandbox, 'channel.whatsapp.send');
     const [tokenA, tokenB] = await Promise.all([a, b].map(async (on) => structuredOf((await call(on, { params })) as never).confirmationToken as string));
     sandbox.injectFault({ kind: 'delay', delayMs: 1500, operationId: 'channel.whatsapp.send' });
     const slow = call(a, { params, confirmationToken: tokenA });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // B is asked once A's send is at the API (held there 1.5 s), not after a fixed wait.
+    await until("A's send at the API", () => requestsAtApi(sandbox, 'channel.whatsapp.send') === sentBefore + 1);
     const racing = await call(b, { params, confirmationToken: tokenB });
     expect(racing.isError).toBe(true);
     expect(textOf(racing as never)).toMatch(/(is still being sent|was sent) by a replica of this service \(this one or another\)/);

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Fault, type Sandbox } from '../packages/sandbox/src/index.js';
-import { ALL_OPERATIONS, countCarriedOut, domainOf, inProcess, textOf, toolOf, type ClientKind, type InProcess } from './helpers.js';
+import { ALL_OPERATIONS, countCarriedOut, domainOf, inProcess, textOf, toolOf, type ClientKind, type InProcess, WAIT_UNDER_LOAD } from './helpers.js';
 import { keyScanner } from './leaks.js';
 
 let sandbox: Sandbox;
@@ -102,10 +102,10 @@ describe('429 and pacing', () => {
     inject({ kind: 'rate-limit', operationId: 'contact.list', retryAfter: '30' });
     const controller = new AbortController();
     const pending = call(server, 'contact.list', undefined, { signal: controller.signal });
-    await expect.poll(() => sent('contact.list')).toBe(1);
+    await expect.poll(() => sent('contact.list'), WAIT_UNDER_LOAD).toBe(1);
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await expect.poll(() => server.logs.join('\n')).toMatch(/contact\.list failed: UpstreamError: cancelled/);
+    await expect.poll(() => server.logs.join('\n'), WAIT_UNDER_LOAD).toMatch(/contact\.list failed: UpstreamError: cancelled/);
     expect(sent('contact.list')).toBe(1);
   });
 

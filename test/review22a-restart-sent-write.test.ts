@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
-import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf } from './helpers.js';
+import { DOMAINS, countCarriedOut, inProcess, requestsAtApi, structuredOf, textOf, until } from './helpers.js';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -59,7 +59,8 @@ it('review22a: a send still at the API is not sent again by another process of t
     const [previewA, previewB] = [await first.call('channel.whatsapp.send', params), await second.call('channel.whatsapp.send', params)];
     sandbox.injectFault({ kind: 'delay', delayMs: 1500, operationId: 'channel.whatsapp.send' });
     const slow = first.call('channel.whatsapp.send', params, { confirmationToken: structuredOf(previewA).confirmationToken });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The second yes comes once the first send is at the API (held there 1.5 s), not after a fixed wait.
+    await until('the first send at the API', () => requestsAtApi(sandbox, 'channel.whatsapp.send') === 1);
     const racing = await second.call('channel.whatsapp.send', params, { confirmationToken: structuredOf(previewB).confirmationToken });
     expect(structuredOf(await slow).outcome).toBe('done');
     expect(structuredOf(racing).outcome, textOf(racing)).not.toBe('done');

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore, SETTLE } from '../packages/http/src/redis-guard-store.js';
-import { STATE_SECRET, redisPerFile, sleep } from './review22b-stalling.js';
+import { until } from './helpers.js';
+import { STATE_SECRET, redisPerFile } from './review22b-stalling.js';
 
 const { client } = redisPerFile();
 
@@ -20,14 +21,18 @@ describe('review22c: a first answer given again goes to its own reservation only
   it('after Redis lost the key, another write reserving it is not given the first write’s answer', async () => {
     const real = await client();
     let dropSettle = false;
+    let settlesAnswered = 0;
     // Replica 1: its SETTLE is lost with the connection (never reaches Redis).
     const lossy: RedisClient = {
       async command(args) {
-        if (dropSettle && (args[1] === SETTLE.sha || args[1] === SETTLE.source)) {
+        const isSettle = args[1] === SETTLE.sha || args[1] === SETTLE.source;
+        if (dropSettle && isSettle) {
           dropSettle = false;
           throw new Error('connection lost');
         }
-        return real.command(args);
+        const answer = await real.command(args);
+        if (isSettle) settlesAnswered += 1;
+        return answer;
       },
       close: () => real.close(),
     };
@@ -42,7 +47,8 @@ describe('review22c: a first answer given again goes to its own reservation only
     await real.command(['FLUSHALL']);
     expect(await replica2.lookup(key)).toBeUndefined();
     expect(await replica2.reserve(key, { operationId: 'channel.whatsapp.send', digest: 'second', at: Date.now() }, expiresAt)).toBeUndefined();
-    await sleep(1_000); // replica 1's background retries (from 100 ms)
+    // Replica 1's answer, given again in the background (from 100 ms), has reached Redis.
+    await until("replica 1's SETTLE given again", () => settlesAnswered > 0);
     const held = await replica2.lookup(key);
     expect(held?.digest).toBe('second');
     expect(held?.reply, 'the second write, still on its way, holds the first write’s answer').toBeUndefined();
@@ -70,7 +76,8 @@ describe('review22c: a first answer given again goes to its own reservation only
     expect(await replica1.reserve(key, { operationId: 'channel.whatsapp.send', digest: 'first', at: Date.now() }, Date.now() + 60_000)).toBeUndefined();
     dropSettle = true;
     await expect(replica1.settle(key, reply('first write sent'))).rejects.toThrow();
-    await sleep(1_000);
+    // Given again in the background (from 100 ms): waited for, not a fixed second.
+    await until('the first answer given again', async () => (await replica2.lookup(key))?.reply !== undefined);
     expect((await replica2.lookup(key))?.reply).toEqual(reply('first write sent'));
   });
 });

@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore, SETTLE_WRITE } from '../packages/http/src/redis-guard-store.js';
-import { STATE_SECRET, redisPerFile, sleep } from './review22b-stalling.js';
+import { until } from './helpers.js';
+import { STATE_SECRET, redisPerFile } from './review22b-stalling.js';
 
 const { client } = redisPerFile();
 
@@ -41,7 +42,8 @@ describe('review22c: a write mark whose settling Redis did not take', () => {
     expect(await replica1.store.claimWrite(write, 'owner-1', approvedAt, Date.now())).toBeUndefined();
     replica1.lose(3);
     for (let tries = 0; tries < 3; tries++) await expect(replica1.store.settleWrite(write, 'owner-1', outcome)).rejects.toThrow();
-    await sleep(1_000);
+    // Settled again in the background once Redis answers: waited for (until the mark is no longer in flight), not a fixed second.
+    await until('the mark settled again', async () => (await replica2.lastSentWrite(write, Date.now()))?.outcome !== 'in-flight');
     expect((await replica2.lastSentWrite(write, Date.now()))?.outcome).toBe(shown);
     // A new yes for the same write on another replica is not told "still being sent".
     const refusedBy = await replica2.claimWrite(write, 'owner-2', Date.now() + 10_000, Date.now() + 10_000);

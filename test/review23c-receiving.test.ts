@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService, type Service } from '../packages/http/src/service.js';
+import { WAIT_UNDER_LOAD } from './helpers.js';
 
 let sandbox: Sandbox;
 let service: Service;
@@ -91,7 +92,7 @@ describe('receiving a request has its own bound', () => {
     expect(other.text).toMatch(/messageQuota/);
     expect((await held).split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
     // The key's one place (maxConcurrentPerKey 1) is free again (once the server has seen the connection close too).
-    await expect.poll(async () => (await callQuota(key)).status).toBe(200);
+    await expect.poll(async () => (await callQuota(key)).status, WAIT_UNDER_LOAD).toBe(200);
   });
 
   it('a body sent whole but slowly past the bound is 408 too, however small', async () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
 import { startService, type Service } from '../packages/http/src/service.js';
+import { WAIT_UNDER_LOAD } from './helpers.js';
 
 let sandbox: Sandbox;
 let service: Service;
@@ -71,7 +72,7 @@ describe('two requests with one id in one session', () => {
     const before = sent('contact.list');
     sandbox.injectFault({ kind: 'delay', delayMs: 1_500, operationId: 'contact.list' });
     const first = post(call(7, 'contact_read', 'contact.list'));
-    await expect.poll(() => sent('contact.list')).toBe(before + 1);
+    await expect.poll(() => sent('contact.list'), WAIT_UNDER_LOAD).toBe(before + 1);
     const quotaBefore = sent('billing.quota');
     const second = await post(call(7, 'billing_get', 'billing.quota'));
     expect(second.status, second.text).toBe(409);
@@ -99,7 +100,7 @@ describe('two requests with one id in one session', () => {
     // As a client does on a cancel, it stops reading the first call's stream (the SDK sends no answer to a cancelled request).
     const reading = new AbortController();
     const first = post(call(8, 'contact_read', 'contact.list'), {}, reading.signal);
-    await expect.poll(() => sent('contact.list')).toBe(before + 1);
+    await expect.poll(() => sent('contact.list'), WAIT_UNDER_LOAD).toBe(before + 1);
     reading.abort();
     const cancelled = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8, reason: 'user' } });
     expect(cancelled.status).toBe(202);

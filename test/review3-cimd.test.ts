@@ -3,6 +3,7 @@
 // hold the consent request (and a socket) open for as long as the server liked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { WAIT_UNDER_LOAD } from './helpers.js';
 import { REDIRECT, authorizeUrl, openConsent, pkce } from './oauth-helpers.js';
 import { serveOAuth, startMetadataHost } from './review3-helpers.js';
 
@@ -81,10 +82,10 @@ describe('a hostile client metadata server', () => {
       openConsent(authorizeUrl(service.url, { clientId: `${origin}${path}`, challenge: pkce().challenge }), from(requester));
     try {
       const same = Array.from({ length: 5 }, () => open('/same.json', 100));
-      await expect.poll(() => seen.length).toBe(1);
+      await expect.poll(() => seen.length, WAIT_UNDER_LOAD).toBe(1);
       const others = Array.from({ length: 12 }, (_, index) => open(`/client-${index}.json`, Math.floor(index / 2)));
       const pages = [...same, ...others];
-      await expect.poll(() => seen.length).toBe(8);
+      await expect.poll(() => seen.length, WAIT_UNDER_LOAD).toBe(8);
       // While 8 are in flight, a ninth distinct document is refused at once, not fetched.
       const refused = await open('/one-more.json', 50);
       expect(refused.status).toBe(400);
@@ -115,7 +116,7 @@ describe('a hostile client metadata server', () => {
       openConsent(authorizeUrl(service.url, { clientId: `${origin}${path}`, challenge: pkce().challenge }), { 'x-forwarded-for': requester });
     try {
       const greedy = [open('/a.json', '198.51.100.7'), open('/b.json', '198.51.100.7')];
-      await expect.poll(() => held.length).toBe(2);
+      await expect.poll(() => held.length, WAIT_UNDER_LOAD).toBe(2);
       const third = await open('/c.json', '198.51.100.7');
       expect(third.status).toBe(400);
       expect(third.html).toContain('try again in a moment');
@@ -129,7 +130,7 @@ describe('a hostile client metadata server', () => {
       expect(token.status).toBe(503);
       expect(((await token.json()) as { error: string }).error).toBe('temporarily_unavailable');
       const someoneElse = open('/d.json', '198.51.100.8');
-      await expect.poll(() => held.length).toBe(3);
+      await expect.poll(() => held.length, WAIT_UNDER_LOAD).toBe(3);
       for (const release of held) release();
       expect((await Promise.all([...greedy, someoneElse])).map((page) => page.status)).toEqual([200, 200, 200]);
     } finally {

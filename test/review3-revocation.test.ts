@@ -4,6 +4,7 @@
 // window is a round trip; the store here answers one read late to open it on purpose.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { until } from './helpers.js';
 import { mcpStatus, signIn, tokenRequest } from './oauth-helpers.js';
 import { SlowReadStore, serveOAuth } from './review3-helpers.js';
 
@@ -38,7 +39,7 @@ describe('revocation', () => {
       // The request's read of the grant answers late; the revocation lands in between.
       store.slow = { key, ms: 300 };
       const inFlight = mcpStatus(`${issuer}/mcp`, `Bearer ${tokens.access}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until('the request reading the grant', () => store.slow === undefined);
       expect((await revoke(issuer, tokens.refresh, tokens.clientId)).status).toBe(200);
       await inFlight;
       expect(await store.get(key)).toBeUndefined();
@@ -57,7 +58,7 @@ describe('revocation', () => {
       const { key } = await grantOf(store);
       store.slow = { key, ms: 300 };
       const refreshing = tokenRequest(issuer, { grant_type: 'refresh_token', refresh_token: tokens.refresh, client_id: tokens.clientId });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until('the refresh reading the grant', () => store.slow === undefined);
       expect((await revoke(issuer, tokens.access, tokens.clientId)).status).toBe(200);
       const refreshed = await refreshing;
       expect(await store.get(key)).toBeUndefined();

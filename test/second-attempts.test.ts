@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { inlineText } from '../shared/src/safe/sanitize.js';
-import { DOMAINS, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
+import { DOMAINS, inProcess, structuredOf, textOf, type InProcess, WAIT_UNDER_LOAD } from './helpers.js';
 import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
 import { keyScanner } from './leaks.js';
 
@@ -67,7 +67,7 @@ describe('a host that gives up during a send and asks again', () => {
       { timeout: 300 },
     );
     await expect(first).rejects.toThrow(/timed out/i);
-    await vi.waitFor(() => expect(posts()).toHaveLength(1));
+    await vi.waitFor(() => expect(posts()).toHaveLength(1), WAIT_UNDER_LOAD);
 
     const again = await call(server, 'campaign.send', { id: 'c1' });
     expect(again.isError).toBe(true);
@@ -84,7 +84,7 @@ describe('a host that gives up during a send and asks again', () => {
       expect(String(structuredOf(next).preview)).toMatch(
         /^Warning: this server already sent exactly this campaign\.send at \S+, and it was carried out\. Check with campaign\.progress first: saying yes now does it again\./,
       );
-    });
+    }, WAIT_UNDER_LOAD);
     const replay = await call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: token });
     expect(textOf(replay)).toMatch(/already used for exactly this campaign\.send, and it was carried out at .*nothing was done now/);
     expect(structuredOf(replay).outcome).toBe('done');
@@ -102,7 +102,7 @@ describe('a host that gives up during a send and asks again', () => {
     });
     const tokens = await Promise.all([1, 2].map(async () => structuredOf(await call(server, 'campaign.send', { id: 'c1' })).confirmationToken as string));
     const racing = Promise.all(tokens.map((token) => call(server, 'campaign.send', { id: 'c1' }, { confirmationToken: token })));
-    await vi.waitFor(() => expect(posts()).toHaveLength(1));
+    await vi.waitFor(() => expect(posts()).toHaveLength(1), WAIT_UNDER_LOAD);
     release();
     const results = await racing;
     expect(results.map((result) => structuredOf(result).outcome).sort()).toEqual(['done', 'unknown']);
