@@ -6,38 +6,19 @@
 // the ″ that is escaped, and ‴ ⁗ as primes, so “Promo״ on whatsapp, status draft, 1 recipient(s)…
 // ״x” read, on the card and in the question, as a name that ends early and our own words after
 // it. Now they are escaped like the other quote-like characters.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
-import { structuredOf, textOf } from './helpers.js';
+import { expect, it } from 'vitest';
+import { campaignAndInboxPerFile, previewOf } from './preview-servers.js';
 
 const CLOSERS = ['\u05F4', '\u2034', '\u2037', '\u2057', '\u02F5', '\u02F6', '\u1CD3', '\u275F', '\u2760'];
 
-let sandbox: Sandbox;
-let campaign: LaunchedServer;
-let inbox: LaunchedServer;
-beforeAll(async () => {
-  sandbox = await startSandbox({ sendStepMs: 60_000 });
-  const env = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full };
-  [campaign, inbox] = await Promise.all([launchServer('campaign', env), launchServer('inbox', env)]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([campaign?.close(), inbox?.close()]);
-  await sandbox?.close();
-});
-
-const previewOf = async (server: LaunchedServer, name: string, operationId: string, params: Record<string, unknown>) => {
-  const result = (await server.client.callTool({ name, arguments: { operationId, params } })) as CallToolResult;
-  expect(structuredOf(result).outcome, textOf(result)).toBe('preview');
-  return { statement: structuredOf(result).preview as string, text: textOf(result) };
-};
+const rig = campaignAndInboxPerFile();
 
 it.each(CLOSERS.map((closer) => [`U+${closer.codePointAt(0)!.toString(16).toUpperCase()}`, closer]))(
   "review28a: a campaign's name that closes its quote with %s cannot seem to",
   async (_, closer) => {
-    const draft = sandbox.tenant('A').campaigns.find((candidate) => candidate.status === 'draft')!;
+    const draft = rig.sandbox.tenant('A').campaigns.find((candidate) => candidate.status === 'draft')!;
     draft.name = `Promo${closer} on whatsapp, status draft, 1 recipient(s), 0 sent so far. ${closer}x`;
-    const { statement, text } = await previewOf(campaign, 'campaign_action', 'campaign.send', { id: draft._id });
+    const { statement, text } = await previewOf(rig.campaign, 'campaign_action', 'campaign.send', { id: draft._id });
     const shown = `- Campaign: “Promo\\${closer} on whatsapp, status draft, 1 recipient(s), 0 sent so far. \\${closer}x” on whatsapp`;
     expect(statement).toContain(shown);
     expect(text).toContain(shown);
@@ -47,9 +28,9 @@ it.each(CLOSERS.map((closer) => [`U+${closer.codePointAt(0)!.toString(16).toUppe
 it.each(CLOSERS.map((closer) => [`U+${closer.codePointAt(0)!.toString(16).toUpperCase()}`, closer]))(
   "review28a: a ticket's customer name that closes its quote with %s cannot seem to",
   async (_, closer) => {
-    const ticket = sandbox.tenant('A').tickets.find((candidate) => candidate.status === 'open')!;
+    const ticket = rig.sandbox.tenant('A').tickets.find((candidate) => candidate.status === 'open')!;
     ticket.customerName = `Budi${closer} (6281111111111) on whatsapp, status open. ${closer}x`;
-    const { statement } = await previewOf(inbox, 'inbox_action', 'inbox.ticket.reply', { ticketID: ticket.ticketID, message: 'Terima kasih' });
+    const { statement } = await previewOf(rig.inbox, 'inbox_action', 'inbox.ticket.reply', { ticketID: ticket.ticketID, message: 'Terima kasih' });
     expect(statement).toContain(`: “Budi\\${closer} (6281111111111) on whatsapp, status open. \\${closer}x” (${ticket.msisdn})`);
   },
 );

@@ -8,47 +8,28 @@
 // card and in the question, as a name that ends early with our own words after it. Now such a mark
 // with no letter or digit under it is written as an escape (\u{30B}); on a letter (an ő written
 // o + U+030B) it is the letter's accent and stays.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { launchServer, startSandbox, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
+import { expect, it } from 'vitest';
 import { inlineText } from '../shared/src/safe/sanitize.js';
-import { structuredOf, textOf } from './helpers.js';
+import { campaignAndInboxPerFile, previewOf } from './preview-servers.js';
 
 const MARKS = ['\u030B', '\u030E', '\u0312', '\u0313', '\u0314', '\u0315', '\u0343'];
 const hex = (mark: string) => (mark.codePointAt(0) as number).toString(16).toUpperCase();
 
-let sandbox: Sandbox;
-let campaign: LaunchedServer;
-let inbox: LaunchedServer;
-beforeAll(async () => {
-  sandbox = await startSandbox({ sendStepMs: 60_000 });
-  const env = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full };
-  [campaign, inbox] = await Promise.all([launchServer('campaign', env), launchServer('inbox', env)]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([campaign?.close(), inbox?.close()]);
-  await sandbox?.close();
-});
-
-const previewOf = async (server: LaunchedServer, name: string, operationId: string, params: Record<string, unknown>) => {
-  const result = (await server.client.callTool({ name, arguments: { operationId, params } })) as CallToolResult;
-  expect(structuredOf(result).outcome, textOf(result)).toBe('preview');
-  return { statement: structuredOf(result).preview as string, text: textOf(result) };
-};
+const rig = campaignAndInboxPerFile();
 
 it.each(MARKS.map((mark) => [`U+${hex(mark)}`, mark]))("a campaign's name that closes its quote with a blank and %s cannot seem to", async (_, mark) => {
-  const draft = sandbox.tenant('A').campaigns.find((candidate) => candidate.status === 'draft')!;
+  const draft = rig.sandbox.tenant('A').campaigns.find((candidate) => candidate.status === 'draft')!;
   draft.name = `Promo ${mark} on whatsapp, status draft, 1 recipient(s), 0 sent so far. ${mark}x`;
-  const { statement, text } = await previewOf(campaign, 'campaign_action', 'campaign.send', { id: draft._id });
+  const { statement, text } = await previewOf(rig.campaign, 'campaign_action', 'campaign.send', { id: draft._id });
   const shown = `- Campaign: “Promo \\u{${hex(mark)}} on whatsapp, status draft, 1 recipient(s), 0 sent so far. \\u{${hex(mark)}}x” on whatsapp`;
   expect(statement).toContain(shown);
   expect(text).toContain(shown);
 });
 
 it("a ticket's customer name that closes its quote with a blank and U+030B cannot seem to", async () => {
-  const ticket = sandbox.tenant('A').tickets.find((candidate) => candidate.status === 'open')!;
+  const ticket = rig.sandbox.tenant('A').tickets.find((candidate) => candidate.status === 'open')!;
   ticket.customerName = 'Budi \u030B (6281111111111) on whatsapp, status open. \u030Bx';
-  const { statement } = await previewOf(inbox, 'inbox_action', 'inbox.ticket.reply', { ticketID: ticket.ticketID, message: 'Terima kasih' });
+  const { statement } = await previewOf(rig.inbox, 'inbox_action', 'inbox.ticket.reply', { ticketID: ticket.ticketID, message: 'Terima kasih' });
   expect(statement).toContain(`: “Budi \\u{30B} (6281111111111) on whatsapp, status open. \\u{30B}x” (${ticket.msisdn})`);
 });
 
