@@ -3,11 +3,13 @@
 // what Node throws then. The SDK's stdio transport passes HOME on whatever env it is given, so
 // env(1) takes the named variables out.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { makeClient, textOf } from './helpers.js';
 
 /** What Node throws from os.homedir() when HOME is unset and getpwuid_r finds no user. */
 const HOMELESS = `const os = require('node:os');
@@ -53,4 +55,47 @@ export function homelessRigPerFile(prefix: string): { readonly sandbox: Sandbox;
     if (rig.dir) rmSync(rig.dir, { recursive: true, force: true });
   });
   return rig;
+}
+
+/**
+ * Runs `env <envArgs>` (the built contact server with no usable home folder) in a fresh folder of
+ * `rig.dir`, with ENGAGE_CONFIRM=none and `env`: a contact.create of `contact` is refused before
+ * anything is sent, saying to set ENGAGE_STATE_DIR, and nothing is kept under the working folder.
+ * `readFirst`: a read is asked first, and answers.
+ */
+export async function expectWriteRefusedForNoHome(
+  rig: { readonly sandbox: Sandbox; readonly dir: string },
+  envArgs: string[],
+  env: Record<string, string>,
+  contact: { name: string; msisdn: string },
+  readFirst = false,
+): Promise<void> {
+  const cwd = mkdtempSync(join(rig.dir, 'cwd-'));
+  chmodSync(cwd, 0o777);
+  const transport = new StdioClientTransport({
+    command: 'env',
+    args: envArgs,
+    env: { PATH: process.env.PATH ?? '', ENGAGE_API_KEY: rig.sandbox.keys.full, ENGAGE_BASE_URL: rig.sandbox.baseUrl, ENGAGE_CONFIRM: 'none', ...env },
+    stderr: 'pipe',
+    cwd,
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = makeClient({ kind: 'v1' });
+  const before = rig.sandbox.carriedOut().length;
+  await client.connect(transport);
+  try {
+    if (readFirst) {
+      const read = await client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', limit: 1 } });
+      expect(read.isError, `${textOf(read)}\n${stderr}`).toBeFalsy();
+    }
+    const write = await client.callTool({ name: 'contact_action', arguments: { operationId: 'contact.create', params: contact } });
+    expect(write.isError, `${textOf(write)}\n${stderr}`).toBe(true);
+    expect(textOf(write)).toContain('set ENGAGE_STATE_DIR to an absolute folder');
+    expect(textOf(write)).toContain('Nothing was sent');
+  } finally {
+    await client.close();
+  }
+  expect(rig.sandbox.carriedOut().length).toBe(before);
+  expect(readdirSync(cwd)).toEqual([]);
 }
