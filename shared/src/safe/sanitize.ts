@@ -20,11 +20,6 @@ export function cleanText(text: string): string {
   return text;
 }
 
-/**
- * Opening brackets that look square: `[`, the full-width ［, and the white, tortoise-shell,
- * lenticular, corner and ceiling ones (⟦ 〚 〔 【 〖 〘 ⁅ ⦋ ⦍ ⦏ ⦗ ﹝ ❲ ⸢ ⸤ ⌈ ⌊ ⎡ ⎣). A small set, as the
- * quotes' is (QUOTE_LIKE): followed by a marker's words, each reads as the bracket of one of ours.
- */
 /** A pattern of an ASCII word in any case, spelled out (a case-blind expression tests every bracket slower). */
 function anyCase(word: string): string {
   return Array.from(word, (letter) => `[${letter}${letter.toUpperCase()}]`).join('');
