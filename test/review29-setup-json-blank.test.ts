@@ -3,26 +3,13 @@
 // no-break space, U+2028, an ideographic space) was taken for an empty file and replaced by our
 // servers alone, losing what was in it. Only JSON's own whitespace counts as empty now; anything
 // else is not JSON and is left as it is, as every other file JSON.parse cannot read.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPathIn, setupWithKey } from './setup-run.js';
+import { describe, expect, it } from 'vitest';
+import { homePerTest, setupOverConfig } from './setup-run.js';
 
-let home: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'engage-review29-blank-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = homePerTest('engage-review29-blank-');
 
 async function setupOver(text: string) {
-  const path = configPathIn(home, 'gemini');
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  const ran = await setupWithKey(home, 'gemini', 'sk_live_29b7d2c4e6f8a1b3c5d7');
-  return { path, ran, after: await readFile(path, 'utf8') };
+  return setupOverConfig(home.dir, 'gemini', text, 'sk_live_29b7d2c4e6f8a1b3c5d7');
 }
 
 describe('a file with nothing but blanks', () => {

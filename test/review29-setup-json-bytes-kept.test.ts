@@ -3,30 +3,18 @@
 // "caf\u00e9" as "café", "\/" as "/", an array they kept on one line spread over several, their
 // servers re-indented. Our entries are now written into the text in place, and every byte of the
 // person's outside them stays as it was; a second run changes nothing.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import type { HostId } from '../packages/setup/src/hosts.js';
-import { configPathIn, setupWithKey } from './setup-run.js';
+import { homePerTest, setupOverConfig, setupWithKey } from './setup-run.js';
 
-let home: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'engage-review29-bytes-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = homePerTest('engage-review29-bytes-');
 
 const KEY = 'sk_live_29d4f6a8c0e2b4d6f8a0';
 
 async function setupOver(host: HostId, text: string) {
-  const path = configPathIn(home, host);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  const first = await setupWithKey(home, host, KEY);
-  const after = await readFile(path, 'utf8');
-  const second = await setupWithKey(home, host, KEY);
+  const { path, ran: first, after } = await setupOverConfig(home.dir, host, text, KEY);
+  const second = await setupWithKey(home.dir, host, KEY);
   return { first, after, again: await readFile(path, 'utf8'), second };
 }
 

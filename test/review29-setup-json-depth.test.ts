@@ -4,26 +4,13 @@
 // 8 KB (4,000 deep) as 64 MB, in time growing as fast, where nothing refused it short of a stack
 // overflow. Values nested more than 100 deep under the top-level object are refused now, as in
 // Codex's TOML, the file left as it is, saying where.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPathIn, setupWithKey } from './setup-run.js';
+import { describe, expect, it } from 'vitest';
+import { homePerTest, setupOverConfig } from './setup-run.js';
 
-let home: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'engage-review29-depth-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = homePerTest('engage-review29-depth-');
 
 async function setupOver(text: string) {
-  const path = configPathIn(home, 'claude-desktop');
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  const ran = await setupWithKey(home, 'claude-desktop', 'sk_live_29c3e5a7b9d1f2a4c6e8');
-  return { path, ran, after: await readFile(path, 'utf8') };
+  return setupOverConfig(home.dir, 'claude-desktop', text, 'sk_live_29c3e5a7b9d1f2a4c6e8');
 }
 
 const arrays = (depth: number) => `{\n  "deep": ${'['.repeat(depth)}${']'.repeat(depth)}\n}\n`;

@@ -3,26 +3,13 @@
 // every other key, so a config with such a key after another came back with its keys reordered,
 // which the merge promises never to do. Such a file is now refused, left as it is, saying which key;
 // one whose index keys already come first, in order, is merged as before.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPathIn, setupWithKey } from './setup-run.js';
+import { describe, expect, it } from 'vitest';
+import { homePerTest, setupOverConfig } from './setup-run.js';
 
-let home: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'engage-review29-index-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = homePerTest('engage-review29-index-');
 
 async function setupOver(text: string) {
-  const path = configPathIn(home, 'cursor');
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  const ran = await setupWithKey(home, 'cursor', 'sk_live_29a4c1e7b3d5f8a6c0e2');
-  return { path, ran, after: await readFile(path, 'utf8') };
+  return setupOverConfig(home.dir, 'cursor', text, 'sk_live_29a4c1e7b3d5f8a6c0e2');
 }
 
 describe('keys that are array indices', () => {

@@ -3,27 +3,14 @@
 // hand under our name) was merged field by field with the local one asked for, keeping its url and
 // type beside the new command: an entry that is neither, which a host reads as the remote server
 // still or not at all. Such an entry is refused now, named, the file left as it is.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HostId } from '../packages/setup/src/hosts.js';
-import { configPathIn, setupWithKey } from './setup-run.js';
+import { homePerTest, setupOverConfig } from './setup-run.js';
 
-let home: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'engage-review29-remote-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = homePerTest('engage-review29-remote-');
 
 async function setupOver(host: HostId, text: string) {
-  const path = configPathIn(home, host);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  const ran = await setupWithKey(home, host, 'sk_live_29e5a7c9b1d3f5a7c9e1');
-  return { path, ran, after: await readFile(path, 'utf8') };
+  return setupOverConfig(home.dir, host, text, 'sk_live_29e5a7c9b1d3f5a7c9e1');
 }
 
 describe('an entry of ours that is a remote server', () => {

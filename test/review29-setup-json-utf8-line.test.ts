@@ -3,19 +3,11 @@
 // hold U+FFFD. A file that holds U+FFFD itself (valid UTF-8: EF BF BD, a replacement character
 // some editor left) before that byte was reported at the wrong line, the line of its own U+FFFD.
 // The line is now that of the first byte that is not UTF-8.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPathIn, setupWithKey } from './setup-run.js';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { homePerTest, setupOverConfig } from './setup-run.js';
 
-let home: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'engage-review29-utf8-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = homePerTest('engage-review29-utf8-');
 
 describe('a config that is not UTF-8', () => {
   it.each([
@@ -23,10 +15,7 @@ describe('a config that is not UTF-8', () => {
     ['a surrogate encoded as UTF-8 (CESU)', Buffer.concat([Buffer.from('{\n\n\n  "a": "'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"\n}\n')]), 4],
     ['a sequence cut short at the end', Buffer.concat([Buffer.from('{}\n\n'), Buffer.from([0xe2, 0x82])]), 3],
   ])('%s: refused, naming the line of the first such byte, the file left as it is', async (_, bytes, line) => {
-    const path = configPathIn(home, 'cursor');
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, bytes);
-    const ran = await setupWithKey(home, 'cursor', 'sk_live_29f6b8d0a2c4e6f8b0d2');
+    const { path, ran } = await setupOverConfig(home.dir, 'cursor', bytes, 'sk_live_29f6b8d0a2c4e6f8b0d2');
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain(`${path} is not valid UTF-8 (a byte on line ${line} is`);
     expect(ran.stderr).toMatch(/nothing was changed/);

@@ -3,27 +3,15 @@
 // since only LF was looked for: our entry went in squeezed onto one line among theirs, and into an
 // empty object it went on LF lines, mixing line endings in the file. Such a file's lines are told
 // now: our entry is laid out as theirs are, on lines ending in CR, and no LF is added.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPathIn, setupWithKey } from './setup-run.js';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { homePerTest, setupOverConfig, setupWithKey } from './setup-run.js';
 
-let home: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'engage-review29-splice-cr-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = homePerTest('engage-review29-splice-cr-');
 
 async function setupTwiceOver(text: string) {
-  const path = configPathIn(home, 'cursor');
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
-  const first = await setupWithKey(home, 'cursor', 'sk_live_29c1e3a5b7d9f1a3c5e7');
-  const after = await readFile(path, 'utf8');
-  const second = await setupWithKey(home, 'cursor', 'sk_live_29c1e3a5b7d9f1a3c5e7');
+  const { path, ran: first, after } = await setupOverConfig(home.dir, 'cursor', text, 'sk_live_29c1e3a5b7d9f1a3c5e7');
+  const second = await setupWithKey(home.dir, 'cursor', 'sk_live_29c1e3a5b7d9f1a3c5e7');
   return { first, after, second, again: await readFile(path, 'utf8') };
 }
 

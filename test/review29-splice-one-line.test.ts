@@ -3,19 +3,10 @@
 // next) was taken for a file on many lines, as only a break before its last character was looked
 // for: our entry went in spread over twelve indented lines inside the person's one-line object.
 // Blank lines before the JSON count as little as those after it now.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPathIn, setupWithKey } from './setup-run.js';
+import { describe, expect, it } from 'vitest';
+import { homePerTest, setupOverConfig } from './setup-run.js';
 
-let home: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'engage-review29-splice-line-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = homePerTest('engage-review29-splice-line-');
 
 describe('a JSON config on one line, after blank lines', () => {
   it.each([
@@ -24,12 +15,8 @@ describe('a JSON config on one line, after blank lines', () => {
     ['no container yet', ' \n\t{"theme":"dark"}\n\n'],
     ['an entry of ours to update', '\n{"mcpServers":{"engage-contact":{"command":"old"}}}\n'],
   ])('%s: our entry stays on its line; the blank lines kept', async (_, text) => {
-    const path = configPathIn(home, 'gemini');
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
-    const ran = await setupWithKey(home, 'gemini', 'sk_live_29f3b5d7a9c1e3f5b7d9');
+    const { ran, after } = await setupOverConfig(home.dir, 'gemini', text, 'sk_live_29f3b5d7a9c1e3f5b7d9');
     expect(ran.code, ran.stderr).toBe(0);
-    const after = await readFile(path, 'utf8');
     const leading = /^[ \t\r\n]*/.exec(text)?.[0] ?? '';
     const trailing = /[ \t\r\n]*$/.exec(text)?.[0] ?? '';
     expect(after.startsWith(leading) && after.endsWith(trailing)).toBe(true);

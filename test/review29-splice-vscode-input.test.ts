@@ -4,20 +4,12 @@
 // inputs.filter(id).pop()). With the person's last one lacking "password": true, VS Code showed
 // the tenant key as it was typed, and setup said the input was set, then "nothing to change".
 // Setup now sets the input VS Code reads: the last of that id; the person's others are kept.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import { VSCODE_KEY_INPUT } from '../packages/setup/src/hosts.js';
-import { configPathIn, setupWithKey } from './setup-run.js';
+import { homePerTest, setupOverConfig, setupWithKey } from './setup-run.js';
 
-let home: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'engage-review29-splice-input-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = homePerTest('engage-review29-splice-input-');
 
 const theirFirst = '{ "id": "engage-api-key", "type": "promptString", "description": "old one", "password": true }';
 const theirLast = '{ "id": "engage-api-key", "type": "promptString", "description": "Engage key" }';
@@ -28,17 +20,13 @@ const readByVsCode = (config: { inputs: { id: string }[] }, id: string) => confi
 
 describe('VS Code: two inputs of our id', () => {
   it('the one VS Code reads (the last) is set, with password; the first kept byte for byte; a second run changes nothing', async () => {
-    const path = configPathIn(home, 'vscode');
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
-    const first = await setupWithKey(home, 'vscode', 'unused: VS Code asks for the key');
+    const { path, ran: first, after } = await setupOverConfig(home.dir, 'vscode', text, 'unused: VS Code asks for the key');
     expect(first.code, first.stderr).toBe(0);
-    const after = await readFile(path, 'utf8');
     const config = JSON.parse(after);
     expect(readByVsCode(config, VSCODE_KEY_INPUT.id)).toEqual(VSCODE_KEY_INPUT);
     expect(config.servers['engage-contact'].env.ENGAGE_API_KEY).toBe(`\${input:${VSCODE_KEY_INPUT.id}}`);
     expect(after).toContain(theirFirst);
-    const second = await setupWithKey(home, 'vscode', 'unused');
+    const second = await setupWithKey(home.dir, 'vscode', 'unused');
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain('nothing to change');
     expect(await readFile(path, 'utf8')).toBe(after);

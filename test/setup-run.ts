@@ -1,7 +1,10 @@
 // The built setup command run as a person runs it, in a throwaway home: what the setup review
 // tests share (the key given on stdin, confirmed with --yes).
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { HOSTS, type HostId } from '../packages/setup/src/hosts.js';
 import { ROOT } from '../scripts/distribution.js';
 
@@ -39,3 +42,29 @@ export function setupWith(home: string, args: string[], stdin: string, env: Node
 /** Where `host` keeps its config under `home`, on Linux. */
 export const configPathIn = (home: string, host: HostId) =>
   HOSTS[host].configPath({ platform: 'linux', home, env: { XDG_CONFIG_HOME: join(home, '.config') } });
+
+/** A throwaway home folder for each test of the file (its own hooks), removed after it: read `home.dir`. */
+export function homePerTest(prefix: string): { readonly dir: string } {
+  const home = { dir: '' };
+  beforeEach(async () => {
+    home.dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    await rm(home.dir, { recursive: true, force: true });
+  });
+  return home;
+}
+
+/** `content` written as `host`'s config under `home` (its folders made), then setupWithKey over it: the run and the file after, as text. */
+export async function setupOverConfig(
+  home: string,
+  host: HostId,
+  content: string | Buffer,
+  key: string,
+): Promise<{ path: string; ran: SetupRun; after: string }> {
+  const path = configPathIn(home, host);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, content);
+  const ran = await setupWithKey(home, host, key);
+  return { path, ran, after: await readFile(path, 'utf8') };
+}
