@@ -222,8 +222,11 @@ function sectionsOf(statements: Statement[], names: string[], path: string): Map
       if (current) sections.set(id, current);
     } else if (statement.kind === 'keyval') {
       const full = [...table, ...statement.keys];
-      if (full[0] === 'mcp_servers' && table.length < 2) {
-        if (table.length === 0 || names.includes(full[1] as string)) refuse(`sets ${full.slice(0, 2).join('.')} as a value or dotted key`);
+      // mcp_servers itself as a value (an inline table) cannot take a [mcp_servers.<name>] table
+      // after it, nor can one of ours given as one; another server's dotted keys (mcp_servers.other.command
+      // at the top) can, as TOML allows tables under one made by dotted keys.
+      if (full[0] === 'mcp_servers' && table.length < 2 && (full.length === 1 || names.includes(full[1] as string))) {
+        refuse(`sets ${full.slice(0, 2).join('.')} as a value or dotted key`);
       }
       if (current && table.length === 2 && statement.keys[0] === 'env') refuse(`sets the env of [${table.join('.')}] inline`);
       current?.keyvals.push(statement);
