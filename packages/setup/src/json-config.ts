@@ -5,6 +5,7 @@
 // rewritten without them.
 import { ConfigRefused } from './config-error.js';
 import { VSCODE_KEY_INPUT, type Host } from './hosts.js';
+import { refuseNearNames } from './near-names.js';
 import {
   appendEdit,
   applyEdits,
@@ -52,6 +53,7 @@ const freshConfig = (host: Host, servers: JsonObject, input: { value: JsonObject
 function mergedServers(config: JsonObject, host: Host, entries: Record<string, JsonObject>, path: string): Record<string, JsonObject> {
   const servers = config[host.container] ?? {};
   if (!isObject(servers)) throw new ConfigRefused(`${path}: "${host.container}" is not an object, so the servers cannot be added to it; nothing was changed.`);
+  refuseNearNames(Object.keys(servers), Object.keys(entries), host.name, path);
   const merged: Record<string, JsonObject> = {};
   for (const [name, entry] of Object.entries(entries)) {
     const current = Object.hasOwn(servers, name) ? servers[name] : undefined;
