@@ -83,6 +83,22 @@ describe('what setup writes or depends on', () => {
     expect(after).toBe(text);
   });
 
+  it("VS Code's inputs nested past 100 deep: refused, as setup reads them back whole", async () => {
+    const text = `{\n  "servers": {},\n  "inputs": [{ "id": "other", "deep": ${'['.repeat(200)}${']'.repeat(200)} }]\n}\n`;
+    const { ran, after } = await setupOver(text, 'vscode');
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(/nests its values more than 100 deep \(line 3, column \d+, in "inputs"\)/);
+    expect(after).toBe(text);
+  });
+
+  it("a value of the person's nested 100,000 deep: merged, kept, no stack overflow", async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const text = `{\n  "deep": ${deep},\n  "mcpServers": {}\n}\n`;
+    const { ran, after } = await setupOver(text);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(after.startsWith(`{\n  "deep": ${deep},\n  "mcpServers": {\n    "engage-contact": {`)).toBe(true);
+  });
+
   it('our entry holding 1.50 but otherwise as given: nothing to change, nothing refused', async () => {
     const entry = {
       command: 'npx',

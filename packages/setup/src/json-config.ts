@@ -113,6 +113,8 @@ function editsFor(text: string, host: Host, servers: Record<string, JsonObject>,
     if (inputs === undefined) added.push(memberText('inputs', [input.value], layout));
     else if (text[inputs.value.start] !== '[') edits.push(replaced(text, inputs.value, [input.value], layout, inputs.keyStart));
     else {
+      // Compared whole (the done text says whether the key's input was set).
+      refuseTooDeep(text, inputs.value, '"inputs"', path);
       const array = arrayAt(text, inputs.value.start);
       const element = array.items[input.at];
       if (element === undefined) edits.push(appendEdit(text, array, [(base) => renderValue(input.value, layout, base)], layout));
@@ -161,6 +163,7 @@ function refuseTwice(text: string, object: Container<Member>, keys: string[], na
  * names it): a null container or inputs replaced whole has nothing to lose.
  */
 function replaced(text: string, span: Span, value: unknown, layout: Layout, lineAt: number, check?: { what: string; path: string }): Edit {
+  if (check) refuseTooDeep(text, span, check.what, check.path);
   const same = JSON.stringify(JSON.parse(text.slice(span.start, span.end))) === JSON.stringify(value);
   if (same) return { ...span, text: text.slice(span.start, span.end) };
   if (check) refuseLosses(text, span, check.what, check.path);
@@ -185,7 +188,6 @@ function parse(existing: string | undefined, path: string): JsonObject {
     );
   }
   if (!isObject(config)) throw new ConfigRefused(`${path} does not hold a JSON object; nothing was changed.`);
-  refuseTooDeep(existing, path);
   return config;
 }
 
@@ -201,24 +203,25 @@ interface KeysSeen {
 }
 
 /**
- * How deep values may nest under the top-level object, as in Codex's TOML: an entry of ours is
- * written back indented, growing with the square of its depth (2 KB nested 1,000 deep is 4 MB).
+ * How deep a value setup reads back or writes (one of our entries, VS Code's inputs) may nest, as in
+ * Codex's TOML: an entry of ours is written back indented, growing with the square of its depth
+ * (2 KB nested 1,000 deep is 4 MB).
  */
 const MAX_DEPTH = 100;
 
 /**
- * Refuses a file nested more than MAX_DEPTH deep anywhere: reading it back (JSON.stringify in the
- * comparisons) is recursive, and no host's config nests beyond a few levels. `text` is valid JSON
- * (JSON.parse took it), so only strings and brackets need telling apart.
+ * Refuses the value at `span` (`what` names it) nested more than MAX_DEPTH deep: setup reads it
+ * back with JSON.stringify, which recurses, and writes it indented, growing with the square of its
+ * depth. Values elsewhere in the file, which setup neither reads back nor writes, may nest as they
+ * like. Only strings and brackets need telling apart in valid JSON.
  */
-function refuseTooDeep(text: string, path: string): void {
+function refuseTooDeep(text: string, span: Span, what: string, path: string): void {
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = span.start; i < span.end; i++) {
     const char = text[i] as string;
     if (char === '"') i = stringEnd(text, i) - 1;
     else if (char === '{' || char === '[') {
-      // The top-level object, then the values in it.
-      if (depth > MAX_DEPTH) refuse(path, `nests its values more than ${MAX_DEPTH} deep (${lineOf(text, i)})`);
+      if (depth > MAX_DEPTH) refuse(path, `nests its values more than ${MAX_DEPTH} deep (${lineOf(text, i)}, in ${what})`);
       depth++;
     } else if (char === '}' || char === ']') depth--;
   }
