@@ -1,7 +1,8 @@
 // Review 14, the setup command and hostile existing configs: a config nesting arrays some ten
 // thousand deep (valid JSON, valid TOML) ended the run with "Maximum call stack size exceeded"
 // and nothing else: not which file, not that nothing was changed, not what to do. The file was
-// left as it was; the message now says so, as for every other config it refuses.
+// left as it was; the message now says so, as for every other config it refuses. (JSON: nested
+// in our own entry, the only part of the file setup reads back and writes anew.)
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,7 +26,7 @@ const setup = (host: HostId) => setupWithKey(home, host, 'sk_live_9f2c4e7a1b3d5f
 
 describe('a config nested too deeply to merge', () => {
   it.each([
-    ['cursor', `{"deep": ${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}\n`],
+    ['cursor', `{"mcpServers": {"engage-contact": {"deep": ${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}}}\n`],
     ['codex', `deep = ${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}\n`],
   ] as const)('%s: refused with a message naming the file and saying nothing was changed', async (host, text) => {
     const path = configPath(host);

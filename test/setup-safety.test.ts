@@ -199,10 +199,11 @@ describe('no rewrite with losses', () => {
   const latin1 = Buffer.concat([Buffer.from('{"name": "Caf'), Buffer.from([0xe9]), Buffer.from('", "mcpServers": {}}\n')]);
   it.each([
     ['a Latin-1 byte (invalid UTF-8)', latin1, /not valid UTF-8/],
-    ['a big integer', '{"retries": 12345678901234567890, "mcpServers": {}}\n', /12345678901234567890/],
-    ['a number spelled 1.50', '{"price": 1.50, "mcpServers": {}}\n', /1\.50/],
-    ['a number spelled 1e3', '{"limit": 1e3, "mcpServers": {}}\n', /1e3/],
-    ['duplicate keys', '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}\n', /"a" twice/],
+    // Setup writes only its own entries anew: the respelling JSON.stringify would do matters in them alone.
+    ['a big integer in our entry', '{"mcpServers": {"engage-contact": {"retries": 12345678901234567890}}}\n', /12345678901234567890/],
+    ['a number spelled 1.50 in our entry', '{"mcpServers": {"engage-contact": {"price": 1.50}}}\n', /1\.50/],
+    ['a number spelled 1e3 in our entry', '{"mcpServers": {"engage-contact": {"limit": 1e3}}}\n', /1e3/],
+    ['our entry given twice', '{"mcpServers": {"engage-contact": {"command": "x"}, "engage-contact": {"command": "y"}}}\n', /"engage-contact" twice/],
   ])('refuses a JSON config with %s, naming the problem and the file, changing nothing', async (_, content, problem) => {
     const path = configPath('cursor');
     await writeConfig(path, content);
@@ -220,10 +221,14 @@ describe('no rewrite with losses', () => {
     const merge = (text: string) => mergeJsonConfig(text, HOSTS.cursor, { 'engage-contact': { command: 'npx' } }, 'c.json');
     const fine = '{"a": [0, -1, 1.5, 1e+21, 1.2e-7, {"a": 1}, {"a": 2}], "s": "1.50 \\" {\\"a\\": 1e3, \\"a\\": 2}", "mcpServers": {"a": {"a": 1}}}';
     expect(JSON.parse(merge(fine)).s).toBe(JSON.parse(fine).s);
-    expect(() => merge('{"x": {"y": [{"k": 1, "k": 2}]}}')).toThrow(/"k" twice in one object \(line 1, column 23\)/);
-    expect(() => merge('{"x": -0}')).toThrow(/-0 .* rewritten as 0/);
-    expect(() => merge('{"x": [1E3]}')).toThrow(/1E3 .* rewritten as 1000/);
-    expect(() => merge('{"x": 1e21}')).toThrow(/rewritten as 1e\+21/);
+    // In our own entry, which is written anew; the same outside it is the person's, kept as it is.
+    const ours = (value: string) => `{"mcpServers": {"engage-contact": {"x": ${value}}}}`;
+    expect(() => merge(ours('{"y": [{"k": 1, "k": 2}]}'))).toThrow(/"k" twice in one object \(line 1, column 57, in its "engage-contact" entry/);
+    expect(() => merge(ours('-0'))).toThrow(/-0 .* rewritten as 0/);
+    expect(() => merge(ours('[1E3]'))).toThrow(/1E3 .* rewritten as 1000/);
+    expect(() => merge(ours('1e21'))).toThrow(/rewritten as 1e\+21/);
+    const theirs = '{"x": {"y": [{"k": 1, "k": 2}]}, "z": [-0, 1E3, 1e21], "mcpServers": {}}';
+    expect(merge(theirs).startsWith('{"x": {"y": [{"k": 1, "k": 2}]}, "z": [-0, 1E3, 1e21], "mcpServers": {"engage-contact":')).toBe(true);
   });
 
   it('keeps numbers and repeated keys in a TOML config byte for byte, as it edits only our lines', () => {

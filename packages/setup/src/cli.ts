@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
+import { disabledNotes } from './disabled.js';
 import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
@@ -347,9 +348,11 @@ async function main(argv: string[]): Promise<number> {
   const keyToWrite = await keyFor(host, path, options, (key) => checkSettings(key, baseUrl));
   const existing = await readConfig(path);
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
+  const merged = render(host, existing, entries, path);
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
-  if (render(host, existing, entries, path) === existing) {
-    process.stdout.write(unchanged);
+  const turnedOff = turnedOffText(host, merged, Object.keys(entries));
+  if (merged === existing) {
+    process.stdout.write(unchanged + turnedOff);
     return 0;
   }
   const changes = changesOf(host, existing, entries, path)
@@ -360,8 +363,15 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const written = await writeUnderLock(path, (current) => render(host, current, entries, path), keyToWrite.secret);
-  process.stdout.write(written ? doneText(host, written, changes, keyToWrite.note) : unchanged);
+  process.stdout.write((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + turnedOff);
   return 0;
+}
+
+/** The servers the file keeps turned off (the person's choice, kept), each with how to turn it on; empty for none. */
+function turnedOffText(host: Host, text: string, servers: string[]): string {
+  const notes = disabledNotes(host, text, servers);
+  if (notes.length === 0) return '';
+  return `Turned off in the file (your setting, kept):\n${notes.map((note) => `  ${note}\n`).join('')}`;
 }
 
 /** `--print`: a snippet to paste; the key is never in it, whatever was given. */

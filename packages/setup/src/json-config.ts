@@ -5,13 +5,16 @@
 // rewritten without them.
 import { ConfigRefused } from './config-error.js';
 import { VSCODE_KEY_INPUT, type Host } from './hosts.js';
+import { refuseNearNames } from './near-names.js';
 import {
   appendEdit,
   applyEdits,
   arrayAt,
   baseAt,
+  type Container,
   type Edit,
   type Layout,
+  type Member,
   lineEnding,
   memberText,
   objectAt,
@@ -37,7 +40,7 @@ export function mergeJsonConfig(existing: string | undefined, host: Host, entrie
     const text = `${JSON.stringify(freshConfig(host, servers, input), null, '  ')}\n`;
     return existing === undefined ? text : text.replace(/\n/g, lineEnding(existing));
   }
-  return applyEdits(existing, editsFor(existing, host, servers, input));
+  return applyEdits(existing, editsFor(existing, host, servers, input, path));
 }
 
 /** A config of nothing but ours. */
@@ -50,6 +53,7 @@ const freshConfig = (host: Host, servers: JsonObject, input: { value: JsonObject
 function mergedServers(config: JsonObject, host: Host, entries: Record<string, JsonObject>, path: string): Record<string, JsonObject> {
   const servers = config[host.container] ?? {};
   if (!isObject(servers)) throw new ConfigRefused(`${path}: "${host.container}" is not an object, so the servers cannot be added to it; nothing was changed.`);
+  refuseNearNames(Object.keys(servers), Object.keys(entries), host.name, path);
   const merged: Record<string, JsonObject> = {};
   for (const [name, entry] of Object.entries(entries)) {
     const current = Object.hasOwn(servers, name) ? servers[name] : undefined;
@@ -91,46 +95,79 @@ function mergedInput(config: JsonObject, path: string): { value: JsonObject; at:
 }
 
 /** The edits that write `servers` (and `input`) into `text`, a JSON object as parse() took it. */
-function editsFor(text: string, host: Host, servers: Record<string, JsonObject>, input: { value: JsonObject; at: number } | undefined): Edit[] {
+function editsFor(text: string, host: Host, servers: Record<string, JsonObject>, input: { value: JsonObject; at: number } | undefined, path: string): Edit[] {
   const layout: Layout = { unit: /^([ \t]+)["}\]]/m.exec(text)?.[1] ?? '  ', eol: lineEnding(text) };
   const top = objectAt(text, skipSpace(text, 0));
   // Nothing of the person's: the whole object written anew, on lines of its own.
   if (top.items.length === 0) return [{ start: top.open, end: top.close + 1, text: renderValue(freshConfig(host, servers, input), layout, '') }];
+  refuseTwice(text, top, [host.container, ...(input ? ['inputs'] : [])], 'the file', path);
   const edits: Edit[] = [];
   const added: ((base: string | undefined) => string)[] = [];
   const container = top.items.find((member) => member.key === host.container);
   // A null container or inputs (mergedServers and mergedInput refuse any other that is not one) is replaced whole.
   if (container === undefined) added.push(memberText(host.container, servers, layout));
   else if (text[container.value.start] !== '{') edits.push(replaced(text, container.value, servers, layout, container.keyStart));
-  else {
-    const object = objectAt(text, container.value.start);
-    const appended: ((base: string | undefined) => string)[] = [];
-    for (const [name, entry] of Object.entries(servers)) {
-      const member = object.items.find(({ key }) => key === name);
-      if (member === undefined) appended.push(memberText(name, entry, layout));
-      else edits.push(replaced(text, member.value, entry, layout, member.keyStart));
-    }
-    if (appended.length > 0) edits.push(appendEdit(text, object, appended, layout));
-  }
+  else edits.push(...serverEdits(text, objectAt(text, container.value.start), servers, layout, `"${host.container}"`, path));
   if (input !== undefined) {
     const inputs = top.items.find((member) => member.key === 'inputs');
     if (inputs === undefined) added.push(memberText('inputs', [input.value], layout));
     else if (text[inputs.value.start] !== '[') edits.push(replaced(text, inputs.value, [input.value], layout, inputs.keyStart));
     else {
+      // Compared whole (the done text says whether the key's input was set).
+      refuseTooDeep(text, inputs.value, '"inputs"', path);
       const array = arrayAt(text, inputs.value.start);
       const element = array.items[input.at];
       if (element === undefined) edits.push(appendEdit(text, array, [(base) => renderValue(input.value, layout, base)], layout));
-      else edits.push(replaced(text, element, input.value, layout, element.start));
+      else edits.push(replaced(text, element, input.value, layout, element.start, { what: `the input "${VSCODE_KEY_INPUT.id}"`, path }));
     }
   }
   if (added.length > 0) edits.push(appendEdit(text, top, added, layout));
   return edits;
 }
 
-/** `value` in place of the one at `span`, laid out from the indent of the line `lineAt` is on; kept where it is that already. */
-function replaced(text: string, span: Span, value: unknown, layout: Layout, lineAt: number): Edit {
+/** Our entries written into the container object (`name` for the person): each replaced where it is, or added after the person's. */
+function serverEdits(text: string, object: Container<Member>, servers: Record<string, JsonObject>, layout: Layout, name: string, path: string): Edit[] {
+  refuseTwice(text, object, Object.keys(servers), name, path);
+  const edits: Edit[] = [];
+  const appended: ((base: string | undefined) => string)[] = [];
+  for (const [server, entry] of Object.entries(servers)) {
+    const member = object.items.find(({ key }) => key === server);
+    if (member === undefined) appended.push(memberText(server, entry, layout));
+    else edits.push(replaced(text, member.value, entry, layout, member.keyStart, { what: `its "${server}" entry`, path }));
+  }
+  if (appended.length > 0) edits.push(appendEdit(text, object, appended, layout));
+  return edits;
+}
+
+/**
+ * Refuses an object giving one of `keys` twice: the edit is made at the first, where JSON.parse
+ * (and so the hosts) takes the last, so which one counts would be a guess. Other keys given twice
+ * are the person's, left as they are.
+ */
+function refuseTwice(text: string, object: Container<Member>, keys: string[], name: string, path: string): void {
+  for (const key of keys) {
+    const members = object.items.filter((member) => member.key === key);
+    const second = members[1];
+    if (second !== undefined) {
+      refuse(
+        path,
+        `has the key ${JSON.stringify(key)} twice in ${name} (${lineOf(text, members[0]!.keyStart)} and ${lineOf(text, second.keyStart)}), so which one the host reads is unclear`,
+      );
+    }
+  }
+}
+
+/**
+ * `value` in place of the one at `span`, laid out from the indent of the line `lineAt` is on; kept
+ * where it is that already. Written anew, the value must lose nothing of the person's (`check`
+ * names it): a null container or inputs replaced whole has nothing to lose.
+ */
+function replaced(text: string, span: Span, value: unknown, layout: Layout, lineAt: number, check?: { what: string; path: string }): Edit {
+  if (check) refuseTooDeep(text, span, check.what, check.path);
   const same = JSON.stringify(JSON.parse(text.slice(span.start, span.end))) === JSON.stringify(value);
-  return same ? { ...span, text: text.slice(span.start, span.end) } : { ...span, text: renderValue(value, layout, baseAt(text, lineAt)) };
+  if (same) return { ...span, text: text.slice(span.start, span.end) };
+  if (check) refuseLosses(text, span, check.what, check.path);
+  return { ...span, text: renderValue(value, layout, baseAt(text, lineAt)) };
 }
 
 /**
@@ -151,7 +188,6 @@ function parse(existing: string | undefined, path: string): JsonObject {
     );
   }
   if (!isObject(config)) throw new ConfigRefused(`${path} does not hold a JSON object; nothing was changed.`);
-  refuseLosses(existing, path);
   return config;
 }
 
@@ -167,47 +203,64 @@ interface KeysSeen {
 }
 
 /**
- * How deep values may nest under the top-level object, as in Codex's TOML: an entry of ours is
- * written back indented, growing with the square of its depth (2 KB nested 1,000 deep is 4 MB).
+ * How deep a value setup reads back or writes (one of our entries, VS Code's inputs) may nest, as in
+ * Codex's TOML: an entry of ours is written back indented, growing with the square of its depth
+ * (2 KB nested 1,000 deep is 4 MB).
  */
 const MAX_DEPTH = 100;
 
 /**
- * Our entries are written back with JSON.stringify, which spells each number its own way, keeps
- * only the last of a key given twice, and lists an object's array-index keys ("1", "2024") first,
- * in numeric order. The rest of the file is kept byte for byte, but the rule stays the one from
- * when the whole file was written anew: a file where any of these would show anywhere is refused,
- * as is one nested too deep. `text` is valid JSON (JSON.parse took it), so only strings, numbers
- * and punctuation need telling apart.
+ * Refuses the value at `span` (`what` names it) nested more than MAX_DEPTH deep: setup reads it
+ * back with JSON.stringify, which recurses, and writes it indented, growing with the square of its
+ * depth. Values elsewhere in the file, which setup neither reads back nor writes, may nest as they
+ * like. Only strings and brackets need telling apart in valid JSON.
  */
-function refuseLosses(text: string, path: string): void {
+function refuseTooDeep(text: string, span: Span, what: string, path: string): void {
+  let depth = 0;
+  for (let i = span.start; i < span.end; i++) {
+    const char = text[i] as string;
+    if (char === '"') i = stringEnd(text, i) - 1;
+    else if (char === '{' || char === '[') {
+      if (depth > MAX_DEPTH) refuse(path, `nests its values more than ${MAX_DEPTH} deep (${lineOf(text, i)}, in ${what})`);
+      depth++;
+    } else if (char === '}' || char === ']') depth--;
+  }
+}
+
+/**
+ * A value of the file that setup writes anew (one of our entries, VS Code's key input) comes back
+ * through JSON.stringify, which spells each number its own way, keeps only the last of a key given
+ * twice, and lists an object's array-index keys ("1", "2024") first, in numeric order. Refuses the
+ * value at `span` where any of these would show. Nothing outside it is written, so nothing outside
+ * it is looked at. `what` names the value for the person.
+ */
+function refuseLosses(text: string, span: Span, what: string, path: string): void {
   const objects: (KeysSeen | undefined)[] = [];
   let expectingKey = false;
-  for (let i = 0; i < text.length; i++) {
+  const where = (at: number) => `${lineOf(text, at)}, in ${what}, which setup writes anew`;
+  for (let i = span.start; i < span.end; i++) {
     const char = text[i] as string;
     if (char === '"') {
       const end = stringEnd(text, i);
       const seen = objects.at(-1);
-      if (seen && expectingKey) checkKey(seen, JSON.parse(text.slice(i, end)) as string, () => lineOf(text, i), path);
+      if (seen && expectingKey) checkKey(seen, JSON.parse(text.slice(i, end)) as string, where(i), path);
       i = end - 1;
     } else if (char === '{' || char === '[') {
-      // The top-level object, then the values in it.
-      if (objects.length > MAX_DEPTH) refuse(path, `nests its values more than ${MAX_DEPTH} deep (${lineOf(text, i)})`);
       objects.push(char === '{' ? { keys: new Set(), lastIndex: -1, other: false } : undefined);
       expectingKey = char === '{';
     } else if (char === '}' || char === ']') objects.pop();
     else if (char === ',') expectingKey = objects.at(-1) !== undefined;
     else if (char === ':') expectingKey = false;
-    else if (char === '-' || (char >= '0' && char <= '9')) i = checkNumber(text, i, path) - 1;
+    else if (char === '-' || (char >= '0' && char <= '9')) i = checkNumber(text, i, where(i), path) - 1;
   }
 }
 
 /** The greatest array index: a key spelled as one up to this is listed before all others. */
 const MAX_ARRAY_INDEX = 2 ** 32 - 2;
 
-function checkKey(seen: KeysSeen, key: string, where: () => string, path: string): void {
+function checkKey(seen: KeysSeen, key: string, where: string, path: string): void {
   const spelled = JSON.stringify(key);
-  if (seen.keys.has(key)) refuse(path, `has the key ${spelled} twice in one object (${where()}), and only the last would be kept`);
+  if (seen.keys.has(key)) refuse(path, `has the key ${spelled} twice in one object (${where}), and only the last would be kept`);
   seen.keys.add(key);
   const index = /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) <= MAX_ARRAY_INDEX ? Number(key) : undefined;
   if (index === undefined) {
@@ -215,17 +268,17 @@ function checkKey(seen: KeysSeen, key: string, where: () => string, path: string
     return;
   }
   if (seen.other || index < seen.lastIndex) {
-    refuse(path, `has the key ${spelled} (${where()}) after other keys, and it would be moved before them (keys like "1" are written first, in numeric order)`);
+    refuse(path, `has the key ${spelled} (${where}) after other keys, and it would be moved before them (keys like "1" are written first, in numeric order)`);
   }
   seen.lastIndex = index;
 }
 
 /** Where the number at `start` ends; refuses one JSON.stringify would spell otherwise (1.50, 1e3, a big integer). */
-function checkNumber(text: string, start: number, path: string): number {
+function checkNumber(text: string, start: number, where: string, path: string): number {
   NUMBER.lastIndex = start;
   const spelled = NUMBER.exec(text)?.[0] ?? '';
   const rewritten = JSON.stringify(Number(spelled));
-  if (rewritten !== spelled) refuse(path, `has the number ${spelled} (${lineOf(text, start)}), which would be rewritten as ${rewritten}`);
+  if (rewritten !== spelled) refuse(path, `has the number ${spelled} (${where}), which would be rewritten as ${rewritten}`);
   return start + spelled.length;
 }
 

@@ -6,6 +6,7 @@
 // defines our servers in a form we do not edit (inline tables, dotted keys), is refused.
 import { ConfigRefused } from './config-error.js';
 import type { ServerEntry } from './hosts.js';
+import { refuseNearNames } from './near-names.js';
 import { ESCAPES, NestedTooDeep, scanToml, type Statement, TomlSyntax } from './toml-scanner.js';
 
 export { scanToml };
@@ -36,6 +37,7 @@ export function mergeTomlConfig(existing: string | undefined, entries: Record<st
   const statements = readStatements(text, path);
   const names = Object.keys(entries);
   const sections = sectionsOf(statements, names, path);
+  refuseNearNames(serverNames(statements), names, 'Codex', path);
   const edits = new TomlEdits(text, path);
   for (const name of names) edits.setServer(name, entries[name] as ServerEntry, sections);
   const result = edits.result();
@@ -222,14 +224,29 @@ function sectionsOf(statements: Statement[], names: string[], path: string): Map
       if (current) sections.set(id, current);
     } else if (statement.kind === 'keyval') {
       const full = [...table, ...statement.keys];
-      if (full[0] === 'mcp_servers' && table.length < 2) {
-        if (table.length === 0 || names.includes(full[1] as string)) refuse(`sets ${full.slice(0, 2).join('.')} as a value or dotted key`);
+      // mcp_servers itself as a value (an inline table) cannot take a [mcp_servers.<name>] table
+      // after it, nor can one of ours given as one; another server's dotted keys (mcp_servers.other.command
+      // at the top) can, as TOML allows tables under one made by dotted keys.
+      if (full[0] === 'mcp_servers' && table.length < 2 && (full.length === 1 || names.includes(full[1] as string))) {
+        refuse(`sets ${full.slice(0, 2).join('.')} as a value or dotted key`);
       }
       if (current && table.length === 2 && statement.keys[0] === 'env') refuse(`sets the env of [${table.join('.')}] inline`);
       current?.keyvals.push(statement);
     }
   }
   return sections;
+}
+
+/** The names of the servers the file has: [mcp_servers.<name>] tables (and theirs), dotted keys and keys of [mcp_servers]. */
+function serverNames(statements: Statement[]): string[] {
+  const names = new Set<string>();
+  let table: string[] = [];
+  for (const statement of statements) {
+    if (statement.kind === 'header') table = statement.keys;
+    const full = statement.kind === 'header' ? table : statement.kind === 'keyval' ? [...table, ...statement.keys] : [];
+    if (full[0] === 'mcp_servers' && full[1] !== undefined) names.add(full[1]);
+  }
+  return [...names];
 }
 
 /** Where a table's last key = value line ends (its trailing blank and comment lines stay after). */

@@ -1,0 +1,29 @@
+// An entry the person named like one of ours but spelled otherwise (Engage-Contact, engage_contact,
+// "engage-contact " with a space): adding ours beside it would have the host run both, the same
+// tools twice. Setup does not guess whether that entry is an old copy of ours or something of the
+// person's to keep: it refuses the file, names the entry, and says how to go on.
+import { ConfigRefused } from './config-error.js';
+
+/** A server name as compared here: case, spaces, dots, dashes and underscores set aside. */
+const squeezed = (name: string) =>
+  name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s._-]+/g, '');
+
+/**
+ * Refuses adding any of `ours` that `existing` (the names the file's servers have) lacks but has
+ * under another spelling. One already there under our own name is updated as before.
+ */
+export function refuseNearNames(existing: string[], ours: string[], hostName: string, path: string): void {
+  for (const name of ours) {
+    if (existing.includes(name)) continue;
+    const near = existing.filter((other) => squeezed(other) === squeezed(name));
+    if (near.length === 0) continue;
+    const named = near.map((other) => JSON.stringify(other)).join(' and ');
+    throw new ConfigRefused(
+      `${path} has a server named ${named}, which looks like ${name} spelled another way; adding ${name} beside it would have ${hostName} run both, ` +
+        `the same tools twice. Nothing was changed. Rename that entry to "${name}" (setup then updates it, keeping what you added to it) or remove it, then run again.`,
+    );
+  }
+}
