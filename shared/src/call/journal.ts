@@ -8,7 +8,12 @@ import { canonicalJson } from './confirmations.js';
 
 const JOURNAL_ENTRIES = 200;
 const JOURNAL_ENTRY_CHARS = 64 * 1024;
-/** How long a write's attempt is remembered: enough to catch a host's retry after a timeout. */
+/**
+ * How long a write's attempt is remembered once it ended: enough to catch a host's retry after a
+ * timeout. One still in flight is remembered until it ends, however long that takes by the system
+ * clock (a clock set forward, a 429's Retry-After waited out): until then it is the only thing that
+ * keeps a write needing no yes from going out twice.
+ */
 const ATTEMPT_MEMORY_MS = 30 * 60 * 1000;
 /**
  * How many attempts that went out are kept for one key, and for all keys together; and how many
@@ -83,16 +88,21 @@ export class WriteJournal {
     return at;
   }
 
-  /** The last attempt of exactly this write that went out (in flight, done or unknown) within the last half hour, if any. */
+  /** The last attempt of exactly this write that went out: in flight, or done or unknown within the last half hour; if any. */
   lastSent(keyId: string, operationId: string, params: Params): Attempt | undefined {
     const found = this.sent.get(keyId)?.get(writeDigest(keyId, operationId, params));
-    return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? { at: found.at, outcome: found.outcome } : undefined;
+    return found && this.remembered(found) ? { at: found.at, outcome: found.outcome } : undefined;
   }
 
-  /** How the attempt a confirmation's yes sent went, if this server sent it within the last half hour. */
+  /** How the attempt a confirmation's yes sent went, if it is still in flight or this server sent it within the last half hour. */
   outcomeOf(confirmation: string): Attempt | undefined {
     const found = this.confirmed.get(confirmation) ?? this.confirmedRefused.get(confirmation);
-    return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? found : undefined;
+    return found && this.remembered(found) ? found : undefined;
+  }
+
+  /** An attempt in flight until it ends; one that ended for half an hour. */
+  private remembered({ at, outcome }: Attempt): boolean {
+    return outcome === 'in-flight' || at > this.now() - ATTEMPT_MEMORY_MS;
   }
 
   /** A confirmation this call spent without sending its write (other params, facts read otherwise, a no): shown again, nothing was done with it. */
@@ -126,8 +136,8 @@ export class WriteJournal {
   /** Drops expired attempts and the oldest past `kept`; returns how many went. */
   private forgetOldest(attempts: Map<string, Attempt>, kept: number): number {
     let dropped = 0;
-    for (const [old, { at }] of attempts) {
-      if (attempts.size <= kept && at > this.now() - ATTEMPT_MEMORY_MS) break;
+    for (const [old, attempt] of attempts) {
+      if (attempts.size <= kept && this.remembered(attempt)) break;
       attempts.delete(old);
       dropped++;
     }
