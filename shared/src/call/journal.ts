@@ -40,6 +40,20 @@ interface SentAttempt extends Attempt {
   confirmation?: string;
 }
 
+/** The latest time `forwardNow` gave. */
+let latest = 0;
+
+/**
+ * The system clock as this process dates its yeses and its writes' attempts: never going back.
+ * A clock set back (NTP correcting a clock that ran fast) would date a send before a yes shown
+ * before it, and the claim would let that yes send the write again; the highest time read so far
+ * stands instead until the clock passes it.
+ */
+export function forwardNow(): number {
+  latest = Math.max(latest, Date.now());
+  return latest;
+}
+
 /**
  * What this server carried out lately (a bounded list, newest first), for facts the API cannot
  * show, and how each exact write went. Everything is kept per key fingerprint: a server that
@@ -58,7 +72,7 @@ export class WriteJournal {
   private readonly confirmed = new Map<string, Attempt>();
   private readonly confirmedRefused = new Map<string, Attempt>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = forwardNow) {}
 
   /** Notes a write's attempt; `in-flight` when it is sent (with the confirmation whose yes sent it), then how it ended. Returns the attempt's time. */
   attempt(keyId: string, operationId: string, params: Params, outcome: AttemptOutcome, confirmation?: string): number {
