@@ -16,7 +16,7 @@ import type { Operation, Params, PreviewReader } from '../model/types.js';
 import type { ConfirmationPath } from './audit.js';
 import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
 import { limitState, messageCount, type WriteTrace } from './guardrails.js';
-import { writeDigest, type Attempt } from './journal.js';
+import { forwardNow, writeDigest, type Attempt } from './journal.js';
 import { screenComposed } from './key-guesses.js';
 import {
   ASKED_AGAIN,
@@ -130,7 +130,7 @@ async function redeemReturned(
 /** `reason`: why a question already answered is asked again, put before it (the person sees the same question twice). */
 async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, notes: ConfirmNotes, reason = ''): Promise<Reply | Approval> {
   // Taken before the journal is read for the statement's warning: a yes dates from what it was shown.
-  const shownAt = Date.now();
+  const shownAt = forwardNow();
   const statement = await describeEffect(deps, call, op, params);
   const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound).value;
   const result = await call.asking.ask(`${reason ? `${reason}\n\n` : ''}${statement.text}\n\nRun it?`, op, issueState);
@@ -160,7 +160,7 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
     reason = [reason, now ? factsChanged(now.unread) : TOKEN_REFUSALS[redemption as TokenRefusal]].filter(Boolean).join(' ');
   }
   // Taken before the journal is read for the preview's warning: the token's yes dates from then.
-  const shownAt = Date.now();
+  const shownAt = forwardNow();
   const statement = await describeEffect(deps, call, op, params);
   const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound);
   return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());

@@ -158,11 +158,22 @@ export function keyFingerprint(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('base64url');
 }
 
-/** ENGAGE_CONFIRM: an operation it names with `-` is not gated, one it names is; otherwise its risk level decides. Reads never are. */
+/**
+ * ENGAGE_CONFIRM: an operation it names with `-` is not gated, one it names is; otherwise its risk
+ * level decides. Reads never are. Named both ways, its own name decides over a wildcard
+ * (`-campaign.*,campaign.send` asks before campaign.send; `campaign.*,-campaign.create` does not
+ * before campaign.create), and otherwise it is gated: an owner's question is never dropped on a doubt.
+ */
 export function needsConfirmation(policy: Pick<Config, 'confirm' | 'confirmPatterns'>, op: { id: string; risk: Risk }): boolean {
   if (op.risk === 'safe') return false;
-  const named = (list: string[]) => list.some((pattern) => matchesPattern(pattern, op.id));
-  if (named(policy.confirmPatterns.skip)) return false;
-  if (named(policy.confirmPatterns.gate)) return true;
+  const gate = howNamed(policy.confirmPatterns.gate, op.id);
+  const skip = howNamed(policy.confirmPatterns.skip, op.id);
+  if (gate || skip) return gate !== undefined && !(skip === 'by name' && gate === 'by wildcard');
   return policy.confirm === 'all' || (policy.confirm === 'destructive' && op.risk === 'destructive');
+}
+
+/** Whether `patterns` name the operation by its own name, only by a wildcard, or not at all. */
+function howNamed(patterns: readonly string[], operationId: string): 'by name' | 'by wildcard' | undefined {
+  if (patterns.includes(operationId)) return 'by name';
+  return patterns.some((pattern) => matchesPattern(pattern, operationId)) ? 'by wildcard' : undefined;
 }

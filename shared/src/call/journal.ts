@@ -8,7 +8,12 @@ import { canonicalJson } from './confirmations.js';
 
 const JOURNAL_ENTRIES = 200;
 const JOURNAL_ENTRY_CHARS = 64 * 1024;
-/** How long a write's attempt is remembered: enough to catch a host's retry after a timeout. */
+/**
+ * How long a write's attempt is remembered once it ended: enough to catch a host's retry after a
+ * timeout. One still in flight is remembered until it ends, however long that takes by the system
+ * clock (a clock set forward, a 429's Retry-After waited out): until then it is the only thing that
+ * keeps a write needing no yes from going out twice.
+ */
 const ATTEMPT_MEMORY_MS = 30 * 60 * 1000;
 /**
  * How many attempts that went out are kept for one key, and for all keys together; and how many
@@ -35,6 +40,20 @@ interface SentAttempt extends Attempt {
   confirmation?: string;
 }
 
+/** The latest time `forwardNow` gave. */
+let latest = 0;
+
+/**
+ * The system clock as this process dates its yeses and its writes' attempts: never going back.
+ * A clock set back (NTP correcting a clock that ran fast) would date a send before a yes shown
+ * before it, and the claim would let that yes send the write again; the highest time read so far
+ * stands instead until the clock passes it.
+ */
+export function forwardNow(): number {
+  latest = Math.max(latest, Date.now());
+  return latest;
+}
+
 /**
  * What this server carried out lately (a bounded list, newest first), for facts the API cannot
  * show, and how each exact write went. Everything is kept per key fingerprint: a server that
@@ -53,7 +72,7 @@ export class WriteJournal {
   private readonly confirmed = new Map<string, Attempt>();
   private readonly confirmedRefused = new Map<string, Attempt>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = forwardNow) {}
 
   /** Notes a write's attempt; `in-flight` when it is sent (with the confirmation whose yes sent it), then how it ended. Returns the attempt's time. */
   attempt(keyId: string, operationId: string, params: Params, outcome: AttemptOutcome, confirmation?: string): number {
@@ -83,16 +102,21 @@ export class WriteJournal {
     return at;
   }
 
-  /** The last attempt of exactly this write that went out (in flight, done or unknown) within the last half hour, if any. */
+  /** The last attempt of exactly this write that went out: in flight, or done or unknown within the last half hour; if any. */
   lastSent(keyId: string, operationId: string, params: Params): Attempt | undefined {
     const found = this.sent.get(keyId)?.get(writeDigest(keyId, operationId, params));
-    return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? { at: found.at, outcome: found.outcome } : undefined;
+    return found && this.remembered(found) ? { at: found.at, outcome: found.outcome } : undefined;
   }
 
-  /** How the attempt a confirmation's yes sent went, if this server sent it within the last half hour. */
+  /** How the attempt a confirmation's yes sent went, if it is still in flight or this server sent it within the last half hour. */
   outcomeOf(confirmation: string): Attempt | undefined {
     const found = this.confirmed.get(confirmation) ?? this.confirmedRefused.get(confirmation);
-    return found && found.at > this.now() - ATTEMPT_MEMORY_MS ? found : undefined;
+    return found && this.remembered(found) ? found : undefined;
+  }
+
+  /** An attempt in flight until it ends; one that ended for half an hour. */
+  private remembered({ at, outcome }: Attempt): boolean {
+    return outcome === 'in-flight' || at > this.now() - ATTEMPT_MEMORY_MS;
   }
 
   /** A confirmation this call spent without sending its write (other params, facts read otherwise, a no): shown again, nothing was done with it. */
@@ -126,8 +150,8 @@ export class WriteJournal {
   /** Drops expired attempts and the oldest past `kept`; returns how many went. */
   private forgetOldest(attempts: Map<string, Attempt>, kept: number): number {
     let dropped = 0;
-    for (const [old, { at }] of attempts) {
-      if (attempts.size <= kept && at > this.now() - ATTEMPT_MEMORY_MS) break;
+    for (const [old, attempt] of attempts) {
+      if (attempts.size <= kept && this.remembered(attempt)) break;
       attempts.delete(old);
       dropped++;
     }
