@@ -93,6 +93,9 @@ export function gate(deps: CallDeps, call: ToolCall, op: Operation): boolean {
   return call.kind === 'action' && deps.gated(op);
 }
 
+/** The yes of a write that needs none: later than any attempt, so only the same write in flight refuses it. */
+const NO_YES = Number.MAX_SAFE_INTEGER;
+
 /**
  * claim: the owner's guardrails first (the idempotency key reserved, the caps counted in one
  * atomic step of the store, shared by every process), then the write journal checked again and
@@ -113,9 +116,10 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   let earlier = local && (local.outcome === 'in-flight' || (approval && local.at >= approval.approvedAt)) ? local : undefined;
   if (!earlier) {
     const markedAt = journal.attempt(keyId, op.id, params, 'in-flight', approval?.confirmation);
-    if (!approval) return undefined; // a write that needs no yes, once the same one has ended, is the caller's to repeat (idempotency keys guard it)
     try {
-      const shared = await markShared(deps, call, op, params, approval, markedAt);
+      // A write that needs no yes is marked too, so that the same write still at the API is refused on every process and
+      // replica; once it has ended it is the caller's to repeat (idempotency keys guard that), so no time refuses it.
+      const shared = await markShared(deps, call, op, params, approval ?? { approvedAt: NO_YES }, markedAt);
       prepared.mark = shared.mark;
       earlier = shared.refusedBy && fromSharedStore(call, shared.refusedBy);
     } catch (error) {
