@@ -7,7 +7,21 @@ import type { Refusal } from './respond.js';
 
 /** A request's path without its query or trailing slashes (`/mcp/contact/?x` → `/mcp/contact`): how every part names a route. */
 export function pathOf(url: string | undefined): string {
-  return (url ?? '/').split('?')[0]?.replace(/\/+$/, '') || '/';
+  const raw = url ?? '/';
+  const query = raw.indexOf('?');
+  return withoutTrailingSlashes(query < 0 ? raw : raw.slice(0, query)) || '/';
+}
+
+/**
+ * `text` without the slashes it ends with, in one pass from its end. Not `/\/+$/`: tried from
+ * every slash of a run that something else ends, it read the run again each time, and a URL of
+ * 16,000 slashes and a letter (what fits in Node's 16 KiB of headers) cost 80 ms on every request,
+ * before any key was asked for.
+ */
+export function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end--;
+  return text.slice(0, end);
 }
 
 /** One request on its way through the guards; the key guard adds its key. */

@@ -1,7 +1,7 @@
-import { parseKek } from './oauth/crypto.js';
-
 // Remote mode's own settings, from the environment. A bad one refuses the start: a service that
 // many people reach must not come up half-configured.
+import { parseKek } from './oauth/crypto.js';
+
 export interface HttpSettings {
   host: string;
   port: number;

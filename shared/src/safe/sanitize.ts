@@ -128,11 +128,25 @@ function readsAsMarker(text: string, from: number): boolean {
  * MARKER_BRACKETS) of a text shaped like a marker this server writes into the data it shows, in
  * any case and spacing and with lookalike letters, is shown with a backslash before it
  * (`\\[cut: …`, `\\［cut: …`), so that only our own markers appear bare and a customer cannot
- * write one. The same string when it has none.
+ * write one. The customer's own backslashes right before it are doubled (one backslash before
+ * `[cut` is shown as three): an odd run before a marker's bracket always means escaped, an even
+ * run (none included) ours, as backslashes read everywhere. The same string when it has none.
  */
 export function withoutMarkerShapes(text: string): string {
   if (!HOLDS_MARKER_BRACKET.test(text)) return text;
-  return text.replace(MARKER_BRACKET, (bracket, at: number) => (readsAsMarker(text, at + bracket.length) ? `\\${bracket}` : bracket));
+  return text.replace(MARKER_BRACKET, (bracket, at: number) =>
+    readsAsMarker(text, at + bracket.length) ? `${'\\'.repeat(backslashesBefore(text, at) + 1)}${bracket}` : bracket,
+  );
+}
+
+/**
+ * How many backslashes stand in a row right before `at`: the count stops at the first other
+ * character, so each backslash of a text is counted for one bracket at most.
+ */
+function backslashesBefore(text: string, at: number): number {
+  let from = at;
+  while (from > 0 && text.charCodeAt(from - 1) === 0x5c) from--;
+  return at - from;
 }
 
 /** Whether `text` holds a character escaping a marker's shape may put a backslash before (or a backslash): search and equality then compare shown text. */

@@ -2,6 +2,7 @@
 // their scopes, and the one cheap read that tells whether a tenant key is valid.
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '@engage-mcp/shared';
+import { withoutTrailingSlashes } from '../exchange.js';
 import type { Clients } from './clients.js';
 import type { Grants } from './grants.js';
 import type { OAuthStore } from './store.js';
@@ -30,7 +31,7 @@ export function normalResource(value: string): string {
   try {
     const url = new URL(value);
     url.hash = '';
-    return url.href.replace(/\/+$/, '');
+    return withoutTrailingSlashes(url.href);
   } catch {
     return value;
   }

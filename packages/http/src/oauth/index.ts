@@ -16,7 +16,7 @@ import {
   type OAuthMetadata,
 } from '@modelcontextprotocol/server';
 import { keyFingerprint, type Logger } from '@engage-mcp/shared';
-import type { Exchange } from '../exchange.js';
+import { type Exchange, withoutTrailingSlashes } from '../exchange.js';
 import type { Refusal } from '../respond.js';
 import { answerConsent, showConsent } from './authorize.js';
 import { Clients, type CimdSeams } from './clients.js';
@@ -74,7 +74,7 @@ export interface OAuth {
 
 export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
   const store = options.store ?? new MemoryOAuthStore();
-  let publicUrl = options.publicUrl?.replace(/\/+$/, '');
+  let publicUrl = options.publicUrl === undefined ? undefined : withoutTrailingSlashes(options.publicUrl);
   const issuer = () => publicUrl as string;
   const resourceOf = (path: string) => `${issuer()}${path}`;
   const consentKey = kekKeys(options.kek).consent;
@@ -116,7 +116,7 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
         );
     },
     setPublicUrl(url) {
-      publicUrl ??= url.replace(/\/+$/, '');
+      publicUrl ??= withoutTrailingSlashes(url);
     },
   };
 }
@@ -227,7 +227,7 @@ async function serveMetadata(ctx: OAuthContext, deps: OAuthDeps, req: IncomingMe
   const allScopes = [...new Set([...deps.scopesByPath.values()].flat())];
   const oauthMetadata = authorizationServerMetadata(issuer, allScopes);
   const insecure = issuer.startsWith('http:');
-  const wanted = new URL(request.url).pathname.replace(/\/+$/, '');
+  const wanted = withoutTrailingSlashes(new URL(request.url).pathname);
   const path = wanted === '/.well-known/oauth-protected-resource' ? '/mcp' : wanted.replace('/.well-known/oauth-protected-resource', '');
   const scopesSupported = deps.scopesByPath.get(path);
   const resourceServerUrl = new URL(`${issuer}${scopesSupported ? path : '/mcp'}`);
