@@ -5,6 +5,17 @@
 export class WritesInFlight {
   private count = 0;
   private waiting: Array<() => void> = [];
+  /** The server is stopping: a write started now could be cut off at the API by the exit, its outcome never noted. */
+  private stopping = false;
+
+  /** No new write is taken from now on (register.ts answers it with serverStopping). */
+  refuseNew(): void {
+    this.stopping = true;
+  }
+
+  get refusing(): boolean {
+    return this.stopping;
+  }
 
   /** `call`, counted until it settles. */
   async during<T>(call: Promise<T>): Promise<T> {

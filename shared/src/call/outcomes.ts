@@ -65,6 +65,12 @@ export function notConfigured(domain: string, problems: readonly string[]): Call
   );
 }
 
+export function serverStopping(): CallToolResult {
+  return failure(
+    'This server is stopping (its host closed it or told it to stop), so it takes no new write: nothing was sent. Ask again once the host has started it again.',
+  );
+}
+
 export function noKey(): CallToolResult {
   return failure('No API key came with this request, so nothing was sent: send the tenant key as Authorization: Bearer <key> or X-API-Key.');
 }

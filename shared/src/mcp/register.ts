@@ -13,7 +13,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import type { CallDeps, Caller, Reply, ToolArguments } from '../call/context.js';
 import { finishAnswer } from '../call/answers.js';
-import { failure, noKey } from '../call/outcomes.js';
+import { failure, noKey, serverStopping } from '../call/outcomes.js';
 import type { WritesInFlight } from '../call/in-flight.js';
 import { runToolCall } from '../call/tool-call.js';
 import type { OperationInfo, ToolInfo } from '../model/manifest.js';
@@ -85,6 +85,7 @@ export function registerTools(mcp: McpServer, era: ProtocolEra, tools: readonly 
   const operations = tools.flatMap((tool) => tool.operations);
   for (const tool of tools) {
     mcp.registerTool(tool.info.name, definitionOf(tool), (args: ToolArguments | RefusedArguments, ctx: ServerContext) => {
+      if (tool.info.kind === 'action' && registration.writes.refusing) return serverStopping();
       const caller = registration.callerOf(ctx);
       const span = registration.telemetry && startSpan(registration.telemetry, tool, operations, { era, mcp, ctx }, caller);
       const handled = handle(tool, args, { era, mcp, ctx }, registration, caller, span);

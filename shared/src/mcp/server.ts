@@ -100,6 +100,8 @@ export interface EngageServer {
   instructionsFor(authInfo?: AuthInfo): string | undefined;
   /** Resolves when no write (action call) is in flight, or after `timeoutMs`: a stopping server waits for their outcomes. */
   writesSettled(timeoutMs: number): Promise<void>;
+  /** From now on an action call is answered that the server is stopping, and nothing is sent. */
+  refuseNewWrites(): void;
   close(): Promise<void>;
 }
 
@@ -185,6 +187,7 @@ function servedFrom(
       return offer.tools.length > 0 ? offer.instructions : undefined;
     },
     writesSettled: (timeoutMs) => registration.writes.settled(timeoutMs),
+    refuseNewWrites: () => registration.writes.refuseNew(),
     async close() {
       await client?.close();
     },

@@ -142,6 +142,8 @@ function stopWhenTheHostGoes(engage: EngageServer, connection: StdioServerHandle
     if (closing) return;
     closing = true;
     log.info(`shutting down: ${why}`);
+    // Stdin may stay open: a write asked for now could be cut off by the exit, so none is taken.
+    engage.refuseNewWrites();
     // A write at the API is waited for (up to WRITES_WAIT_MS), so its outcome is noted; whatever
     // else is in flight (a read, a rate-limit wait) must not keep the process alive.
     void engage.writesSettled(WRITES_WAIT_MS).then(() => {
