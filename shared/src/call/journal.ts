@@ -133,8 +133,9 @@ export class WriteJournal {
     this.sentCount -= this.forgetOldest(into, SENT_KEPT_PER_KEY);
     while (this.sentCount > SENT_KEPT) {
       const busiest = this.busiestKey();
-      busiest.delete(busiest.keys().next().value as string);
-      this.sentCount--;
+      const dropped = this.forgetOldest(busiest, busiest.size - 1);
+      this.sentCount -= dropped;
+      if (dropped === 0) break; // all of it in flight: those are as many as the writes at the API at once
     }
   }
 
@@ -147,11 +148,15 @@ export class WriteJournal {
     this.forgetOldest(into, kept);
   }
 
-  /** Drops expired attempts and the oldest past `kept`; returns how many went. */
+  /**
+   * Drops expired attempts and the oldest past `kept`, never one in flight (for a write needing no
+   * yes it is all that refuses the same write while it is at the API); returns how many went.
+   */
   private forgetOldest(attempts: Map<string, Attempt>, kept: number): number {
     let dropped = 0;
     for (const [old, attempt] of attempts) {
       if (attempts.size <= kept && this.remembered(attempt)) break;
+      if (attempt.outcome === 'in-flight') continue;
       attempts.delete(old);
       dropped++;
     }
