@@ -2,15 +2,15 @@
 // and rewritten under a lock file (created exclusively) and replaced by an atomic rename, so the
 // seven server processes (and a restarted one) see one set of counters, one set of idempotency
 // records and one audit chain. state.json holds the counters and the audit chain's head; each
-// idempotency record and each confirmed write's last attempt is a small file of its own
+// idempotency record and each write's last attempt is a small file of its own
 // (records/, writes/), so a write reads and rewrites only its own entry, however many writes the
 // last day held (one file for all made every write cost more than the one before). Every file is
 // the owner's only (0600, folders 0700); a directory or file others could have changed, or a state
 // file that is not what the store wrote, refuses the writes it is for (own-files.ts,
-// guard-state.ts) instead of being trusted.
+// guard-state.ts) instead of being trusted. The lock is state-lock.ts; files written whole, and a
+// disk's refusal said as such, state-files.ts; who a writer is and whether it lives, process-place.ts.
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { hostname, uptime } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
@@ -19,15 +19,14 @@ import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type 
 import type { Attempt } from './journal.js';
 import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
 import { makeDirectories } from './make-directories.js';
-import { moveAsideCommand, openAuditFile, openOwnFile, openRegularFile, ownDirectory, readOwnFile, removeCommand } from './own-files.js';
+import { moveAsideCommand, openAuditFile, ownDirectory, readOwnFile } from './own-files.js';
+import { processIsDead, systemSteadyClock, thisProcess, type SteadyClock } from './process-place.js';
+import { createWhole, removeEntry, usable, writeAtomically } from './state-files.js';
+import { LOCK_STALE_MS, lock, readLock } from './state-lock.js';
 
 export type { GuardState } from './guard-state.js';
 
-const LOCK_WAIT_MS = 10_000;
-/** A lock older than this was left by a process that died holding it (a turn takes milliseconds). */
-const LOCK_STALE_MS = 30_000;
-
-/** How long a confirmed write's last attempt is kept: as long as a process's own journal keeps it (journal.ts). */
+/** How long a write's last attempt is kept once it ended: as long as a process's own journal keeps it (journal.ts). */
 const WRITE_MEMORY_MS = 30 * 60 * 1000;
 
 export const STATE_FILE = 'state.json';
@@ -59,53 +58,6 @@ interface SteadyExpiry {
   expiresAt: number;
   /** A write in flight: when its owner last renewed it, by this clock. */
   alive?: number;
-}
-
-/**
- * A steady clock's reading, in milliseconds, and which clock it is. On Linux it is the machine's
- * time since boot (suspended time included, so a laptop asleep for two days has its records
- * expire as the system clock says), shared by every process of that boot (named by its boot id):
- * a server started after the system clock was set forward still knows how old an entry of this
- * boot is. Elsewhere it is this process's own monotonic clock, so only the process that wrote an
- * entry can tell; any other falls back to the system clock.
- */
-export type SteadyClock = () => { clock: string; ms: number };
-
-let bootId: string | null | undefined;
-const processClock = `process ${process.pid} ${randomBytes(6).toString('hex')}`;
-
-export const systemSteadyClock: SteadyClock = () => {
-  bootId ??= readBootId();
-  return bootId ? { clock: `boot ${bootId}`, ms: uptime() * 1000 - bootTimeOffset() } : { clock: processClock, ms: performance.now() };
-};
-
-let timeOffset: number | undefined;
-
-/**
- * How far this process's time since boot is set off from the machine's (a Linux time namespace: a
- * container restored by CRIU, or started with `unshare --time --boottime`), in ms; taken off, every
- * process of the boot reads one clock. 0 where there is none to read.
- */
-function bootTimeOffset(): number {
-  if (timeOffset !== undefined) return timeOffset;
-  timeOffset = 0;
-  try {
-    const line = /^boottime\s+(-?\d+)\s+(-?\d+)\s*$/m.exec(fs.readFileSync('/proc/self/timens_offsets', 'utf8'));
-    if (line) timeOffset = Number(line[1]) * 1000 + Number(line[2]) / 1e6;
-  } catch {
-    // No time namespaces (an older kernel): nothing is set off.
-  }
-  return timeOffset;
-}
-
-function readBootId(): string | null {
-  if (process.platform !== 'linux') return null;
-  try {
-    const id = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    return /^[0-9a-f-]{36}$/.test(id) ? id : null;
-  } catch {
-    return null;
-  }
 }
 
 export class FileGuardStore implements GuardStore {
@@ -161,9 +113,9 @@ export class FileGuardStore implements GuardStore {
   }
 
   /**
-   * Confirmed writes' last attempts, shared by the stdio processes of this machine (and kept over a
-   * restart), as Redis keeps them for remote replicas: the claim refuses a write in flight, or sent
-   * since the yes (`approvedAt`), and marks it in flight in one turn under the lock.
+   * Writes' last attempts, shared by the stdio processes of this machine (and kept over a restart),
+   * as Redis keeps them for remote replicas: the claim refuses a write in flight, or sent since the
+   * yes (`approvedAt`; a write needing no yes has none), and marks it in flight in one turn under the lock.
    */
   claimWrite(write: string, id: string, approvedAt: number, now: number) {
     return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, Attempt | undefined> => {
@@ -499,29 +451,6 @@ function isSecret(text: string | undefined): text is string {
   return text !== undefined && text.trim().length >= 40;
 }
 
-/**
- * `text` at `path` unless a file is there already: written beside and synced, then linked into
- * place, so it appears whole. A file system without hard links has it created exclusively instead.
- */
-function createWhole(path: string, text: string): void {
-  const temporary = writtenBeside(path, text, { sync: true });
-  try {
-    fs.linkSync(temporary, path);
-    syncFolder(dirname(path));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw notSaved(path, error);
-    try {
-      fs.writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
-    } catch (fallback) {
-      if ((fallback as NodeJS.ErrnoException).code !== 'EEXIST') throw notSaved(path, fallback);
-    }
-  } finally {
-    removeQuietly(temporary);
-  }
-}
-
 /** The state as the store wrote it (empty if there is none yet); anything else is refused (guard-state.ts). */
 export function readState(dir: string): GuardState {
   const path = join(dir, STATE_FILE);
@@ -531,150 +460,6 @@ export function readState(dir: string): GuardState {
 
 function writeState(dir: string, state: GuardState): void {
   writeAtomically(join(dir, STATE_FILE), JSON.stringify(state));
-}
-
-/**
- * Written to a temporary file, synced, then renamed over `path`: a reader sees the old text or the
- * new, never part of one. A write that fails (a full disk, an I/O error) leaves no temporary file
- * and nothing at `path` changed, and is refused as state that could not be saved (notSaved).
- * `durable`: the folder is synced after the rename too, so a power loss seconds later does not
- * take the file back (an idempotency record or a write's claim, made just before its write was
- * sent: without it, the repeat after the reboot would be sent again).
- */
-function writeAtomically(path: string, text: string, { durable = false }: { durable?: boolean } = {}): void {
-  const temporary = writtenBeside(path, text, { sync: true });
-  try {
-    fs.renameSync(temporary, path);
-  } catch (error) {
-    removeQuietly(temporary);
-    throw notSaved(path, error);
-  }
-  if (durable) syncFolder(dirname(path));
-}
-
-/**
- * Syncs a folder's entries to the disk. Best effort: the file itself is written and synced, and a
- * platform that cannot sync a folder (Windows, some file systems) or a disk that fails it refuses
- * nothing (the turn's change is made either way).
- */
-function syncFolder(folder: string): void {
-  let fd: number;
-  try {
-    fd = fs.openSync(folder, fs.constants.O_RDONLY);
-  } catch {
-    return;
-  }
-  try {
-    fs.fsyncSync(fd);
-  } catch {
-    // Refused by the platform, or failed: the file is there all the same.
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/**
- * `text` in a new temporary file beside `path` (created exclusively: a file or link already at that
- * name is never written through), closed, and synced if asked; its name. On a failure nothing is
- * left, and the turn is refused as state that could not be saved.
- */
-function writtenBeside(path: string, text: string, { sync }: { sync: boolean }): string {
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  let fd: number;
-  try {
-    fd = openOwnFile(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
-  } catch (error) {
-    throw notSaved(path, error);
-  }
-  try {
-    try {
-      writeWhole(fd, text);
-      if (sync) fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    return temporary;
-  } catch (error) {
-    removeQuietly(temporary);
-    throw notSaved(path, error);
-  }
-}
-
-/** All of `text`: a write may take only part of it (a disk nearly full), and the rest is written on (or fails). */
-function writeWhole(fd: number, text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
-  for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
-}
-
-/** An entry's file removed (its key forgotten, its attempt given back); one that cannot be is refused like a write that could not be saved. */
-function removeEntry(path: string): void {
-  try {
-    fs.rmSync(path, { force: true });
-  } catch (error) {
-    throw notSaved(path, error);
-  }
-}
-
-function removeQuietly(path: string): void {
-  try {
-    fs.rmSync(path, { force: true });
-  } catch {
-    // Left for the sweep (a temporary file older than any turn is removed).
-  }
-}
-
-/**
- * `work` on `path`, a file or folder every write needs (the state directory, the audit record): a
- * failure of the file system (read-only, a folder where a file goes) refuses the write, saying what
- * it is, rather than reading as the server's internal error.
- */
-function usable(path: string, work: () => void): void {
-  try {
-    work();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // What the file system says of itself; anything else (a path under /proc) stays the server's failure, as before.
-    if (error instanceof GuardStateError || code === undefined || !(code === 'EISDIR' || code in NOT_SAVED_BECAUSE)) throw error;
-    if (code === 'EISDIR')
-      throw new GuardStateError(`${path} is a folder where the servers keep a file, so no write can be recorded. Move it aside (${moveAsideCommand(path)})`);
-    throw new GuardStateError(
-      `${path} cannot be written (${NOT_SAVED_BECAUSE[code] ?? (error as Error).message}, ${code}), so the send caps, idempotency keys, earlier sends and the audit record cannot be kept. ${whatToDo(code)} and ask again`,
-    );
-  }
-}
-
-/** What the user does about a file system's failure. */
-function whatToDo(code: string | undefined): string {
-  if (code === 'EROFS') return 'Make that file system writable again, or set ENGAGE_STATE_DIR (and ENGAGE_AUDIT_LOG, if set) to a folder on one that is,';
-  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG') return 'Free space on that disk';
-  if (code === 'EACCES' || code === 'EPERM')
-    return 'Let this user write there (chmod u+w on the folder, if it is its own), or set ENGAGE_STATE_DIR (and ENGAGE_AUDIT_LOG, if set) to a folder it may write,';
-  return 'Fix the error';
-}
-
-const NOT_SAVED_BECAUSE: Record<string, string> = {
-  ENOSPC: 'no space left on its disk',
-  EDQUOT: "the user's disk quota is used up",
-  EFBIG: 'a file size limit was reached',
-  EIO: 'an input/output error of its disk',
-  EROFS: 'its file system is read-only',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-};
-
-/**
- * A state file that could not be written: the write it is for is refused (nothing is sent), and the
- * model and the log are told why and what the user does. A refusal of the store's own (a planted
- * link) is passed on as it is.
- */
-function notSaved(path: string, error: unknown): Error {
-  if (error instanceof GuardStateError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  const why = (code && NOT_SAVED_BECAUSE[code]) ?? (error instanceof Error ? error.message : String(error));
-  return new GuardStateError(
-    `the guardrails' state could not be saved in ${dirname(path)} (${why}${code ? `, ${code}` : ''}), so the send caps, idempotency keys and earlier sends cannot be kept. ` +
-      `${whatToDo(code)} and ask again`,
-  );
 }
 
 /**
@@ -703,311 +488,8 @@ function prune(state: GuardState, now: number): GuardState {
   return state;
 }
 
-/**
- * Takes the lock file, waiting for another process's turn; a lock left by a dead process is broken.
- * The lock appears with its owner already in it (written to a file of its own, then linked into
- * place, which fails if a lock is there): a live process's lock is never seen empty, so an empty
- * or unreadable one (its process killed between creating it and writing its owner, by an earlier
- * version; or cut by a power loss) is nobody's, and is broken once it has stayed so for a moment
- * (an earlier version's process, alive, writes its owner within microseconds). On Linux the owner
- * is also named by its start time and where its pid means it (`pid host/start/place nonce`), so a
- * lock whose pid a new process was given after its owner died is seen to be dead, and one of another
- * pid namespace or machine is not looked up here; an earlier version reads such a lock as another
- * host's, broken only once it is 30 s old.
- */
-async function lock(path: string): Promise<() => void> {
-  const mine = `${process.pid} ${hostname()}${ownStartAndPlace()} ${randomBytes(6).toString('hex')}`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  const ownerless = new Map<string, number>();
-  for (let wait = 2; ; wait = Math.min(wait * 2, 25)) {
-    if (takeLock(path, mine)) return () => releaseLock(path, mine);
-    breakIfStale(path, ownerless);
-    if (Date.now() > deadline) throw lockedBy(path);
-    await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
-  }
-}
-
-/** True if the lock is now `mine`; false if another's is there. A disk that takes no file refuses the turn (notSaved). */
-function takeLock(path: string, mine: string): boolean {
-  const temporary = writtenBeside(path, mine, { sync: false });
-  try {
-    fs.linkSync(temporary, path);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    // A file system without hard links (some network and removable ones): created exclusively with its owner, as before.
-    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return takeLockWithoutLink(path, mine);
-    throw notSaved(path, error);
-  } finally {
-    removeQuietly(temporary);
-  }
-}
-
-function takeLockWithoutLink(path: string, mine: string): boolean {
-  let fd: number;
-  try {
-    fd = openOwnFile(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw notSaved(path, error);
-  }
-  try {
-    writeWhole(fd, mine);
-  } catch (error) {
-    fs.closeSync(fd);
-    removeQuietly(path);
-    throw notSaved(path, error);
-  }
-  fs.closeSync(fd);
-  return true;
-}
-
-function releaseLock(path: string, mine: string): void {
-  try {
-    if (readLock(path)?.holder === mine) fs.unlinkSync(path);
-  } catch {
-    // Already gone: nothing to release.
-  }
-}
-
-/** How much of a lock file is read: an owner is a pid, a host name and a nonce; anything longer is nobody's. */
-const LOCK_READ_LIMIT = 512;
-/** An ownerless lock (empty, or not an owner) that stays so this long, as this process saw it, is broken. */
-const LOCK_OWNERLESS_MS = 1_000;
-
-/**
- * The lock's holder as read, and the file's identity, without following a link or waiting on a
- * FIFO; undefined if there is none. A lock that is not a regular file is refused (the servers never
- * make one): every turn would otherwise wait on it.
- */
-function readLock(path: string): { holder: string; id: string; mtimeMs: number } | undefined {
-  const opened = openRegularFile(
-    path,
-    () => `the lock file ${path} is not a file the servers made, so no write can take its turn. Remove it (${removeCommand(path)})`,
-  );
-  if (!opened) return undefined;
-  const { fd, stat } = opened;
-  try {
-    const buffer = Buffer.alloc(LOCK_READ_LIMIT);
-    const length = fs.readSync(fd, buffer, 0, LOCK_READ_LIMIT, 0);
-    return { holder: buffer.toString('utf8', 0, length), id: `${stat.dev}:${stat.ino}`, mtimeMs: stat.mtimeMs };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/**
- * A lock whose process is gone (on this host), that nobody owns (empty or garbage, for a moment as
- * this process saw it), or that is far older than any turn, is moved aside (one process wins the
- * rename) and removed. `ownerless` keeps when this process first saw each ownerless lock, by the
- * monotonic clock: the system clock going back makes no lock older or younger.
- */
-function breakIfStale(path: string, ownerless: Map<string, number>): void {
-  let lock: ReturnType<typeof readLock>;
-  try {
-    lock = readLock(path);
-  } catch (error) {
-    if (error instanceof GuardStateError) throw error;
-    return;
-  }
-  if (!lock) return;
-  const owner = ownerOf(lock.holder);
-  const age = Date.now() - lock.mtimeMs;
-  let stale = age >= LOCK_STALE_MS;
-  if (owner) {
-    // Another host's process is not this host's to look up: only its lock's age says it stopped.
-    // A lock of this host's earlier boot (left by a crash before a reboot) is its process's, gone with that boot.
-    const alive = owner.earlierBoot ? 'dead' : owner.here ? liveness(owner.pid, owner.start) : 'unknown';
-    // Its owner itself, alive on this host, holds it however old it looks (a clock set forward since, a turn slowed by its disk): never broken.
-    if (alive === 'owner') return;
-    // On Linux an owner named without its place may be of another pid namespace with this host's name
-    // (a container that cannot read its boot id): its pid not being alive here says nothing; its age does.
-    const placeless = owner.place === undefined && process.platform === 'linux';
-    stale ||= alive === 'dead' && (owner.earlierBoot || !placeless);
-  } else {
-    const seen = ownerless.get(lock.id) ?? performance.now();
-    ownerless.set(lock.id, seen);
-    stale ||= performance.now() - seen >= LOCK_OWNERLESS_MS;
-  }
-  if (!stale) return;
-  const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
-  try {
-    fs.renameSync(path, aside);
-  } catch {
-    return; // Lost the race to another process breaking it: fine.
-  }
-  try {
-    // Another process may have broken it and taken a fresh lock in between: that one goes back.
-    const moved = fs.lstatSync(aside);
-    if (`${moved.dev}:${moved.ino}` !== lock.id) fs.linkSync(aside, path);
-  } catch {
-    // A lock taken meanwhile at the path: this one's owner finds its lock gone when it releases.
-  } finally {
-    removeQuietly(aside);
-  }
-}
-
 /** A record as its callers see it: an unsettled one whose process is gone is `stopped` (its answer will never come); its sender is the store's own. */
 function unsettled(value: IdempotencyRecord & { sender?: unknown }): IdempotencyRecord {
   const { sender, ...record } = value;
   return !record.reply && typeof sender === 'string' && processIsDead(sender) ? { ...record, stopped: true } : record;
-}
-
-let processName: string | undefined;
-
-/** This process as a lock names its owner (`pid host/start/place nonce`), the same for all its writes. */
-function thisProcess(): string {
-  processName ??= `${process.pid} ${hostname()}${ownStartAndPlace()} ${randomBytes(6).toString('hex')}`;
-  return processName;
-}
-
-/**
- * Whether the process a write's mark or a key's reservation names is known to be dead (this host's,
- * where its pid means it); unknown is not dead. On Linux a name without its place (a process that
- * could not read its boot id: a systemd unit with ProcSubset=pid, a container masking /proc/sys)
- * may be of another pid namespace with this host's name (a container on the host's network), its
- * pid not this one's to look up: it is left to the lease, as a mark without a sender is.
- */
-function processIsDead(name: string): boolean {
-  const owner = ownerOf(name);
-  if (!owner) return false;
-  if (owner.earlierBoot) return true;
-  if (owner.place === undefined && process.platform === 'linux') return false;
-  return owner.here && liveness(owner.pid, owner.start) === 'dead';
-}
-
-/** A lock's owner as the servers write it (`pid host/start nonce`; earlier, `pid host nonce` or `pid nonce`), undefined for anything else. */
-function ownerOf(
-  holder: string,
-): { pid: number; host: string | undefined; here: boolean; earlierBoot: boolean; start: string | undefined; place: string | undefined } | undefined {
-  const owner = /^(\d+) (?:(\S+?)(?:\/(\d+)(?:\/([0-9a-f]{16}))?)? )?[0-9a-f]{12}$/.exec(holder);
-  if (!owner) return undefined;
-  // Its pid is one this process can look up only on the same host, and (where the lock says) in the same boot and pid namespace.
-  const sameHost = owner[2] === undefined || owner[2] === hostname();
-  const place = owner[4];
-  const ours = placeOfPids();
-  const earlierBoot = sameHost && place !== undefined && ours !== null && place.slice(0, 8) !== ours.slice(0, 8);
-  const here = sameHost && (place === undefined || place === ours);
-  return { pid: Number(owner[1]), host: owner[2], here, earlierBoot, start: owner[3], place };
-}
-
-let ownMark: string | undefined;
-
-/** `/start/place` for this process's lock (see placeOfPids), or `` where the start time cannot be read. */
-function ownStartAndPlace(): string {
-  if (ownMark !== undefined) return ownMark;
-  const start = startTimeOf('self');
-  const place = placeOfPids();
-  ownMark = typeof start === 'string' ? `/${start}${place ? `/${place}` : ''}` : '';
-  return ownMark;
-}
-
-let pidPlace: string | null | undefined;
-
-/**
- * Where this process's pids mean what they mean (on Linux: this boot of this machine, then its pid
- * namespace and any offset of its boot time, 8 hex digits of a digest each): a lock from a container in another pid namespace names
- * a pid that is not this one's to look up, and one from another boot (left by a crash before a
- * reboot) names a process that is gone. Null where it cannot be read, or where /proc is not this
- * pid namespace's (its names then carry no place, and are left to their lease).
- */
-function placeOfPids(): string | null {
-  if (pidPlace !== undefined) return pidPlace;
-  pidPlace = null;
-  bootId ??= readBootId();
-  if (bootId)
-    try {
-      // A /proc that shows this process under another pid is not its pid namespace's (a namespace
-      // made without a /proc of its own: unshare --pid without --mount-proc, bwrap --unshare-pid over
-      // the host's /proc): /proc/<pid> there is another process, so no pid is looked up by it.
-      if (fs.readlinkSync('/proc/self') !== String(process.pid)) return pidPlace;
-      const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
-      // Start times in /proc are as the reader's time namespace sees them: a process whose boot time
-      // is set off (bootTimeOffset) reads every start time off by as much, so that offset is part of its place.
-      const offset = bootTimeOffset();
-      const pids = fs.readlinkSync('/proc/self/ns/pid');
-      pidPlace = `${digest(bootId)}${digest(offset === 0 ? pids : `${pids} boottime ${offset}`)}`;
-    } catch {
-      // No pid namespace to read: the lock names no place, and is looked up by host name, as before.
-    }
-  return pidPlace;
-}
-
-/**
- * Whether a lock's owner on this host is alive: 'dead' if its pid is not, or (where the lock names
- * its start time, and this host can read it) the process with that pid started at another time (it
- * was given the pid after the owner died); 'owner' if the process is the owner itself, its start
- * time the same; 'unknown' if the pid is alive but nothing says whose it is (an earlier lock, or
- * no /proc): it may have been given to another process, so the lock's age still counts. A zombie
- * (killed, its parent not yet waiting for it: a container's init that reaps no orphans) answers
- * signal 0 as a live process does, and is dead.
- */
-function liveness(pid: number, start: string | undefined): 'dead' | 'owner' | 'unknown' {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return 'dead';
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return 'dead';
-  }
-  const stat = statOf(pid);
-  if (stat && (stat.state === 'Z' || stat.state === 'X')) return 'dead';
-  if (start === undefined) return 'unknown';
-  const now = stat === null ? null : stat?.start;
-  if (now === undefined) return 'unknown';
-  return now === start ? 'owner' : 'dead';
-}
-
-/**
- * The turn that waited its 10 s for the lock is refused (nothing is sent), naming who holds it: a
- * live process of this host holds it however long it takes, so one that stays stuck (stopped, or
- * on a disk that does not answer) is the user's to stop.
- */
-function lockedBy(path: string): GuardStateError {
-  let holder: string | undefined;
-  try {
-    holder = readLock(path)?.holder;
-  } catch {
-    // Not readable now: said as another process.
-  }
-  const owner = holder === undefined ? undefined : ownerOf(holder);
-  const who = !owner
-    ? 'another process'
-    : owner.here
-      ? `process ${owner.pid} of this host`
-      : owner.host === hostname()
-        ? `a process (${owner.pid}) in another pid namespace of this host (a container sharing this state directory)`
-        : `a process (${owner.pid}) of the host ${owner.host}, which shares this state directory`;
-  return new GuardStateError(
-    `the guardrails' state is locked by ${who} (${path}), and was still locked after ${LOCK_WAIT_MS / 1000} s; try again in a moment. If it stays locked, that process is stuck: stop it`,
-  );
-}
-
-/**
- * A process's start time (clock ticks after boot: field 22 of /proc/<pid>/stat), which a pid
- * given again to a new process does not share; null if there is no such process, undefined where
- * it cannot be read (not Linux, no /proc).
- */
-function startTimeOf(pid: number | 'self'): string | null | undefined {
-  const stat = statOf(pid);
-  return stat === null ? null : stat?.start;
-}
-
-/**
- * A process's state (field 3 of /proc/<pid>/stat: R, S, Z for a zombie, …) and start time (see
- * startTimeOf, undefined where it cannot be read); null if there is no such process, undefined
- * where /proc/<pid>/stat cannot be read (not Linux, no /proc).
- */
-function statOf(pid: number | 'self'): { state: string | undefined; start: string | undefined } | null | undefined {
-  if (process.platform !== 'linux') return undefined;
-  let text: string;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' && pid !== 'self' && fs.existsSync('/proc/self/stat') ? null : undefined;
-  }
-  // The command's name (field 2) is in parentheses and may hold spaces and parentheses itself: the fields after it are counted from the last.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const start = fields[19];
-  return { state: fields[0], start: start !== undefined && /^\d+$/.test(start) ? start : undefined };
 }

@@ -1,6 +1,7 @@
-// The claim's mark in the store every replica shares (remote mode on Redis): each confirmed write
-// is checked against the same write's last attempt on any replica and marked in flight in one
-// atomic step of the store. The mark has an owner (a random id): only its own attempt settles it,
+// The claim's mark in the store every replica shares (remote mode on Redis; the stdio servers'
+// state directory): each write is checked against the same write's last attempt on any replica
+// (a confirmed one: in flight, or sent since its yes; one needing no yes: in flight) and marked in
+// flight in one atomic step of the store. The mark has an owner (a random id): only its own attempt settles it,
 // and while the write is at the API its replica renews it, so a mark counts as an unknown outcome
 // only when its replica stopped renewing it (it stopped), never while a slow write is still out.
 // How each spent confirmation's use ended is noted there too, so a replay on any replica is

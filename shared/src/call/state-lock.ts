@@ -1,0 +1,184 @@
+// The state directory's lock: one turn at a time for every process sharing the directory. The lock
+// appears with its owner already in it (written beside, then linked into place); one whose owner is
+// gone, or that nobody owns, is broken, and a live owner's never is.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { hostname } from 'node:os';
+import { GuardStateError } from './guard-store.js';
+import { openOwnFile, openRegularFile, removeCommand } from './own-files.js';
+import { liveness, ownerOf, ownStartAndPlace } from './process-place.js';
+import { notSaved, removeQuietly, writeWhole, writtenBeside } from './state-files.js';
+
+const LOCK_WAIT_MS = 10_000;
+/** A lock older than this was left by a process that died holding it (a turn takes milliseconds). */
+export const LOCK_STALE_MS = 30_000;
+
+/**
+ * Takes the lock file, waiting for another process's turn; a lock left by a dead process is broken.
+ * The lock appears with its owner already in it (written to a file of its own, then linked into
+ * place, which fails if a lock is there): a live process's lock is never seen empty, so an empty
+ * or unreadable one (its process killed between creating it and writing its owner, by an earlier
+ * version; or cut by a power loss) is nobody's, and is broken once it has stayed so for a moment
+ * (an earlier version's process, alive, writes its owner within microseconds). On Linux the owner
+ * is also named by its start time and where its pid means it (`pid host/start/place nonce`), so a
+ * lock whose pid a new process was given after its owner died is seen to be dead, and one of another
+ * pid namespace or machine is not looked up here; an earlier version reads such a lock as another
+ * host's, broken only once it is 30 s old.
+ */
+export async function lock(path: string): Promise<() => void> {
+  const mine = `${process.pid} ${hostname()}${ownStartAndPlace()} ${randomBytes(6).toString('hex')}`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  const ownerless = new Map<string, number>();
+  for (let wait = 2; ; wait = Math.min(wait * 2, 25)) {
+    if (takeLock(path, mine)) return () => releaseLock(path, mine);
+    breakIfStale(path, ownerless);
+    if (Date.now() > deadline) throw lockedBy(path);
+    await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
+  }
+}
+
+/** True if the lock is now `mine`; false if another's is there. A disk that takes no file refuses the turn (notSaved). */
+function takeLock(path: string, mine: string): boolean {
+  const temporary = writtenBeside(path, mine, { sync: false });
+  try {
+    fs.linkSync(temporary, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // A file system without hard links (some network and removable ones): created exclusively with its owner, as before.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return takeLockWithoutLink(path, mine);
+    throw notSaved(path, error);
+  } finally {
+    removeQuietly(temporary);
+  }
+}
+
+function takeLockWithoutLink(path: string, mine: string): boolean {
+  let fd: number;
+  try {
+    fd = openOwnFile(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw notSaved(path, error);
+  }
+  try {
+    writeWhole(fd, mine);
+  } catch (error) {
+    fs.closeSync(fd);
+    removeQuietly(path);
+    throw notSaved(path, error);
+  }
+  fs.closeSync(fd);
+  return true;
+}
+
+function releaseLock(path: string, mine: string): void {
+  try {
+    if (readLock(path)?.holder === mine) fs.unlinkSync(path);
+  } catch {
+    // Already gone: nothing to release.
+  }
+}
+
+/** How much of a lock file is read: an owner is a pid, a host name and a nonce; anything longer is nobody's. */
+const LOCK_READ_LIMIT = 512;
+/** An ownerless lock (empty, or not an owner) that stays so this long, as this process saw it, is broken. */
+const LOCK_OWNERLESS_MS = 1_000;
+
+/**
+ * The lock's holder as read, and the file's identity, without following a link or waiting on a
+ * FIFO; undefined if there is none. A lock that is not a regular file is refused (the servers never
+ * make one): every turn would otherwise wait on it.
+ */
+export function readLock(path: string): { holder: string; id: string; mtimeMs: number } | undefined {
+  const opened = openRegularFile(
+    path,
+    () => `the lock file ${path} is not a file the servers made, so no write can take its turn. Remove it (${removeCommand(path)})`,
+  );
+  if (!opened) return undefined;
+  const { fd, stat } = opened;
+  try {
+    const buffer = Buffer.alloc(LOCK_READ_LIMIT);
+    const length = fs.readSync(fd, buffer, 0, LOCK_READ_LIMIT, 0);
+    return { holder: buffer.toString('utf8', 0, length), id: `${stat.dev}:${stat.ino}`, mtimeMs: stat.mtimeMs };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * A lock whose process is gone (on this host), that nobody owns (empty or garbage, for a moment as
+ * this process saw it), or that is far older than any turn, is moved aside (one process wins the
+ * rename) and removed. `ownerless` keeps when this process first saw each ownerless lock, by the
+ * monotonic clock: the system clock going back makes no lock older or younger.
+ */
+function breakIfStale(path: string, ownerless: Map<string, number>): void {
+  let lock: ReturnType<typeof readLock>;
+  try {
+    lock = readLock(path);
+  } catch (error) {
+    if (error instanceof GuardStateError) throw error;
+    return;
+  }
+  if (!lock) return;
+  const owner = ownerOf(lock.holder);
+  const age = Date.now() - lock.mtimeMs;
+  let stale = age >= LOCK_STALE_MS;
+  if (owner) {
+    // Another host's process is not this host's to look up: only its lock's age says it stopped.
+    // A lock of this host's earlier boot (left by a crash before a reboot) is its process's, gone with that boot.
+    const alive = owner.earlierBoot ? 'dead' : owner.here ? liveness(owner.pid, owner.start) : 'unknown';
+    // Its owner itself, alive on this host, holds it however old it looks (a clock set forward since, a turn slowed by its disk): never broken.
+    if (alive === 'owner') return;
+    // On Linux an owner named without its place may be of another pid namespace with this host's name
+    // (a container that cannot read its boot id): its pid not being alive here says nothing; its age does.
+    const placeless = owner.place === undefined && process.platform === 'linux';
+    stale ||= alive === 'dead' && (owner.earlierBoot || !placeless);
+  } else {
+    const seen = ownerless.get(lock.id) ?? performance.now();
+    ownerless.set(lock.id, seen);
+    stale ||= performance.now() - seen >= LOCK_OWNERLESS_MS;
+  }
+  if (!stale) return;
+  const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
+  try {
+    fs.renameSync(path, aside);
+  } catch {
+    return; // Lost the race to another process breaking it: fine.
+  }
+  try {
+    // Another process may have broken it and taken a fresh lock in between: that one goes back.
+    const moved = fs.lstatSync(aside);
+    if (`${moved.dev}:${moved.ino}` !== lock.id) fs.linkSync(aside, path);
+  } catch {
+    // A lock taken meanwhile at the path: this one's owner finds its lock gone when it releases.
+  } finally {
+    removeQuietly(aside);
+  }
+}
+
+/**
+ * The turn that waited its 10 s for the lock is refused (nothing is sent), naming who holds it: a
+ * live process of this host holds it however long it takes, so one that stays stuck (stopped, or
+ * on a disk that does not answer) is the user's to stop.
+ */
+function lockedBy(path: string): GuardStateError {
+  let holder: string | undefined;
+  try {
+    holder = readLock(path)?.holder;
+  } catch {
+    // Not readable now: said as another process.
+  }
+  const owner = holder === undefined ? undefined : ownerOf(holder);
+  const who = !owner
+    ? 'another process'
+    : owner.here
+      ? `process ${owner.pid} of this host`
+      : owner.host === hostname()
+        ? `a process (${owner.pid}) in another pid namespace of this host (a container sharing this state directory)`
+        : `a process (${owner.pid}) of the host ${owner.host}, which shares this state directory`;
+  return new GuardStateError(
+    `the guardrails' state is locked by ${who} (${path}), and was still locked after ${LOCK_WAIT_MS / 1000} s; try again in a moment. If it stays locked, that process is stuck: stop it`,
+  );
+}
