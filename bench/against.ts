@@ -3,8 +3,8 @@
 // official reference server (server-memory, `read_graph` of 20 entities), in one run, alternating
 // which goes first. What a user feels: cold start to tools/list and resident memory (contact), the
 // first tool call of a fresh server, seven servers started at once, and for a small read, a
-// 20-record list, a 500-record page and a confirmed write, the server's own CPU time per call
-// (process CPU, every thread, from /proc: not wall-clock time, so a noisy machine moves it little)
+// 20-record list, a 500-record page, a confirmed write and one needing no yes, the server's own CPU
+// time per call (process CPU, every thread, from /proc: not wall-clock time, so a noisy machine moves it little)
 // warm and over the first 100 calls of a fresh server, and the latency it adds to the same request
 // made directly.
 import { spawn } from 'node:child_process';
@@ -122,6 +122,12 @@ async function confirmedCreate(server: Server, index: number): Promise<unknown> 
   return server.request('tools/call', { name: 'contact_action', arguments: { ...args, confirmationToken } });
 }
 
+/** `contact.create` with ENGAGE_CONFIRM=none: one call, marked in flight in the state folder as every write is. */
+function uncheckedCreate(server: Server, index: number): Promise<unknown> {
+  const params = { name: `Bench ${index}`, msisdn: `62898${String(index).padStart(7, '0')}` };
+  return server.request('tools/call', { name: 'contact_action', arguments: { operationId: 'contact.create', params } });
+}
+
 const CASES: Case[] = [
   { name: 'billing.quota', domain: 'billing', sandbox: 'small', direct: '/api/ai/v1/quota', call: tool('billing_get', { operationId: 'billing.quota' }) },
   {
@@ -139,6 +145,7 @@ const CASES: Case[] = [
     call: tool('contact_read', { operationId: 'contact.list', limit: 500 }),
   },
   { name: 'contact.create, confirmed (preview + token)', domain: 'contact', sandbox: 'large', env: { ENGAGE_CONFIRM: 'all' }, call: confirmedCreate },
+  { name: 'contact.create, no yes needed', domain: 'contact', sandbox: 'large', env: { ENGAGE_CONFIRM: 'none' }, call: uncheckedCreate },
 ];
 /** The reference's comparable read: server-memory's read_graph of 20 entities. */
 const REFERENCE_CASE = 'read_graph, 20 entities';
