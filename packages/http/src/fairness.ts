@@ -1,7 +1,7 @@
 // Fairness between tenants on the one upstream pool (16 connections shared by every key): each key
 // has a few request slots of its own, and keys the API has not accepted yet (made-up ones) share a
 // small allowance between them. One tenant's flood then queues behind its own slots, never in front
-// of another tenant's read. A key counts as accepted once the API answers it with anything but 401.
+// of another tenant's read. A key counts as accepted once the API answers it with anything but 401, 429 or a 5xx.
 import type { UpstreamSlots } from '@engage-mcp/shared';
 
 export interface FairnessLimits {
@@ -62,7 +62,7 @@ export class Fairness {
     this.unaccepted = new Slots(limits.unaccepted);
   }
 
-  /** Has the API answered this key with anything but 401 (lately)? */
+  /** Has the API answered this key lately with anything but 401, 429 or a 5xx (see learn)? */
   isAccepted(keyId: string): boolean {
     return this.accepted.has(keyId);
   }
@@ -101,8 +101,13 @@ export class Fairness {
     if (own.idle) this.ofKey.delete(keyId);
   }
 
+  /**
+   * What an answer says of the key: 401 that it is not valid; a 5xx or 429 nothing (an API that is
+   * down, or a gateway or limit before it, answers a made-up key so too); any other that the API
+   * read it and let it in (403: valid, without the scope).
+   */
   private learn(keyId: string, status: number | undefined): void {
-    if (status === undefined) return;
+    if (status === undefined || status === 429 || status >= 500) return;
     this.accepted.delete(keyId); // re-inserted: oldest first
     if (status === 401) return;
     this.accepted.set(keyId, true);

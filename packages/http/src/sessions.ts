@@ -64,7 +64,7 @@ export class Sessions {
     private readonly limits: SessionLimits,
     /** A request came on a session opened with another key or another sign-in of it (it is refused). */
     private readonly onOtherKey: (authInfo: AuthInfo) => void,
-    /** Has the API accepted this key (answered it with anything but 401)? Only then do its sessions count against maxSessions. */
+    /** Has the API accepted this key (answered it with anything but 401, 429 or a 5xx)? Only then do its sessions count against maxSessions. */
     private readonly isAccepted: (keyId: string) => boolean = () => true,
   ) {
     this.sweep = setInterval(() => this.closeIdle(), Math.min(60_000, limits.sessionIdleMs)).unref();
