@@ -21,7 +21,7 @@ import {
 import { Owed, RedisReplyError, type RedisClient } from './redis.js';
 
 export const GUARD_STORE_UNAVAILABLE =
-  "The guardrails' shared store (the service's Redis) did not answer, so this write's send caps and idempotency key could not be checked: " +
+  "The guardrails' shared store (the service's Redis) did not answer, so this write's send caps and idempotency key, and whether the same write is already on its way on any replica, could not be checked: " +
   'nothing was sent. Ask again in a minute; if it persists, the service operator must check its Redis (ENGAGE_REDIS_URL).';
 
 /** How many audit lines each key keeps by default; older lines are dropped first. */
