@@ -3,7 +3,9 @@
 // elicitation/create) went on to the API once the person said yes: sent while the server was
 // stopping, and cut off at the API by the exit 10 s later if the API was slow, its outcome never
 // noted. Now a stopping server sends nothing new at the claim either: the write is refused, the
-// model told nothing was sent and to ask again once the host has started the server again.
+// model told nothing was sent and to ask again once the host has started the server again. And a
+// write whose preview was still being read when the signal came is refused before its question,
+// so the person is not asked about a write that would not be sent.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +27,8 @@ afterAll(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
-/** The built channel server over stdio (2025 era, a host that can ask), spoken to line by line; `onAsk` answers its questions. */
-function channelServer(onAsk: (question: Record<string, any>) => Promise<unknown>) {
+/** A built server over stdio (2025 era, a host that can ask), spoken to line by line; `onAsk` answers its questions. */
+function askingServer(onAsk: (question: Record<string, any>) => Promise<unknown>, domain = 'channel') {
   const env = {
     PATH: process.env.PATH ?? '',
     ENGAGE_BASE_URL: sandbox.baseUrl,
@@ -35,7 +37,7 @@ function channelServer(onAsk: (question: Record<string, any>) => Promise<unknown
     ENGAGE_LOG_LEVEL: 'info',
     ENGAGE_STATE_DIR: stateDir,
   };
-  const child = spawn(process.execPath, ['packages/channel/dist/index.js'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [`packages/${domain}/dist/index.js`], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let log = '';
   child.stderr.on('data', (chunk: Buffer) => {
     log += chunk.toString('utf8');
@@ -58,7 +60,7 @@ function channelServer(onAsk: (question: Record<string, any>) => Promise<unknown
 }
 
 it('a stop signal while the person is asked: their yes after it sends nothing, and the model is told to ask again after the restart', async () => {
-  const server = channelServer(async () => {
+  const server = askingServer(async () => {
     server.child.kill('SIGTERM');
     await until('the server stopping', () => server.log().includes('shutting down'));
     return { action: 'accept', content: { confirm: true } };
@@ -75,4 +77,25 @@ it('a stop signal while the person is asked: their yes after it sends nothing, a
   expect(sent.result.isError).toBe(true);
   expect(sent.result.structuredContent).toMatchObject({ operationId: SEND, outcome: 'refused' });
   expect(sent.result.content[0].text).toMatch(/stopping.*nothing was sent.*started it again/is);
+}, 30_000);
+
+it('a stop signal while the preview is read: the person is not asked about a write that would not be sent', async () => {
+  let asked = false;
+  const server = askingServer(async () => {
+    asked = true;
+    return { action: 'decline' };
+  }, 'inbox');
+  await server.request('initialize', { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'stopping', version: '0' } });
+  server.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  // The preview reads the ticket list; it answers slowly, and the signal comes while it is read.
+  sandbox.injectFault({ kind: 'delay', operationId: 'inbox.ticket.list', delayMs: 1_500 });
+  const listed = requestsAtApi(sandbox, 'inbox.ticket.list');
+  const closing = server.request('tools/call', { name: 'inbox_action', arguments: { operationId: 'inbox.ticket.close', params: { ticketID: 'T-31' } } });
+  await until('the preview reading the ticket list', () => requestsAtApi(sandbox, 'inbox.ticket.list') > listed);
+  server.child.kill('SIGTERM');
+  const closed = await closing;
+  await server.exited;
+  expect(asked, JSON.stringify(closed.result.content)).toBe(false);
+  expect(closed.result.structuredContent).toMatchObject({ operationId: 'inbox.ticket.close', outcome: 'refused' });
+  expect(closed.result.content[0].text).toMatch(/stopping.*nothing was sent.*started it again/is);
 }, 30_000);

@@ -30,6 +30,7 @@ import {
   previewAnswer,
   sentBeforeWarning,
   stillRunning,
+  stoppedBeforeSend,
   type TokenRefusal,
 } from './outcomes.js';
 import { fromSharedStore, noteSharedConfirmation, spentOutcome } from './shared-mark.js';
@@ -135,6 +136,8 @@ async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params
   // the yes after a send another server (its own clock) made once the question was shown, and the yes would send it again.
   const yesAt = Math.min(shownAt, Date.now());
   const statement = await describeEffect(deps, call, op, params);
+  // The server began stopping while the preview was read: the write would not be sent (the claim refuses it), so nobody is asked.
+  if (deps.stopping?.()) return stoppedBeforeSend(op);
   const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound).value;
   const result = await call.asking.ask(`${reason ? `${reason}\n\n` : ''}${statement.text}\n\nRun it?`, op, issueState);
   if (result.kind === 'round') return result.round;

@@ -71,7 +71,7 @@ export function serverStopping(): CallToolResult {
   );
 }
 
-/** A write taken before its server began stopping (its person asked meanwhile, say), not yet sent: it is not sent now either. */
+/** A write taken before its server began stopping, not yet sent (its preview being read, its person asked): it is not sent, nor asked about, now. */
 export function stoppedBeforeSend(op: Operation): CallToolResult {
   return writeFailure(
     op,
