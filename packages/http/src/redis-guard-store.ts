@@ -21,7 +21,7 @@ import {
 import { Owed, RedisReplyError, type RedisClient } from './redis.js';
 
 export const GUARD_STORE_UNAVAILABLE =
-  "The guardrails' shared store (the service's Redis) did not answer, so this write's send caps and idempotency key could not be checked: " +
+  "The guardrails' shared store (the service's Redis) did not answer, so this write's send caps and idempotency key, and whether the same write is already on its way on any replica, could not be checked: " +
   'nothing was sent. Ask again in a minute; if it persists, the service operator must check its Redis (ENGAGE_REDIS_URL).';
 
 /** How many audit lines each key keeps by default; older lines are dropped first. */
@@ -145,16 +145,17 @@ export const WRITE_CLOCK_SKEW_MS = 5_000;
 /**
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
  * it, and the attempt before it). ARGV: now (ms), approvedAt less WRITE_CLOCK_SKEW_MS (ms), the lease (ms), WRITE_MEMORY_MS,
- * the new owner's id. {outcome, at} of the attempt that refuses this one (in flight, or sent since
+ * the new owner's id, and the system clock now (ms; the lease is judged by it). {outcome, at} of the attempt that refuses this one (in flight, or sent since
  * the yes); else marks it in flight for the owner, keeping the attempt before for a refusal to
  * restore, and returns nil. A mark in flight whose lease ran out is an unknown outcome.
  */
 export const CLAIM_WRITE = script(`
 local now = tonumber(ARGV[1])
+local clockNow = tonumber(ARGV[6]) or now
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
-if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[3]) then outcome = 'unknown' end
+if outcome == 'in-flight' and clockNow - (tonumber(held[3]) or at) >= tonumber(ARGV[3]) then outcome = 'unknown' end
 if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[2])) then return {outcome, at} end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
@@ -321,11 +322,11 @@ export class RedisGuardStore implements GuardStore {
     return this.secret;
   }
 
-  async claimWrite(write: string, id: string, approvedAt: number, now: number) {
+  async claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow = now) {
     await this.unclaimed.now(write);
     let reply: unknown;
     try {
-      reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
+      reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id, clockNow]);
     } catch (error) {
       // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
       this.unclaimed.remember(write, settleItem(id, 'refused'), now + WRITE_MEMORY_MS);

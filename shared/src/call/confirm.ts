@@ -30,6 +30,7 @@ import {
   previewAnswer,
   sentBeforeWarning,
   stillRunning,
+  stoppedBeforeSend,
   type TokenRefusal,
 } from './outcomes.js';
 import { fromSharedStore, noteSharedConfirmation, spentOutcome } from './shared-mark.js';
@@ -131,7 +132,12 @@ async function redeemReturned(
 async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params, notes: ConfirmNotes, reason = ''): Promise<Reply | Approval> {
   // Taken before the journal is read for the statement's warning: a yes dates from what it was shown.
   const shownAt = forwardNow();
+  // Dated no later than the system clock now, as a token's is: a time that stands after the clock was set back would date
+  // the yes after a send another server (its own clock) made once the question was shown, and the yes would send it again.
+  const yesAt = Math.min(shownAt, Date.now());
   const statement = await describeEffect(deps, call, op, params);
+  // The server began stopping while the preview was read: the write would not be sent (the claim refuses it), so nobody is asked.
+  if (deps.stopping?.()) return stoppedBeforeSend(op);
   const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound).value;
   const result = await call.asking.ask(`${reason ? `${reason}\n\n` : ''}${statement.text}\n\nRun it?`, op, issueState);
   if (result.kind === 'round') return result.round;
@@ -140,7 +146,7 @@ async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params
   if (!result.yes) return declinedBy(op, result.action);
   const now = await boundNow(deps, call, op, params);
   if (now.bound !== statement.bound) return changedSinceAsked(op, now.unread);
-  return { approvedAt: shownAt, via: 'elicitation' as const };
+  return { approvedAt: yesAt, via: 'elicitation' as const };
 }
 
 /** The preview path: a token that came with the call is the yes; without one (or with a bad one), a preview and a fresh token. */

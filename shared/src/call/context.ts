@@ -129,4 +129,6 @@ export interface CallDeps {
   gated(op: { id: string; risk: Risk }): boolean;
   /** The owner's guardrails and the store that keeps their state. */
   guard: Guard;
+  /** The server is stopping (a stdio server told to stop): a write not yet claimed is not sent, whatever it was granted before. */
+  stopping?(): boolean;
 }

@@ -117,9 +117,9 @@ export class FileGuardStore implements GuardStore {
    * as Redis keeps them for remote replicas: the claim refuses a write in flight, or sent since the
    * yes (`approvedAt`; a write needing no yes has none), and marks it in flight in one turn under the lock.
    */
-  claimWrite(write: string, id: string, approvedAt: number, now: number) {
+  claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow = now) {
     return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, Attempt | undefined> => {
-      const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steady?.());
+      const held = sentWrite(entry && this.unexpired(entry, clockNow) ? entry : undefined, clockNow, this.steady?.());
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
       const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, sender: thisProcess(), ...(before ? { before } : {}) };

@@ -51,9 +51,12 @@ export interface GuardStore {
    * out (`write`: journal.ts `writeDigest`), so a confirmed write's claim holds across them
    * (shared-mark.ts). In one atomic step: the attempt that refuses this one (the same
    * write in flight, or sent since `approvedAt`), or undefined once this one is marked in flight,
-   * owned by `id`.
+   * owned by `id`, at `now` (the time this server dates its attempts by). Whether another's mark
+   * outlived its lease is judged at `clockNow` (the system clock as it reads now; `now` if not
+   * given): a time that stands after the clock was set back would make a mark renewed a moment ago
+   * look lapsed, and its write, still at the API, be sent again.
    */
-  claimWrite?(write: string, id: string, approvedAt: number, now: number): Promise<Attempt | undefined>;
+  claimWrite?(write: string, id: string, approvedAt: number, now: number, clockNow?: number): Promise<Attempt | undefined>;
   /** The owner's mark is still at the API (its lease goes on). */
   renewWrite?(write: string, id: string, now: number): Promise<void>;
   /** How the owner's marked write ended; a refused one gives the place back to the attempt before it. Another's mark is left alone. */

@@ -132,11 +132,32 @@ export class WriteJournal {
     this.sentCount++;
     this.sentCount -= this.forgetOldest(into, SENT_KEPT_PER_KEY);
     while (this.sentCount > SENT_KEPT) {
-      const busiest = this.busiestKey();
-      const dropped = this.forgetOldest(busiest, busiest.size - 1);
+      const dropped = this.forgetForRoom();
       this.sentCount -= dropped;
-      if (dropped === 0) break; // all of it in flight: those are as many as the writes at the API at once
+      if (dropped === 0) break; // every attempt kept is in flight: those are as many as the writes at the API at once
     }
+  }
+
+  /**
+   * Past the total bound: the busiest key's oldest ended attempt goes; if all it holds is in flight,
+   * another key's (the first found with one), else the bound would stop holding while it is. A key
+   * left with none is dropped.
+   */
+  private forgetForRoom(): number {
+    const busiest = this.busiestKey();
+    const first = this.forgetOldest(busiest[1], busiest[1].size - 1);
+    if (first > 0) return this.droppedFrom(busiest[0], first);
+    for (const [keyId, attempts] of this.sent) {
+      const dropped = attempts === busiest[1] ? 0 : this.forgetOldest(attempts, attempts.size - 1);
+      if (dropped > 0) return this.droppedFrom(keyId, dropped);
+    }
+    return 0;
+  }
+
+  /** `dropped` attempts went from `keyId`'s: its map goes too once it is empty. */
+  private droppedFrom(keyId: string, dropped: number): number {
+    if (this.sent.get(keyId)?.size === 0) this.sent.delete(keyId);
+    return dropped;
   }
 
   private noteConfirmation(confirmation: string, attempt: Attempt): void {
@@ -163,11 +184,11 @@ export class WriteJournal {
     return dropped;
   }
 
-  /** The key with the most attempts kept (only looked for when the total bound is reached). */
-  private busiestKey(): Map<string, SentAttempt> {
-    let busiest: Map<string, SentAttempt> | undefined;
-    for (const attempts of this.sent.values()) if (!busiest || attempts.size > busiest.size) busiest = attempts;
-    return busiest as Map<string, SentAttempt>;
+  /** The key with the most attempts kept, and its attempts (only looked for when the total bound is reached). */
+  private busiestKey(): [string, Map<string, SentAttempt>] {
+    let busiest: [string, Map<string, SentAttempt>] | undefined;
+    for (const entry of this.sent) if (!busiest || entry[1].size > busiest[1].size) busiest = entry;
+    return busiest as [string, Map<string, SentAttempt>];
   }
 
   /** Keeps the params and the answer's top-level plain fields (its id): the answer may be anything. */

@@ -71,6 +71,15 @@ export function serverStopping(): CallToolResult {
   );
 }
 
+/** A write taken before its server began stopping, not yet sent (its preview being read, its person asked): it is not sent, nor asked about, now. */
+export function stoppedBeforeSend(op: Operation): CallToolResult {
+  return writeFailure(
+    op,
+    'refused',
+    `This server began stopping (its host closed it or told it to stop) before ${op.id} went out, so nothing was sent. Ask again once the host has started it again.`,
+  );
+}
+
 export function noKey(): CallToolResult {
   return failure('No API key came with this request, so nothing was sent: send the tenant key as Authorization: Bearer <key> or X-API-Key.');
 }

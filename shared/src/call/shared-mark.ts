@@ -47,7 +47,7 @@ export async function markShared(
   const write = writeDigest(call.caller.keyId, op.id, params);
   const id = randomBytes(12).toString('base64url');
   try {
-    const refusedBy = await store.claimWrite(write, id, approval.approvedAt, at);
+    const refusedBy = await store.claimWrite(write, id, approval.approvedAt, at, Date.now());
     if (refusedBy) return { refusedBy };
   } catch (error) {
     await store.settleWrite?.(write, id, 'refused').catch(() => undefined);

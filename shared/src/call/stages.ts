@@ -10,7 +10,7 @@ import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { lockKey, screenComposed } from './key-guesses.js';
-import { carriedOut, keyLocked, notGranted, refusedAfterToken, sentSince, stillRunning } from './outcomes.js';
+import { carriedOut, keyLocked, notGranted, refusedAfterToken, sentSince, stillRunning, stoppedBeforeSend } from './outcomes.js';
 import { fromSharedStore, markShared, settleShared, type SharedMark } from './shared-mark.js';
 import { validateParams } from './validate.js';
 
@@ -107,6 +107,8 @@ const NO_YES = Number.MAX_SAFE_INTEGER;
 export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, approval: Approval | undefined, held: Holdings): Promise<Reply | undefined> {
   if (call.kind !== 'action') return undefined;
   const { op, params } = prepared;
+  // Taken before the server began stopping (the person asked meanwhile): sent now, the exit could cut it off at the API.
+  if (deps.stopping?.()) return approval?.via === 'token' ? refusedAfterToken(stoppedBeforeSend(op)) : stoppedBeforeSend(op);
   const limited = await claimGuardrails(deps, call, op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), held);
   // A guardrail's refusal after a token's yes: the token is spent, so a retry goes without it.
   if (limited) return approval?.via === 'token' ? refusedAfterToken(limited) : limited;

@@ -117,6 +117,7 @@ export function createServer(
   const client = config ? (options.client ?? new ApiClient(config, log)) : undefined;
   const gated = (op: { id: string; risk: OperationInfo['risk'] }) => (config ? needsConfirmation(config, op) : op.risk !== 'safe');
   const offered = offeredTools(manifest, config);
+  const writes = new WritesInFlight();
   const deps: CallDeps = {
     domain: manifest.name,
     configResult,
@@ -126,8 +127,9 @@ export function createServer(
     catalog: catalogOnFirstCall(manifest, loadCatalog, offered, config, options),
     gated,
     guard: guardOf(manifest.name, config, options),
+    stopping: () => writes.refusing,
   };
-  const registration = registrationOf(deps, configResult, config, options);
+  const registration = registrationOf(deps, configResult, config, options, writes);
   const offerOf = offers(manifest, offered, gated, config, options.remote?.served ?? []);
   return servedFrom(manifest, offered, offerOf, registration, options, client);
 }
@@ -146,13 +148,13 @@ function catalogOnFirstCall(
 }
 
 /** What every SDK server of this domain registers its tools with: the call's dependencies, whose key a call runs with, the writes in flight. */
-function registrationOf(deps: CallDeps, configResult: ConfigResult, config: Config | undefined, options: ServerOptions): Registration {
+function registrationOf(deps: CallDeps, configResult: ConfigResult, config: Config | undefined, options: ServerOptions, writes: WritesInFlight): Registration {
   const redact = keyRedactor(secretsOf(configResult));
   return {
     deps,
     callerOf: callers(config, options, redact),
     redact,
-    writes: new WritesInFlight(),
+    writes,
     ...(options.onCall ? { onCall: options.onCall } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };

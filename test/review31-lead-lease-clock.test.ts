@@ -1,0 +1,82 @@
+// A replica dates its writes by forwardNow (journal.ts): after its system clock is set back (NTP
+// correcting a clock that ran fast), the highest time it read stands until the clock passes it. The
+// claim judged another replica's mark by that same time: a mark renewed a moment ago looked older
+// than its 3-minute lease, so it read as a replica that stopped with the write out ("unknown"), and
+// the same write, still at the API, was sent again (for a write that needs no yes, nothing else
+// refuses it on another replica). A mark's lease is now judged by the system clock as it reads now.
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { requestsAtApi, textOf, until } from './helpers.js';
+import { startRedis, type RedisServer } from './redis-server.js';
+import { launchService, modernClient, stopService } from './service-process.js';
+
+const SEND = 'channel.whatsapp.send';
+let sandbox: Sandbox;
+let redis: RedisServer;
+let dir: string;
+const children: ChildProcess[] = [];
+const clients: ModernClient[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  redis = await startRedis();
+  dir = mkdtempSync(join(tmpdir(), 'engage-lease-clock-'));
+}, 30_000);
+afterAll(async () => {
+  await Promise.allSettled(clients.map((each) => each.close()));
+  await Promise.all(children.map((child) => stopService(child)));
+  await redis?.stop();
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A preload that sets a replica's system clock (Date.now) off by the milliseconds a file holds, read at every call. */
+function clockShifter(): { env: Record<string, string>; set: (ms: number) => void } {
+  const shiftFile = join(dir, `shift-${Math.random().toString(36).slice(2)}`);
+  const preload = join(dir, 'shift-clock.cjs');
+  writeFileSync(
+    preload,
+    `const { readFileSync } = require('node:fs');
+const real = Date.now;
+Date.now = () => real() + Number(readFileSync(process.env.REVIEW31_SHIFT_FILE, 'utf8'));`,
+  );
+  const set = (ms: number) => writeFileSync(shiftFile, String(ms));
+  set(0);
+  return { env: { NODE_OPTIONS: `--require ${preload}`, REVIEW31_SHIFT_FILE: shiftFile }, set };
+}
+
+it('a replica whose clock was set back five minutes refuses the same send still at the API on another replica', async () => {
+  const env = {
+    ENGAGE_BASE_URL: sandbox.baseUrl,
+    ENGAGE_REDIS_URL: redis.url,
+    ENGAGE_STATE_SECRET: 'a-shared-state-secret-of-more-than-32-bytes',
+    ENGAGE_CONFIRM: 'none',
+  };
+  const clock = clockShifter();
+  const started = [launchService(env), launchService({ ...env, ...clock.env })];
+  children.push(...started.map((each) => each.child));
+  const [a, b] = await Promise.all(started.map(async (each) => modernClient(await each.url, sandbox.keys.full, { info: { name: 'lease', version: '0' } })));
+  clients.push(a!, b!);
+  const call = (on: ModernClient, message: string) =>
+    on.callTool({ name: 'channel_action', arguments: { operationId: SEND, params: { msisdn: '081234567890', message } } } as never) as Promise<
+      Record<string, any>
+    >;
+  // Replica b's clock ran five minutes fast while it sent a write; then it is set right.
+  clock.set(5 * 60_000);
+  expect((await call(b!, 'while the clock ran fast')).isError).toBeFalsy();
+  clock.set(0);
+  sandbox.injectFault({ kind: 'delay', delayMs: 2_000, operationId: SEND });
+  const before = requestsAtApi(sandbox, SEND);
+  const first = call(a!, 'asked again on the replica whose clock was set back');
+  await until('the first send at the API', () => requestsAtApi(sandbox, SEND) > before);
+  const again = await call(b!, 'asked again on the replica whose clock was set back');
+  expect((await first).isError, textOf((await first) as never)).toBeFalsy();
+  expect(requestsAtApi(sandbox, SEND) - before, textOf(again as never)).toBe(1);
+  expect(again.isError).toBe(true);
+  expect(textOf(again as never)).toMatch(/still being sent by a replica of this service/);
+}, 60_000);

@@ -1,0 +1,95 @@
+// A yes given through a 2025 session's question (elicitation) was dated by forwardNow (journal.ts):
+// after the server's system clock is set back (NTP correcting a clock that ran fast), the highest
+// time it read stands until the clock passes it, so the yes was dated minutes ahead of the time it
+// was shown. Within the process that only refuses more (its sends are dated the same way), but
+// another server sharing the state directory dates its sends by its own clock: the same write sent
+// there after the question was shown, and before the person said yes, dated before that yes, and
+// the yes sent it a second time. A yes is now dated no later than the system clock when it was
+// shown, as a token's and a requestState's are.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { callSend, launchChannel, SEND } from './helpers/stdio-channel.js';
+import { structuredOf, textOf } from './helpers.js';
+import { stateDirFixture } from './state-dir-fixture.js';
+
+const { root, sandbox, stateDir, params, sends } = stateDirFixture('review31-yes-ahead', '62813103');
+
+/** A preload that sets a server's system clock (Date.now) off by the milliseconds a file holds, read at every call. */
+function clockShifter(): { env: Record<string, string>; set: (ms: number) => void } {
+  const shiftFile = join(root, `shift-${Math.random().toString(36).slice(2)}`);
+  const preload = join(root, 'shift-clock.cjs');
+  writeFileSync(
+    preload,
+    `const { readFileSync } = require('node:fs');
+const real = Date.now;
+Date.now = () => real() + Number(readFileSync(process.env.REVIEW31_SHIFT_FILE, 'utf8'));`,
+  );
+  const set = (ms: number) => writeFileSync(shiftFile, String(ms));
+  set(0);
+  return { env: { NODE_OPTIONS: `--require ${preload}`, REVIEW31_SHIFT_FILE: shiftFile }, set };
+}
+
+/** The built channel server over stdio in a 2025 session that can ask, spoken to line by line; `onAsk` answers its questions. */
+function askingServer(env: Record<string, string>, onAsk: () => Promise<boolean>) {
+  const child = spawn(process.execPath, ['packages/channel/dist/index.js'], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const answers = new Map<number, (message: Record<string, any>) => void>();
+  const write = (message: unknown) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...(message as object) })}\n`);
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const message = JSON.parse(line) as Record<string, any>;
+    if (message.method === 'elicitation/create')
+      void onAsk().then((yes) => write({ id: message.id, result: yes ? { action: 'accept', content: { confirm: true } } : { action: 'decline' } }));
+    else if (message.method === undefined) answers.get(message.id)?.(message);
+  });
+  let id = 0;
+  const request = (method: string, args: unknown) =>
+    new Promise<Record<string, any>>((resolve) => {
+      answers.set(++id, resolve);
+      write({ id, method, params: args });
+    });
+  return { child, request };
+}
+
+describe('two servers on one state directory, one asking the person, its clock set back five minutes', () => {
+  it('the same write sent by the other server while the question was open is not sent again on the yes', { timeout: 60_000 }, async () => {
+    const dir = stateDir();
+    const clock = clockShifter();
+    const other = await launchChannel(sandbox(), dir, 'all');
+    let onAsk: () => Promise<boolean> = async () => false;
+    const asking = askingServer(
+      { ENGAGE_BASE_URL: sandbox().baseUrl, ENGAGE_API_KEY: sandbox().keys.full, ENGAGE_STATE_DIR: dir, ENGAGE_CONFIRM: 'all', ...clock.env },
+      () => onAsk(),
+    );
+    try {
+      await asking.request('initialize', { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'ahead', version: '0' } });
+      asking.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      const send = (message: Record<string, unknown>) =>
+        asking.request('tools/call', { name: 'channel_action', arguments: { operationId: SEND, params: message } });
+      // Its clock ran five minutes fast while it asked once (declined); then it is set right.
+      clock.set(5 * 60_000);
+      expect((await send(params(1))).result.structuredContent).toMatchObject({ outcome: 'declined' });
+      clock.set(0);
+      const before = sends();
+      // While the person looks at the question, the other server sends the same write (its own preview and token).
+      onAsk = async () => {
+        const preview = await callSend(other, { params: params(2) });
+        const token = structuredOf(preview).confirmationToken;
+        const sent = await callSend(other, { params: params(2), confirmationToken: token });
+        expect(structuredOf(sent).outcome, textOf(sent)).toBe('done');
+        return true;
+      };
+      const yes = await send(params(2));
+      expect(sends() - before, JSON.stringify(yes.result.content)).toBe(1);
+      expect(yes.result.structuredContent).toMatchObject({ outcome: 'refused' });
+      expect(yes.result.content[0].text).toMatch(/after this confirmation was given|sent .* since/i);
+    } finally {
+      asking.child.kill();
+      await other.close();
+    }
+  });
+});
