@@ -125,6 +125,9 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
       prepared.mark = shared.mark;
       earlier = shared.refusedBy && fromSharedStore(call, shared.refusedBy);
     } catch (error) {
+      // A write that needs no yes needs the shared store for nothing else (review9: Redis down refuses it only for a cap or
+      // an idempotency key): its mark is a help, not a condition, and this server's journal still holds it in flight.
+      if (!approval) return unmarked(deps, op, error);
       journal.attempt(keyId, op.id, params, 'refused');
       await releaseHoldings(deps.guard, held);
       throw error;
@@ -138,6 +141,15 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   // The same write still on its way: this call repeated it (the audit record says so, not 'unknown').
   if (earlier.outcome === 'in-flight') held.repeated = true;
   return refusal;
+}
+
+/** A write that needs no yes goes without its shared mark when the store did not take it: said in the log, for the operator. */
+function unmarked(deps: CallDeps, op: Operation, error: unknown): undefined {
+  const why = error instanceof Error ? error.message : String(error);
+  deps.log.warn(
+    `${op.id} goes without its mark in the shared store, which did not take it (${why}): only this server refuses the same write while it is at the API`,
+  );
+  return undefined;
 }
 
 /** send: the one request to the API. A write that fails is noted as refused (nothing was done) or unknown. */
