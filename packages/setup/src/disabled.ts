@@ -5,6 +5,7 @@
 // Claude Code's per-project disabledMcpServers in ~/.claude.json (what /mcp writes); and
 // "disabled": true in an entry, which Cline and others honour, though none of our hosts documents it.
 import type { Host } from './hosts.js';
+import { shown } from './shown.js';
 import { scanToml } from './toml-scanner.js';
 
 type JsonObject = Record<string, unknown>;
@@ -49,7 +50,7 @@ function jsonNotes(host: Host, config: JsonObject, servers: string[]): string[] 
     if (host.id === 'claude-code') {
       for (const [project, settings] of Object.entries(projects)) {
         if (isObject(settings) && names(settings.disabledMcpServers).includes(name)) {
-          notes.push(`${name}: Claude Code has it disabled in the project ${project}; enable it there with /mcp.`);
+          notes.push(`${name}: Claude Code has it disabled in the project ${shown(project)}; enable it there with /mcp.`);
         }
       }
     }

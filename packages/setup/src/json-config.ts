@@ -23,6 +23,7 @@ import {
   skipSpace,
   stringEnd,
 } from './json-splice.js';
+import { quoted } from './shown.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -259,7 +260,7 @@ function refuseLosses(text: string, span: Span, what: string, path: string): voi
 const MAX_ARRAY_INDEX = 2 ** 32 - 2;
 
 function checkKey(seen: KeysSeen, key: string, where: string, path: string): void {
-  const spelled = JSON.stringify(key);
+  const spelled = quoted(key);
   if (seen.keys.has(key)) refuse(path, `has the key ${spelled} twice in one object (${where}), and only the last would be kept`);
   seen.keys.add(key);
   const index = /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) <= MAX_ARRAY_INDEX ? Number(key) : undefined;

@@ -3,6 +3,7 @@
 // tools twice. Setup does not guess whether that entry is an old copy of ours or something of the
 // person's to keep: it refuses the file, names the entry, and says how to go on.
 import { ConfigRefused } from './config-error.js';
+import { quoted } from './shown.js';
 
 /** A server name as compared here: case, spaces, dots, dashes and underscores set aside. */
 const squeezed = (name: string) =>
@@ -20,7 +21,7 @@ export function refuseNearNames(existing: string[], ours: string[], hostName: st
     if (existing.includes(name)) continue;
     const near = existing.filter((other) => squeezed(other) === squeezed(name));
     if (near.length === 0) continue;
-    const named = near.map((other) => JSON.stringify(other)).join(' and ');
+    const named = near.map(quoted).join(' and ');
     throw new ConfigRefused(
       `${path} has a server named ${named}, which looks like ${name} spelled another way; adding ${name} beside it would have ${hostName} run both, ` +
         `the same tools twice. Nothing was changed. Rename that entry to "${name}" (setup then updates it, keeping what you added to it) or remove it, then run again.`,

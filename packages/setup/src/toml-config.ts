@@ -7,6 +7,7 @@
 import { ConfigRefused } from './config-error.js';
 import type { ServerEntry } from './hosts.js';
 import { refuseNearNames } from './near-names.js';
+import { quoted } from './shown.js';
 import { ESCAPES, NestedTooDeep, scanToml, type Statement, TomlSyntax } from './toml-scanner.js';
 
 export { scanToml };
@@ -23,6 +24,8 @@ function tomlString(value: string): string {
 
 const tomlKey = (key: string) => (/^[A-Za-z0-9_-]+$/.test(key) ? key : tomlString(key));
 const tomlValue = (value: string | string[]) => (Array.isArray(value) ? `[${value.map(tomlString).join(', ')}]` : tomlString(value));
+/** A key of the file as a message shows it: bare where TOML allows, else quoted with every control escaped (the file may be hostile). */
+const shownKey = (key: string) => (/^[A-Za-z0-9_-]+$/.test(key) ? key : quoted(key));
 const samePath = (a: string[], b: string[]) => a.length === b.length && a.every((part, index) => part === b[index]);
 
 interface Section {
@@ -217,7 +220,7 @@ function sectionsOf(statements: Statement[], names: string[], path: string): Map
       table = statement.keys;
       const id = table.join('\u0000');
       if (table[0] === 'mcp_servers' && statement.arrayTable) refuse('has [[mcp_servers]] array tables');
-      if (seen.has(id) && !statement.arrayTable) refuse(`defines [${table.join('.')}] twice`);
+      if (seen.has(id) && !statement.arrayTable) refuse(`defines [${table.map(shownKey).join('.')}] twice`);
       seen.add(id);
       const ours = table[0] === 'mcp_servers' && names.includes(table[1] as string) && (table.length === 2 || (table.length === 3 && table[2] === 'env'));
       current = ours ? { header: statement, keyvals: [] } : undefined;
