@@ -5,12 +5,17 @@
 import { ConfigRefused } from './config-error.js';
 import { quoted } from './shown.js';
 
-/** A server name as compared here: case, spaces, dots, dashes and underscores set aside. */
+/**
+ * A server name as compared here: case, spaces, dots, dashes and underscores set aside, and so are
+ * the dashes NFKC leaves as they are (U+2010 from a word processor) and the characters that show as
+ * nothing (a zero-width space, a soft hyphen): "engage-contact" followed by one of those looks
+ * exactly like ours.
+ */
 const squeezed = (name: string) =>
   name
     .normalize('NFKC')
     .toLowerCase()
-    .replace(/[\s._-]+/g, '');
+    .replace(/[\s._\p{Pd}\p{Cf}]+/gu, '');
 
 /**
  * Refuses adding any of `ours` that `existing` (the names the file's servers have) lacks but has
