@@ -290,12 +290,31 @@ interface KeyToWrite {
   note?: string;
 }
 
+/** The live key, once read: kept out of whatever setup prints (see withoutKey). */
+let liveKey: string | undefined;
+
+/** Shorter keys are not looked for in what is printed: they would be found inside ordinary words. */
+const SHORTEST_KEY_HIDDEN = 8;
+
+/**
+ * `text` with the live key, as given and as JSON escapes it, shown as KEY_PLACEHOLDER. Messages quote
+ * names from the file (a project's path, a key in our entry, a TOML table), and a file may hold the
+ * key in one of those too; what is printed may end up in a screenshot or a CI log.
+ */
+function withoutKey(text: string): string {
+  if (liveKey === undefined || liveKey.length < SHORTEST_KEY_HIDDEN) return text;
+  return [liveKey, JSON.stringify(liveKey).slice(1, -1)].reduce((shown, form) => shown.split(form).join(KEY_PLACEHOLDER), text);
+}
+
 /** The live key only for the host's own per-user file; elsewhere a reference, the key not even asked for. */
 async function keyFor(host: Host, path: string, options: Options, check: (key: string) => void): Promise<KeyToWrite> {
   // VS Code asks for the key itself and keeps it in its secret storage; the file only names it.
   if (host.asksForKey) return { key: `\${input:${VSCODE_KEY_INPUT.id}}`, secret: false };
   const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
-  if (placement.kind === 'key') return { key: await readKey(options, check), secret: true };
+  if (placement.kind === 'key') {
+    liveKey = await readKey(options, check);
+    return { key: liveKey, secret: true };
+  }
   if (placement.kind === 'forward') {
     const note =
       `The key is not written into ${path} (it is ${placement.reason}): the entries pass ${KEY_VARIABLE} on by name (env_vars), ` +
@@ -352,7 +371,7 @@ async function main(argv: string[]): Promise<number> {
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
   const turnedOff = turnedOffText(host, merged, Object.keys(entries));
   if (merged === existing) {
-    process.stdout.write(unchanged + turnedOff);
+    process.stdout.write(withoutKey(unchanged + turnedOff));
     return 0;
   }
   const changes = changesOf(host, existing, entries, path)
@@ -363,7 +382,7 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const written = await writeUnderLock(path, (current) => render(host, current, entries, path), keyToWrite.secret);
-  process.stdout.write((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + turnedOff);
+  process.stdout.write(withoutKey((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + turnedOff));
   return 0;
 }
 
@@ -408,9 +427,9 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError) process.stderr.write(`engage-mcp-setup: ${error.message}\nRun with --help for the flags.\n`);
-    else if (error instanceof ConfigRefused) process.stderr.write(`engage-mcp-setup: ${error.message}\n`);
+    else if (error instanceof ConfigRefused) process.stderr.write(withoutKey(`engage-mcp-setup: ${error.message}\n`));
     else if (error instanceof Cancelled) process.stderr.write('engage-mcp-setup: cancelled; nothing was changed.\n');
-    else process.stderr.write(`engage-mcp-setup: ${(error as Error).message ?? String(error)}\n`);
+    else process.stderr.write(withoutKey(`engage-mcp-setup: ${(error as Error).message ?? String(error)}\n`));
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },
 );
