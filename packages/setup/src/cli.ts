@@ -14,6 +14,7 @@ import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, t
 import { mergeJsonConfig } from './json-config.js';
 import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
+import { printable, shown } from './shown.js';
 import { mergeTomlConfig, scanToml } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
@@ -290,20 +291,21 @@ interface KeyToWrite {
   note?: string;
 }
 
-/** The live key, once read: kept out of whatever setup prints (see withoutKey). */
+/** The live key, once read: kept out of whatever setup prints (forTerminal). */
 let liveKey: string | undefined;
 
 /** Shorter keys are not looked for in what is printed: they would be found inside ordinary words. */
 const SHORTEST_KEY_HIDDEN = 8;
 
 /**
- * `text` with the live key, as given and as JSON escapes it, shown as KEY_PLACEHOLDER. Messages quote
- * names from the file (a project's path, a key in our entry, a TOML table), and a file may hold the
- * key in one of those too; what is printed may end up in a screenshot or a CI log.
+ * A message as printed: the live key, as given and as JSON escapes it, shown as KEY_PLACEHOLDER
+ * (messages quote names from the file, a project's path, a key in our entry, a TOML table, and a
+ * file may hold the key in one of those too; what is printed may end up in a screenshot or a CI
+ * log), and no character that a terminal takes for a command (printable).
  */
-function withoutKey(text: string): string {
-  if (liveKey === undefined || liveKey.length < SHORTEST_KEY_HIDDEN) return text;
-  return [liveKey, JSON.stringify(liveKey).slice(1, -1)].reduce((shown, form) => shown.split(form).join(KEY_PLACEHOLDER), text);
+function forTerminal(text: string): string {
+  if (liveKey === undefined || liveKey.length < SHORTEST_KEY_HIDDEN) return printable(text);
+  return printable([liveKey, JSON.stringify(liveKey).slice(1, -1)].reduce((hidden, form) => hidden.split(form).join(KEY_PLACEHOLDER), text));
 }
 
 /** The live key only for the host's own per-user file; elsewhere a reference, the key not even asked for. */
@@ -371,7 +373,7 @@ async function main(argv: string[]): Promise<number> {
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
   const turnedOff = turnedOffText(host, merged, Object.keys(entries));
   if (merged === existing) {
-    process.stdout.write(withoutKey(unchanged + turnedOff));
+    process.stdout.write(forTerminal(unchanged + turnedOff));
     return 0;
   }
   const changes = changesOf(host, existing, entries, path)
@@ -382,7 +384,7 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const written = await writeUnderLock(path, (current) => render(host, current, entries, path), keyToWrite.secret);
-  process.stdout.write(withoutKey((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + turnedOff));
+  process.stdout.write(forTerminal((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + turnedOff));
   return 0;
 }
 
@@ -415,7 +417,7 @@ async function approved(path: string, existing: string | undefined, changes: str
 /** What was written, and what the person does next. */
 function doneText(host: Host, written: Written, changes: string, note: string | undefined): string {
   return (
-    `Wrote ${written.path}${written.backup ? ` (the previous file is kept as ${written.backup})` : ''}:\n${changes}` +
+    `Wrote ${shown(written.path)}${written.backup ? ` (the previous file is kept as ${shown(written.backup)})` : ''}:\n${changes}` +
     `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
     (note ? `${note}\n` : '')
   );
@@ -427,9 +429,9 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError) process.stderr.write(`engage-mcp-setup: ${error.message}\nRun with --help for the flags.\n`);
-    else if (error instanceof ConfigRefused) process.stderr.write(withoutKey(`engage-mcp-setup: ${error.message}\n`));
+    else if (error instanceof ConfigRefused) process.stderr.write(forTerminal(`engage-mcp-setup: ${error.message}\n`));
     else if (error instanceof Cancelled) process.stderr.write('engage-mcp-setup: cancelled; nothing was changed.\n');
-    else process.stderr.write(withoutKey(`engage-mcp-setup: ${(error as Error).message ?? String(error)}\n`));
+    else process.stderr.write(forTerminal(`engage-mcp-setup: ${(error as Error).message ?? String(error)}\n`));
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },
 );

@@ -21,3 +21,11 @@ export const quoted = (text: string): string => JSON.stringify(text).replace(ALL
 
 /** `text` as it is where every character of it shows as itself, or else quoted (a path, say, kept plain when plain). */
 export const shown = (text: string): string => (UNSHOWN.test(text) || /^"/.test(text) ? quoted(text) : text);
+
+const UNSHOWN_BUT_NEWLINE = new RegExp(`(?!\\n)(?:${UNSHOWN.source})`, 'gu');
+
+/**
+ * A whole message as printed, its own line breaks kept and any other such character escaped: a
+ * last guard for what a message quotes unquoted (a path from the environment, a symlink's target).
+ */
+export const printable = (message: string): string => message.replace(UNSHOWN_BUT_NEWLINE, escaped);
