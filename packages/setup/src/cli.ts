@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
-import { disabledNotes } from './disabled.js';
+import { disabledNotes, shadowedNotes } from './disabled.js';
 import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
@@ -388,11 +388,16 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** The servers the file keeps turned off (the person's choice, kept), each with how to turn it on; empty for none. */
+/**
+ * The servers the file keeps turned off (the person's choice, kept), each with how to turn it on,
+ * and those a project runs its own entry of instead; empty for none.
+ */
 function turnedOffText(host: Host, text: string, servers: string[]): string {
-  const notes = disabledNotes(host, text, servers);
-  if (notes.length === 0) return '';
-  return `Turned off in the file (your setting, kept):\n${notes.map((note) => `  ${note}\n`).join('')}`;
+  const section = (title: string, notes: string[]) => (notes.length === 0 ? '' : `${title}\n${notes.map((note) => `  ${note}\n`).join('')}`);
+  return (
+    section('Turned off in the file (your setting, kept):', disabledNotes(host, text, servers)) +
+    section('Replaced in some projects (your setting, kept):', shadowedNotes(host, text, servers))
+  );
 }
 
 /** `--print`: a snippet to paste; the key is never in it, whatever was given. */

@@ -76,3 +76,28 @@ function geminiNotes(name: string, mcp: JsonObject, config: JsonObject): string[
   }
   return notes;
 }
+
+/**
+ * A line for each of `servers` that Claude Code runs in some project from that project's own entry
+ * of the name (its local scope, `projects.<path>.mcpServers` in ~/.claude.json, what `claude mcp add`
+ * writes without --scope user) rather than the one setup writes: a local server wins over a user one
+ * of its name, so there a changed key or address would not count.
+ */
+export function shadowedNotes(host: Host, text: string | undefined, servers: string[]): string[] {
+  const body = text?.replace(/^\uFEFF/, '') ?? '';
+  if (host.id !== 'claude-code' || body.trim() === '') return [];
+  const config = JSON.parse(body) as JsonObject;
+  const projects = isObject(config.projects) ? config.projects : {};
+  const notes: string[] = [];
+  for (const name of servers) {
+    for (const [project, settings] of Object.entries(projects)) {
+      if (isObject(settings) && isObject(settings.mcpServers) && Object.hasOwn(settings.mcpServers, name)) {
+        notes.push(
+          `${name}: in the project ${shown(project)} Claude Code runs that project's own ${name} (local scope) instead; ` +
+            `remove it there (claude mcp remove --scope local ${name}, in that folder) to have this one run there too.`,
+        );
+      }
+    }
+  }
+  return notes;
+}
