@@ -371,7 +371,7 @@ async function main(argv: string[]): Promise<number> {
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
   const merged = render(host, existing, entries, path);
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
-  const turnedOff = turnedOffText(host, merged, Object.keys(entries));
+  const turnedOff = turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment()));
   if (merged === existing) {
     process.stdout.write(forTerminal(unchanged + turnedOff));
     return 0;
@@ -392,11 +392,11 @@ async function main(argv: string[]): Promise<number> {
  * The servers the file keeps turned off (the person's choice, kept), each with how to turn it on,
  * and those a project runs its own entry of instead; empty for none.
  */
-function turnedOffText(host: Host, text: string, servers: string[]): string {
+function turnedOffText(host: Host, text: string, servers: string[], usualFile: boolean): string {
   const section = (title: string, notes: string[]) => (notes.length === 0 ? '' : `${title}\n${notes.map((note) => `  ${note}\n`).join('')}`);
   return (
-    section('Turned off in the file (your setting, kept):', disabledNotes(host, text, servers)) +
-    section('Replaced in some projects (your setting, kept):', shadowedNotes(host, text, servers))
+    section('Turned off in the file (your setting, kept):', disabledNotes(host, text, servers, usualFile)) +
+    section('Replaced in some projects (your setting, kept):', shadowedNotes(host, text, servers, usualFile))
   );
 }
 
