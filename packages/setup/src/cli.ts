@@ -8,12 +8,13 @@
 import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
-import { disabledNotes } from './disabled.js';
+import { disabledNotes, shadowedNotes } from './disabled.js';
 import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
 import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
+import { printable, shown } from './shown.js';
 import { mergeTomlConfig, scanToml } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
@@ -290,12 +291,32 @@ interface KeyToWrite {
   note?: string;
 }
 
+/** The live key, once read: kept out of whatever setup prints (forTerminal). */
+let liveKey: string | undefined;
+
+/** Shorter keys are not looked for in what is printed: they would be found inside ordinary words. */
+const SHORTEST_KEY_HIDDEN = 8;
+
+/**
+ * A message as printed: the live key, as given and as JSON escapes it, shown as KEY_PLACEHOLDER
+ * (messages quote names from the file, a project's path, a key in our entry, a TOML table, and a
+ * file may hold the key in one of those too; what is printed may end up in a screenshot or a CI
+ * log), and no character that a terminal takes for a command (printable).
+ */
+function forTerminal(text: string): string {
+  if (liveKey === undefined || liveKey.length < SHORTEST_KEY_HIDDEN) return printable(text);
+  return printable([liveKey, JSON.stringify(liveKey).slice(1, -1)].reduce((hidden, form) => hidden.split(form).join(KEY_PLACEHOLDER), text));
+}
+
 /** The live key only for the host's own per-user file; elsewhere a reference, the key not even asked for. */
 async function keyFor(host: Host, path: string, options: Options, check: (key: string) => void): Promise<KeyToWrite> {
   // VS Code asks for the key itself and keeps it in its secret storage; the file only names it.
   if (host.asksForKey) return { key: `\${input:${VSCODE_KEY_INPUT.id}}`, secret: false };
   const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
-  if (placement.kind === 'key') return { key: await readKey(options, check), secret: true };
+  if (placement.kind === 'key') {
+    liveKey = await readKey(options, check);
+    return { key: liveKey, secret: true };
+  }
   if (placement.kind === 'forward') {
     const note =
       `The key is not written into ${path} (it is ${placement.reason}): the entries pass ${KEY_VARIABLE} on by name (env_vars), ` +
@@ -350,9 +371,9 @@ async function main(argv: string[]): Promise<number> {
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
   const merged = render(host, existing, entries, path);
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
-  const turnedOff = turnedOffText(host, merged, Object.keys(entries));
+  const turnedOff = turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment()));
   if (merged === existing) {
-    process.stdout.write(unchanged + turnedOff);
+    process.stdout.write(forTerminal(unchanged + turnedOff));
     return 0;
   }
   const changes = changesOf(host, existing, entries, path)
@@ -363,15 +384,20 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const written = await writeUnderLock(path, (current) => render(host, current, entries, path), keyToWrite.secret);
-  process.stdout.write((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + turnedOff);
+  process.stdout.write(forTerminal((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + turnedOff));
   return 0;
 }
 
-/** The servers the file keeps turned off (the person's choice, kept), each with how to turn it on; empty for none. */
-function turnedOffText(host: Host, text: string, servers: string[]): string {
-  const notes = disabledNotes(host, text, servers);
-  if (notes.length === 0) return '';
-  return `Turned off in the file (your setting, kept):\n${notes.map((note) => `  ${note}\n`).join('')}`;
+/**
+ * The servers the file keeps turned off (the person's choice, kept), each with how to turn it on,
+ * and those a project runs its own entry of instead; empty for none.
+ */
+function turnedOffText(host: Host, text: string, servers: string[], usualFile: boolean): string {
+  const section = (title: string, notes: string[]) => (notes.length === 0 ? '' : `${title}\n${notes.map((note) => `  ${note}\n`).join('')}`);
+  return (
+    section('Turned off in the file (your setting, kept):', disabledNotes(host, text, servers, usualFile)) +
+    section('Replaced in some projects (your setting, kept):', shadowedNotes(host, text, servers, usualFile))
+  );
 }
 
 /** `--print`: a snippet to paste; the key is never in it, whatever was given. */
@@ -396,7 +422,7 @@ async function approved(path: string, existing: string | undefined, changes: str
 /** What was written, and what the person does next. */
 function doneText(host: Host, written: Written, changes: string, note: string | undefined): string {
   return (
-    `Wrote ${written.path}${written.backup ? ` (the previous file is kept as ${written.backup})` : ''}:\n${changes}` +
+    `Wrote ${shown(written.path)}${written.backup ? ` (the previous file is kept as ${shown(written.backup)})` : ''}:\n${changes}` +
     `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
     (note ? `${note}\n` : '')
   );
@@ -408,9 +434,9 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError) process.stderr.write(`engage-mcp-setup: ${error.message}\nRun with --help for the flags.\n`);
-    else if (error instanceof ConfigRefused) process.stderr.write(`engage-mcp-setup: ${error.message}\n`);
+    else if (error instanceof ConfigRefused) process.stderr.write(forTerminal(`engage-mcp-setup: ${error.message}\n`));
     else if (error instanceof Cancelled) process.stderr.write('engage-mcp-setup: cancelled; nothing was changed.\n');
-    else process.stderr.write(`engage-mcp-setup: ${(error as Error).message ?? String(error)}\n`);
+    else process.stderr.write(forTerminal(`engage-mcp-setup: ${(error as Error).message ?? String(error)}\n`));
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },
 );

@@ -5,6 +5,7 @@
 // Claude Code's per-project disabledMcpServers in ~/.claude.json (what /mcp writes); and
 // "disabled": true in an entry, which Cline and others honour, though none of our hosts documents it.
 import type { Host } from './hosts.js';
+import { shown } from './shown.js';
 import { scanToml } from './toml-scanner.js';
 
 type JsonObject = Record<string, unknown>;
@@ -12,11 +13,16 @@ type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const names = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
-/** A line for each of `servers` that `text` (the config as written) keeps from starting, saying how to start it. */
-export function disabledNotes(host: Host, text: string | undefined, servers: string[]): string[] {
+/**
+ * A line for each of `servers` that `text` (the config as written) keeps from starting, saying how to
+ * start it. `usualFile`: the file is the host's own per-user one; Claude Code's projects are read
+ * only there (a project's .mcp.json holding "projects" is not Claude Code's list, and a note from it
+ * would be the file's word, not the host's).
+ */
+export function disabledNotes(host: Host, text: string | undefined, servers: string[], usualFile: boolean): string[] {
   const body = text?.replace(/^\uFEFF/, '') ?? '';
   if (body.trim() === '') return [];
-  return host.format === 'toml' ? tomlNotes(body, servers) : jsonNotes(host, JSON.parse(body) as JsonObject, servers);
+  return host.format === 'toml' ? tomlNotes(body, servers) : jsonNotes(host, JSON.parse(body) as JsonObject, servers, usualFile);
 }
 
 function tomlNotes(text: string, servers: string[]): string[] {
@@ -33,7 +39,7 @@ function tomlNotes(text: string, servers: string[]): string[] {
   return notes;
 }
 
-function jsonNotes(host: Host, config: JsonObject, servers: string[]): string[] {
+function jsonNotes(host: Host, config: JsonObject, servers: string[], usualFile: boolean): string[] {
   const container = isObject(config[host.container]) ? (config[host.container] as JsonObject) : {};
   const mcp = isObject(config.mcp) ? config.mcp : {};
   const projects = isObject(config.projects) ? config.projects : {};
@@ -46,10 +52,10 @@ function jsonNotes(host: Host, config: JsonObject, servers: string[]): string[] 
       );
     }
     if (host.id === 'gemini') notes.push(...geminiNotes(name, mcp, config));
-    if (host.id === 'claude-code') {
+    if (host.id === 'claude-code' && usualFile) {
       for (const [project, settings] of Object.entries(projects)) {
         if (isObject(settings) && names(settings.disabledMcpServers).includes(name)) {
-          notes.push(`${name}: Claude Code has it disabled in the project ${project}; enable it there with /mcp.`);
+          notes.push(`${name}: Claude Code has it disabled in the project ${shown(project)}; enable it there with /mcp.`);
         }
       }
     }
@@ -72,6 +78,31 @@ function geminiNotes(name: string, mcp: JsonObject, config: JsonObject): string[
   ] as const) {
     if (Array.isArray(value) && !names(value).includes(name))
       notes.push(`${name}: Gemini CLI starts only the servers ${list} lists, and it does not list this one; add it there to start it.`);
+  }
+  return notes;
+}
+
+/**
+ * A line for each of `servers` that Claude Code runs in some project from that project's own entry
+ * of the name (its local scope, `projects.<path>.mcpServers` in ~/.claude.json, what `claude mcp add`
+ * writes without --scope user) rather than the one setup writes: a local server wins over a user one
+ * of its name, so there a changed key or address would not count.
+ */
+export function shadowedNotes(host: Host, text: string | undefined, servers: string[], usualFile: boolean): string[] {
+  const body = text?.replace(/^\uFEFF/, '') ?? '';
+  if (host.id !== 'claude-code' || !usualFile || body.trim() === '') return [];
+  const config = JSON.parse(body) as JsonObject;
+  const projects = isObject(config.projects) ? config.projects : {};
+  const notes: string[] = [];
+  for (const name of servers) {
+    for (const [project, settings] of Object.entries(projects)) {
+      if (isObject(settings) && isObject(settings.mcpServers) && Object.hasOwn(settings.mcpServers, name)) {
+        notes.push(
+          `${name}: in the project ${shown(project)} Claude Code runs that project's own ${name} (local scope) instead; ` +
+            `remove it there (claude mcp remove --scope local ${name}, in that folder) to have this one run there too.`,
+        );
+      }
+    }
   }
   return notes;
 }

@@ -23,6 +23,7 @@ import {
   skipSpace,
   stringEnd,
 } from './json-splice.js';
+import { quoted } from './shown.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -237,7 +238,8 @@ function refuseTooDeep(text: string, span: Span, what: string, path: string): vo
 function refuseLosses(text: string, span: Span, what: string, path: string): void {
   const objects: (KeysSeen | undefined)[] = [];
   let expectingKey = false;
-  const where = (at: number) => `${lineOf(text, at)}, in ${what}, which setup writes anew`;
+  // Said only in a refusal: lineOf counts lines from the start, so for every key and number it cost time with the square of the entry.
+  const where = (at: number) => () => `${lineOf(text, at)}, in ${what}, which setup writes anew`;
   for (let i = span.start; i < span.end; i++) {
     const char = text[i] as string;
     if (char === '"') {
@@ -258,9 +260,9 @@ function refuseLosses(text: string, span: Span, what: string, path: string): voi
 /** The greatest array index: a key spelled as one up to this is listed before all others. */
 const MAX_ARRAY_INDEX = 2 ** 32 - 2;
 
-function checkKey(seen: KeysSeen, key: string, where: string, path: string): void {
-  const spelled = JSON.stringify(key);
-  if (seen.keys.has(key)) refuse(path, `has the key ${spelled} twice in one object (${where}), and only the last would be kept`);
+function checkKey(seen: KeysSeen, key: string, where: () => string, path: string): void {
+  const spelled = quoted(key);
+  if (seen.keys.has(key)) refuse(path, `has the key ${spelled} twice in one object (${where()}), and only the last would be kept`);
   seen.keys.add(key);
   const index = /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) <= MAX_ARRAY_INDEX ? Number(key) : undefined;
   if (index === undefined) {
@@ -268,17 +270,17 @@ function checkKey(seen: KeysSeen, key: string, where: string, path: string): voi
     return;
   }
   if (seen.other || index < seen.lastIndex) {
-    refuse(path, `has the key ${spelled} (${where}) after other keys, and it would be moved before them (keys like "1" are written first, in numeric order)`);
+    refuse(path, `has the key ${spelled} (${where()}) after other keys, and it would be moved before them (keys like "1" are written first, in numeric order)`);
   }
   seen.lastIndex = index;
 }
 
 /** Where the number at `start` ends; refuses one JSON.stringify would spell otherwise (1.50, 1e3, a big integer). */
-function checkNumber(text: string, start: number, where: string, path: string): number {
+function checkNumber(text: string, start: number, where: () => string, path: string): number {
   NUMBER.lastIndex = start;
   const spelled = NUMBER.exec(text)?.[0] ?? '';
   const rewritten = JSON.stringify(Number(spelled));
-  if (rewritten !== spelled) refuse(path, `has the number ${spelled} (${where}), which would be rewritten as ${rewritten}`);
+  if (rewritten !== spelled) refuse(path, `has the number ${spelled} (${where()}), which would be rewritten as ${rewritten}`);
   return start + spelled.length;
 }
 

@@ -3,13 +3,19 @@
 // tools twice. Setup does not guess whether that entry is an old copy of ours or something of the
 // person's to keep: it refuses the file, names the entry, and says how to go on.
 import { ConfigRefused } from './config-error.js';
+import { quoted } from './shown.js';
 
-/** A server name as compared here: case, spaces, dots, dashes and underscores set aside. */
+/**
+ * A server name as compared here: case, spaces, dots, dashes and underscores set aside, and so are
+ * the dashes NFKC leaves as they are (U+2010 from a word processor) and the characters that show as
+ * nothing (a zero-width space, a soft hyphen): "engage-contact" followed by one of those looks
+ * exactly like ours.
+ */
 const squeezed = (name: string) =>
   name
     .normalize('NFKC')
     .toLowerCase()
-    .replace(/[\s._-]+/g, '');
+    .replace(/[\s._\p{Pd}\p{Cf}]+/gu, '');
 
 /**
  * Refuses adding any of `ours` that `existing` (the names the file's servers have) lacks but has
@@ -20,7 +26,7 @@ export function refuseNearNames(existing: string[], ours: string[], hostName: st
     if (existing.includes(name)) continue;
     const near = existing.filter((other) => squeezed(other) === squeezed(name));
     if (near.length === 0) continue;
-    const named = near.map((other) => JSON.stringify(other)).join(' and ');
+    const named = near.map(quoted).join(' and ');
     throw new ConfigRefused(
       `${path} has a server named ${named}, which looks like ${name} spelled another way; adding ${name} beside it would have ${hostName} run both, ` +
         `the same tools twice. Nothing was changed. Rename that entry to "${name}" (setup then updates it, keeping what you added to it) or remove it, then run again.`,

@@ -7,6 +7,7 @@
 import { ConfigRefused } from './config-error.js';
 import type { ServerEntry } from './hosts.js';
 import { refuseNearNames } from './near-names.js';
+import { quoted } from './shown.js';
 import { ESCAPES, NestedTooDeep, scanToml, type Statement, TomlSyntax } from './toml-scanner.js';
 
 export { scanToml };
@@ -23,6 +24,8 @@ function tomlString(value: string): string {
 
 const tomlKey = (key: string) => (/^[A-Za-z0-9_-]+$/.test(key) ? key : tomlString(key));
 const tomlValue = (value: string | string[]) => (Array.isArray(value) ? `[${value.map(tomlString).join(', ')}]` : tomlString(value));
+/** A key of the file as a message shows it: bare where TOML allows, else quoted with every control escaped (the file may be hostile). */
+const shownKey = (key: string) => (/^[A-Za-z0-9_-]+$/.test(key) ? key : quoted(key));
 const samePath = (a: string[], b: string[]) => a.length === b.length && a.every((part, index) => part === b[index]);
 
 interface Section {
@@ -217,18 +220,18 @@ function sectionsOf(statements: Statement[], names: string[], path: string): Map
       table = statement.keys;
       const id = table.join('\u0000');
       if (table[0] === 'mcp_servers' && statement.arrayTable) refuse('has [[mcp_servers]] array tables');
-      if (seen.has(id) && !statement.arrayTable) refuse(`defines [${table.join('.')}] twice`);
+      if (seen.has(id) && !statement.arrayTable) refuse(`defines [${table.map(shownKey).join('.')}] twice`);
       seen.add(id);
       const ours = table[0] === 'mcp_servers' && names.includes(table[1] as string) && (table.length === 2 || (table.length === 3 && table[2] === 'env'));
       current = ours ? { header: statement, keyvals: [] } : undefined;
       if (current) sections.set(id, current);
     } else if (statement.kind === 'keyval') {
-      const full = [...table, ...statement.keys];
+      const full = firstTwo(table, statement.keys);
       // mcp_servers itself as a value (an inline table) cannot take a [mcp_servers.<name>] table
       // after it, nor can one of ours given as one; another server's dotted keys (mcp_servers.other.command
       // at the top) can, as TOML allows tables under one made by dotted keys.
       if (full[0] === 'mcp_servers' && table.length < 2 && (full.length === 1 || names.includes(full[1] as string))) {
-        refuse(`sets ${full.slice(0, 2).join('.')} as a value or dotted key`);
+        refuse(`sets ${full.join('.')} as a value or dotted key`);
       }
       if (current && table.length === 2 && statement.keys[0] === 'env') refuse(`sets the env of [${table.join('.')}] inline`);
       current?.keyvals.push(statement);
@@ -243,10 +246,19 @@ function serverNames(statements: Statement[]): string[] {
   let table: string[] = [];
   for (const statement of statements) {
     if (statement.kind === 'header') table = statement.keys;
-    const full = statement.kind === 'header' ? table : statement.kind === 'keyval' ? [...table, ...statement.keys] : [];
+    const full = statement.kind === 'header' ? table : statement.kind === 'keyval' ? firstTwo(table, statement.keys) : [];
     if (full[0] === 'mcp_servers' && full[1] !== undefined) names.add(full[1]);
   }
   return [...names];
+}
+
+/**
+ * The first two parts of a key's full path (its table's, then its own): all these checks look at. Not
+ * the whole path copied: for every key under a header of many dotted parts, that cost time with the
+ * square of the file (200 KB, a minute).
+ */
+function firstTwo(table: string[], keys: string[]): string[] {
+  return [...table.slice(0, 2), ...keys.slice(0, Math.max(0, 2 - table.length))];
 }
 
 /** Where a table's last key = value line ends (its trailing blank and comment lines stay after). */

@@ -3,6 +3,7 @@
 // far enough to know where each ends, multi-line strings and arrays included; the one thing kept
 // from them is an array of one-line strings (env_vars). Anything it cannot tell the kind of is
 // refused with TomlSyntax, never guessed at.
+import { quoted } from './shown.js';
 
 export interface Statement {
   kind: 'header' | 'keyval' | 'trivia';
@@ -250,7 +251,7 @@ class TomlScanner {
     this.skipComment();
     if (this.peek('\r\n')) this.at += 2;
     else if (this.char() === '\n') this.at++;
-    else if (this.at < this.text.length) this.fail(`unexpected ${JSON.stringify(this.char())} after a complete statement`);
+    else if (this.at < this.text.length) this.fail(`unexpected ${quoted(this.char() as string)} after a complete statement`);
   }
 
   // ---- the cursor --------------------------------------------------------------------------
