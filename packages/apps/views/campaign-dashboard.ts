@@ -483,7 +483,8 @@ function shown(value: unknown): string {
 }
 
 function labelOf(key: string): string {
-  if (LABELS[key]) return LABELS[key];
+  // Its own labels only: a field named `constructor` or `toString` found Object's, a function, and the view threw.
+  if (Object.hasOwn(LABELS, key)) return LABELS[key] as string;
   const words = key
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replace(/[_-]+/g, ' ')
