@@ -4,11 +4,14 @@
 //   (constructor, toString, hasOwnProperty): its label was looked up in a plain object, which has
 //   those by inheritance, so the label was a function and the view threw before drawing anything:
 //   it stayed at "Loading…".
+// - Progress pressed on one campaign, then on another before the first answered: whichever answer
+//   came last was drawn, under the last campaign's id, so a slow answer for a completed campaign
+//   was shown as "Campaign <the draft's id>: completed, 100 of 100" (and not refreshed, being done).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
 import { launchServer, type LaunchedServer } from '../packages/sandbox/src/index.js';
-import { startHostileApi, type HostileApi } from './hostile-api.js';
+import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
 
 let api: HostileApi;
 let server: LaunchedServer;
@@ -35,6 +38,12 @@ async function show(args: Record<string, unknown>): Promise<HostedView> {
 }
 
 const COMPLETED = 'c0ffee000000000000000001';
+const DRAFT = 'c0ffee000000000000000002';
+const CAMPAIGNS = [
+  { _id: COMPLETED, name: 'Lebaran', status: 'completed', channel: 'whatsapp', totalRecipients: 100, sentCount: 100 },
+  { _id: DRAFT, name: 'Ramadan', status: 'draft', channel: 'sms', totalRecipients: 50, sentCount: 0 },
+  { _id: 'c0ffee000000000000000003', name: 'Batik', status: 'draft', channel: 'sms', totalRecipients: 5, sentCount: 0 },
+];
 
 describe('review31: a field named like one of Object’s own', { timeout: 60_000 }, () => {
   for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
@@ -65,5 +74,33 @@ describe('review31: a field named like one of Object’s own', { timeout: 60_000
     const counts = view.view.locator('dl.counts');
     await counts.locator('dt', { hasText: 'Constructor' }).waitFor({ timeout: 10_000 });
     expect(await counts.locator('dt').allTextContents()).toEqual(['Recipients', 'Sent', 'Constructor']);
+  });
+});
+
+describe('review31: Progress pressed on two campaigns, the first answering last', { timeout: 60_000 }, () => {
+  it('shows the second campaign’s progress, never the first’s under the second’s id', async () => {
+    let answerFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      answerFirst = resolve;
+    });
+    api.respond(async (request) => {
+      if (request.path.endsWith(`${COMPLETED}/progress`)) {
+        await firstHeld;
+        return envelope(CAMPAIGNS[0]);
+      }
+      if (request.path.endsWith(`${DRAFT}/progress`)) return envelope(CAMPAIGNS[1]);
+      return envelope(CAMPAIGNS);
+    });
+    const view = await show({ operationId: 'campaign.list' });
+    await view.view.getByRole('button', { name: 'Show the progress of Lebaran' }).click();
+    await view.view.getByRole('button', { name: 'Show the progress of Ramadan' }).click();
+    await view.view.locator('#progress-text', { hasText: '0 of 50 recipients' }).waitFor();
+    // Now the first campaign's answer comes: late, and for a campaign no longer asked about.
+    answerFirst();
+    await expect.poll(() => view.toolCalls.length).toBe(2);
+    await view.page.waitForTimeout(1000);
+    expect(await view.view.locator('p.muted .mono').textContent()).toBe(DRAFT);
+    expect(await view.view.locator('#progress-text').textContent()).toBe('0% sent · 0 of 50 recipients');
+    expect(await view.view.locator('.head .badge').textContent()).toBe('draft');
   });
 });

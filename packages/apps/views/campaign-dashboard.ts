@@ -51,12 +51,19 @@ const LABELS: Record<string, string> = {
 
 let callArguments: Arguments = {};
 let stopPolling: (() => void) | undefined;
+/**
+ * Counts what the view was asked to show (a result from the host, a Progress pressed): an answer is
+ * drawn only when nothing was asked for since its own request, or answers that came back out of
+ * order drew an earlier campaign's progress under the later one's id.
+ */
+let latestRequest = 0;
 
 const app = startView('campaign dashboard', {
   onInput(args) {
     callArguments = args;
   },
   onResult(result) {
+    latestRequest++;
     show(result);
   },
   onTeardown() {
@@ -365,10 +372,15 @@ function withTableRoles(table: HTMLElement): HTMLElement {
 
 async function openProgress(id: string | undefined): Promise<void> {
   if (!id) return;
-  callArguments = { operationId: 'campaign.progress', params: { id } };
+  const request = ++latestRequest;
+  const args = { operationId: 'campaign.progress', params: { id } };
   try {
-    show((await app.callServerTool({ name: toolName(), arguments: callArguments })) as CallToolResult);
+    const result = (await app.callServerTool({ name: toolName(), arguments: args })) as CallToolResult;
+    if (request !== latestRequest) return;
+    callArguments = args;
+    show(result);
   } catch (error) {
+    if (request !== latestRequest) return;
     render(
       el('p', {
         class: 'notice notice-danger',
