@@ -7,9 +7,11 @@
 // - Progress pressed on one campaign, then on another before the first answered: whichever answer
 //   came last was drawn, under the last campaign's id, so a slow answer for a completed campaign
 //   was shown as "Campaign <the draft's id>: completed, 100 of 100" (and not refreshed, being done).
+// - A search: the list said "1–1 of 3", as if two more were on other pages, when one campaign of
+//   the three matched and there was no other page.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, showToolCall, type HostedView } from '../packages/apps/host/harness.js';
+import { launchBrowser, showToolCall, type CallToolResult, type HostedView } from '../packages/apps/host/harness.js';
 import { launchServer, type LaunchedServer } from '../packages/sandbox/src/index.js';
 import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
 
@@ -31,7 +33,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-async function show(args: Record<string, unknown>): Promise<HostedView> {
+async function show(args: Record<string, unknown>): Promise<HostedView & { result: CallToolResult }> {
   const view = await showToolCall(browser, server.client as never, 'campaign_read', args);
   hosted.push(view);
   return view;
@@ -102,5 +104,17 @@ describe('review31: Progress pressed on two campaigns, the first answering last'
     expect(await view.view.locator('p.muted .mono').textContent()).toBe(DRAFT);
     expect(await view.view.locator('#progress-text').textContent()).toBe('0% sent · 0 of 50 recipients');
     expect(await view.view.locator('.head .badge').textContent()).toBe('draft');
+  });
+});
+
+describe('review31: a search that matched some of the campaigns', { timeout: 60_000 }, () => {
+  it('says how many matched, not how many there are in all as if the rest were on other pages', async () => {
+    api.respond(() => envelope(CAMPAIGNS));
+    const view = await show({ operationId: 'campaign.list', search: 'Ramadan' });
+    await view.view.locator('table').waitFor();
+    expect(view.result.structuredContent?.page).toMatchObject({ total: 3, matched: 1, offset: 0, returned: 1 });
+    const range = await view.view.locator('.head .muted').textContent();
+    expect(range).not.toMatch(/of 3$/);
+    expect(range).toBe('1–1 of 1 matching (3 in all)');
   });
 });

@@ -306,11 +306,7 @@ function showAnalytics(data: Data): void {
 // ---- list --------------------------------------------------------------------------------
 
 function showList(campaigns: Data[], page: unknown, notes: unknown): void {
-  const pageInfo = isRecord(page) ? page : {};
-  const total = typeof pageInfo.total === 'number' ? pageInfo.total : campaigns.length;
-  const offset = typeof pageInfo.offset === 'number' ? pageInfo.offset : 0;
-  const range =
-    campaigns.length === 0 ? 'none' : `${formatNumber(offset + 1, app)}–${formatNumber(offset + campaigns.length, app)} of ${formatNumber(total, app)}`;
+  const range = rangeText(campaigns.length, isRecord(page) ? page : {});
   const rows = campaigns.map((campaign) => {
     const progress = readProgress(campaign);
     const id = typeof campaign._id === 'string' ? campaign._id : undefined;
@@ -353,6 +349,22 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
       ),
     ]),
   );
+}
+
+/**
+ * Which of the campaigns these are: "1–20 of 45". After a search, of those it matched, with how many
+ * there are in all: "of" all of them read as if the rest were on later pages.
+ */
+function rangeText(shown: number, page: Data): string {
+  const total = typeof page.total === 'number' ? page.total : shown;
+  const matched = typeof page.matched === 'number' ? page.matched : total;
+  const offset = typeof page.offset === 'number' ? page.offset : 0;
+  const of = matched === total ? formatNumber(total, app) : `${formatNumber(matched, app)} matching (${formatNumber(total, app)} in all)`;
+  return shown === 0
+    ? matched === total
+      ? 'none'
+      : `none matching (${formatNumber(total, app)} in all)`
+    : `${formatNumber(offset + 1, app)}–${formatNumber(offset + shown, app)} of ${of}`;
 }
 
 const TABLE_ROLES: Record<string, string> = { TABLE: 'table', THEAD: 'rowgroup', TBODY: 'rowgroup', TR: 'row', TH: 'columnheader', TD: 'cell' };
