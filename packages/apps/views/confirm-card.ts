@@ -147,7 +147,8 @@ function heading(operationId: string): HTMLElement {
   return el('h1', {}, ['Confirm ', el('span', { class: 'mono', text: operationId || 'this operation' })]);
 }
 
-function showPreview(preview: Preview): void {
+/** `refused`: this preview replaces one whose token the server refused after the person pressed Confirm. */
+function showPreview(preview: Preview, refused = false): void {
   shownPreview = preview;
   const status = el('p', { class: 'muted', attrs: { role: 'status', 'aria-live': 'polite' } });
   const confirm = el('button', { class: 'primary', text: 'Confirm', attrs: { type: 'button' } });
@@ -177,10 +178,14 @@ function showPreview(preview: Preview): void {
     tellModel(`The user pressed Cancel on the confirmation card: ${preview.operationId} was not run. Its confirmationToken must not be used.`);
   });
 
+  // After a refused token the button pressed is gone: the reason is announced and takes keyboard focus.
+  const reason = preview.reason
+    ? el('p', { class: 'notice notice-warning', text: withoutStackedMarks(preview.reason), attrs: refused ? { role: 'alert', tabindex: '-1' } : {} })
+    : undefined;
   render(
     el('section', { attrs: { 'aria-labelledby': 'card-title' } }, [
       withId(heading(preview.operationId), 'card-title'),
-      preview.reason ? el('p', { class: 'notice notice-warning', text: withoutStackedMarks(preview.reason) }) : undefined,
+      reason,
       el('p', { class: 'muted', text: 'Nothing has been done yet.' }),
       ...statementNodes(preview.statement),
       preview.expiresAt ? el('p', { class: 'muted', text: expiry(preview.expiresAt) }) : undefined,
@@ -188,6 +193,7 @@ function showPreview(preview: Preview): void {
       status,
     ]),
   );
+  if (refused) reason?.focus();
 }
 
 async function runConfirmed(preview: Preview, confirmationToken: string, status: HTMLElement): Promise<void> {
@@ -208,7 +214,7 @@ async function runConfirmed(preview: Preview, confirmationToken: string, status:
   const fresh = previewOf(result);
   if (fresh) {
     // The token was refused (expired, spent); nothing ran. A new yes is needed for the new token.
-    showPreview(fresh);
+    showPreview(fresh, true);
     return;
   }
   const outcome = outcomeOf(result);

@@ -1,0 +1,61 @@
+// review31: the confirmation card used with the keyboard only, in Debian's Chromium through the
+// test host (packages/apps/host), the built campaign server and the sandbox behind it.
+// - Confirm pressed (Enter) on a preview whose facts changed since it was drawn: the server refuses
+//   the token, nothing runs, and the card draws the new preview with the server's reason. The
+//   button the person pressed was gone, so keyboard focus fell to the document's body and nothing
+//   was announced: "Sending…" went quiet, as after a send. Focus goes to the reason now, which is
+//   announced (role=alert), and the next Tab reaches the new Confirm after the new statement.
+import { describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { showToolCall } from '../packages/apps/host/harness.js';
+import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
+import { viewsPerFile } from './hosted-views.js';
+import { countCarriedOut, structuredOf, textOf } from './helpers.js';
+
+let sandbox: Sandbox;
+let browser: Browser;
+let server: LaunchedServer;
+const hosted = viewsPerFile('campaign', (ready) => ({ sandbox, server, browser } = ready));
+
+async function newCampaign(name: string): Promise<string> {
+  const created = await server.client.callTool({
+    name: 'campaign_action',
+    arguments: { operationId: 'campaign.create', params: { name, message: 'Halo!', channel: 'whatsapp' } },
+  });
+  expect(created.isError, textOf(created as never)).toBeFalsy();
+  return (structuredOf(created as never).data as { _id: string })._id;
+}
+
+/** The element that has keyboard focus in the view: its tag, role and text. */
+function focused(frame: import('playwright-core').Frame): Promise<{ tag: string; role: string | null; text: string }> {
+  return frame.evaluate(() => {
+    const active = (
+      globalThis as unknown as { document: { activeElement: { tagName: string; textContent: string | null; getAttribute(name: string): string | null } } }
+    ).document.activeElement;
+    return { tag: active.tagName, role: active.getAttribute('role'), text: active.textContent ?? '' };
+  });
+}
+
+describe('review31: a refused token, with the keyboard only', { timeout: 60_000 }, () => {
+  it('focus goes to the server’s reason, announced, and Tab then reaches the new Confirm', async () => {
+    const id = await newCampaign('Hanya papan ketik');
+    const card = await showToolCall(browser, server.client as never, 'campaign_action', { operationId: 'campaign.send', params: { id } });
+    hosted.push(card);
+    const confirm = card.view.getByRole('button', { name: 'Confirm' });
+    await confirm.waitFor();
+    sandbox.tenant('A').campaigns.find((campaign) => campaign._id === id)!.totalRecipients += 3;
+    const before = countCarriedOut(sandbox, 'campaign.send');
+
+    await confirm.focus();
+    await card.page.keyboard.press('Enter');
+    await card.view.getByText(/has changed since/).waitFor({ timeout: 10_000 });
+    expect(countCarriedOut(sandbox, 'campaign.send')).toBe(before);
+    const reason = await focused(card.frame);
+    expect(reason.tag).not.toBe('BODY');
+    expect(reason.text).toMatch(/^What the earlier preview showed has changed since/);
+    expect(reason.role).toBe('alert');
+
+    await card.page.keyboard.press('Tab');
+    expect(await focused(card.frame)).toMatchObject({ tag: 'BUTTON', text: 'Confirm' });
+  });
+});
