@@ -5,9 +5,13 @@
 //   button the person pressed was gone, so keyboard focus fell to the document's body and nothing
 //   was announced: "Sending…" went quiet, as after a send. Focus goes to the reason now, which is
 //   announced (role=alert), and the next Tab reaches the new Confirm after the new statement.
+// - A preview result whose structuredContent carries the token but not the statement (a host that
+//   drops or trims a large field): the card offered Confirm under "Nothing has been done yet." with
+//   no statement at all, a yes to something the person was never shown. Without a statement the
+//   card shows the server's text as it came, and no Confirm.
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { showToolCall } from '../packages/apps/host/harness.js';
+import { hostView, showToolCall, type CallToolResult } from '../packages/apps/host/harness.js';
 import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
 import { viewsPerFile } from './hosted-views.js';
 import { countCarriedOut, structuredOf, textOf } from './helpers.js';
@@ -57,5 +61,34 @@ describe('review31: a refused token, with the keyboard only', { timeout: 60_000 
 
     await card.page.keyboard.press('Tab');
     expect(await focused(card.frame)).toMatchObject({ tag: 'BUTTON', text: 'Confirm' });
+  });
+});
+
+describe('review31: a preview without its statement', { timeout: 60_000 }, () => {
+  it('offers no Confirm, and shows the server’s text instead', async () => {
+    const args = { operationId: 'campaign.send', params: { id: await newCampaign('Tanpa pernyataan') } };
+    const preview = (await server.client.callTool({ name: 'campaign_action', arguments: args })) as CallToolResult;
+    const { preview: statement, ...withoutStatement } = structuredOf(preview as never);
+    expect(typeof statement).toBe('string');
+    expect(withoutStatement.confirmationToken).toEqual(expect.any(String));
+    const { tools } = await server.client.listTools();
+    const [content] = (await server.client.readResource({ uri: 'ui://engage/confirm' })).contents;
+    const card = await hostView(browser, {
+      html: (content as { text: string }).text,
+      tool: tools.find((tool) => tool.name === 'campaign_action') as never,
+      toolInput: args,
+      toolResult: { ...preview, structuredContent: withoutStatement },
+      callTool: ({ name, arguments: toolArgs }) => server.client.callTool({ name, arguments: toolArgs }),
+    });
+    hosted.push(card);
+    // Drawn: the server's text, or (before) a card with its buttons.
+    await card.view
+      .getByText(/has NOT been run/)
+      .or(card.view.getByRole('button', { name: 'Cancel' }))
+      .first()
+      .waitFor();
+    expect(await card.view.getByRole('button', { name: 'Confirm' }).count()).toBe(0);
+    await card.view.getByText(/Campaign: “Tanpa pernyataan”/).waitFor();
+    expect(card.toolCalls).toEqual([]);
   });
 });

@@ -50,14 +50,16 @@ const app = startView('confirmation card', {
   },
 });
 
+/** A preview the person can say yes to: with its token and the statement of what the yes does (no statement, no Confirm). */
 function previewOf(result: CallToolResult): Preview | undefined {
   const data = structured(result);
   if (result.isError || data.outcome !== 'preview' || typeof data.confirmationToken !== 'string') return undefined;
+  if (typeof data.preview !== 'string' || data.preview.trim() === '') return undefined;
   const paragraphs = resultText(result).split('\n\n');
   const reason = paragraphs[0] && !paragraphs[0].startsWith('Confirmation needed') ? paragraphs[0] : undefined;
   return {
     operationId: String(data.operationId ?? ''),
-    statement: typeof data.preview === 'string' ? data.preview : '',
+    statement: data.preview,
     token: data.confirmationToken,
     expiresAt: typeof data.expiresAt === 'string' ? data.expiresAt : undefined,
     reason,
