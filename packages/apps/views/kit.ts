@@ -1,6 +1,8 @@
 // What both views share: the connection to the host (the ext-apps App), the theme, and building
 // DOM nodes. Everything shown is set with textContent or attributes, never parsed as HTML: names
 // and messages in the data are written by customers.
+// First, before the SDK's modules run: the view's own Content Security Policy (lock.ts).
+import './lock.js';
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 
 export type CallToolResult = Awaited<ReturnType<App['callServerTool']>>;
