@@ -9,6 +9,9 @@
 //   was shown as "Campaign <the draft's id>: completed, 100 of 100" (and not refreshed, being done).
 // - A search: the list said "1–1 of 3", as if two more were on other pages, when one campaign of
 //   the three matched and there was no other page.
+// - A count too small for the number format's three decimals (totalRecipients 1e-300, from a hostile
+//   API) was written "0": the progress read "∞% sent · 5 of 0 recipients" beside "Recipients 0", a
+//   count of none where the API gave one. Such a number is written as JavaScript writes it (1e-300).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, showToolCall, type CallToolResult, type HostedView } from '../packages/apps/host/harness.js';
@@ -116,5 +119,16 @@ describe('review31: a search that matched some of the campaigns', { timeout: 60_
     const range = await view.view.locator('.head .muted').textContent();
     expect(range).not.toMatch(/of 3$/);
     expect(range).toBe('1–1 of 1 matching (3 in all)');
+  });
+});
+
+describe('review31: a count too small for three decimals', { timeout: 60_000 }, () => {
+  it('is not written as 0', async () => {
+    api.respond(() => envelope({ _id: COMPLETED, status: 'completed', totalRecipients: 1e-300, sentCount: 5, failedCount: -0.0001 }));
+    const view = await show({ operationId: 'campaign.progress', params: { id: COMPLETED } });
+    await view.view.locator('#progress-text').waitFor();
+    const counts = await view.view.locator('dl.counts div').allTextContents();
+    expect(counts).toEqual(['Recipients1e-300', 'Sent5', 'Failed-0.0001']);
+    expect(await view.view.locator('#progress-text').textContent()).toMatch(/ · 5 of 1e-300 recipients$/);
   });
 });
