@@ -9,6 +9,10 @@
 //   drops or trims a large field): the card offered Confirm under "Nothing has been done yet." with
 //   no statement at all, a yes to something the person was never shown. Without a statement the
 //   card shows the server's text as it came, and no Confirm.
+// - Confirm pressed and no answer came back (the host's call failed): the card said "Outcome
+//   unknown", but the model was told nothing, so it still took the card as waiting for a yes, and
+//   could ask the person again or use the token it read. It is told now that the person confirmed
+//   and that the outcome is unknown.
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { hostView, showToolCall, type CallToolResult } from '../packages/apps/host/harness.js';
@@ -90,5 +94,29 @@ describe('review31: a preview without its statement', { timeout: 60_000 }, () =>
     expect(await card.view.getByRole('button', { name: 'Confirm' }).count()).toBe(0);
     await card.view.getByText(/Campaign: “Tanpa pernyataan”/).waitFor();
     expect(card.toolCalls).toEqual([]);
+  });
+});
+
+describe('review31: Confirm pressed and no answer came back', { timeout: 60_000 }, () => {
+  it('the model is told the person confirmed and the outcome is unknown', async () => {
+    const args = { operationId: 'campaign.send', params: { id: await newCampaign('Tanpa jawaban') } };
+    const preview = (await server.client.callTool({ name: 'campaign_action', arguments: args })) as CallToolResult;
+    const { tools } = await server.client.listTools();
+    const [content] = (await server.client.readResource({ uri: 'ui://engage/confirm' })).contents;
+    const card = await hostView(browser, {
+      html: (content as { text: string }).text,
+      tool: tools.find((tool) => tool.name === 'campaign_action') as never,
+      toolInput: args,
+      toolResult: preview,
+      // The host's call fails on its way (a dropped connection): whether it ran is not known.
+      callTool: async () => {
+        throw new Error('connection reset');
+      },
+    });
+    hosted.push(card);
+    await card.view.getByRole('button', { name: 'Confirm' }).click();
+    await card.view.getByText('Outcome unknown').waitFor();
+    await expect.poll(async () => JSON.stringify(await card.modelContext())).toContain('The user confirmed campaign.send');
+    expect(JSON.stringify(await card.modelContext())).toMatch(/may or may not have been carried out/);
   });
 });

@@ -206,10 +206,12 @@ async function runConfirmed(preview: Preview, confirmationToken: string, status:
   } catch (error) {
     status.textContent = '';
     const why = error instanceof Error ? error.message : String(error);
-    showOutcome(preview, {
-      kind: 'unknown',
-      text: `No answer came back (${why}). ${preview.operationId} may or may not have been carried out; check before trying again.`,
-    });
+    const text = `No answer came back (${why}). ${preview.operationId} may or may not have been carried out; check before trying again.`;
+    showOutcome(preview, { kind: 'unknown', text });
+    // The model must not take the card as still waiting for a yes (and ask again, or use its token).
+    tellModel(
+      `The user confirmed ${preview.operationId} on the confirmation card, and it was called with the card's token, but no answer came back (${why}): it may or may not have been carried out. Check before trying again.`,
+    );
     return;
   }
   status.textContent = '';
