@@ -51,12 +51,19 @@ const LABELS: Record<string, string> = {
 
 let callArguments: Arguments = {};
 let stopPolling: (() => void) | undefined;
+/**
+ * Counts what the view was asked to show (a result from the host, a Progress pressed): an answer is
+ * drawn only when nothing was asked for since its own request, or answers that came back out of
+ * order drew an earlier campaign's progress under the later one's id.
+ */
+let latestRequest = 0;
 
 const app = startView('campaign dashboard', {
   onInput(args) {
     callArguments = args;
   },
   onResult(result) {
+    latestRequest++;
     show(result);
   },
   onTeardown() {
@@ -299,11 +306,7 @@ function showAnalytics(data: Data): void {
 // ---- list --------------------------------------------------------------------------------
 
 function showList(campaigns: Data[], page: unknown, notes: unknown): void {
-  const pageInfo = isRecord(page) ? page : {};
-  const total = typeof pageInfo.total === 'number' ? pageInfo.total : campaigns.length;
-  const offset = typeof pageInfo.offset === 'number' ? pageInfo.offset : 0;
-  const range =
-    campaigns.length === 0 ? 'none' : `${formatNumber(offset + 1, app)}–${formatNumber(offset + campaigns.length, app)} of ${formatNumber(total, app)}`;
+  const range = rangeText(campaigns.length, isRecord(page) ? page : {});
   const rows = campaigns.map((campaign) => {
     const progress = readProgress(campaign);
     const id = typeof campaign._id === 'string' ? campaign._id : undefined;
@@ -348,6 +351,22 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
   );
 }
 
+/**
+ * Which of the campaigns these are: "1–20 of 45". After a search, of those it matched, with how many
+ * there are in all: "of" all of them read as if the rest were on later pages.
+ */
+function rangeText(shown: number, page: Data): string {
+  const total = typeof page.total === 'number' ? page.total : shown;
+  const matched = typeof page.matched === 'number' ? page.matched : total;
+  const offset = typeof page.offset === 'number' ? page.offset : 0;
+  const of = matched === total ? formatNumber(total, app) : `${formatNumber(matched, app)} matching (${formatNumber(total, app)} in all)`;
+  return shown === 0
+    ? matched === total
+      ? 'none'
+      : `none matching (${formatNumber(total, app)} in all)`
+    : `${formatNumber(offset + 1, app)}–${formatNumber(offset + shown, app)} of ${of}`;
+}
+
 const TABLE_ROLES: Record<string, string> = { TABLE: 'table', THEAD: 'rowgroup', TBODY: 'rowgroup', TR: 'row', TH: 'columnheader', TD: 'cell' };
 
 /**
@@ -365,10 +384,15 @@ function withTableRoles(table: HTMLElement): HTMLElement {
 
 async function openProgress(id: string | undefined): Promise<void> {
   if (!id) return;
-  callArguments = { operationId: 'campaign.progress', params: { id } };
+  const request = ++latestRequest;
+  const args = { operationId: 'campaign.progress', params: { id } };
   try {
-    show((await app.callServerTool({ name: toolName(), arguments: callArguments })) as CallToolResult);
+    const result = (await app.callServerTool({ name: toolName(), arguments: args })) as CallToolResult;
+    if (request !== latestRequest) return;
+    callArguments = args;
+    show(result);
   } catch (error) {
+    if (request !== latestRequest) return;
     render(
       el('p', {
         class: 'notice notice-danger',
@@ -483,7 +507,8 @@ function shown(value: unknown): string {
 }
 
 function labelOf(key: string): string {
-  if (LABELS[key]) return LABELS[key];
+  // Its own labels only: a field named `constructor` or `toString` found Object's, a function, and the view threw.
+  if (Object.hasOwn(LABELS, key)) return LABELS[key] as string;
   const words = key
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replace(/[_-]+/g, ' ')

@@ -50,14 +50,16 @@ const app = startView('confirmation card', {
   },
 });
 
+/** A preview the person can say yes to: with its token and the statement of what the yes does (no statement, no Confirm). */
 function previewOf(result: CallToolResult): Preview | undefined {
   const data = structured(result);
   if (result.isError || data.outcome !== 'preview' || typeof data.confirmationToken !== 'string') return undefined;
+  if (typeof data.preview !== 'string' || data.preview.trim() === '') return undefined;
   const paragraphs = resultText(result).split('\n\n');
   const reason = paragraphs[0] && !paragraphs[0].startsWith('Confirmation needed') ? paragraphs[0] : undefined;
   return {
     operationId: String(data.operationId ?? ''),
-    statement: typeof data.preview === 'string' ? data.preview : '',
+    statement: data.preview,
     token: data.confirmationToken,
     expiresAt: typeof data.expiresAt === 'string' ? data.expiresAt : undefined,
     reason,
@@ -147,7 +149,8 @@ function heading(operationId: string): HTMLElement {
   return el('h1', {}, ['Confirm ', el('span', { class: 'mono', text: operationId || 'this operation' })]);
 }
 
-function showPreview(preview: Preview): void {
+/** `refused`: this preview replaces one whose token the server refused after the person pressed Confirm. */
+function showPreview(preview: Preview, refused = false): void {
   shownPreview = preview;
   const status = el('p', { class: 'muted', attrs: { role: 'status', 'aria-live': 'polite' } });
   const confirm = el('button', { class: 'primary', text: 'Confirm', attrs: { type: 'button' } });
@@ -177,10 +180,14 @@ function showPreview(preview: Preview): void {
     tellModel(`The user pressed Cancel on the confirmation card: ${preview.operationId} was not run. Its confirmationToken must not be used.`);
   });
 
+  // After a refused token the button pressed is gone: the reason is announced and takes keyboard focus.
+  const reason = preview.reason
+    ? el('p', { class: 'notice notice-warning', text: withoutStackedMarks(preview.reason), attrs: refused ? { role: 'alert', tabindex: '-1' } : {} })
+    : undefined;
   render(
     el('section', { attrs: { 'aria-labelledby': 'card-title' } }, [
       withId(heading(preview.operationId), 'card-title'),
-      preview.reason ? el('p', { class: 'notice notice-warning', text: withoutStackedMarks(preview.reason) }) : undefined,
+      reason,
       el('p', { class: 'muted', text: 'Nothing has been done yet.' }),
       ...statementNodes(preview.statement),
       preview.expiresAt ? el('p', { class: 'muted', text: expiry(preview.expiresAt) }) : undefined,
@@ -188,6 +195,7 @@ function showPreview(preview: Preview): void {
       status,
     ]),
   );
+  if (refused) reason?.focus();
 }
 
 async function runConfirmed(preview: Preview, confirmationToken: string, status: HTMLElement): Promise<void> {
@@ -198,17 +206,19 @@ async function runConfirmed(preview: Preview, confirmationToken: string, status:
   } catch (error) {
     status.textContent = '';
     const why = error instanceof Error ? error.message : String(error);
-    showOutcome(preview, {
-      kind: 'unknown',
-      text: `No answer came back (${why}). ${preview.operationId} may or may not have been carried out; check before trying again.`,
-    });
+    const text = `No answer came back (${why}). ${preview.operationId} may or may not have been carried out; check before trying again.`;
+    showOutcome(preview, { kind: 'unknown', text });
+    // The model must not take the card as still waiting for a yes (and ask again, or use its token).
+    tellModel(
+      `The user confirmed ${preview.operationId} on the confirmation card, and it was called with the card's token, but no answer came back (${why}): it may or may not have been carried out. Check before trying again.`,
+    );
     return;
   }
   status.textContent = '';
   const fresh = previewOf(result);
   if (fresh) {
     // The token was refused (expired, spent); nothing ran. A new yes is needed for the new token.
-    showPreview(fresh);
+    showPreview(fresh, true);
     return;
   }
   const outcome = outcomeOf(result);

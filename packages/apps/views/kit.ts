@@ -1,6 +1,8 @@
 // What both views share: the connection to the host (the ext-apps App), the theme, and building
 // DOM nodes. Everything shown is set with textContent or attributes, never parsed as HTML: names
 // and messages in the data are written by customers.
+// First, before the SDK's modules run: the view's own Content Security Policy (lock.ts).
+import './lock.js';
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 
 export type CallToolResult = Awaited<ReturnType<App['callServerTool']>>;
@@ -98,10 +100,17 @@ function showFatal(message: string): void {
 }
 
 let formatter: Intl.NumberFormat | undefined;
-/** A number as the person reads it (the host's locale when it gives one). */
+/** Below this the format's three decimals round a number to 0. */
+const ROUNDS_TO_ZERO = 0.0005;
+
+/**
+ * A number as the person reads it (the host's locale when it gives one). One the format would write
+ * as 0 but is not (a count of 1e-300 or -0.0001 from a hostile API) is written as JavaScript writes
+ * it: "0 recipients" would be a count of none where the API gave one.
+ */
 export function formatNumber(value: number, app?: App): string {
   formatter ??= new Intl.NumberFormat(app?.getHostContext()?.locale ?? undefined);
-  return formatter.format(value);
+  return value !== 0 && Math.abs(value) < ROUNDS_TO_ZERO ? String(value) : formatter.format(value);
 }
 
 export function formatTime(iso: string | number): string {
