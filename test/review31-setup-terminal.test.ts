@@ -44,7 +44,12 @@ describe('what the file holds, quoted in a message', () => {
       '{"mcpServers": {"engage-contact": {"command": "x", "env": {"\\u009b31mX\\u202e": "1", "\\u009b31mX\\u202e": "2"}}}}',
       'has the key "\\u009b31mX\\u202e" twice in one object',
     ],
-    ['a TOML table defined twice, its name holding ESC', 'codex', '["a\\e]0;PWNED\\u0007"]\nx = 1\n["a\\e]0;PWNED\\u0007"]\ny = 1\n', 'defines ["a\\u001b]0;PWNED\\u0007"] twice'],
+    [
+      'a TOML table defined twice, its name holding ESC',
+      'codex',
+      '["a\\e]0;PWNED\\u0007"]\nx = 1\n["a\\e]0;PWNED\\u0007"]\ny = 1\n',
+      'defines ["a\\u001b]0;PWNED\\u0007"] twice',
+    ],
     ['U+009B after a TOML statement', 'codex', 'a = 1\u009b31m\n', 'unexpected "\\u009b" after a complete statement'],
   ] as const)('%s: refused, the character escaped', async (_, host, text, expected) => {
     const { ran, after } = await setupOver(host, text);
