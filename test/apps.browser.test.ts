@@ -154,15 +154,23 @@ describe('the confirmation card', { timeout: 60_000 }, () => {
     expect(await injectedFlag(card)).toBeUndefined();
     expect(await card.page.evaluate(() => (globalThis as Record<string, unknown>).__engageInjected)).toBeUndefined();
 
-    // The check is live: the same text parsed as HTML does run.
-    await card.frame.evaluate((html) => {
-      const doc = (globalThis as unknown as { document: { createElement(tag: string): { innerHTML: string }; body: { append(node: unknown): void } } })
-        .document;
-      const probe = doc.createElement('div');
-      probe.innerHTML = html;
-      doc.body.append(probe);
-    }, name);
-    await expect.poll(() => injectedFlag(card), WAIT_UNDER_LOAD).toBe('name');
+    // The check is live: the same text parsed as HTML makes the image, whose handler the view's own
+    // policy (packages/apps/views/lock.ts, script-src 'none') then refuses: a second wall.
+    const probed = await card.frame.evaluate(
+      (html) =>
+        new Promise<{ images: number; refused: string }>((resolve) => {
+          const doc = (globalThis as unknown as { document: any }).document;
+          const probe = doc.createElement('div');
+          doc.addEventListener('securitypolicyviolation', (event: { effectiveDirective: string }) =>
+            resolve({ images: probe.querySelectorAll('img').length, refused: event.effectiveDirective }),
+          );
+          probe.innerHTML = html;
+          doc.body.append(probe);
+        }),
+      name,
+    );
+    expect(probed).toEqual({ images: 1, refused: 'script-src-attr' });
+    expect(await injectedFlag(card)).toBeUndefined();
     card.networkRequests.length = 0; // the probe's own image, not the view's
   });
 });
