@@ -40,18 +40,23 @@ interface SentAttempt extends Attempt {
   confirmation?: string;
 }
 
-/** The latest time `forwardNow` gave. */
+/** The latest time `forwardNow` gave (to the fraction of a millisecond), and the monotonic clock's reading then. */
 let latest = 0;
+let latestAtMonotonic = 0;
 
 /**
  * The system clock as this process dates its yeses and its writes' attempts: never going back.
  * A clock set back (NTP correcting a clock that ran fast) would date a send before a yes shown
- * before it, and the claim would let that yes send the write again; the highest time read so far
- * stands instead until the clock passes it.
+ * before it, and the claim would let that yes send the write again; the highest time given so far
+ * carries on instead, at the monotonic clock's rate, until the system clock passes it (standing
+ * still, it dated a yes given an hour after a send with that send, and no ended attempt expired).
  */
 export function forwardNow(): number {
-  latest = Math.max(latest, Date.now());
-  return latest;
+  const monotonic = performance.now();
+  latest = Math.max(Date.now(), latest + (monotonic - latestAtMonotonic));
+  latestAtMonotonic = monotonic;
+  // Whole milliseconds, as the system clock gives them (the stores keep times as such); kept to the fraction above.
+  return Math.floor(latest);
 }
 
 /**
