@@ -9,13 +9,14 @@ import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
 import { disabledNotes, shadowedNotes } from './disabled.js';
+import { nearNameNotes } from './near-names.js';
 import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
 import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
 import { printable, shown } from './shown.js';
-import { mergeTomlConfig, scanToml } from './toml-config.js';
+import { mergeTomlConfig, scanToml, serverNames } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
 const BASE_URL_PLACEHOLDER = 'https://<your API base address>';
@@ -396,8 +397,18 @@ function turnedOffText(host: Host, text: string, servers: string[], usualFile: b
   const section = (title: string, notes: string[]) => (notes.length === 0 ? '' : `${title}\n${notes.map((note) => `  ${note}\n`).join('')}`);
   return (
     section('Turned off in the file (your setting, kept):', disabledNotes(host, text, servers, usualFile)) +
-    section('Replaced in some projects (your setting, kept):', shadowedNotes(host, text, servers, usualFile))
+    section('Replaced in some projects (your setting, kept):', shadowedNotes(host, text, servers, usualFile)) +
+    section('Also in the file (your entry, kept):', nearNameNotes(serverNamesIn(host, text), servers, host.name))
   );
+}
+
+/** The names of the servers in a config as setup writes it (valid: it has just been merged). */
+function serverNamesIn(host: Host, text: string): string[] {
+  const body = text.replace(/^\uFEFF/, '');
+  if (body.trim() === '') return [];
+  if (host.format === 'toml') return serverNames(scanToml(body));
+  const servers = (JSON.parse(body) as Record<string, unknown>)[host.container];
+  return typeof servers === 'object' && servers !== null && !Array.isArray(servers) ? Object.keys(servers) : [];
 }
 
 /** `--print`: a snippet to paste; the key is never in it, whatever was given. */

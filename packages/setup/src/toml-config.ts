@@ -241,7 +241,7 @@ function sectionsOf(statements: Statement[], names: string[], path: string): Map
 }
 
 /** The names of the servers the file has: [mcp_servers.<name>] tables (and theirs), dotted keys and keys of [mcp_servers]. */
-function serverNames(statements: Statement[]): string[] {
+export function serverNames(statements: Statement[]): string[] {
   const names = new Set<string>();
   let table: string[] = [];
   for (const statement of statements) {
