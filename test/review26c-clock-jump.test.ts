@@ -25,34 +25,17 @@ import { GuardStateError } from '../shared/src/call/guard-store.js';
 import { callSend, launchChannel } from './helpers/stdio-channel.js';
 import { structuredOf, textOf } from './helpers.js';
 import { stateDirFixture } from './state-dir-fixture.js';
+import { clockShifter } from './helpers/clock-shifter.js';
 
 const { root, sandbox, stateDir, params, sends } = stateDirFixture('review26c-clock', '62812661');
 
 const DAY = 24 * 60 * 60_000;
 const record = (at: number) => ({ operationId: 'channel.whatsapp.send', digest: 'd', at });
 
-/**
- * A preload that sets the server's system clock (Date.now) off by the milliseconds `shiftFile`
- * holds, read at every call: the test moves the clock of a running server as NTP would.
- */
-function clockShifter(): { env: Record<string, string>; set: (ms: number) => void } {
-  const shiftFile = join(root, `shift-${Math.random().toString(36).slice(2)}`);
-  const preload = join(root, 'shift-clock.cjs');
-  writeFileSync(
-    preload,
-    `const { readFileSync } = require('node:fs');
-const real = Date.now;
-Date.now = () => real() + Number(readFileSync(process.env.REVIEW26C_SHIFT_FILE, 'utf8'));`,
-  );
-  const set = (ms: number) => writeFileSync(shiftFile, String(ms));
-  set(0);
-  return { env: { NODE_OPTIONS: `--require ${preload}`, REVIEW26C_SHIFT_FILE: shiftFile }, set };
-}
-
 describe('the system clock set forward three days (NTP correcting a clock that was behind)', () => {
   it('while the server runs: the same write with the same key is not sent again', { timeout: 60_000 }, async () => {
     const dir = stateDir();
-    const clock = clockShifter();
+    const clock = clockShifter(root);
     clock.set(-3 * DAY);
     const server = await launchChannel(sandbox(), dir, 'none', clock.env);
     try {
@@ -72,7 +55,7 @@ describe('the system clock set forward three days (NTP correcting a clock that w
 
   it('a server started after the correction (a restart, or another of the seven): not sent again', { timeout: 60_000 }, async () => {
     const dir = stateDir();
-    const behind = clockShifter();
+    const behind = clockShifter(root);
     behind.set(-3 * DAY);
     const before = sends();
     const first = await launchChannel(sandbox(), dir, 'none', behind.env);

@@ -6,33 +6,17 @@
 // send before that second yes, and its token sent the write a second time. Within a process, the
 // times a yes and a send are dated by now never go back (the highest time read so far stands until
 // the clock passes it), so a send always dates after every yes shown before it.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callSend, launchChannel } from './helpers/stdio-channel.js';
 import { structuredOf, textOf } from './helpers.js';
 import { stateDirFixture } from './state-dir-fixture.js';
+import { clockShifter } from './helpers/clock-shifter.js';
 
 const { root, sandbox, stateDir, params, sends } = stateDirFixture('review30-clock-back', '62813002');
 
-/** A preload that sets the server's system clock (Date.now) off by the milliseconds a file holds, read at every call. */
-function clockShifter(): { env: Record<string, string>; set: (ms: number) => void } {
-  const shiftFile = join(root, `shift-${Math.random().toString(36).slice(2)}`);
-  const preload = join(root, 'shift-clock.cjs');
-  writeFileSync(
-    preload,
-    `const { readFileSync } = require('node:fs');
-const real = Date.now;
-Date.now = () => real() + Number(readFileSync(process.env.REVIEW30_SHIFT_FILE, 'utf8'));`,
-  );
-  const set = (ms: number) => writeFileSync(shiftFile, String(ms));
-  set(0);
-  return { env: { NODE_OPTIONS: `--require ${preload}`, REVIEW30_SHIFT_FILE: shiftFile }, set };
-}
-
 describe('two previews of one write, both agreed to, and the clock set back two minutes before the first token is used', () => {
   it('the second token sends nothing: the write went out after it was given', { timeout: 60_000 }, async () => {
-    const clock = clockShifter();
+    const clock = clockShifter(root);
     const server = await launchChannel(sandbox(), stateDir(), 'all', clock.env);
     try {
       const before = sends();

@@ -5,33 +5,17 @@
 // (NTP correcting a clock that was behind, a VM resumed), or still waiting out a 429's Retry-After
 // (ENGAGE_MAX_RETRY_WAIT_S goes to an hour, three times), read as never sent, and the host's retry
 // of the same call sent it a second time. An attempt still in flight is now remembered until it ends.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callSend, launchChannel, SEND } from './helpers/stdio-channel.js';
 import { requestsAtApi, structuredOf, textOf, until } from './helpers.js';
 import { stateDirFixture } from './state-dir-fixture.js';
+import { clockShifter } from './helpers/clock-shifter.js';
 
 const { root, sandbox, stateDir, params, sends } = stateDirFixture('review30-in-flight', '62813001');
 
-/** A preload that sets the server's system clock (Date.now) off by the milliseconds a file holds, read at every call. */
-function clockShifter(): { env: Record<string, string>; set: (ms: number) => void } {
-  const shiftFile = join(root, `shift-${Math.random().toString(36).slice(2)}`);
-  const preload = join(root, 'shift-clock.cjs');
-  writeFileSync(
-    preload,
-    `const { readFileSync } = require('node:fs');
-const real = Date.now;
-Date.now = () => real() + Number(readFileSync(process.env.REVIEW30_SHIFT_FILE, 'utf8'));`,
-  );
-  const set = (ms: number) => writeFileSync(shiftFile, String(ms));
-  set(0);
-  return { env: { NODE_OPTIONS: `--require ${preload}`, REVIEW30_SHIFT_FILE: shiftFile }, set };
-}
-
 describe('a write that needs no yes, still at the API when the system clock is set forward 31 minutes', () => {
   it("is not sent again by the host's retry of the same call: the retry is told it is still being sent", { timeout: 60_000 }, async () => {
-    const clock = clockShifter();
+    const clock = clockShifter(root);
     const server = await launchChannel(sandbox(), stateDir(), 'none', clock.env);
     try {
       const before = sends();

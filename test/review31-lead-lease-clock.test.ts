@@ -5,7 +5,7 @@
 // the same write, still at the API, was sent again (for a write that needs no yes, nothing else
 // refuses it on another replica). A mark's lease is now judged by the system clock as it reads now.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { requestsAtApi, textOf, until } from './helpers.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 import { launchService, modernClient, stopService } from './service-process.js';
+import { clockShifter } from './helpers/clock-shifter.js';
 
 const SEND = 'channel.whatsapp.send';
 let sandbox: Sandbox;
@@ -35,21 +36,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A preload that sets a replica's system clock (Date.now) off by the milliseconds a file holds, read at every call. */
-function clockShifter(): { env: Record<string, string>; set: (ms: number) => void } {
-  const shiftFile = join(dir, `shift-${Math.random().toString(36).slice(2)}`);
-  const preload = join(dir, 'shift-clock.cjs');
-  writeFileSync(
-    preload,
-    `const { readFileSync } = require('node:fs');
-const real = Date.now;
-Date.now = () => real() + Number(readFileSync(process.env.REVIEW31_SHIFT_FILE, 'utf8'));`,
-  );
-  const set = (ms: number) => writeFileSync(shiftFile, String(ms));
-  set(0);
-  return { env: { NODE_OPTIONS: `--require ${preload}`, REVIEW31_SHIFT_FILE: shiftFile }, set };
-}
-
 it('a replica whose clock was set back five minutes refuses the same send still at the API on another replica', async () => {
   const env = {
     ENGAGE_BASE_URL: sandbox.baseUrl,
@@ -57,7 +43,7 @@ it('a replica whose clock was set back five minutes refuses the same send still 
     ENGAGE_STATE_SECRET: 'a-shared-state-secret-of-more-than-32-bytes',
     ENGAGE_CONFIRM: 'none',
   };
-  const clock = clockShifter();
+  const clock = clockShifter(dir);
   const started = [launchService(env), launchService({ ...env, ...clock.env })];
   children.push(...started.map((each) => each.child));
   const [a, b] = await Promise.all(started.map(async (each) => modernClient(await each.url, sandbox.keys.full, { info: { name: 'lease', version: '0' } })));

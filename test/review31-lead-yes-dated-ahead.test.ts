@@ -7,30 +7,14 @@
 // the yes sent it a second time. A yes is now dated no later than the system clock when it was
 // shown, as a token's and a requestState's are.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { callSend, launchChannel, SEND } from './helpers/stdio-channel.js';
 import { structuredOf, textOf } from './helpers.js';
 import { stateDirFixture } from './state-dir-fixture.js';
+import { clockShifter } from './helpers/clock-shifter.js';
 
 const { root, sandbox, stateDir, params, sends } = stateDirFixture('review31-yes-ahead', '62813103');
-
-/** A preload that sets a server's system clock (Date.now) off by the milliseconds a file holds, read at every call. */
-function clockShifter(): { env: Record<string, string>; set: (ms: number) => void } {
-  const shiftFile = join(root, `shift-${Math.random().toString(36).slice(2)}`);
-  const preload = join(root, 'shift-clock.cjs');
-  writeFileSync(
-    preload,
-    `const { readFileSync } = require('node:fs');
-const real = Date.now;
-Date.now = () => real() + Number(readFileSync(process.env.REVIEW31_SHIFT_FILE, 'utf8'));`,
-  );
-  const set = (ms: number) => writeFileSync(shiftFile, String(ms));
-  set(0);
-  return { env: { NODE_OPTIONS: `--require ${preload}`, REVIEW31_SHIFT_FILE: shiftFile }, set };
-}
 
 /** The built channel server over stdio in a 2025 session that can ask, spoken to line by line; `onAsk` answers its questions. */
 function askingServer(env: Record<string, string>, onAsk: () => Promise<boolean>) {
@@ -58,7 +42,7 @@ function askingServer(env: Record<string, string>, onAsk: () => Promise<boolean>
 describe('two servers on one state directory, one asking the person, its clock set back five minutes', () => {
   it('the same write sent by the other server while the question was open is not sent again on the yes', { timeout: 60_000 }, async () => {
     const dir = stateDir();
-    const clock = clockShifter();
+    const clock = clockShifter(root);
     const other = await launchChannel(sandbox(), dir, 'all');
     let onAsk: () => Promise<boolean> = async () => false;
     const asking = askingServer(
