@@ -6,14 +6,13 @@
 // model told nothing was sent and to ask again once the host has started the server again. And a
 // write whose preview was still being read when the signal came is refused before its question,
 // so the person is not asked about a write that would not be sent.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { requestsAtApi, until } from './helpers.js';
+import { lineServer } from './helpers/line-server.js';
 
 const SEND = 'channel.whatsapp.send';
 let sandbox: Sandbox;
@@ -30,33 +29,13 @@ afterAll(async () => {
 /** A built server over stdio (2025 era, a host that can ask), spoken to line by line; `onAsk` answers its questions. */
 function askingServer(onAsk: (question: Record<string, any>) => Promise<unknown>, domain = 'channel') {
   const env = {
-    PATH: process.env.PATH ?? '',
     ENGAGE_BASE_URL: sandbox.baseUrl,
     ENGAGE_API_KEY: sandbox.keys.full,
     ENGAGE_CONFIRM: 'all',
     ENGAGE_LOG_LEVEL: 'info',
     ENGAGE_STATE_DIR: stateDir,
   };
-  const child = spawn(process.execPath, [`packages/${domain}/dist/index.js`], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let log = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    log += chunk.toString('utf8');
-  });
-  const answers = new Map<number, (message: Record<string, any>) => void>();
-  const write = (message: unknown) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...(message as object) })}\n`);
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line) as Record<string, any>;
-    if (message.method === 'elicitation/create') void onAsk(message).then((result) => write({ id: message.id, result }));
-    else if (message.method === undefined) answers.get(message.id)?.(message);
-  });
-  let id = 0;
-  const request = (method: string, params: unknown) =>
-    new Promise<Record<string, any>>((resolve) => {
-      answers.set(++id, resolve);
-      write({ id, method, params });
-    });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, request, exited, log: () => log };
+  return lineServer(domain, env, onAsk);
 }
 
 it('a stop signal while the person is asked: their yes after it sends nothing, and the model is told to ask again after the restart', async () => {
@@ -65,8 +44,7 @@ it('a stop signal while the person is asked: their yes after it sends nothing, a
     await until('the server stopping', () => server.log().includes('shutting down'));
     return { action: 'accept', content: { confirm: true } };
   });
-  await server.request('initialize', { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'stopping', version: '0' } });
-  server.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  await server.open();
   const before = requestsAtApi(sandbox, SEND);
   const sent = await server.request('tools/call', {
     name: 'channel_action',
@@ -85,8 +63,7 @@ it('a stop signal while the preview is read: the person is not asked about a wri
     asked = true;
     return { action: 'decline' };
   }, 'inbox');
-  await server.request('initialize', { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'stopping', version: '0' } });
-  server.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  await server.open();
   // The preview reads the ticket list; it answers slowly, and the signal comes while it is read.
   sandbox.injectFault({ kind: 'delay', operationId: 'inbox.ticket.list', delayMs: 1_500 });
   const listed = requestsAtApi(sandbox, 'inbox.ticket.list');

@@ -6,37 +6,18 @@
 // there after the question was shown, and before the person said yes, dated before that yes, and
 // the yes sent it a second time. A yes is now dated no later than the system clock when it was
 // shown, as a token's and a requestState's are.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { callSend, launchChannel, SEND } from './helpers/stdio-channel.js';
 import { structuredOf, textOf } from './helpers.js';
 import { stateDirFixture } from './state-dir-fixture.js';
 import { clockShifter } from './helpers/clock-shifter.js';
+import { lineServer } from './helpers/line-server.js';
 
 const { root, sandbox, stateDir, params, sends } = stateDirFixture('review31-yes-ahead', '62813103');
 
-/** The built channel server over stdio in a 2025 session that can ask, spoken to line by line; `onAsk` answers its questions. */
+/** The built channel server over stdio in a 2025 session that can ask, spoken to line by line; `onAsk` says yes or no to its questions. */
 function askingServer(env: Record<string, string>, onAsk: () => Promise<boolean>) {
-  const child = spawn(process.execPath, ['packages/channel/dist/index.js'], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
-  const answers = new Map<number, (message: Record<string, any>) => void>();
-  const write = (message: unknown) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...(message as object) })}\n`);
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line) as Record<string, any>;
-    if (message.method === 'elicitation/create')
-      void onAsk().then((yes) => write({ id: message.id, result: yes ? { action: 'accept', content: { confirm: true } } : { action: 'decline' } }));
-    else if (message.method === undefined) answers.get(message.id)?.(message);
-  });
-  let id = 0;
-  const request = (method: string, args: unknown) =>
-    new Promise<Record<string, any>>((resolve) => {
-      answers.set(++id, resolve);
-      write({ id, method, params: args });
-    });
-  return { child, request };
+  return lineServer('channel', env, async () => ((await onAsk()) ? { action: 'accept', content: { confirm: true } } : { action: 'decline' }));
 }
 
 describe('two servers on one state directory, one asking the person, its clock set back five minutes', () => {
@@ -50,8 +31,7 @@ describe('two servers on one state directory, one asking the person, its clock s
       () => onAsk(),
     );
     try {
-      await asking.request('initialize', { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'ahead', version: '0' } });
-      asking.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      await asking.open();
       const send = (message: Record<string, unknown>) =>
         asking.request('tools/call', { name: 'channel_action', arguments: { operationId: SEND, params: message } });
       // Its clock ran five minutes fast while it asked once (declined); then it is set right.

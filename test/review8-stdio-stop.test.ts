@@ -2,13 +2,12 @@
 // The server waits for the write (up to 10 s) before it exits, so its outcome is noted: the same
 // call with the same idempotencyKey, made to the next server on that state folder, is told it was
 // carried out (not "the outcome is unknown"), and the API got one send.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { lineServer } from './helpers/line-server.js';
 
 let sandbox: Sandbox;
 let stateDir: string;
@@ -29,33 +28,12 @@ async function until(done: () => boolean): Promise<void> {
 
 /** The built channel server over stdio, spoken to line by line (this test is about the process, not a client). */
 function channelServer() {
-  const child = spawn(process.execPath, ['packages/channel/dist/index.js'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      ENGAGE_BASE_URL: sandbox.baseUrl,
-      ENGAGE_API_KEY: sandbox.keys.full,
-      ENGAGE_CONFIRM: 'none',
-      ENGAGE_STATE_DIR: stateDir,
-    },
-    stdio: ['pipe', 'pipe', 'ignore'],
+  return lineServer('channel', {
+    ENGAGE_BASE_URL: sandbox.baseUrl,
+    ENGAGE_API_KEY: sandbox.keys.full,
+    ENGAGE_CONFIRM: 'none',
+    ENGAGE_STATE_DIR: stateDir,
   });
-  const answers = new Map<number, (message: Record<string, any>) => void>();
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line) as Record<string, any>;
-    answers.get(message.id)?.(message);
-  });
-  let id = 0;
-  const request = (method: string, params: unknown) =>
-    new Promise<Record<string, any>>((resolve) => {
-      answers.set(++id, resolve);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const open = async () => {
-    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'review8', version: '0' } });
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-  };
-  return { child, request, open, exited };
 }
 
 describe('review8: stdin closed while a write is at the API', () => {

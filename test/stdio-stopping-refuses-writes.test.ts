@@ -3,14 +3,13 @@
 // started too: the exit could cut it off at the API, its outcome never noted in the journal, the
 // idempotency record or the audit record. Now a stopping server takes no new write: it answers
 // that nothing was sent and to ask again once the host has started it again. Reads still answer.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { requestsAtApi, until } from './helpers.js';
+import { lineServer } from './helpers/line-server.js';
 
 const SEND = 'channel.whatsapp.send';
 let sandbox: Sandbox;
@@ -26,35 +25,15 @@ afterAll(async () => {
 
 /** The built channel server over stdio, spoken to line by line (this test is about the process and its signals). */
 function channelServer() {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    ENGAGE_BASE_URL: sandbox.baseUrl,
-    ENGAGE_API_KEY: sandbox.keys.full,
-    ENGAGE_CONFIRM: 'none',
-    ENGAGE_STATE_DIR: stateDir,
-  };
-  const child = spawn(process.execPath, ['packages/channel/dist/index.js'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-  const answers = new Map<number, (message: Record<string, any>) => void>();
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line) as Record<string, any>;
-    answers.get(message.id)?.(message);
-  });
-  let id = 0;
-  const request = (method: string, params: unknown) =>
-    new Promise<Record<string, any>>((resolve) => {
-      answers.set(++id, resolve);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, request, exited };
+  const env = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full, ENGAGE_CONFIRM: 'none', ENGAGE_STATE_DIR: stateDir };
+  return lineServer('channel', env);
 }
 
 it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
   'after %s, while a write is at the API: a new write is refused and not sent; a read answers',
   async (signal) => {
     const server = channelServer();
-    await server.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stopping', version: '0' } });
-    server.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    await server.open();
     sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 2_000 });
     const before = requestsAtApi(sandbox, SEND);
     const send = (message: string) =>
