@@ -336,7 +336,7 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async renewWrite(write: string, id: string, now: number) {
-    await this.run(RENEW_WRITE, [this.writeKey(write)], [id, now, WRITE_MEMORY_MS]);
+    return (await this.run(RENEW_WRITE, [this.writeKey(write)], [id, now, WRITE_MEMORY_MS])) === 1;
   }
 
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {

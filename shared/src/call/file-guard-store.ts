@@ -128,9 +128,9 @@ export class FileGuardStore implements GuardStore {
   }
 
   renewWrite(write: string, id: string, now: number) {
-    return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, void> => {
-      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: undefined, entry: 'unchanged' };
-      return { result: undefined, entry: this.renewed({ ...entry.value, alive: now }, now + WRITE_MEMORY_MS) };
+    return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, boolean> => {
+      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: false, entry: 'unchanged' };
+      return { result: true, entry: this.renewed({ ...entry.value, alive: now }, now + WRITE_MEMORY_MS) };
     });
   }
 

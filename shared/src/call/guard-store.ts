@@ -57,8 +57,8 @@ export interface GuardStore {
    * look lapsed, and its write, still at the API, be sent again.
    */
   claimWrite?(write: string, id: string, approvedAt: number, now: number, clockNow?: number): Promise<Attempt | undefined>;
-  /** The owner's mark is still at the API (its lease goes on). */
-  renewWrite?(write: string, id: string, now: number): Promise<void>;
+  /** The owner's mark is still at the API (its lease goes on): false when the mark is no longer the owner's in flight (another server took it over). */
+  renewWrite?(write: string, id: string, now: number): Promise<boolean>;
   /** How the owner's marked write ended; a refused one gives the place back to the attempt before it. Another's mark is left alone. */
   settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>): Promise<void>;
   /** The write's last attempt that went out, on any replica (for a preview's warning). */

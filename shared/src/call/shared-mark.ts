@@ -7,6 +7,7 @@
 // How each spent confirmation's use ended is noted there too, so a replay on any replica is
 // answered truly (carried out, or nothing carried out) rather than "unknown".
 import { randomBytes } from 'node:crypto';
+import { InputError } from '../model/errors.js';
 import type { CallDeps, ToolCall } from './context.js';
 import type { Attempt } from './journal.js';
 import { writeDigest } from './journal.js';
@@ -16,6 +17,14 @@ import type { Operation, Params } from '../model/types.js';
 export const WRITE_MARK_RENEW_MS = 60_000;
 /** A mark not renewed for this long is an unknown outcome: its replica stopped with the write out. */
 export const WRITE_MARK_LEASE_MS = 3 * WRITE_MARK_RENEW_MS;
+/** The yes of a write that needs none: later than any attempt, so only the same write in flight refuses it. */
+export const NO_YES = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Not renewed for this long (by the system or the monotonic clock: the process was paused, the
+ * machine slept), the owner asks the store whether its mark is still its own before it sends.
+ */
+const RECHECK_AFTER_MS = WRITE_MARK_RENEW_MS / 2;
 /** Settling is tried this many times: a mark left in flight would say "still being sent" until its lease ends. */
 const SETTLE_TRIES = 3;
 
@@ -26,7 +35,18 @@ export interface SharedMark {
   at: number;
   confirmation?: string;
   renewing: ReturnType<typeof setInterval>;
+  /** When the store last took its renewal (or the claim), by the system clock and by the monotonic one. */
+  renewed: { at: number; steady: number };
+  /** A yes sent it (given, or by a token); else it needs none, and the store is a help rather than a condition. */
+  needsYes: boolean;
 }
+
+/**
+ * The owner's mark was taken over by another server while this one waited to send the write (a
+ * pause past the lease made it read as stopped): this call did not send it. Its message is the
+ * whole answer, as an InputError's is: nothing was sent by this call.
+ */
+export class MarkTakenOver extends InputError {}
 
 /**
  * Checks and marks the write in the shared store, if there is one: `refusedBy` the attempt that
@@ -53,11 +73,53 @@ export async function markShared(
     await store.settleWrite?.(write, id, 'refused').catch(() => undefined);
     throw error;
   }
+  const renewed = { at: Date.now(), steady: performance.now() };
   const renewing = setInterval(() => {
-    store.renewWrite?.(write, id, Date.now()).catch((error: unknown) => deps.log.warn(`the shared mark of ${op.id} was not renewed: ${messageOf(error)}`));
+    const asked = { at: Date.now(), steady: performance.now() };
+    store
+      .renewWrite?.(write, id, asked.at)
+      .then((ours) => ours && Object.assign(renewed, asked))
+      .catch((error: unknown) => deps.log.warn(`the shared mark of ${op.id} was not renewed: ${messageOf(error)}`));
   }, WRITE_MARK_RENEW_MS);
   renewing.unref();
-  return { mark: { write, id, at, ...(approval.confirmation ? { confirmation: approval.confirmation } : {}), renewing } };
+  const needsYes = approval.approvedAt !== NO_YES;
+  return { mark: { write, id, at, ...(approval.confirmation ? { confirmation: approval.confirmation } : {}), renewing, renewed, needsYes } };
+}
+
+/**
+ * Before each attempt of a marked write: a mark not renewed for RECHECK_AFTER_MS (a long wait, or
+ * the process paused) is renewed first, and a mark another server has taken over meanwhile (its
+ * lease ran out, so the write read as stopped, and another send went ahead) throws MarkTakenOver:
+ * this one is not sent. A store that does not answer refuses a write that needed a yes, as the
+ * claim does; one that needs none goes on, as it would have without its mark.
+ */
+export async function checkStillOwned(deps: CallDeps, op: Operation, mark: SharedMark): Promise<void> {
+  const asked = { at: Date.now(), steady: performance.now() };
+  if (asked.at - mark.renewed.at < RECHECK_AFTER_MS && asked.steady - mark.renewed.steady < RECHECK_AFTER_MS) return;
+  let ours: boolean | undefined;
+  try {
+    ours = await deps.guard.store().renewWrite?.(mark.write, mark.id, asked.at);
+  } catch (error) {
+    if (mark.needsYes) throw new MarkTakenOver(storeSilentBeforeSend(op, messageOf(error)));
+    deps.log.warn(`${op.id}: the shared store did not answer before its send (${messageOf(error)}); it goes on, as it would without its mark`);
+    return;
+  }
+  if (ours === false) {
+    deps.log.warn(`${op.id}: its mark was taken over by another server while this one waited to send it; not sent`);
+    throw new MarkTakenOver(takenOver(op, mark));
+  }
+  Object.assign(mark.renewed, asked);
+}
+
+function takenOver(op: Operation, mark: SharedMark): string {
+  const again = mark.confirmation
+    ? ' Its yes is spent: if it did not go out and the user still wants it, call again without a confirmationToken (the user is shown a new preview).'
+    : ' If it did not go out and the user still wants it, call again.';
+  return `${op.id} was not sent by this call. This server waited to send it (a rate limit, or the server was paused) for longer than its 3-minute mark in flight lasts, and meanwhile another server sharing its state (or another replica) took the same write over, so it may already have gone out from there. Check whether it went out before doing anything else.${again}`;
+}
+
+function storeSilentBeforeSend(op: Operation, why: string): string {
+  return `${op.id} was not sent: after a long wait to send it, this server could not check with the shared state store that no other server had taken the same write over (${why}). Nothing was sent by this call; try again in a moment.`;
 }
 
 /** How the marked write ended, told to the shared store (tried SETTLE_TRIES times; a failure is logged, and the lease ends the mark). */

@@ -1,7 +1,7 @@
 // The stages of a tool call, in order: screen → resolve → prepare → gate → confirm (confirm.ts) → claim →
 // send → answer. Each is a plain function; tool-call.ts runs them. The owner's guardrails hook in
 // here and in tool-call.ts (guardrails.ts).
-import { InputError, UpstreamError } from '../model/errors.js';
+import { InputError } from '../model/errors.js';
 import { buildRequest } from '../model/paths.js';
 import type { Operation, Params } from '../model/types.js';
 import { listBodyReaderFor } from '../upstream/body-reader.js';
@@ -10,8 +10,8 @@ import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { lockKey, screenComposed } from './key-guesses.js';
-import { carriedOut, keyLocked, notGranted, refusedAfterToken, sentSince, stillRunning, stoppedBeforeSend } from './outcomes.js';
-import { fromSharedStore, markShared, settleShared, type SharedMark } from './shared-mark.js';
+import { carriedOut, keyLocked, notGranted, outcomeOfFailure, refusedAfterToken, sentSince, stillRunning, stoppedBeforeSend } from './outcomes.js';
+import { checkStillOwned, fromSharedStore, markShared, NO_YES, settleShared, type SharedMark } from './shared-mark.js';
 import { validateParams } from './validate.js';
 
 export interface Prepared {
@@ -93,9 +93,6 @@ export function gate(deps: CallDeps, call: ToolCall, op: Operation): boolean {
   return call.kind === 'action' && deps.gated(op);
 }
 
-/** The yes of a write that needs none: later than any attempt, so only the same write in flight refuses it. */
-const NO_YES = Number.MAX_SAFE_INTEGER;
-
 /**
  * claim: the owner's guardrails first (the idempotency key reserved, the caps counted in one
  * atomic step of the store, shared by every process), then the write journal checked again and
@@ -156,7 +153,11 @@ function unmarked(deps: CallDeps, op: Operation, error: unknown): undefined {
 export async function send(deps: CallDeps, call: ToolCall, { op, params, request, mark }: Prepared): Promise<unknown> {
   const write = call.kind === 'action';
   const readBody = write ? undefined : await listBodyReaderFor(op.list, call.args, call.caller.redact);
-  const context = { ...call.request, ...(call.caller.credentials ? { credentials: call.caller.credentials } : {}) };
+  const context = {
+    ...call.request,
+    ...(call.caller.credentials ? { credentials: call.caller.credentials } : {}),
+    ...(mark ? { beforeSend: () => checkStillOwned(deps, op, mark) } : {}),
+  };
   const { journal, keyId } = call.caller;
   let data: unknown;
   try {
@@ -166,7 +167,7 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
     );
   } catch (error) {
     if (write) {
-      const outcome = error instanceof UpstreamError && error.details.mayHaveHappened !== true ? 'refused' : 'unknown';
+      const outcome = outcomeOfFailure(error, 'sent');
       journal.attempt(keyId, op.id, params, outcome);
       await settleShared(deps, mark, outcome);
     }

@@ -59,6 +59,8 @@ export interface CallContext {
   credentials?: { apiKey: string; pace?: PaceKeeper; slots?: UpstreamSlots };
   /** Telemetry is on: one span per attempt (upstream/tracing.ts). */
   traceAttempt?: AttemptTracer;
+  /** Called right before each attempt, after every wait: a write whose mark another server took over meanwhile throws (nothing sent). */
+  beforeSend?: () => Promise<void>;
   /** Where this call's lines go (remote mode: its request's log); the client's own log by default. */
   log?: Logger;
 }
@@ -219,12 +221,16 @@ export class ApiClient {
   /** One attempt, inside the caller's upstream slot when it has one (remote mode); a wait for the slot sends nothing. */
   private async inSlot(req: ApiRequest, ctx: CallContext, resendCount: number): Promise<RawResponse> {
     const slots = ctx.credentials?.slots;
-    if (!slots) return this.attempt(req, ctx, resendCount);
+    if (!slots) {
+      await ctx.beforeSend?.();
+      return this.attempt(req, ctx, resendCount);
+    }
     const release = await slots.acquire(ctx.signal).catch(() => {
       throw new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false });
     });
     let status: number | undefined;
     try {
+      await ctx.beforeSend?.();
       const response = await this.attempt(req, ctx, resendCount);
       status = response.status;
       return response;
