@@ -12,7 +12,9 @@ import { connectRedis } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
 import type { LaunchedServer } from '../packages/sandbox/src/index.js';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
-import { WRITE_MARK_LEASE_MS } from '../shared/src/call/shared-mark.js';
+import { MarkTakenOver, WRITE_MARK_LEASE_MS } from '../shared/src/call/shared-mark.js';
+import { createLogger } from '../shared/src/safe/log.js';
+import { ApiClient } from '../shared/src/upstream/api-client.js';
 import { startRedis } from './redis-server.js';
 import { clockShifter } from './helpers/clock-shifter.js';
 import { callSend, launchChannel, SEND } from './helpers/stdio-channel.js';
@@ -91,5 +93,45 @@ describe("renewing a mark says whether it is still the owner's in flight", () =>
       await client.close();
       await redis.stop();
     }
+  });
+});
+
+describe("the API client's check before each attempt (remote mode: inside the key's upstream slot)", () => {
+  it('sends nothing when the check throws, and gives the slot back', async () => {
+    const api = new ApiClient(
+      { apiKey: sandbox().keys.full, baseUrl: new URL(sandbox().baseUrl), authHeader: 'x-api-key', timeoutMs: 5_000, maxRetryWaitSeconds: 1 },
+      createLogger('test', 'error', []),
+    );
+    let held = 0;
+    const slots = {
+      acquire: async () => {
+        held++;
+        return () => {
+          held--;
+        };
+      },
+    };
+    const before = requestsAtApi(sandbox(), SEND);
+    const request = {
+      method: 'POST' as const,
+      path: '/api/channel/v1/notification/send/whatsapp',
+      template: '/api/channel/v1/notification/send/whatsapp',
+      body: params(3),
+      safe: false,
+    };
+    const refused = api.request(request, {
+      credentials: { apiKey: sandbox().keys.full, slots },
+      beforeSend: async () => {
+        throw new MarkTakenOver('taken over');
+      },
+    });
+    await expect(refused).rejects.toBeInstanceOf(MarkTakenOver);
+    expect(held).toBe(0);
+    expect(requestsAtApi(sandbox(), SEND)).toBe(before);
+    // The same request with a check that passes reaches the API (the one above was really held back).
+    await api.request(request, { credentials: { apiKey: sandbox().keys.full, slots }, beforeSend: async () => undefined });
+    expect(requestsAtApi(sandbox(), SEND)).toBe(before + 1);
+    expect(held).toBe(0);
+    await api.close();
   });
 });
