@@ -35,7 +35,7 @@ describe('a sender paused past its lease while it waited to send', () => {
     servers.push(paused!, other!);
     const write = params(1);
     const before = { sends: sends(), requests: requestsAtApi(sandbox(), SEND) };
-    sandbox().injectFault({ kind: 'rate-limit', retryAfter: '4', operationId: SEND, times: 1 });
+    sandbox().injectFault({ kind: 'rate-limit', retryAfter: '6', operationId: SEND, times: 1 });
     const first = callSend(paused!, { params: write });
     await until('the first send is answered 429', () => requestsAtApi(sandbox(), SEND) > before.requests);
     // The machine's clocks, as they read after the first server was paused for 4 minutes.
