@@ -73,7 +73,8 @@ function relativeSetting(env: NodeJS.ProcessEnv, names: string[]): string | unde
 
 function readLines(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const lines = text.split('\n');
+  // A copy whose line endings became CRLF (an editor, a transfer) says the same: the CR is not the line's.
+  const lines = text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
   if (lines[lines.length - 1] === '') lines.pop();
   return lines;
 }

@@ -66,12 +66,11 @@ export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], r
     const number = index + 1;
     const parsed = parseLine(line);
     if (typeof parsed === 'string') return { ok: false, line: number, why: parsed };
-    const { mac, ...rest } = parsed;
-    if (rest.prev !== head.mac || rest.seq !== head.seq + 1)
+    const { mac, seq, prev } = parsed;
+    if (prev !== head.mac || seq !== head.seq + 1)
       return { ok: false, line: number, why: 'does not follow the line before it (a line was removed or inserted here)' };
-    const expected = macOf(secret, head.mac, canonicalJson(rest));
-    if (typeof mac !== 'string' || !sameText(mac, expected)) return { ok: false, line: number, why: 'its content was changed (the mac does not match)' };
-    head = { seq: head.seq + 1, mac };
+    if (!macChecks(secret, head.mac, line, mac)) return { ok: false, line: number, why: 'its content was changed (the mac does not match)' };
+    head = { seq: head.seq + 1, mac: mac as string };
   }
   if (recordedHead && recordedHead.seq > head.seq) {
     return { ok: false, line: head.seq + 1, why: `missing: the store recorded ${recordedHead.seq} lines, the file ends after ${head.seq}` };
@@ -94,10 +93,23 @@ function parseLine(line: string): Record<string, unknown> | string {
 export function headOfLine(secret: Uint8Array, line: string): AuditHead | undefined {
   const parsed = parseLine(line);
   if (typeof parsed === 'string') return undefined;
-  const { mac, ...rest } = parsed;
-  const { seq, prev } = rest;
-  if (typeof mac !== 'string' || typeof prev !== 'string' || typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return undefined;
-  return sameText(mac, macOf(secret, prev, canonicalJson(rest))) ? { seq, mac } : undefined;
+  const { mac, seq, prev } = parsed;
+  if (typeof prev !== 'string' || typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return undefined;
+  return macChecks(secret, prev, line, mac) ? { seq, mac: mac as string } : undefined;
+}
+
+/**
+ * Whether `line` is, character for character, the line chainAuditLine wrote after `prev`: its mac
+ * is checked over the text before it, as written. Checked over the parsed fields, a line whose text
+ * was edited into another that parses the same passed: a field given twice (`"outcome":"refused"`
+ * put before the line's own, which JSON.parse drops but a reader or `grep` sees), blanks, escapes.
+ * No parsed value is walked, so a line nested a million deep is just a line whose mac does not match.
+ */
+function macChecks(secret: Uint8Array, prev: string, line: string, mac: unknown): boolean {
+  if (typeof mac !== 'string') return false;
+  const ending = `,"mac":${JSON.stringify(mac)}}`;
+  if (!line.endsWith(ending)) return false;
+  return sameText(mac, macOf(secret, prev, `${line.slice(0, -ending.length)}}`));
 }
 
 /** Where a capped record's chain starts: just before its first line, as that line says. */
