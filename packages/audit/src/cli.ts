@@ -7,7 +7,7 @@
 // secret is derived from ENGAGE_STATE_SECRET, the service's, and it may begin where the cap cut it.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { homeStateDir, oneLine, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
+import { REMOTE_AUDIT_KEPT_LINES, homeStateDir, oneLine, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
 
 /** One line for the terminal: the record's text may carry control characters (ESC sequences rewrite a terminal), so each is escaped. */
 function say(text: string, to: NodeJS.WriteStream = process.stdout): void {
@@ -89,7 +89,7 @@ function remoteSecret(): Buffer {
 function verify(options: Options & { file: string }): number {
   const lines = readLines(options.file);
   const verdict = options.remote
-    ? verifyAuditLines(remoteSecret(), lines, undefined, true)
+    ? verifyAuditLines(remoteSecret(), lines, undefined, REMOTE_AUDIT_KEPT_LINES)
     : verifyAuditLines(readSecret(stateDirOf(options)), lines, recordedHead(options));
   if (verdict.ok) {
     const which = verdict.first ? `lines ${verdict.first} to ${verdict.lines} (the cap dropped the older ones)` : `${verdict.lines} lines`;

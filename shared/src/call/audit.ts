@@ -55,11 +55,19 @@ export function chainAuditLine(secret: Uint8Array, head: AuditHead, entry: Audit
 export type AuditVerdict = { ok: true; lines: number; first?: number } | { ok: false; line: number; why: string };
 
 /**
+ * How many lines remote mode keeps of each key's record (redis-guard-store.ts trims each list to
+ * them in the step that appends): an export that begins after line 1 holds exactly these.
+ */
+export const REMOTE_AUDIT_KEPT_LINES = 10_000;
+
+/**
  * Checks the chain line by line; the first line that does not follow from the one before is named (1-based).
  * `capped`: the record may begin after line 1 (remote mode keeps the newest lines of each key): its
- * first line's own mac is still checked, and every line after it must follow.
+ * first line's own mac is still checked, and every line after it must follow. A number is the cap:
+ * a record that begins after line 1 with fewer lines than it lost its first lines otherwise (a
+ * `LTRIM` of the list, say), which the cap would not explain.
  */
-export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], recordedHead?: AuditHead, capped = false): AuditVerdict {
+export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], recordedHead?: AuditHead, capped: boolean | number = false): AuditVerdict {
   let head: AuditHead = capped ? cappedStart(lines[0]) : { seq: 0, mac: '' };
   const first = head.seq + 1;
   for (const [index, line] of lines.entries()) {
@@ -74,6 +82,10 @@ export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], r
   }
   if (recordedHead && recordedHead.seq > head.seq) {
     return { ok: false, line: head.seq + 1, why: `missing: the store recorded ${recordedHead.seq} lines, the file ends after ${head.seq}` };
+  }
+  if (typeof capped === 'number' && first > 1 && lines.length < capped) {
+    const why = `the record's first ${first - 1} lines are missing: it starts at line ${first} and holds ${lines.length}, fewer than the ${capped} the service keeps, so the cap did not drop them`;
+    return { ok: false, line: 1, why };
   }
   return first > 1 ? { ok: true, lines: head.seq, first } : { ok: true, lines: head.seq };
 }
