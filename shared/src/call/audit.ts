@@ -150,15 +150,27 @@ export function paramsDigest(secret: Uint8Array, operationId: string, params: Pa
 }
 
 const ID_LIKE = /^[\w.:-]{1,64}$/;
+/**
+ * The most fields a summary names. Operations that pass unknown fields on take any number, and a
+ * line listing every one grew with the params (4 MB of short fields, a 4 MB line, of which remote
+ * mode keeps 10,000 per key in the shared Redis). The digest still covers them all.
+ */
+export const SUMMARIZED_FIELDS = 50;
+/** Where a summary counts the fields it does not name: no field is named so (field names are letters, digits, _ . -). */
+export const MORE_FIELDS = '(more)';
 
-/** Ids, numbers and switches as they are; free text only as its length; nested values by their shape. */
+/** Ids, numbers and switches as they are; free text only as its length; nested values by their shape. The path's fields first. */
 export function summarizeParams(params: Params, pathFields: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(params).map(([name, value]) => {
-      if (typeof value === 'number' || typeof value === 'boolean' || value === null) return [name, value];
-      if (typeof value === 'string') return [name, pathFields.includes(name) && ID_LIKE.test(value) ? value : `<text, ${value.length} chars>`];
-      if (Array.isArray(value)) return [name, `<list of ${value.length}>`];
-      return [name, `<object with ${Object.keys(value as object).length} fields>`];
-    }),
-  );
+  const entries = Object.entries(params);
+  const ordered = [...entries.filter(([name]) => pathFields.includes(name)), ...entries.filter(([name]) => !pathFields.includes(name))];
+  const summary = Object.fromEntries(ordered.slice(0, SUMMARIZED_FIELDS).map(([name, value]) => [name, summaryOf(name, value, pathFields)]));
+  const more = ordered.length - SUMMARIZED_FIELDS;
+  return more > 0 ? { ...summary, [MORE_FIELDS]: `<and ${more} more fields>` } : summary;
+}
+
+function summaryOf(name: string, value: unknown, pathFields: readonly string[]): unknown {
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
+  if (typeof value === 'string') return pathFields.includes(name) && ID_LIKE.test(value) ? value : `<text, ${value.length} chars>`;
+  if (Array.isArray(value)) return `<list of ${value.length}>`;
+  return `<object with ${Object.keys(value as object).length} fields>`;
 }
