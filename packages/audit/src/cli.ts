@@ -5,9 +5,9 @@
 // use: --state-dir, else ENGAGE_STATE_DIR, else $XDG_STATE_HOME/engage-mcp or ~/.local/state/engage-mcp.
 // --remote: the file is an export of remote mode's record in Redis (one key's list, LRANGE'd); its
 // secret is derived from ENGAGE_STATE_SECRET, the service's, and it may begin where the cap cut it.
-import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { REMOTE_AUDIT_KEPT_LINES, homeStateDir, oneLine, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
+import { defaultRecordProblem, LONG_LINE_MARK, MAX_LINE_CHARS, recordLines } from './record-lines.js';
 
 /** One line for the terminal: the record's text may carry control characters (ESC sequences rewrite a terminal), so each is escaped. */
 function say(text: string, to: NodeJS.WriteStream = process.stdout): void {
@@ -22,6 +22,8 @@ The file is ENGAGE_AUDIT_LOG, or audit.jsonl in the state directory.`;
 interface Options {
   command: string | undefined;
   file: string | undefined;
+  /** The person named the file (else it is the servers' record, found as they find it). */
+  named: boolean;
   /** Undefined only where nothing needs it (tail of a named file, verify --remote). */
   stateDir: string | undefined;
   count: number;
@@ -59,7 +61,7 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | strin
   const record = file ? resolve(file) : env.ENGAGE_AUDIT_LOG?.trim() || (stateDir === undefined ? undefined : join(stateDir, 'audit.jsonl'));
   // verify reads the record's secret and chain head from the state directory (--remote, from ENGAGE_STATE_SECRET).
   if (record === undefined || (command === 'verify' && !remote && stateDir === undefined)) return NO_HOME;
-  return { command, file: record, stateDir, count, remote };
+  return { command, file: record, named: file !== undefined, stateDir, count, remote };
 }
 
 /** The servers refuse a relative ENGAGE_STATE_DIR or ENGAGE_AUDIT_LOG (it would name another folder from each working folder); so does this command, for the settings it uses. */
@@ -71,12 +73,16 @@ function relativeSetting(env: NodeJS.ProcessEnv, names: string[]): string | unde
   return undefined;
 }
 
-function readLines(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  // A copy whose line endings became CRLF (an editor, a transfer) says the same: the CR is not the line's.
-  const lines = text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
+/** The record's lines as they are read (record-lines.ts); `long` gets the number of each line too long to be one of the record. */
+function* readLines(options: Options & { file: string }, long?: Set<number>): Generator<string> {
+  const problem = options.named ? undefined : defaultRecordProblem(options.file);
+  if (problem) throw new Error(problem);
+  let number = 0;
+  for (const line of recordLines(options.file)) {
+    number += 1;
+    if (line.endsWith(LONG_LINE_MARK)) long?.add(number);
+    yield line;
+  }
 }
 
 /** Remote mode's secret, derived from the service's ENGAGE_STATE_SECRET exactly as the service derives it. */
@@ -87,7 +93,8 @@ function remoteSecret(): Buffer {
 }
 
 function verify(options: Options & { file: string }): number {
-  const lines = readLines(options.file);
+  const long = new Set<number>();
+  const lines = readLines(options, long);
   const verdict = options.remote
     ? verifyAuditLines(remoteSecret(), lines, undefined, REMOTE_AUDIT_KEPT_LINES)
     : verifyAuditLines(readSecret(stateDirOf(options)), lines, recordedHead(options));
@@ -96,7 +103,8 @@ function verify(options: Options & { file: string }): number {
     say(`${options.file}: ${which}, the chain is intact.`);
     return 0;
   }
-  say(`${options.file}: line ${verdict.line}: ${verdict.why}. The record was changed from that line on.`);
+  const why = long.has(verdict.line) ? `longer than any line of the record (over ${MAX_LINE_CHARS / 1024 / 1024} MiB), not read on` : verdict.why;
+  say(`${options.file}: line ${verdict.line}: ${why}. The record was changed from that line on.`);
   return 1;
 }
 
@@ -117,7 +125,7 @@ function recordedHead(options: Options & { file: string }) {
 }
 
 function tail(options: Options & { file: string }): number {
-  for (const line of readLines(options.file).slice(-options.count)) {
+  for (const line of lastLines(readLines(options), options.count)) {
     let entry: Record<string, unknown>;
     try {
       entry = JSON.parse(line) as Record<string, unknown>;
@@ -134,6 +142,16 @@ function tail(options: Options & { file: string }): number {
     say(`    params ${JSON.stringify(entry.params)}`);
   }
   return 0;
+}
+
+/** The last `count` lines, the record read through once. */
+function lastLines(lines: Iterable<string>, count: number): string[] {
+  const kept: string[] = [];
+  for (const line of lines) {
+    kept.push(line);
+    if (kept.length >= 2 * count + 1024) kept.splice(0, kept.length - count);
+  }
+  return kept.slice(-count);
 }
 
 function main(): number {

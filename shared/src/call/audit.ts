@@ -67,11 +67,17 @@ export const REMOTE_AUDIT_KEPT_LINES = 10_000;
  * a record that begins after line 1 with fewer lines than it lost its first lines otherwise (a
  * `LTRIM` of the list, say), which the cap would not explain.
  */
-export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], recordedHead?: AuditHead, capped: boolean | number = false): AuditVerdict {
-  let head: AuditHead = capped ? cappedStart(lines[0]) : { seq: 0, mac: '' };
-  const first = head.seq + 1;
-  for (const [index, line] of lines.entries()) {
-    const number = index + 1;
+export function verifyAuditLines(secret: Uint8Array, lines: Iterable<string>, recordedHead?: AuditHead, capped: boolean | number = false): AuditVerdict {
+  // Lines are taken as they come (the audit command reads a long record a chunk at a time).
+  let head: AuditHead = { seq: 0, mac: '' };
+  let first = 1;
+  let number = 0;
+  for (const line of lines) {
+    number += 1;
+    if (number === 1 && capped) {
+      head = cappedStart(line);
+      first = head.seq + 1;
+    }
     const parsed = parseLine(line);
     if (typeof parsed === 'string') return { ok: false, line: number, why: parsed };
     const { mac, seq, prev } = parsed;
@@ -83,8 +89,8 @@ export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], r
   if (recordedHead && recordedHead.seq > head.seq) {
     return { ok: false, line: head.seq + 1, why: `missing: the store recorded ${recordedHead.seq} lines, the file ends after ${head.seq}` };
   }
-  if (typeof capped === 'number' && first > 1 && lines.length < capped) {
-    const why = `the record's first ${first - 1} lines are missing: it starts at line ${first} and holds ${lines.length}, fewer than the ${capped} the service keeps, so the cap did not drop them`;
+  if (typeof capped === 'number' && first > 1 && number < capped) {
+    const why = `the record's first ${first - 1} lines are missing: it starts at line ${first} and holds ${number}, fewer than the ${capped} the service keeps, so the cap did not drop them`;
     return { ok: false, line: 1, why };
   }
   return first > 1 ? { ok: true, lines: head.seq, first } : { ok: true, lines: head.seq };
