@@ -5,8 +5,19 @@
 // use: --state-dir, else ENGAGE_STATE_DIR, else $XDG_STATE_HOME/engage-mcp or ~/.local/state/engage-mcp.
 // --remote: the file is an export of remote mode's record in Redis (one key's list, LRANGE'd); its
 // secret is derived from ENGAGE_STATE_SECRET, the service's, and it may begin where the cap cut it.
+import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { REMOTE_AUDIT_KEPT_LINES, homeStateDir, oneLine, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
+import {
+  REMOTE_AUDIT_KEPT_LINES,
+  SECRET_FILE,
+  forShell,
+  homeStateDir,
+  oneLine,
+  readSecret,
+  readState,
+  remoteAuditSecret,
+  verifyAuditLines,
+} from '@engage-mcp/shared/audit-reader';
 import { defaultRecordProblem, LONG_LINE_MARK, MAX_LINE_CHARS, recordLines } from './record-lines.js';
 
 /** One line for the terminal: the record's text may carry control characters (ESC sequences rewrite a terminal), so each is escaped. */
@@ -98,6 +109,7 @@ function verify(options: Options & { file: string }): number {
   const verdict = options.remote
     ? verifyAuditLines(remoteSecret(), lines, undefined, REMOTE_AUDIT_KEPT_LINES)
     : verifyAuditLines(readSecret(stateDirOf(options)), lines, recordedHead(options));
+  if (!options.remote) warnIfSecretShown(stateDirOf(options));
   if (verdict.ok) {
     const which = verdict.first ? `lines ${verdict.first} to ${verdict.lines} (the cap dropped the older ones)` : `${verdict.lines} lines`;
     say(`${options.file}: ${which}, the chain is intact.`);
@@ -106,6 +118,23 @@ function verify(options: Options & { file: string }): number {
   const why = long.has(verdict.line) ? `longer than any line of the record (over ${MAX_LINE_CHARS / 1024 / 1024} MiB), not read on` : verdict.why;
   say(`${options.file}: line ${verdict.line}: ${why}. The record was changed from that line on.`);
   return 1;
+}
+
+/**
+ * The chain proves nothing to whoever else could read its secret: they could have written lines
+ * that verify. The servers make audit.key 0600 and refuse it only when others may write it, so a
+ * copy restored or chmod'ed readable by others goes on being used unsaid; verify says it (stderr).
+ */
+function warnIfSecretShown(stateDir: string): void {
+  if (process.platform === 'win32') return;
+  const path = join(stateDir, SECRET_FILE);
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o044) === 0) return;
+  const octal = mode.toString(8).padStart(4, '0');
+  say(
+    `engage-mcp-audit: warning: ${path} can be read by other users (mode ${octal}): any of them could have written lines that verify. Run: chmod 600 ${forShell(path)}`,
+    process.stderr,
+  );
 }
 
 /** The state directory, which parseArguments makes sure of for a verify without --remote. */
