@@ -8,6 +8,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
+  type AuditHead,
   REMOTE_AUDIT_KEPT_LINES,
   SECRET_FILE,
   forShell,
@@ -143,10 +144,17 @@ function stateDirOf(options: Options): string {
   return options.stateDir;
 }
 
-/** Where the store says the chain ends; a damaged state file is said (stderr) and the lines are still checked. */
+/**
+ * Where the store says the chain ends; a damaged state file is said (stderr) and the lines are still
+ * checked. The store keeps it under the path the servers were given (ENGAGE_AUDIT_LOG as set, a
+ * `//` in it kept), so it is found under any spelling of the file's path.
+ */
 function recordedHead(options: Options & { file: string }) {
   try {
-    return readState(stateDirOf(options)).audit[options.file];
+    const file = resolve(options.file);
+    // Servers given two spellings keep a head under each: the furthest is where the chain ends.
+    const heads = Object.entries(readState(stateDirOf(options)).audit).filter(([path]) => resolve(path) === file);
+    return heads.map(([, head]) => head).reduce<AuditHead | undefined>((furthest, head) => (furthest && furthest.seq >= head.seq ? furthest : head), undefined);
   } catch (error) {
     say(`engage-mcp-audit: ${error instanceof Error ? error.message : String(error)}; lines cut from the record's end cannot be noticed.`, process.stderr);
     return undefined;
