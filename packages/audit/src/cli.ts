@@ -116,6 +116,10 @@ function verify(options: Options & { file: string }): number {
     say(`${options.file}: ${which}, the chain is intact.`);
     return 0;
   }
+  if (verdict.otherSecret) {
+    say(`${options.file}: ${verdict.why}.`);
+    return 1;
+  }
   const why = long.has(verdict.line) ? `longer than any line of the record (over ${MAX_LINE_CHARS / 1024 / 1024} MiB), not read on` : verdict.why;
   say(`${options.file}: line ${verdict.line}: ${why}. The record was changed from that line on.`);
   return 1;

@@ -51,8 +51,16 @@ export function chainAuditLine(secret: Uint8Array, head: AuditHead, entry: Audit
   return { line: `${body.slice(0, -1)},"mac":${JSON.stringify(mac)}}`, head: { seq, mac } };
 }
 
-/** `first`: the record's first line when it does not start at 1 (a capped record whose oldest lines were dropped). */
-export type AuditVerdict = { ok: true; lines: number; first?: number } | { ok: false; line: number; why: string };
+/**
+ * `first`: the record's first line when it does not start at 1 (a capped record whose oldest lines
+ * were dropped). `otherSecret`: no line's mac matches, which is what a record chained with another
+ * secret looks like (as much as one whose every line was changed).
+ */
+export type AuditVerdict = { ok: true; lines: number; first?: number } | { ok: false; line: number; why: string; otherSecret?: true };
+
+const CHANGED = 'its content was changed (the mac does not match)';
+const NO_MAC_MATCHES =
+  "no line's mac matches: the record was chained with another secret (is this the state directory of the servers that wrote it? with --remote, is ENGAGE_STATE_SECRET the service's?), or every line was changed";
 
 /**
  * How many lines remote mode keeps of each key's record (redis-guard-store.ts trims each list to
@@ -72,6 +80,10 @@ export function verifyAuditLines(secret: Uint8Array, lines: Iterable<string>, re
   let head: AuditHead = { seq: 0, mac: '' };
   let first = 1;
   let number = 0;
+  // A wrong secret fails every line's mac, as an edit fails one: the first line whose mac does not
+  // match is named as changed once any line's does (the secret is right), and only then.
+  let unmatched: number | undefined;
+  let matched = false;
   for (const line of lines) {
     number += 1;
     if (number === 1 && capped) {
@@ -79,13 +91,16 @@ export function verifyAuditLines(secret: Uint8Array, lines: Iterable<string>, re
       first = head.seq + 1;
     }
     const parsed = parseLine(line);
-    if (typeof parsed === 'string') return { ok: false, line: number, why: parsed };
+    if (typeof parsed === 'string') return { ok: false, line: unmatched ?? number, why: unmatched ? CHANGED : parsed };
     const { mac, seq, prev } = parsed;
     if (prev !== head.mac || seq !== head.seq + 1)
-      return { ok: false, line: number, why: 'does not follow the line before it (a line was removed or inserted here)' };
-    if (!macChecks(secret, head.mac, line, mac)) return { ok: false, line: number, why: 'its content was changed (the mac does not match)' };
-    head = { seq: head.seq + 1, mac: mac as string };
+      return { ok: false, line: unmatched ?? number, why: unmatched ? CHANGED : 'does not follow the line before it (a line was removed or inserted here)' };
+    if (macChecks(secret, head.mac, line, mac)) matched = true;
+    else unmatched ??= number;
+    if (matched && unmatched) return { ok: false, line: unmatched, why: CHANGED };
+    head = { seq: head.seq + 1, mac: String(mac) };
   }
+  if (unmatched) return { ok: false, line: unmatched, why: NO_MAC_MATCHES, otherSecret: true };
   if (recordedHead && recordedHead.seq > head.seq) {
     return { ok: false, line: head.seq + 1, why: `missing: the store recorded ${recordedHead.seq} lines, the file ends after ${head.seq}` };
   }
