@@ -166,23 +166,44 @@ function recordedHead(options: Options & { file: string }) {
 }
 
 function tail(options: Options & { file: string }): number {
-  for (const line of lastLines(readLines(options), options.count)) {
-    let entry: Record<string, unknown>;
-    try {
-      entry = JSON.parse(line) as Record<string, unknown>;
-      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new TypeError('not an object');
-    } catch {
-      say(`(not a line of the record) ${line.slice(0, 120)}`);
-      continue;
-    }
-    const client = entry.client as { name?: string; version?: string } | undefined;
-    const status = entry.apiStatus === undefined ? '' : ` HTTP ${String(entry.apiStatus)}`;
-    const who = client ? ` by ${client.name ?? '?'} ${client.version ?? ''}`.trimEnd() : '';
-    const what = `#${String(entry.seq)} ${String(entry.time)} ${String(entry.operationId)}: ${String(entry.outcome)}${status}`;
-    say(`${what}; confirmation: ${String(entry.confirmation)}; ${String(entry.server)}${who}; key ${String(entry.key)}`);
-    say(`    params ${JSON.stringify(entry.params)}`);
-  }
+  for (const line of lastLines(readLines(options), options.count)) for (const shownLine of describedLine(line)) say(shownLine);
   return 0;
+}
+
+/** A line of the record as a person reads it, in two lines; anything else as what it is. */
+function describedLine(line: string): string[] {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new TypeError('not an object');
+  } catch {
+    return [`(not a line of the record) ${line.slice(0, 120)}`];
+  }
+  const client = typeof entry.client === 'object' && entry.client !== null ? (entry.client as Record<string, unknown>) : undefined;
+  const status = entry.apiStatus === undefined ? '' : ` HTTP ${shown(entry.apiStatus)}`;
+  const who = client
+    ? ` by ${client.name === undefined ? '?' : shown(client.name)} ${client.version === undefined ? '' : shown(client.version)}`.trimEnd()
+    : '';
+  const what = `#${shown(entry.seq)} ${shown(entry.time)} ${shown(entry.operationId)}: ${shown(entry.outcome)}${status}`;
+  return [
+    `${what}; confirmation: ${shown(entry.confirmation)}; ${shown(entry.server)}${who}; key ${shown(entry.key)}`,
+    `    params ${shown(entry.params, 4000, true)}`,
+  ];
+}
+
+/**
+ * A field as a person reads it, whatever JSON a line holds there: String() of an object with a
+ * "toString" field threw (tail stopped at that line, the newest writes after it unshown), and a
+ * field of megabytes filled the terminal. Cut to `most` characters; `json`: strings quoted too.
+ */
+function shown(value: unknown, most = 200, json = false): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' && !json ? value : (JSON.stringify(value) ?? 'undefined');
+  } catch {
+    text = '(nested too deeply to show)';
+  }
+  return text.length > most ? `${text.slice(0, most)}…(${text.length - most} more characters)` : text;
 }
 
 /** The last `count` lines, the record read through once. */
