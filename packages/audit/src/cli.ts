@@ -57,7 +57,10 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | strin
   while (rest.length > 0) {
     const arg = rest.shift() as string;
     if (arg === '--state-dir') {
-      stateDir = resolve(rest.shift() ?? '');
+      // resolve('') is the working folder: `--state-dir "$UNSET"` checked whatever record lay there.
+      const given = rest.shift();
+      if (!given?.trim() || given.startsWith('-')) return `--state-dir needs a folder\n${USAGE}`;
+      stateDir = resolve(given);
       stateDirGiven = true;
     } else if (arg === '-n') count = Number(rest.shift());
     else if (arg === '--remote') remote = true;
