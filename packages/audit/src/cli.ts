@@ -5,9 +5,21 @@
 // use: --state-dir, else ENGAGE_STATE_DIR, else $XDG_STATE_HOME/engage-mcp or ~/.local/state/engage-mcp.
 // --remote: the file is an export of remote mode's record in Redis (one key's list, LRANGE'd); its
 // secret is derived from ENGAGE_STATE_SECRET, the service's, and it may begin where the cap cut it.
-import { readFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { homeStateDir, oneLine, readSecret, readState, remoteAuditSecret, verifyAuditLines } from '@engage-mcp/shared/audit-reader';
+import {
+  type AuditHead,
+  REMOTE_AUDIT_KEPT_LINES,
+  SECRET_FILE,
+  forShell,
+  homeStateDir,
+  oneLine,
+  readSecret,
+  readState,
+  remoteAuditSecret,
+  verifyAuditLines,
+} from '@engage-mcp/shared/audit-reader';
+import { defaultRecordProblem, LONG_LINE_MARK, MAX_LINE_CHARS, recordLines } from './record-lines.js';
 
 /** One line for the terminal: the record's text may carry control characters (ESC sequences rewrite a terminal), so each is escaped. */
 function say(text: string, to: NodeJS.WriteStream = process.stdout): void {
@@ -22,6 +34,8 @@ The file is ENGAGE_AUDIT_LOG, or audit.jsonl in the state directory.`;
 interface Options {
   command: string | undefined;
   file: string | undefined;
+  /** The person named the file (else it is the servers' record, found as they find it). */
+  named: boolean;
   /** Undefined only where nothing needs it (tail of a named file, verify --remote). */
   stateDir: string | undefined;
   count: number;
@@ -43,7 +57,10 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | strin
   while (rest.length > 0) {
     const arg = rest.shift() as string;
     if (arg === '--state-dir') {
-      stateDir = resolve(rest.shift() ?? '');
+      // resolve('') is the working folder: `--state-dir "$UNSET"` checked whatever record lay there.
+      const given = rest.shift();
+      if (!given?.trim() || given.startsWith('-')) return `--state-dir needs a folder\n${USAGE}`;
+      stateDir = resolve(given);
       stateDirGiven = true;
     } else if (arg === '-n') count = Number(rest.shift());
     else if (arg === '--remote') remote = true;
@@ -59,7 +76,7 @@ function parseArguments(argv: string[], env: NodeJS.ProcessEnv): Options | strin
   const record = file ? resolve(file) : env.ENGAGE_AUDIT_LOG?.trim() || (stateDir === undefined ? undefined : join(stateDir, 'audit.jsonl'));
   // verify reads the record's secret and chain head from the state directory (--remote, from ENGAGE_STATE_SECRET).
   if (record === undefined || (command === 'verify' && !remote && stateDir === undefined)) return NO_HOME;
-  return { command, file: record, stateDir, count, remote };
+  return { command, file: record, named: file !== undefined, stateDir, count, remote };
 }
 
 /** The servers refuse a relative ENGAGE_STATE_DIR or ENGAGE_AUDIT_LOG (it would name another folder from each working folder); so does this command, for the settings it uses. */
@@ -71,11 +88,16 @@ function relativeSetting(env: NodeJS.ProcessEnv, names: string[]): string | unde
   return undefined;
 }
 
-function readLines(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
+/** The record's lines as they are read (record-lines.ts); `long` gets the number of each line too long to be one of the record. */
+function* readLines(options: Options & { file: string }, long?: Set<number>): Generator<string> {
+  const problem = options.named ? undefined : defaultRecordProblem(options.file);
+  if (problem) throw new Error(problem);
+  let number = 0;
+  for (const line of recordLines(options.file)) {
+    number += 1;
+    if (line.endsWith(LONG_LINE_MARK)) long?.add(number);
+    yield line;
+  }
 }
 
 /** Remote mode's secret, derived from the service's ENGAGE_STATE_SECRET exactly as the service derives it. */
@@ -86,17 +108,41 @@ function remoteSecret(): Buffer {
 }
 
 function verify(options: Options & { file: string }): number {
-  const lines = readLines(options.file);
+  const long = new Set<number>();
+  const lines = readLines(options, long);
   const verdict = options.remote
-    ? verifyAuditLines(remoteSecret(), lines, undefined, true)
+    ? verifyAuditLines(remoteSecret(), lines, undefined, REMOTE_AUDIT_KEPT_LINES)
     : verifyAuditLines(readSecret(stateDirOf(options)), lines, recordedHead(options));
+  if (!options.remote) warnIfSecretShown(stateDirOf(options));
   if (verdict.ok) {
     const which = verdict.first ? `lines ${verdict.first} to ${verdict.lines} (the cap dropped the older ones)` : `${verdict.lines} lines`;
     say(`${options.file}: ${which}, the chain is intact.`);
     return 0;
   }
-  say(`${options.file}: line ${verdict.line}: ${verdict.why}. The record was changed from that line on.`);
+  if (verdict.otherSecret) {
+    say(`${options.file}: ${verdict.why}.`);
+    return 1;
+  }
+  const why = long.has(verdict.line) ? `longer than any line of the record (over ${MAX_LINE_CHARS / 1024 / 1024} MiB), not read on` : verdict.why;
+  say(`${options.file}: line ${verdict.line}: ${why}. The record was changed from that line on.`);
   return 1;
+}
+
+/**
+ * The chain proves nothing to whoever else could read its secret: they could have written lines
+ * that verify. The servers make audit.key 0600 and refuse it only when others may write it, so a
+ * copy restored or chmod'ed readable by others goes on being used unsaid; verify says it (stderr).
+ */
+function warnIfSecretShown(stateDir: string): void {
+  if (process.platform === 'win32') return;
+  const path = join(stateDir, SECRET_FILE);
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o044) === 0) return;
+  const octal = mode.toString(8).padStart(4, '0');
+  say(
+    `engage-mcp-audit: warning: ${path} can be read by other users (mode ${octal}): any of them could have written lines that verify. Run: chmod 600 ${forShell(path)}`,
+    process.stderr,
+  );
 }
 
 /** The state directory, which parseArguments makes sure of for a verify without --remote. */
@@ -105,10 +151,17 @@ function stateDirOf(options: Options): string {
   return options.stateDir;
 }
 
-/** Where the store says the chain ends; a damaged state file is said (stderr) and the lines are still checked. */
+/**
+ * Where the store says the chain ends; a damaged state file is said (stderr) and the lines are still
+ * checked. The store keeps it under the path the servers were given (ENGAGE_AUDIT_LOG as set, a
+ * `//` in it kept), so it is found under any spelling of the file's path.
+ */
 function recordedHead(options: Options & { file: string }) {
   try {
-    return readState(stateDirOf(options)).audit[options.file];
+    const file = resolve(options.file);
+    // Servers given two spellings keep a head under each: the furthest is where the chain ends.
+    const heads = Object.entries(readState(stateDirOf(options)).audit).filter(([path]) => resolve(path) === file);
+    return heads.map(([, head]) => head).reduce<AuditHead | undefined>((furthest, head) => (furthest && furthest.seq >= head.seq ? furthest : head), undefined);
   } catch (error) {
     say(`engage-mcp-audit: ${error instanceof Error ? error.message : String(error)}; lines cut from the record's end cannot be noticed.`, process.stderr);
     return undefined;
@@ -116,23 +169,54 @@ function recordedHead(options: Options & { file: string }) {
 }
 
 function tail(options: Options & { file: string }): number {
-  for (const line of readLines(options.file).slice(-options.count)) {
-    let entry: Record<string, unknown>;
-    try {
-      entry = JSON.parse(line) as Record<string, unknown>;
-      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new TypeError('not an object');
-    } catch {
-      say(`(not a line of the record) ${line.slice(0, 120)}`);
-      continue;
-    }
-    const client = entry.client as { name?: string; version?: string } | undefined;
-    const status = entry.apiStatus === undefined ? '' : ` HTTP ${String(entry.apiStatus)}`;
-    const who = client ? ` by ${client.name ?? '?'} ${client.version ?? ''}`.trimEnd() : '';
-    const what = `#${String(entry.seq)} ${String(entry.time)} ${String(entry.operationId)}: ${String(entry.outcome)}${status}`;
-    say(`${what}; confirmation: ${String(entry.confirmation)}; ${String(entry.server)}${who}; key ${String(entry.key)}`);
-    say(`    params ${JSON.stringify(entry.params)}`);
-  }
+  for (const line of lastLines(readLines(options), options.count)) for (const shownLine of describedLine(line)) say(shownLine);
   return 0;
+}
+
+/** A line of the record as a person reads it, in two lines; anything else as what it is. */
+function describedLine(line: string): string[] {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new TypeError('not an object');
+  } catch {
+    return [`(not a line of the record) ${line.slice(0, 120)}`];
+  }
+  const client = typeof entry.client === 'object' && entry.client !== null ? (entry.client as Record<string, unknown>) : undefined;
+  const status = entry.apiStatus === undefined ? '' : ` HTTP ${shown(entry.apiStatus)}`;
+  const who = client
+    ? ` by ${client.name === undefined ? '?' : shown(client.name)} ${client.version === undefined ? '' : shown(client.version)}`.trimEnd()
+    : '';
+  const what = `#${shown(entry.seq)} ${shown(entry.time)} ${shown(entry.operationId)}: ${shown(entry.outcome)}${status}`;
+  return [
+    `${what}; confirmation: ${shown(entry.confirmation)}; ${shown(entry.server)}${who}; key ${shown(entry.key)}`,
+    `    params ${shown(entry.params, 4000, true)}`,
+  ];
+}
+
+/**
+ * A field as a person reads it, whatever JSON a line holds there: String() of an object with a
+ * "toString" field threw (tail stopped at that line, the newest writes after it unshown), and a
+ * field of megabytes filled the terminal. Cut to `most` characters; `json`: strings quoted too.
+ */
+function shown(value: unknown, most = 200, json = false): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' && !json ? value : (JSON.stringify(value) ?? 'undefined');
+  } catch {
+    text = '(nested too deeply to show)';
+  }
+  return text.length > most ? `${text.slice(0, most)}…(${text.length - most} more characters)` : text;
+}
+
+/** The last `count` lines, the record read through once. */
+function lastLines(lines: Iterable<string>, count: number): string[] {
+  const kept: string[] = [];
+  for (const line of lines) {
+    kept.push(line);
+    if (kept.length >= 2 * count + 1024) kept.splice(0, kept.length - count);
+  }
+  return kept.slice(-count);
 }
 
 function main(): number {

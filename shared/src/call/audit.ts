@@ -51,30 +51,62 @@ export function chainAuditLine(secret: Uint8Array, head: AuditHead, entry: Audit
   return { line: `${body.slice(0, -1)},"mac":${JSON.stringify(mac)}}`, head: { seq, mac } };
 }
 
-/** `first`: the record's first line when it does not start at 1 (a capped record whose oldest lines were dropped). */
-export type AuditVerdict = { ok: true; lines: number; first?: number } | { ok: false; line: number; why: string };
+/**
+ * `first`: the record's first line when it does not start at 1 (a capped record whose oldest lines
+ * were dropped). `otherSecret`: no line's mac matches, which is what a record chained with another
+ * secret looks like (as much as one whose every line was changed).
+ */
+export type AuditVerdict = { ok: true; lines: number; first?: number } | { ok: false; line: number; why: string; otherSecret?: true };
+
+const CHANGED = 'its content was changed (the mac does not match)';
+const NO_MAC_MATCHES =
+  "no line's mac matches: the record was chained with another secret (is this the state directory of the servers that wrote it? with --remote, is ENGAGE_STATE_SECRET the service's?), or every line was changed";
+
+/**
+ * How many lines remote mode keeps of each key's record (redis-guard-store.ts trims each list to
+ * them in the step that appends): an export that begins after line 1 holds exactly these.
+ */
+export const REMOTE_AUDIT_KEPT_LINES = 10_000;
 
 /**
  * Checks the chain line by line; the first line that does not follow from the one before is named (1-based).
  * `capped`: the record may begin after line 1 (remote mode keeps the newest lines of each key): its
- * first line's own mac is still checked, and every line after it must follow.
+ * first line's own mac is still checked, and every line after it must follow. A number is the cap:
+ * a record that begins after line 1 with fewer lines than it lost its first lines otherwise (a
+ * `LTRIM` of the list, say), which the cap would not explain.
  */
-export function verifyAuditLines(secret: Uint8Array, lines: readonly string[], recordedHead?: AuditHead, capped = false): AuditVerdict {
-  let head: AuditHead = capped ? cappedStart(lines[0]) : { seq: 0, mac: '' };
-  const first = head.seq + 1;
-  for (const [index, line] of lines.entries()) {
-    const number = index + 1;
+export function verifyAuditLines(secret: Uint8Array, lines: Iterable<string>, recordedHead?: AuditHead, capped: boolean | number = false): AuditVerdict {
+  // Lines are taken as they come (the audit command reads a long record a chunk at a time).
+  let head: AuditHead = { seq: 0, mac: '' };
+  let first = 1;
+  let number = 0;
+  // A wrong secret fails every line's mac, as an edit fails one: the first line whose mac does not
+  // match is named as changed once any line's does (the secret is right), and only then.
+  let unmatched: number | undefined;
+  let matched = false;
+  for (const line of lines) {
+    number += 1;
+    if (number === 1 && capped) {
+      head = cappedStart(line);
+      first = head.seq + 1;
+    }
     const parsed = parseLine(line);
-    if (typeof parsed === 'string') return { ok: false, line: number, why: parsed };
-    const { mac, ...rest } = parsed;
-    if (rest.prev !== head.mac || rest.seq !== head.seq + 1)
-      return { ok: false, line: number, why: 'does not follow the line before it (a line was removed or inserted here)' };
-    const expected = macOf(secret, head.mac, canonicalJson(rest));
-    if (typeof mac !== 'string' || !sameText(mac, expected)) return { ok: false, line: number, why: 'its content was changed (the mac does not match)' };
-    head = { seq: head.seq + 1, mac };
+    if (typeof parsed === 'string') return { ok: false, line: unmatched ?? number, why: unmatched ? CHANGED : parsed };
+    const { mac, seq, prev } = parsed;
+    if (prev !== head.mac || seq !== head.seq + 1)
+      return { ok: false, line: unmatched ?? number, why: unmatched ? CHANGED : 'does not follow the line before it (a line was removed or inserted here)' };
+    if (macChecks(secret, head.mac, line, mac)) matched = true;
+    else unmatched ??= number;
+    if (matched && unmatched) return { ok: false, line: unmatched, why: CHANGED };
+    head = { seq: head.seq + 1, mac: String(mac) };
   }
+  if (unmatched) return { ok: false, line: unmatched, why: NO_MAC_MATCHES, otherSecret: true };
   if (recordedHead && recordedHead.seq > head.seq) {
     return { ok: false, line: head.seq + 1, why: `missing: the store recorded ${recordedHead.seq} lines, the file ends after ${head.seq}` };
+  }
+  if (typeof capped === 'number' && first > 1 && number < capped) {
+    const why = `the record's first ${first - 1} lines are missing: it starts at line ${first} and holds ${number}, fewer than the ${capped} the service keeps, so the cap did not drop them`;
+    return { ok: false, line: 1, why };
   }
   return first > 1 ? { ok: true, lines: head.seq, first } : { ok: true, lines: head.seq };
 }
@@ -94,10 +126,23 @@ function parseLine(line: string): Record<string, unknown> | string {
 export function headOfLine(secret: Uint8Array, line: string): AuditHead | undefined {
   const parsed = parseLine(line);
   if (typeof parsed === 'string') return undefined;
-  const { mac, ...rest } = parsed;
-  const { seq, prev } = rest;
-  if (typeof mac !== 'string' || typeof prev !== 'string' || typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return undefined;
-  return sameText(mac, macOf(secret, prev, canonicalJson(rest))) ? { seq, mac } : undefined;
+  const { mac, seq, prev } = parsed;
+  if (typeof prev !== 'string' || typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return undefined;
+  return macChecks(secret, prev, line, mac) ? { seq, mac: mac as string } : undefined;
+}
+
+/**
+ * Whether `line` is, character for character, the line chainAuditLine wrote after `prev`: its mac
+ * is checked over the text before it, as written. Checked over the parsed fields, a line whose text
+ * was edited into another that parses the same passed: a field given twice (`"outcome":"refused"`
+ * put before the line's own, which JSON.parse drops but a reader or `grep` sees), blanks, escapes.
+ * No parsed value is walked, so a line nested a million deep is just a line whose mac does not match.
+ */
+function macChecks(secret: Uint8Array, prev: string, line: string, mac: unknown): boolean {
+  if (typeof mac !== 'string') return false;
+  const ending = `,"mac":${JSON.stringify(mac)}}`;
+  if (!line.endsWith(ending)) return false;
+  return sameText(mac, macOf(secret, prev, `${line.slice(0, -ending.length)}}`));
 }
 
 /** Where a capped record's chain starts: just before its first line, as that line says. */
@@ -126,15 +171,27 @@ export function paramsDigest(secret: Uint8Array, operationId: string, params: Pa
 }
 
 const ID_LIKE = /^[\w.:-]{1,64}$/;
+/**
+ * The most fields a summary names. Operations that pass unknown fields on take any number, and a
+ * line listing every one grew with the params (4 MB of short fields, a 4 MB line, of which remote
+ * mode keeps 10,000 per key in the shared Redis). The digest still covers them all.
+ */
+export const SUMMARIZED_FIELDS = 50;
+/** Where a summary counts the fields it does not name: no field is named so (field names are letters, digits, _ . -). */
+export const MORE_FIELDS = '(more)';
 
-/** Ids, numbers and switches as they are; free text only as its length; nested values by their shape. */
+/** Ids, numbers and switches as they are; free text only as its length; nested values by their shape. The path's fields first. */
 export function summarizeParams(params: Params, pathFields: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(params).map(([name, value]) => {
-      if (typeof value === 'number' || typeof value === 'boolean' || value === null) return [name, value];
-      if (typeof value === 'string') return [name, pathFields.includes(name) && ID_LIKE.test(value) ? value : `<text, ${value.length} chars>`];
-      if (Array.isArray(value)) return [name, `<list of ${value.length}>`];
-      return [name, `<object with ${Object.keys(value as object).length} fields>`];
-    }),
-  );
+  const entries = Object.entries(params);
+  const ordered = [...entries.filter(([name]) => pathFields.includes(name)), ...entries.filter(([name]) => !pathFields.includes(name))];
+  const summary = Object.fromEntries(ordered.slice(0, SUMMARIZED_FIELDS).map(([name, value]) => [name, summaryOf(name, value, pathFields)]));
+  const more = ordered.length - SUMMARIZED_FIELDS;
+  return more > 0 ? { ...summary, [MORE_FIELDS]: `<and ${more} more fields>` } : summary;
+}
+
+function summaryOf(name: string, value: unknown, pathFields: readonly string[]): unknown {
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
+  if (typeof value === 'string') return pathFields.includes(name) && ID_LIKE.test(value) ? value : `<text, ${value.length} chars>`;
+  if (Array.isArray(value)) return `<list of ${value.length}>`;
+  return `<object with ${Object.keys(value as object).length} fields>`;
 }
