@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Operation, Params, PreviewReader } from '../model/types.js';
 import { paramsDigest, summarizeParams, type AuditEntry, type ConfirmationPath } from './audit.js';
-import type { CallDeps, Guard, Reply, ToolCall } from './context.js';
+import type { CallDeps, Caller, Guard, Reply, ToolCall } from './context.js';
 import type { IdempotencyRecord } from './guard-store.js';
 import {
   dailyCapRefused,
@@ -224,7 +224,7 @@ export async function afterWrite(deps: CallDeps, call: ToolCall, trace: WriteTra
   const entry: AuditEntry = {
     time: new Date(guard.now()).toISOString(),
     key: call.caller.keyId.slice(0, 16),
-    ...(call.client ? { client: call.client } : {}),
+    ...(call.client ? { client: clientAsKept(call.client, call.caller.redact) } : {}),
     server: guard.server,
     operationId: trace.op.id,
     paramsDigest: paramsDigest(secret, trace.op.id, trace.params),
@@ -248,6 +248,14 @@ export async function releaseHoldings(guard: Guard, held: Holdings): Promise<voi
     // Even when the count was not given back: a key left held would answer "unknown" for a write never sent.
     if (idempotencyKey) await guard.store().settle(idempotencyKey, undefined);
   }
+}
+
+/** The host's name and version as the record keeps them: a host that names itself with the key (misconfigured, or a remote caller's choice) must not put the key in the record, which keeps only its fingerprint. */
+function clientAsKept(client: NonNullable<ToolCall['client']>, redact: Caller['redact']): NonNullable<AuditEntry['client']> {
+  return {
+    ...(client.name !== undefined ? { name: redact(client.name) } : {}),
+    ...(client.version !== undefined ? { version: redact(client.version) } : {}),
+  };
 }
 
 function pathFieldsOf(op: Operation): string[] {
