@@ -51,7 +51,8 @@ Without flags it asks; in a script, give every answer:
   --yes               write without asking for confirmation
   --help              this text
 
-Optional guardrails, the same in every server added (left out: the server's default):
+Optional guardrails, the same in every server added. A flag left out keeps what an earlier
+run wrote (else the server's default holds); to remove a setting, delete it from the entries' env:
 
 ${GUARDRAILS.map(({ flag, value, help }) => `  --${`${flag} ${value}`.padEnd(27)}${help}`).join('\n')}
 
@@ -160,7 +161,10 @@ function guardrailSettings(options: Options): Record<string, string> {
   for (const { flag, env, value } of GUARDRAILS) {
     const given = options[flag]?.trim();
     if (given === undefined) continue;
-    if (given === '') throw new UsageError(`--${flag}: a value is needed (${value}); leave the flag out for the server's default.`);
+    if (given === '')
+      throw new UsageError(
+        `--${flag}: a value is needed (${value}). Left out, the flag keeps what an earlier run wrote (else the server's default holds); to remove ${env}, delete it from the entries' env.`,
+      );
     settings[env] = given;
   }
   const result = loadConfig({ ENGAGE_API_KEY: 'placeholder', ENGAGE_BASE_URL: 'https://placeholder.invalid', ...settings }, DOMAIN_NAMES[0] as string, []);
