@@ -17,6 +17,10 @@ import { createJsonLog, type LogLevel } from './log.js';
 const log = createJsonLog({ level: 'debug' });
 const line = (level: LogLevel, message: string) => log.emit(level, message);
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+// A reader of the log that went away (a shipper that died, `| head`) must neither stop nor spin the
+// service: unheard, a write's EPIPE was an uncaught error whose own log line failed the same way.
+// What cannot be written is dropped.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 
 function notStarted(message: string): never {
   line('error', `not started: ${message}`);
