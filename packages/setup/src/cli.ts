@@ -129,8 +129,15 @@ function parseHost(value: string): Host {
   return HOSTS[id];
 }
 
+/** At the question, an empty answer takes the default shown ([all]). */
+const parseServersAnswer = (value: string) => (value.trim() === '' ? [...DOMAIN_NAMES] : parseServers(value));
+
+/**
+ * `--servers` as given: `all` or names. An empty flag (`--servers "$LIST"` with LIST unset) or one
+ * of commas alone names no server; it is refused rather than taken as all seven.
+ */
 function parseServers(value: string): string[] {
-  if (value.trim() === '' || value.trim().toLowerCase() === 'all') return [...DOMAIN_NAMES];
+  if (value.trim().toLowerCase() === 'all') return [...DOMAIN_NAMES];
   const chosen = value
     .split(',')
     .map((name) =>
@@ -140,6 +147,7 @@ function parseServers(value: string): string[] {
         .replace(/^engage-/, ''),
     )
     .filter((name) => name !== '');
+  if (chosen.length === 0) throw new UsageError(`${JSON.stringify(value)} names no server: give all, or a comma list of ${DOMAIN_NAMES.join(', ')}.`);
   const unknown = chosen.filter((name) => !DOMAIN_NAMES.includes(name));
   if (unknown.length > 0) throw new UsageError(`unknown server ${unknown.join(', ')}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
   return DOMAIN_NAMES.filter((name) => chosen.includes(name));
@@ -363,7 +371,10 @@ async function main(argv: string[]): Promise<number> {
     `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `,
     parseHost,
   );
-  const servers = await answer('servers', options.servers, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServers);
+  const servers =
+    options.servers === undefined
+      ? await answer('servers', undefined, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServersAnswer)
+      : parseServers(options.servers);
   if (options.print) return printSnippet(host, servers, options['base-url'], guardrails);
 
   const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ', (value) => {
