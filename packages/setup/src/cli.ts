@@ -269,7 +269,11 @@ function changesOf(host: Host, existing: string | undefined, entries: Record<str
     if (!changes(entry)) return `${name}: unchanged`;
     if (!hasServer(host, existing, name)) return `${name}: added`;
     const command = changes({ ...entry, env: {} }) ? ['its command'] : [];
-    const settings = Object.entries(entry.env).filter(([variable, value]) => changes({ ...entry, env: { [variable]: value } }));
+    // Each setting against the entry with its new command already, so a new command is not counted in every setting.
+    const commandOnly = render(host, existing, { [name]: { ...entry, env: {} } }, path);
+    const settings = Object.entries(entry.env).filter(
+      ([variable, value]) => render(host, existing, { [name]: { ...entry, env: { [variable]: value } } }, path) !== commandOnly,
+    );
     const changed = [...command, ...settings.map(([variable]) => variable)];
     return `${name}: ${changed.length > 0 ? changed.join(', ') : 'its entry'} changed`;
   });
