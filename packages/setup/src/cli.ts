@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// engage-mcp-setup: adds the engage-mcp servers to a host's config file. It asks which servers,
-// which host, the API's address and the key (read with echo off), then merges the entries in the
+// engage-mcp-setup: adds the engage-mcp servers to a host's config file. It asks which host,
+// which servers, the API's address and the key (read with echo off), then merges the entries in the
 // host's own shape, keeping a backup and every other entry. Flags answer the questions for
 // scripts. The key is never printed and never taken on the command line, where other users and
 // the shell's history would see it. The guardrails (caps, quiet hours, where state is kept) are
