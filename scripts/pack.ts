@@ -111,7 +111,7 @@ function packageReadme(dir: string, pkg: PackageJson): string {
   const domain = dir.replace('packages/', '');
   const manifest = manifests()[domain];
   if (!manifest) {
-    return `# ${pkg.name}\n\n${pkg.description}.\n\n\`\`\`sh\nnpx ${pkg.name}\n\`\`\`\n\nIt asks which servers and which host, reads the key without showing it, and adds the servers to that host's config file (keeping a backup). \`npx ${pkg.name} --help\` lists the flags for scripts.\n\nSee ${repo}#install.\n`;
+    return `# ${pkg.name}\n\n${pkg.description}.\n\n\`\`\`sh\nnpx ${pkg.name}\n\`\`\`\n\nIt asks which host and which servers, reads the key without showing it, and adds the servers to that host's config file (keeping a backup). \`npx ${pkg.name} --help\` lists the flags for scripts.\n\nSee ${repo}#install.\n`;
   }
   const entry = {
     mcpServers: {

@@ -17,10 +17,28 @@ import { createJsonLog, type LogLevel } from './log.js';
 const log = createJsonLog({ level: 'debug' });
 const line = (level: LogLevel, message: string) => log.emit(level, message);
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+// A reader of the log that went away (a shipper that died, `| head`) must neither stop nor spin the
+// service: unheard, a write's EPIPE was an uncaught error whose own log line failed the same way.
+// What cannot be written is dropped.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 
 function notStarted(message: string): never {
   line('error', `not started: ${message}`);
   process.exit(2);
+}
+
+const NO_ARGUMENTS =
+  'engage-mcp-http takes no arguments: its settings are environment variables (README, "Remote mode"), ' +
+  'e.g. ENGAGE_BASE_URL=https://api.example.com ENGAGE_HTTP_PORT=8787 npm run serve.';
+
+/** `npm run serve -- --port 9000` listened on 8787 as if nothing were said: an argument is refused, naming where settings go. */
+function refuseArguments(args: string[]): void {
+  if (args.length === 0) return;
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
+    process.stdout.write(`${NO_ARGUMENTS}\n`);
+    process.exit(0);
+  }
+  notStarted(`${NO_ARGUMENTS} Got ${JSON.stringify(args.join(' ').slice(0, 80))}.`);
 }
 
 function readSettings(): HttpSettings {
@@ -123,6 +141,7 @@ function stopOnSignals(service: Service, redis: RedisClient | undefined): void {
 }
 
 async function main(): Promise<void> {
+  refuseArguments(process.argv.slice(2));
   const settings = readSettings();
   const redis = await openRedis(settings);
   warnAboutHost(settings);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// engage-mcp-setup: adds the engage-mcp servers to a host's config file. It asks which servers,
-// which host, the API's address and the key (read with echo off), then merges the entries in the
+// engage-mcp-setup: adds the engage-mcp servers to a host's config file. It asks which host,
+// which servers, the API's address and the key (read with echo off), then merges the entries in the
 // host's own shape, keeping a backup and every other entry. Flags answer the questions for
 // scripts. The key is never printed and never taken on the command line, where other users and
 // the shell's history would see it. The guardrails (caps, quiet hours, where state is kept) are
@@ -51,7 +51,8 @@ Without flags it asks; in a script, give every answer:
   --yes               write without asking for confirmation
   --help              this text
 
-Optional guardrails, the same in every server added (left out: the server's default):
+Optional guardrails, the same in every server added. A flag left out keeps what an earlier
+run wrote (else the server's default holds); to remove a setting, delete it from the entries' env:
 
 ${GUARDRAILS.map(({ flag, value, help }) => `  --${`${flag} ${value}`.padEnd(27)}${help}`).join('\n')}
 
@@ -128,8 +129,15 @@ function parseHost(value: string): Host {
   return HOSTS[id];
 }
 
+/** At the question, an empty answer takes the default shown ([all]). */
+const parseServersAnswer = (value: string) => (value.trim() === '' ? [...DOMAIN_NAMES] : parseServers(value));
+
+/**
+ * `--servers` as given: `all` or names. An empty flag (`--servers "$LIST"` with LIST unset) or one
+ * of commas alone names no server; it is refused rather than taken as all seven.
+ */
 function parseServers(value: string): string[] {
-  if (value.trim() === '' || value.trim().toLowerCase() === 'all') return [...DOMAIN_NAMES];
+  if (value.trim().toLowerCase() === 'all') return [...DOMAIN_NAMES];
   const chosen = value
     .split(',')
     .map((name) =>
@@ -139,6 +147,7 @@ function parseServers(value: string): string[] {
         .replace(/^engage-/, ''),
     )
     .filter((name) => name !== '');
+  if (chosen.length === 0) throw new UsageError(`${JSON.stringify(value)} names no server: give all, or a comma list of ${DOMAIN_NAMES.join(', ')}.`);
   const unknown = chosen.filter((name) => !DOMAIN_NAMES.includes(name));
   if (unknown.length > 0) throw new UsageError(`unknown server ${unknown.join(', ')}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
   return DOMAIN_NAMES.filter((name) => chosen.includes(name));
@@ -160,7 +169,10 @@ function guardrailSettings(options: Options): Record<string, string> {
   for (const { flag, env, value } of GUARDRAILS) {
     const given = options[flag]?.trim();
     if (given === undefined) continue;
-    if (given === '') throw new UsageError(`--${flag}: a value is needed (${value}); leave the flag out for the server's default.`);
+    if (given === '')
+      throw new UsageError(
+        `--${flag}: a value is needed (${value}). Left out, the flag keeps what an earlier run wrote (else the server's default holds); to remove ${env}, delete it from the entries' env.`,
+      );
     settings[env] = given;
   }
   const result = loadConfig({ ENGAGE_API_KEY: 'placeholder', ENGAGE_BASE_URL: 'https://placeholder.invalid', ...settings }, DOMAIN_NAMES[0] as string, []);
@@ -257,7 +269,11 @@ function changesOf(host: Host, existing: string | undefined, entries: Record<str
     if (!changes(entry)) return `${name}: unchanged`;
     if (!hasServer(host, existing, name)) return `${name}: added`;
     const command = changes({ ...entry, env: {} }) ? ['its command'] : [];
-    const settings = Object.entries(entry.env).filter(([variable, value]) => changes({ ...entry, env: { [variable]: value } }));
+    // Each setting against the entry with its new command already, so a new command is not counted in every setting.
+    const commandOnly = render(host, existing, { [name]: { ...entry, env: {} } }, path);
+    const settings = Object.entries(entry.env).filter(
+      ([variable, value]) => render(host, existing, { [name]: { ...entry, env: { [variable]: value } } }, path) !== commandOnly,
+    );
     const changed = [...command, ...settings.map(([variable]) => variable)];
     return `${name}: ${changed.length > 0 ? changed.join(', ') : 'its entry'} changed`;
   });
@@ -359,7 +375,10 @@ async function main(argv: string[]): Promise<number> {
     `Which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `,
     parseHost,
   );
-  const servers = await answer('servers', options.servers, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServers);
+  const servers =
+    options.servers === undefined
+      ? await answer('servers', undefined, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServersAnswer)
+      : parseServers(options.servers);
   if (options.print) return printSnippet(host, servers, options['base-url'], guardrails);
 
   const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ', (value) => {
