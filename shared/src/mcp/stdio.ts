@@ -69,6 +69,9 @@ export class LineLimit extends Transform {
 }
 
 export async function runStdioServer(manifest: DomainManifest, loadCatalog: () => Promise<Domain>): Promise<void> {
+  // A log nobody reads any more (the host closed its end): unheard, a line's EPIPE was an uncaught
+  // error whose own log line failed the same way, over and over. What cannot be written is dropped.
+  process.stderr.on('error', () => undefined);
   const { result, log, operationIds } = configure(manifest);
   const guardStore = guardStoreOf(result, log);
   // Off unless the environment names an OTLP endpoint or exporter, for either signal (telemetry.ts
