@@ -1,6 +1,6 @@
 // Launches a built domain server over stdio and connects an SDK client to it, as a host does.
 // Used by the demo, the end-to-end tests and the benchmark.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,10 +24,17 @@ export interface LaunchedServer {
 }
 
 let stateDir: string | undefined;
-/** The guardrails' state of servers launched here: one temporary directory per launching process, never the user's own. */
+/**
+ * The guardrails' state of servers launched here: one temporary directory per launching process,
+ * never the user's own, removed when that process exits (it holds an audit secret; a demo or test
+ * run left one behind each time).
+ */
 function launchState(): string {
-  stateDir ??= mkdtempSync(join(tmpdir(), 'engage-mcp-state-'));
-  return stateDir;
+  if (stateDir) return stateDir;
+  const made = mkdtempSync(join(tmpdir(), 'engage-mcp-state-'));
+  process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  stateDir = made;
+  return made;
 }
 
 export async function launchServer(
@@ -38,7 +45,7 @@ export async function launchServer(
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [serverEntry(domain)],
-    env: { ...getDefaultEnvironment(), ENGAGE_STATE_DIR: launchState(), ...env },
+    env: { ...getDefaultEnvironment(), ...env, ENGAGE_STATE_DIR: env.ENGAGE_STATE_DIR ?? launchState() },
     stderr: 'pipe',
   });
   let stderr = '';
