@@ -122,7 +122,7 @@ export const SETTINGS: Setting[] = [
   {
     env: 'ENGAGE_CAP_MESSAGES_PER_DAY',
     title: 'Most messages per day',
-    description: 'Per key and local day: campaign recipients, WhatsApp sends and ticket replies together; empty: no cap.',
+    description: 'Per key and local day: campaign recipients, WhatsApp sends, ticket replies and tickets opened with a message, together; empty: no cap.',
     format: 'number',
     bundle: 'cap_messages_per_day',
     writes: true,
