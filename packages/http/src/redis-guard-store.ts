@@ -128,6 +128,11 @@ export interface RedisGuardStoreOptions {
   prefix?: string;
   /** Audit lines kept per key fingerprint (default AUDIT_MAX_LINES). */
   auditMaxLines?: number;
+  /**
+   * Writes' marks stamped and judged by the times their callers pass (tests that set the time by
+   * hand), as one clock. Default: Redis TIME, one clock for every replica whatever theirs read.
+   */
+  callerClock?: boolean;
 }
 
 /** The Redis key of a key fingerprint's audit record; `{…}` keeps the list and its head in one cluster slot. */
@@ -136,43 +141,67 @@ export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix
 /** How long a write's last attempt is kept, as this process's journal keeps it. */
 export const WRITE_MEMORY_MS = 30 * 60 * 1000;
 /**
- * How far apart two replicas' clocks may be: a mark's time is its replica's, a yes's is the
- * replica's that issued it, so a write stamped this close before a yes counts as sent since it (the
- * person is asked again rather than the write sent twice).
+ * How far a yes's time may be off Redis's, once read on the claiming replica's clock: a write
+ * marked this close before a yes counts as sent since it (the person is asked again rather than the
+ * write sent twice). A yes given on the claiming replica is read exactly; one given on another
+ * replica is off by the difference between the two replicas' clocks.
  */
 export const WRITE_CLOCK_SKEW_MS = 5_000;
 
 /**
- * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
- * it, and the attempt before it). ARGV: now (ms), approvedAt less WRITE_CLOCK_SKEW_MS (ms), the lease (ms), WRITE_MEMORY_MS,
- * the new owner's id, and the system clock now (ms; the lease is judged by it). {outcome, at} of the attempt that refuses this one (in flight, or sent since
- * the yes); else marks it in flight for the owner, keeping the attempt before for a refusal to
- * restore, and returns nil. A mark in flight whose lease ran out is an unknown outcome.
+ * Redis's own clock (TIME, in ms; ARGV[2] instead when it is a time: a store on the callers' clock),
+ * and how far it is ahead of the caller's (ARGV[1], ms): a mark is stamped, renewed and judged by
+ * Redis's clock, one clock for every replica, and the caller's times (a yes; an attempt's time,
+ * given back) are read on its clock by that difference.
  */
-export const CLAIM_WRITE = script(`
-local now = tonumber(ARGV[1])
-local clockNow = tonumber(ARGV[6]) or now
+const REDIS_CLOCK = `
+local now = tonumber(ARGV[2])
+if now == nil then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+local ahead = now - tonumber(ARGV[1])
+`;
+
+/**
+ * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
+ * it, and the attempt before it; times by Redis's clock). ARGV: the caller's now (ms), '' (or the
+ * store's clock), its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the caller's clock), the lease
+ * (ms), WRITE_MEMORY_MS, the new owner's id. {outcome, at (on the caller's clock)} of the attempt that refuses this one (in
+ * flight, or sent since the yes); else marks it in flight for the owner, keeping the attempt before
+ * for a refusal to restore, and returns nil. A mark in flight whose lease ran out is an unknown outcome.
+ */
+export const CLAIM_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
-if outcome == 'in-flight' and clockNow - (tonumber(held[3]) or at) >= tonumber(ARGV[3]) then outcome = 'unknown' end
-if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[2])) then return {outcome, at} end
+if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[4]) then outcome = 'unknown' end
+if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[3]) + ahead) then return {outcome, at - ahead} end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
 else
   redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
 end
-redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[5], 'alive', now)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[6], 'alive', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return false
 `);
 
-/** KEYS[1] as CLAIM_WRITE's. ARGV: the owner's id, now (ms), WRITE_MEMORY_MS. Renews the owner's mark in flight. */
-export const RENEW_WRITE = script(`
+/** KEYS[1] as CLAIM_WRITE's. ARGV: the caller's now (ms), '' (or the store's clock), the lease (ms). {outcome, at (on the caller's clock)}, or nil. */
+export const LAST_WRITE = script(`${REDIS_CLOCK}
+local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
+local at, outcome = tonumber(held[1]), held[2]
+if not at or not outcome then return false end
+if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[3]) then outcome = 'unknown' end
+return {outcome, at - ahead}
+`);
+
+/** KEYS[1] as CLAIM_WRITE's. ARGV: the caller's now (ms), '' (or the store's clock), the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight. */
+export const RENEW_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner')
-if held[1] ~= 'in-flight' or held[2] ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'alive', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[3] then return 0 end
+redis.call('HSET', KEYS[1], 'alive', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 `);
 
@@ -208,6 +237,7 @@ export class RedisGuardStore implements GuardStore {
   private readonly secret: Buffer;
   private readonly prefix: string;
   private readonly auditMaxLines: number;
+  private readonly callerClock: boolean;
   /** Reservations made here and not settled yet, by key. */
   private readonly reserved = new Map<string, Reservation>();
   /** Idempotency keys this store may hold without knowing it (Owed), given back by owner. */
@@ -235,6 +265,7 @@ export class RedisGuardStore implements GuardStore {
     this.secret = remoteAuditSecret(options.stateSecret);
     this.prefix = options.prefix ?? 'engage:';
     this.auditMaxLines = options.auditMaxLines ?? AUDIT_MAX_LINES;
+    this.callerClock = options.callerClock ?? false;
   }
 
   async take(counter: string, amount: number, cap: number, expiresAt: number) {
@@ -322,11 +353,21 @@ export class RedisGuardStore implements GuardStore {
     return this.secret;
   }
 
-  async claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow = now) {
+  /**
+   * Stamped and judged by Redis's clock, so a replica whose clock is off neither takes a mark still
+   * renewed for a lapsed one nor dates its send before a yes given earlier. `now` and `approvedAt`
+   * are on this server's clock (the one it dates its attempts and yeses by); `clockNow`, the system
+   * clock, is not needed: a lease is judged by Redis's.
+   */
+  async claimWrite(write: string, id: string, approvedAt: number, now: number) {
     await this.unclaimed.now(write);
     let reply: unknown;
     try {
-      reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id, clockNow]);
+      reply = await this.run(
+        CLAIM_WRITE,
+        [this.writeKey(write)],
+        [...this.clock(now), approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id],
+      );
     } catch (error) {
       // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
       this.unclaimed.remember(write, settleItem(id, 'refused'), now + WRITE_MEMORY_MS);
@@ -336,7 +377,7 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async renewWrite(write: string, id: string, now: number) {
-    return (await this.run(RENEW_WRITE, [this.writeKey(write)], [id, now, WRITE_MEMORY_MS])) === 1;
+    return (await this.run(RENEW_WRITE, [this.writeKey(write)], [...this.clock(now), id, WRITE_MEMORY_MS])) === 1;
   }
 
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
@@ -351,11 +392,8 @@ export class RedisGuardStore implements GuardStore {
 
   async lastSentWrite(write: string, now: number) {
     await this.unclaimed.now(write);
-    const [at, outcome, alive] = (await this.command(['HMGET', this.writeKey(write), 'at', 'outcome', 'alive'])) as Array<string | null>;
-    if (at === null || at === undefined || outcome === null || outcome === undefined) return undefined;
-    const attempt = attemptOf([outcome, Number(at)]);
-    const lapsed = attempt.outcome === 'in-flight' && now - Number(alive ?? at) >= WRITE_MARK_LEASE_MS;
-    return lapsed ? { ...attempt, outcome: 'unknown' as const } : attempt;
+    const reply = await this.run(LAST_WRITE, [this.writeKey(write)], [...this.clock(now), WRITE_MARK_LEASE_MS]);
+    return reply === null ? undefined : attemptOf(reply);
   }
 
   /**
@@ -373,6 +411,12 @@ export class RedisGuardStore implements GuardStore {
     if (held === null) return undefined;
     const [outcome, at] = String(held).split(' ');
     return attemptOf([outcome, Number(at)], ['done', 'unknown', 'refused']);
+  }
+
+  /** A mark script's first two arguments: the caller's now, and the clock it runs by ('': Redis TIME). */
+  private clock(now: number): [number, number | string] {
+    const caller = Math.floor(now);
+    return [caller, this.callerClock ? caller : ''];
   }
 
   private counterKey(counter: string): string {
