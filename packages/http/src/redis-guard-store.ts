@@ -36,8 +36,8 @@ interface Script {
 const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
 
 /**
- * KEYS[1] the counter. ARGV: amount, cap, expiresAt (ms). Adds amount unless the count would pass
- * the cap; returns {1, count after} or {0, count now}. A value that is not a count fails (closed).
+ * KEYS[1] the counter. ARGV: amount, cap, its lifetime from now (ms). Adds amount unless the count
+ * would pass the cap; returns {1, count after} or {0, count now}. A value that is not a count fails (closed).
  */
 export const TAKE = script(`
 local count = 0
@@ -49,7 +49,7 @@ end
 local amount = tonumber(ARGV[1])
 if count + amount > tonumber(ARGV[2]) then return {0, count} end
 count = redis.call('INCRBY', KEYS[1], amount)
-redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {1, count}
 `);
 
@@ -65,13 +65,13 @@ return left
 `);
 
 /**
- * KEYS[1] the record (a hash: record, reply, owner). ARGV: the record's JSON, expiresAt (ms), the
- * reserving call's id. Returns nil once reserved, else the holder {record, reply}.
+ * KEYS[1] the record (a hash: record, reply, owner). ARGV: the record's JSON, its lifetime from now
+ * (ms), the reserving call's id. Returns nil once reserved, else the holder {record, reply}.
  */
 export const RESERVE = script(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HMGET', KEYS[1], 'record', 'reply') end
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'owner', ARGV[3])
-redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return nil
 `);
 
@@ -269,7 +269,7 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async take(counter: string, amount: number, cap: number, expiresAt: number) {
-    const reply = await this.run(TAKE, [this.counterKey(counter)], [amount, cap, Math.ceil(expiresAt)]);
+    const reply = await this.run(TAKE, [this.counterKey(counter)], [amount, cap, lifetime(expiresAt)]);
     if (!Array.isArray(reply) || typeof reply[1] !== 'number') throw unavailable();
     return { taken: reply[0] === 1, count: reply[1] };
   }
@@ -297,7 +297,7 @@ export class RedisGuardStore implements GuardStore {
     const mine = { owner: randomBytes(12).toString('base64url'), expiresAt: Math.ceil(expiresAt) };
     let held: unknown;
     try {
-      held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), mine.expiresAt, mine.owner]);
+      held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), lifetime(mine.expiresAt), mine.owner]);
     } catch (error) {
       // The call is told nothing was sent; a reservation Redis applies late must not say "unknown" for 24 hours.
       this.unreserved.remember(key, mine.owner, mine.expiresAt);
@@ -454,6 +454,15 @@ export class RedisGuardStore implements GuardStore {
     }
     return this.command(['EVAL', code.source, ...tail]);
   }
+}
+
+/**
+ * How long a record that expires at `expiresAt` (this server's clock) is kept from now: Redis
+ * measures it by its own clock. A time on this server's clock given to Redis (PEXPIREAT) was past
+ * already, by Redis's, on a server whose clock is behind by more than the record's life.
+ */
+function lifetime(expiresAt: number): number {
+  return Math.max(1, Math.ceil(expiresAt - Date.now()));
 }
 
 /** What an owner's mark is to be settled as, for the Owed that settles it again. */
