@@ -4,7 +4,10 @@
 // apart then sent the same write twice: a write still at the API, marked by a replica five minutes
 // behind, read as one whose replica stopped three minutes ago; and a write sent after a yes, marked
 // by that slow replica, read as sent before it. The marks are now stamped and judged by Redis TIME,
-// one clock for every replica.
+// one clock for every replica. A yes is dated before anything reaches Redis, by the clock of the
+// replica that gave it, which may be another than the one that uses it: each replica tells Redis
+// how far its clock leads Redis's, and a yes is read by the most any replica leads, so a yes given
+// on a replica five minutes fast is never read as given after a send that came after it.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,8 +41,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Two replicas on one Redis: `right` with the system clock, `slow` with its clock five minutes behind. */
-async function replicas(confirm: string): Promise<{ right: ModernClient; slow: ModernClient }> {
+/** Two replicas on one Redis: `right` with the system clock, `slow` with its clock five minutes behind (or `shift` off). */
+async function replicas(confirm: string, shift = -FIVE_MINUTES): Promise<{ right: ModernClient; slow: ModernClient }> {
   const env = {
     ENGAGE_BASE_URL: sandbox.baseUrl,
     ENGAGE_REDIS_URL: redis.url,
@@ -47,7 +50,7 @@ async function replicas(confirm: string): Promise<{ right: ModernClient; slow: M
     ENGAGE_CONFIRM: confirm,
   };
   const clock = clockShifter(dir);
-  clock.set(-FIVE_MINUTES);
+  clock.set(shift);
   const started = [launchService(env), launchService({ ...env, ...clock.env })];
   children.push(...started.map((each) => each.child));
   const [right, slow] = await Promise.all(started.map(async (each) => modernClient(await each.url, sandbox.keys.full)));
@@ -82,6 +85,20 @@ describe('replicas whose clocks are five minutes apart, on one Redis', () => {
     const before = requestsAtApi(sandbox, SEND);
     const slowPreview = await send(slow, message);
     const sent = await send(slow, message, structuredOf(slowPreview as never).confirmationToken as string);
+    expect(structuredOf(sent as never).outcome, textOf(sent as never)).toBe('done');
+    const late = await send(right, message, structuredOf(preview as never).confirmationToken as string);
+    expect(requestsAtApi(sandbox, SEND) - before, textOf(late as never)).toBe(1);
+    expect(textOf(late as never)).toMatch(/after this confirmation was given/);
+  }, 60_000);
+
+  it('a yes given on a replica five minutes fast, used on another, sends nothing once the same write went out after it', async () => {
+    const { right, slow: fast } = await replicas('all', FIVE_MINUTES);
+    const message = 'agreed to on the fast replica first';
+    const preview = await send(fast, message);
+    expect(structuredOf(preview as never).outcome, textOf(preview as never)).toBe('preview');
+    const before = requestsAtApi(sandbox, SEND);
+    const rightPreview = await send(right, message);
+    const sent = await send(right, message, structuredOf(rightPreview as never).confirmationToken as string);
     expect(structuredOf(sent as never).outcome, textOf(sent as never)).toBe('done');
     const late = await send(right, message, structuredOf(preview as never).confirmationToken as string);
     expect(requestsAtApi(sandbox, SEND) - before, textOf(late as never)).toBe(1);

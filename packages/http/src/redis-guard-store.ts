@@ -141,18 +141,23 @@ export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix
 /** How long a write's last attempt is kept, as this process's journal keeps it. */
 export const WRITE_MEMORY_MS = 30 * 60 * 1000;
 /**
- * How far a yes's time may be off Redis's, once read on the claiming replica's clock: a write
+ * How far a yes's time may be off Redis's beyond what the replicas' clocks are known to be: a write
  * marked this close before a yes counts as sent since it (the person is asked again rather than the
- * write sent twice). A yes given on the claiming replica is read exactly; one given on another
- * replica is off by the difference between the two replicas' clocks.
+ * write sent twice).
  */
 export const WRITE_CLOCK_SKEW_MS = 5_000;
+/** How long a replica's lead over Redis's clock is kept after it last said it: longer than any yes lives (a requestState's 10 minutes). */
+export const CLOCK_LEAD_KEPT_MS = 15 * 60 * 1000;
 
 /**
- * Redis's own clock (TIME, in ms; ARGV[2] instead when it is a time: a store on the callers' clock),
- * and how far it is ahead of the caller's (ARGV[1], ms): a mark is stamped, renewed and judged by
- * Redis's clock, one clock for every replica, and the caller's times (a yes; an attempt's time,
- * given back) are read on its clock by that difference.
+ * KEYS[2] the replicas' clocks (a hash: each replica's id, its lead over Redis's clock and when it
+ * said it). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for a store on the callers' clock, that
+ * clock), ARGV[3] the replica's id. Sets `now`, Redis's own clock (TIME, ms): a mark is stamped,
+ * renewed and judged by it, one clock for every replica; `ahead`, how far it is ahead of the
+ * caller's, by which the caller's times (a yes; an attempt's time, given back) are read on it; and
+ * `lead`, the most any replica's clock has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this
+ * one's now included. A yes is dated by the clock of the replica that gave it, which may be another
+ * one: read by the most any replica leads, it is never read later than it was given.
  */
 const REDIS_CLOCK = `
 local now = tonumber(ARGV[2])
@@ -161,47 +166,60 @@ if now == nil then
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 local ahead = now - tonumber(ARGV[1])
+local lead = -ahead
+redis.call('HSET', KEYS[2], ARGV[3], string.format('%d %d', -ahead, now))
+redis.call('PEXPIRE', KEYS[2], ${CLOCK_LEAD_KEPT_MS})
+local said = redis.call('HGETALL', KEYS[2])
+for index = 1, #said, 2 do
+  local other, at = string.match(said[index + 1], '^(-?%d+) (%d+)$')
+  if not at or now - tonumber(at) > ${CLOCK_LEAD_KEPT_MS} then
+    redis.call('HDEL', KEYS[2], said[index])
+  elseif tonumber(other) > lead then
+    lead = tonumber(other)
+  end
+end
 `;
 
 /**
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
- * it, and the attempt before it; times by Redis's clock). ARGV: the caller's now (ms), '' (or the
- * store's clock), its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the caller's clock), the lease
- * (ms), WRITE_MEMORY_MS, the new owner's id. {outcome, at (on the caller's clock)} of the attempt that refuses this one (in
- * flight, or sent since the yes); else marks it in flight for the owner, keeping the attempt before
- * for a refusal to restore, and returns nil. A mark in flight whose lease ran out is an unknown outcome.
+ * it, and the attempt before it; times by Redis's clock), KEYS[2] and ARGV[1-3] as REDIS_CLOCK's;
+ * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
+ * lease (ms), WRITE_MEMORY_MS, the new owner's id. {outcome, at (on the caller's clock)} of the
+ * attempt that refuses this one (in flight, or sent since the yes); else marks it in flight for the
+ * owner, keeping the attempt before for a refusal to restore, and returns nil. A mark in flight
+ * whose lease ran out is an unknown outcome.
  */
 export const CLAIM_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
-if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[4]) then outcome = 'unknown' end
-if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[3]) + ahead) then return {outcome, at - ahead} end
+if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[5]) then outcome = 'unknown' end
+if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[4]) - lead) then return {outcome, at - ahead} end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
 else
   redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
 end
-redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[6], 'alive', now)
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[7], 'alive', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return false
 `);
 
-/** KEYS[1] as CLAIM_WRITE's. ARGV: the caller's now (ms), '' (or the store's clock), the lease (ms). {outcome, at (on the caller's clock)}, or nil. */
+/** KEYS and ARGV[1-3] as CLAIM_WRITE's; then the lease (ms). {outcome, at (on the caller's clock)}, or nil. */
 export const LAST_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at or not outcome then return false end
-if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[3]) then outcome = 'unknown' end
+if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[4]) then outcome = 'unknown' end
 return {outcome, at - ahead}
 `);
 
-/** KEYS[1] as CLAIM_WRITE's. ARGV: the caller's now (ms), '' (or the store's clock), the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight. */
+/** KEYS and ARGV[1-3] as CLAIM_WRITE's; then the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight. */
 export const RENEW_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner')
-if held[1] ~= 'in-flight' or held[2] ~= ARGV[3] then return 0 end
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[4] then return 0 end
 redis.call('HSET', KEYS[1], 'alive', now)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
 `);
 
@@ -238,6 +256,8 @@ export class RedisGuardStore implements GuardStore {
   private readonly prefix: string;
   private readonly auditMaxLines: number;
   private readonly callerClock: boolean;
+  /** This replica, as the replicas' clocks in Redis name it. */
+  private readonly replica = randomBytes(12).toString('base64url');
   /** Reservations made here and not settled yet, by key. */
   private readonly reserved = new Map<string, Reservation>();
   /** Idempotency keys this store may hold without knowing it (Owed), given back by owner. */
@@ -363,11 +383,13 @@ export class RedisGuardStore implements GuardStore {
     await this.unclaimed.now(write);
     let reply: unknown;
     try {
-      reply = await this.run(
-        CLAIM_WRITE,
-        [this.writeKey(write)],
-        [...this.clock(now), approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id],
-      );
+      reply = await this.run(CLAIM_WRITE, this.markKeys(write), [
+        ...this.clock(now),
+        approvedAt - WRITE_CLOCK_SKEW_MS,
+        WRITE_MARK_LEASE_MS,
+        WRITE_MEMORY_MS,
+        id,
+      ]);
     } catch (error) {
       // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
       this.unclaimed.remember(write, settleItem(id, 'refused'), now + WRITE_MEMORY_MS);
@@ -377,7 +399,7 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async renewWrite(write: string, id: string, now: number) {
-    return (await this.run(RENEW_WRITE, [this.writeKey(write)], [...this.clock(now), id, WRITE_MEMORY_MS])) === 1;
+    return (await this.run(RENEW_WRITE, this.markKeys(write), [...this.clock(now), id, WRITE_MEMORY_MS])) === 1;
   }
 
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
@@ -392,7 +414,7 @@ export class RedisGuardStore implements GuardStore {
 
   async lastSentWrite(write: string, now: number) {
     await this.unclaimed.now(write);
-    const reply = await this.run(LAST_WRITE, [this.writeKey(write)], [...this.clock(now), WRITE_MARK_LEASE_MS]);
+    const reply = await this.run(LAST_WRITE, this.markKeys(write), [...this.clock(now), WRITE_MARK_LEASE_MS]);
     return reply === null ? undefined : attemptOf(reply);
   }
 
@@ -413,10 +435,15 @@ export class RedisGuardStore implements GuardStore {
     return attemptOf([outcome, Number(at)], ['done', 'unknown', 'refused']);
   }
 
-  /** A mark script's first two arguments: the caller's now, and the clock it runs by ('': Redis TIME). */
-  private clock(now: number): [number, number | string] {
+  /** A mark script's first arguments: the caller's now, the clock it runs by ('': Redis TIME), and this replica's id. */
+  private clock(now: number): [number, number | string, string] {
     const caller = Math.floor(now);
-    return [caller, this.callerClock ? caller : ''];
+    return [caller, this.callerClock ? caller : '', this.replica];
+  }
+
+  /** A mark script's keys: the write's last attempt, and the replicas' clocks. */
+  private markKeys(write: string): string[] {
+    return [this.writeKey(write), `${this.prefix}guard:clock-leads`];
   }
 
   private counterKey(counter: string): string {
