@@ -91,6 +91,27 @@ end
 return 0
 `);
 
+/** How often a running replica reads its Redis's eviction policy again (a CONFIG SET, a failover to a Redis configured otherwise). */
+export const EVICTION_CHECK_MS = 5_000;
+
+/**
+ * What is wrong with a Redis that evicts keys when it is full, for the operator; undefined when it
+ * does not (no memory limit, or noeviction: a full Redis then refuses writes, which fails closed).
+ * Every key the service writes has a lifetime, so volatile-* policies evict them as allkeys-* do.
+ */
+export function evictionProblem(info: string): string | undefined {
+  const field = (name: string) => new RegExp(`^${name}:(\\S*)`, 'm').exec(info)?.[1];
+  const limit = Number(field('maxmemory') ?? '0');
+  const policy = field('maxmemory_policy') ?? 'noeviction';
+  if (!(limit > 0) || policy === 'noeviction') return undefined;
+  return (
+    `the service's Redis (ENGAGE_REDIS_URL) evicts keys when it is full (maxmemory ${limit} bytes, maxmemory-policy ${policy}): ` +
+    "an evicted write's mark, idempotency record or spent confirmation would let the same write be sent twice, with nothing said. " +
+    'The operator must set maxmemory-policy noeviction (CONFIG SET maxmemory-policy noeviction, and in its configuration) or maxmemory 0; ' +
+    'a full Redis then refuses writes, and the service says so'
+  );
+}
+
 /** Reservations not settled yet kept at most: beyond, the oldest is given back by a plain DEL, as before owners. */
 const MAX_RESERVATIONS = 10_000;
 
@@ -256,6 +277,8 @@ export class RedisGuardStore implements GuardStore {
   private readonly prefix: string;
   private readonly auditMaxLines: number;
   private readonly callerClock: boolean;
+  /** Why Redis cannot be trusted with this state (it evicts), as last read, and when (performance.now()). */
+  private eviction: { problem?: string; readAt: number } | undefined;
   /** This replica, as the replicas' clocks in Redis name it. */
   private readonly replica = randomBytes(12).toString('base64url');
   /** Reservations made here and not settled yet, by key. */
@@ -286,6 +309,37 @@ export class RedisGuardStore implements GuardStore {
     this.prefix = options.prefix ?? 'engage:';
     this.auditMaxLines = options.auditMaxLines ?? AUDIT_MAX_LINES;
     this.callerClock = options.callerClock ?? false;
+  }
+
+  /**
+   * Refuses every write (nothing sent) while the Redis it runs on evicts keys when full: read at
+   * most every EVICTION_CHECK_MS. A Redis that does not answer, or does not let INFO be read,
+   * leaves the last reading: each step of the write fails closed on its own if Redis is down.
+   */
+  async ready() {
+    const last = this.eviction;
+    if (!last || performance.now() - last.readAt >= EVICTION_CHECK_MS) {
+      const info = await this.redis.command(['INFO', 'memory']).catch(() => undefined);
+      if (typeof info === 'string') this.eviction = { ...(evictionProblem(info) ? { problem: evictionProblem(info) } : {}), readAt: performance.now() };
+    }
+    if (this.eviction?.problem) throw new InputError(`${this.eviction.problem}. Nothing was sent.`);
+  }
+
+  /**
+   * For the service's start: why it must not start on this Redis (it evicts), or a warning when
+   * that could not be read (INFO not allowed to this user); undefined when all is well.
+   */
+  async startupCheck(): Promise<{ refuse?: string; warn?: string }> {
+    let info: unknown;
+    try {
+      info = await this.redis.command(['INFO', 'memory']);
+    } catch (error) {
+      const why = error instanceof Error ? error.message.split(' ')[0] : 'no answer';
+      return { warn: `could not read the Redis's eviction policy (INFO memory: ${why}); make sure it is maxmemory-policy noeviction (or maxmemory 0)` };
+    }
+    const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
+    if (problem) this.eviction = { problem, readAt: performance.now() };
+    return problem ? { refuse: problem } : {};
   }
 
   async take(counter: string, amount: number, cap: number, expiresAt: number) {
