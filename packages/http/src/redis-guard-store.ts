@@ -156,6 +156,14 @@ export interface RedisGuardStoreOptions {
   callerClock?: boolean;
 }
 
+/**
+ * Where the lines of writes the API refused the key for (401) go when that key has no record of its
+ * own: one record for all of them (capped like any key's). Any string passes as a key until the
+ * API answers, so a record each would let anyone grow Redis by a list per made-up key, for ever.
+ * No fingerprint holds `~` (base64url), so no key's record is this one.
+ */
+export const REFUSED_KEYS_AUDIT = '~refused-keys';
+
 /** The Redis key of a key fingerprint's audit record; `{…}` keeps the list and its head in one cluster slot. */
 export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix}audit:{${keyPrefix}}`;
 
@@ -407,9 +415,13 @@ export class RedisGuardStore implements GuardStore {
     }
   }
 
-  /** Chained to the head in Redis; a replica that lost the race to another's append chains again from the new head. */
+  /**
+   * Chained to the head in Redis; a replica that lost the race to another's append chains again from
+   * the new head. A key the API refused, without a record of its own, is written to REFUSED_KEYS_AUDIT's.
+   */
   async appendAudit(entry: AuditEntry) {
-    const list = auditListKey(entry.key, this.prefix);
+    let list = auditListKey(entry.key, this.prefix);
+    if (entry.apiStatus === 401 && (await this.command(['EXISTS', list])) === 0) list = auditListKey(REFUSED_KEYS_AUDIT, this.prefix);
     const headKey = `${list}:head`;
     const [seq, mac] = (await this.command(['HMGET', headKey, 'seq', 'mac'])) as [string | null, string | null];
     let head: AuditHead = { seq: Number(seq ?? 0), mac: mac ?? '' };
