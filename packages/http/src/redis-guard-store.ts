@@ -18,6 +18,7 @@ import {
   type GuardStore,
   type IdempotencyRecord,
 } from '@engage-mcp/shared';
+import { KeptMarks } from './redis-kept-marks.js';
 import { Owed, RedisReplyError, type RedisClient } from './redis.js';
 
 export const GUARD_STORE_UNAVAILABLE =
@@ -154,6 +155,8 @@ export interface RedisGuardStoreOptions {
    * hand), as one clock. Default: Redis TIME, one clock for every replica whatever theirs read.
    */
   callerClock?: boolean;
+  /** How long claims are refused after Redis lost what it held (default LOSS_QUIET_MS). */
+  lossQuietMs?: number;
 }
 
 /**
@@ -178,15 +181,27 @@ export const WRITE_CLOCK_SKEW_MS = 5_000;
 /** How long a replica's lead over Redis's clock is kept after it last said it: longer than any yes lives (a requestState's 10 minutes). */
 export const CLOCK_LEAD_KEPT_MS = 15 * 60 * 1000;
 
+/** How long claims are refused after Redis lost what it held, by default: longer than a replica takes to renew its marks (and so see the loss). */
+export const LOSS_QUIET_MS = 75_000;
+
+export const STATE_LOST =
+  "The guardrails' shared store (the service's Redis) lost what it held (it restarted empty, was emptied, or failed over to a copy that lagged behind), " +
+  'so whether this write is already on its way, or was sent since its yes, on another replica cannot be known until the replicas have put back what they sent: ' +
+  'nothing was sent. Ask again in a minute or two; the service operator should run that Redis with persistence.';
+
 /**
- * KEYS[2] the replicas' clocks (a hash: each replica's id, its lead over Redis's clock and when it
- * said it). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for a store on the callers' clock, that
- * clock), ARGV[3] the replica's id. Sets `now`, Redis's own clock (TIME, ms): a mark is stamped,
- * renewed and judged by it, one clock for every replica; `ahead`, how far it is ahead of the
- * caller's, by which the caller's times (a yes; an attempt's time, given back) are read on it; and
- * `lead`, the most any replica's clock has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this
- * one's now included. A yes is dated by the clock of the replica that gave it, which may be another
- * one: read by the most any replica leads, it is never read later than it was given.
+ * The start of every mark script. KEYS[2] the replicas' clocks (a hash: each replica's id, its
+ * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil").
+ * ARGV[1] the caller's now (ms), ARGV[2] '' (or, for a store on the callers' clock, that clock),
+ * ARGV[3] the replica's id, ARGV[4] the epoch it knows ('' if none yet), ARGV[5] the quiet after a
+ * loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
+ * one clock for every replica; `ahead`, how far it is ahead of the caller's, by which the caller's
+ * times (a yes; an attempt's time, given back) are read on it; `lead`, the most any replica's clock
+ * has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included (a yes is dated by
+ * the clock of the replica that gave it, which may be another: read by the most any replica leads,
+ * it is never read later than it was given); `epoch`, its id; and `quiet`, true while claims wait
+ * after a loss. An epoch gone, or another than the one a replica knew, is Redis having lost what it
+ * held: claims wait from when it was found, so each replica's next renewal sees it and puts back its marks.
  */
 const REDIS_CLOCK = `
 local now = tonumber(ARGV[2])
@@ -207,49 +222,83 @@ for index = 1, #said, 2 do
     lead = tonumber(other)
   end
 end
+local known = redis.call('GET', KEYS[3])
+if not known then
+  local quietUntil = 0
+  if ARGV[4] ~= '' then quietUntil = now + tonumber(ARGV[5]) end
+  known = string.format('%s-%d %d %d', ARGV[3], now, now, quietUntil)
+  redis.call('SET', KEYS[3], known)
+end
+local epoch, madeAt, quietUntil = string.match(known, '^(%S+) (%d+) (%d+)$')
+if not epoch then return redis.error_reply('ENGAGE not an epoch') end
+madeAt, quietUntil = tonumber(madeAt), tonumber(quietUntil)
+if ARGV[4] ~= '' and ARGV[4] ~= epoch and quietUntil < madeAt + tonumber(ARGV[5]) then
+  quietUntil = madeAt + tonumber(ARGV[5])
+  redis.call('SET', KEYS[3], string.format('%s %d %d', epoch, madeAt, quietUntil))
+end
+local quiet = now < quietUntil
 `;
 
 /**
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
- * it, and the attempt before it; times by Redis's clock), KEYS[2] and ARGV[1-3] as REDIS_CLOCK's;
+ * it, and the attempt before it; times by Redis's clock), KEYS[2-3] and ARGV[1-5] as REDIS_CLOCK's;
  * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
- * lease (ms), WRITE_MEMORY_MS, the new owner's id. {outcome, at (on the caller's clock)} of the
- * attempt that refuses this one (in flight, or sent since the yes); else marks it in flight for the
- * owner, keeping the attempt before for a refusal to restore, and returns nil. A mark in flight
- * whose lease ran out is an unknown outcome.
+ * lease (ms), WRITE_MEMORY_MS, the new owner's id. {epoch, 'held', outcome, at (on the caller's
+ * clock)} of the attempt that refuses this one (in flight, or sent since the yes); {epoch, 'quiet'}
+ * after a loss; else marks it in flight for the owner, keeping the attempt before for a refusal to
+ * restore: {epoch, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
  */
 export const CLAIM_WRITE = script(`${REDIS_CLOCK}
+if quiet then return {epoch, 'quiet'} end
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
-if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[5]) then outcome = 'unknown' end
-if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[4]) - lead) then return {outcome, at - ahead} end
+if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7]) then outcome = 'unknown' end
+if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {epoch, 'held', outcome, at - ahead} end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
 else
   redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
 end
-redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[7], 'alive', now)
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-return false
+redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[9], 'alive', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+return {epoch, 'marked', now}
 `);
 
-/** KEYS and ARGV[1-3] as CLAIM_WRITE's; then the lease (ms). {outcome, at (on the caller's clock)}, or nil. */
+/** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the lease (ms). {epoch, outcome, at (on the caller's clock)}, or {epoch}. */
 export const LAST_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
-if not at or not outcome then return false end
-if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[4]) then outcome = 'unknown' end
-return {outcome, at - ahead}
+if not at or not outcome then return {epoch} end
+if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[6]) then outcome = 'unknown' end
+return {epoch, outcome, at - ahead}
 `);
 
-/** KEYS and ARGV[1-3] as CLAIM_WRITE's; then the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight. */
+/** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight: {epoch, 1}, or {epoch, 0}. */
 export const RENEW_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner')
-if held[1] ~= 'in-flight' or held[2] ~= ARGV[4] then return 0 end
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[6] then return {epoch, 0} end
 redis.call('HSET', KEYS[1], 'alive', now)
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return 1
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+return {epoch, 1}
+`);
+
+/**
+ * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
+ * owner, WRITE_MEMORY_MS. Puts back a mark Redis lost, unless the write holds one now: {epoch, 1} if it did.
+ */
+export const RESTORE_WRITE = script(`${REDIS_CLOCK}
+if redis.call('EXISTS', KEYS[1]) == 1 then return {epoch, 0} end
+local at, memory = tonumber(ARGV[6]), tonumber(ARGV[9])
+if ARGV[7] == 'in-flight' then
+  redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7], 'owner', ARGV[8], 'alive', now)
+  redis.call('PEXPIRE', KEYS[1], memory)
+  return {epoch, 1}
+end
+if at + memory <= now then return {epoch, 0} end
+redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7])
+redis.call('PEXPIRE', KEYS[1], string.format('%d', at + memory - now))
+return {epoch, 1}
 `);
 
 /**
@@ -287,6 +336,10 @@ export class RedisGuardStore implements GuardStore {
   private readonly callerClock: boolean;
   /** Why Redis cannot be trusted with this state (it evicts), as last read, and when (performance.now()). */
   private eviction: { problem?: string; readAt: number } | undefined;
+  /** The marks this replica made, to put back when Redis loses them; and Redis's epoch as this replica knows it ('' before its first mark script). */
+  private readonly kept = new KeptMarks(WRITE_MEMORY_MS);
+  private epoch = '';
+  private readonly lossQuietMs: number;
   /** This replica, as the replicas' clocks in Redis name it. */
   private readonly replica = randomBytes(12).toString('base64url');
   /** Reservations made here and not settled yet, by key. */
@@ -317,6 +370,7 @@ export class RedisGuardStore implements GuardStore {
     this.prefix = options.prefix ?? 'engage:';
     this.auditMaxLines = options.auditMaxLines ?? AUDIT_MAX_LINES;
     this.callerClock = options.callerClock ?? false;
+    this.lossQuietMs = options.lossQuietMs ?? LOSS_QUIET_MS;
   }
 
   /**
@@ -443,32 +497,39 @@ export class RedisGuardStore implements GuardStore {
    * Stamped and judged by Redis's clock, so a replica whose clock is off neither takes a mark still
    * renewed for a lapsed one nor dates its send before a yes given earlier. `now` and `approvedAt`
    * are on this server's clock (the one it dates its attempts and yeses by); `clockNow`, the system
-   * clock, is not needed: a lease is judged by Redis's.
+   * clock, is not needed: a lease is judged by Redis's. Refused (nothing sent) while Redis has just
+   * lost what it held.
    */
   async claimWrite(write: string, id: string, approvedAt: number, now: number) {
     await this.unclaimed.now(write);
-    let reply: unknown;
+    let reply: unknown[];
     try {
-      reply = await this.run(CLAIM_WRITE, this.markKeys(write), [
-        ...this.clock(now),
-        approvedAt - WRITE_CLOCK_SKEW_MS,
-        WRITE_MARK_LEASE_MS,
-        WRITE_MEMORY_MS,
-        id,
-      ]);
+      reply = await this.mark(CLAIM_WRITE, write, now, [approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
     } catch (error) {
       // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
       this.unclaimed.remember(write, settleItem(id, 'refused'), now + WRITE_MEMORY_MS);
       throw error;
     }
-    return reply === null ? undefined : attemptOf(reply);
+    if (reply[0] === 'quiet') throw new InputError(STATE_LOST);
+    if (reply[0] === 'held') return attemptOf(reply.slice(1));
+    if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
+    this.kept.marked(write, id, reply[1]);
+    return undefined;
   }
 
+  /**
+   * Whether the mark is still the owner's in flight. A renewal that finds Redis lost its state puts
+   * this replica's marks back (learnEpoch) and asks again: a mark Redis lost was not taken over.
+   */
   async renewWrite(write: string, id: string, now: number) {
-    return (await this.run(RENEW_WRITE, this.markKeys(write), [...this.clock(now), id, WRITE_MEMORY_MS])) === 1;
+    const known = this.epoch;
+    const renewed = await this.mark(RENEW_WRITE, write, now, [id, WRITE_MEMORY_MS]);
+    if (renewed[0] === 1 || this.epoch === known) return renewed[0] === 1;
+    return (await this.mark(RENEW_WRITE, write, now, [id, WRITE_MEMORY_MS]))[0] === 1;
   }
 
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
+    this.kept.settled(write, id, outcome);
     try {
       await this.run(SETTLE_WRITE, [this.writeKey(write)], [id, outcome, WRITE_MEMORY_MS]);
     } catch (error) {
@@ -480,8 +541,34 @@ export class RedisGuardStore implements GuardStore {
 
   async lastSentWrite(write: string, now: number) {
     await this.unclaimed.now(write);
-    const reply = await this.run(LAST_WRITE, this.markKeys(write), [...this.clock(now), WRITE_MARK_LEASE_MS]);
-    return reply === null ? undefined : attemptOf(reply);
+    const reply = await this.mark(LAST_WRITE, write, now, [WRITE_MARK_LEASE_MS]);
+    return reply.length === 0 ? undefined : attemptOf(reply);
+  }
+
+  /** A mark script run for `write`: what it answered after the epoch, which this replica learns (a new one: Redis lost its marks, put back). */
+  private async mark(code: Script, write: string, now: number, args: Array<string | number>): Promise<unknown[]> {
+    const reply = await this.run(code, this.markKeys(write), [...this.clock(now), this.epoch, this.lossQuietMs, ...args]);
+    if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw unavailable();
+    if (reply[0] !== this.epoch) await this.learnEpoch(reply[0], now);
+    return reply.slice(1);
+  }
+
+  /**
+   * Redis's epoch is new to this replica: if it knew another, Redis lost what it held, and the marks
+   * this replica made are put back (unless the write holds one now). Until they all are, it keeps
+   * the old epoch, so its next mark script tries again.
+   */
+  private async learnEpoch(epoch: string, now: number): Promise<void> {
+    if (this.epoch !== '') {
+      const putBack = this.kept
+        .kept()
+        .map(([write, { at, outcome, owner }]) =>
+          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), epoch, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
+        );
+      const results = await Promise.allSettled(putBack);
+      if (results.some((result) => result.status === 'rejected')) return;
+    }
+    this.epoch = epoch;
   }
 
   /**
@@ -507,9 +594,9 @@ export class RedisGuardStore implements GuardStore {
     return [caller, this.callerClock ? caller : '', this.replica];
   }
 
-  /** A mark script's keys: the write's last attempt, and the replicas' clocks. */
+  /** A mark script's keys: the write's last attempt, the replicas' clocks, and Redis's epoch. */
   private markKeys(write: string): string[] {
-    return [this.writeKey(write), `${this.prefix}guard:clock-leads`];
+    return [this.writeKey(write), `${this.prefix}guard:clock-leads`, `${this.prefix}guard:epoch`];
   }
 
   private counterKey(counter: string): string {
