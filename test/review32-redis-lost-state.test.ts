@@ -5,7 +5,7 @@
 // send since it). Redis now holds an epoch; a replica that finds it gone or changed knows Redis lost
 // what it held: each puts back the marks it made (in flight, or sent within the half hour), and
 // claims are refused (nothing sent, the model told why) for a quiet time from the loss, long enough
-// for every replica's next renewal to see it.
+// for every replica's next renewal, or its check of the epoch while it keeps marks, to see it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore, STATE_LOST } from '../packages/http/src/redis-guard-store.js';
@@ -63,6 +63,18 @@ describe('Redis emptied while replicas hold marks', () => {
     await sleep(QUIET_MS + 50);
     expect(await b.claimWrite(write, 'owner-b', yes, Date.now())).toMatchObject({ outcome: 'done' });
     expect(await b.lastSentWrite(write, Date.now())).toMatchObject({ outcome: 'done' });
+  });
+
+  it('a replica that sent a write and is idle since puts its mark back within the quiet', async () => {
+    const write = freshWrite();
+    const yes = Date.now() - 60_000;
+    const { b } = await twoReplicasThenFlush(async (a) => {
+      expect(await a.claimWrite(write, 'owner-a', yes, Date.now())).toBeUndefined();
+      await a.settleWrite(write, 'owner-a', 'done');
+    });
+    await expect(b.claimWrite(write, 'owner-b', yes, Date.now())).rejects.toThrow(STATE_LOST);
+    await sleep(QUIET_MS + 50);
+    expect(await b.claimWrite(write, 'owner-b', yes, Date.now())).toMatchObject({ outcome: 'done' });
   });
 
   it('a Redis no replica has used yet is no loss: nothing is refused', async () => {

@@ -184,6 +184,9 @@ export const CLOCK_LEAD_KEPT_MS = 15 * 60 * 1000;
 /** How long claims are refused after Redis lost what it held, by default: longer than a replica takes to renew its marks (and so see the loss). */
 export const LOSS_QUIET_MS = 75_000;
 
+/** The write a replica reads only to learn Redis's epoch (no write digest is this: digests are base64url). */
+const EPOCH_PROBE = '~epoch';
+
 export const STATE_LOST =
   "The guardrails' shared store (the service's Redis) lost what it held (it restarted empty, was emptied, or failed over to a copy that lagged behind), " +
   'so whether this write is already on its way, or was sent since its yes, on another replica cannot be known until the replicas have put back what they sent: ' +
@@ -339,6 +342,7 @@ export class RedisGuardStore implements GuardStore {
   /** The marks this replica made, to put back when Redis loses them; and Redis's epoch as this replica knows it ('' before its first mark script). */
   private readonly kept = new KeptMarks(WRITE_MEMORY_MS);
   private epoch = '';
+  private watching: NodeJS.Timeout | undefined;
   private readonly lossQuietMs: number;
   /** This replica, as the replicas' clocks in Redis name it. */
   private readonly replica = randomBytes(12).toString('base64url');
@@ -514,6 +518,7 @@ export class RedisGuardStore implements GuardStore {
     if (reply[0] === 'held') return attemptOf(reply.slice(1));
     if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
     this.kept.marked(write, id, reply[1]);
+    this.watchEpoch();
     return undefined;
   }
 
@@ -543,6 +548,23 @@ export class RedisGuardStore implements GuardStore {
     await this.unclaimed.now(write);
     const reply = await this.mark(LAST_WRITE, write, now, [WRITE_MARK_LEASE_MS]);
     return reply.length === 0 ? undefined : attemptOf(reply);
+  }
+
+  /**
+   * While this replica keeps marks, Redis's epoch is read every third of the quiet, so a loss is
+   * seen, and the marks put back, within the quiet even on a replica that is idle.
+   */
+  private watchEpoch(): void {
+    if (this.watching) return;
+    this.watching = setInterval(
+      () => {
+        if (this.kept.kept().length > 0) return void this.mark(LAST_WRITE, EPOCH_PROBE, Date.now(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+        clearInterval(this.watching);
+        this.watching = undefined;
+      },
+      Math.max(1, Math.floor(this.lossQuietMs / 3)),
+    );
+    this.watching.unref();
   }
 
   /** A mark script run for `write`: what it answered after the epoch, which this replica learns (a new one: Redis lost its marks, put back). */
