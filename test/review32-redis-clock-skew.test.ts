@@ -104,4 +104,18 @@ describe('replicas whose clocks are five minutes apart, on one Redis', () => {
     expect(requestsAtApi(sandbox, SEND) - before, textOf(late as never)).toBe(1);
     expect(textOf(late as never)).toMatch(/after this confirmation was given/);
   }, 60_000);
+
+  it("a replica whose clock is off Redis's by minutes says so when it starts", async () => {
+    const clock = clockShifter(dir);
+    clock.set(FIVE_MINUTES);
+    const started = launchService({
+      ENGAGE_BASE_URL: sandbox.baseUrl,
+      ENGAGE_REDIS_URL: redis.url,
+      ENGAGE_STATE_SECRET: 'a-shared-state-secret-of-more-than-32-bytes',
+      ...clock.env,
+    });
+    children.push(started.child);
+    await started.url;
+    await until("the warning of the replica's clock", () => /this replica's clock is 300 s ahead of Redis's/.test(started.stderr.join('')));
+  }, 60_000);
 });

@@ -392,20 +392,38 @@ export class RedisGuardStore implements GuardStore {
   }
 
   /**
-   * For the service's start: why it must not start on this Redis (it evicts), or a warning when
-   * that could not be read (INFO not allowed to this user); undefined when all is well.
+   * For the service's start: why it must not start on this Redis (it evicts), and warnings: the
+   * eviction policy could not be read (INFO not allowed to this user), or this replica's clock is
+   * off Redis's by more than a second (a yes given here is read by the most any replica leads).
    */
-  async startupCheck(): Promise<{ refuse?: string; warn?: string }> {
+  async startupCheck(): Promise<{ refuse?: string; warnings: string[] }> {
+    const warnings = [await this.clockWarning()].filter((warning): warning is string => warning !== undefined);
     let info: unknown;
     try {
       info = await this.redis.command(['INFO', 'memory']);
     } catch (error) {
       const why = error instanceof Error ? error.message.split(' ')[0] : 'no answer';
-      return { warn: `could not read the Redis's eviction policy (INFO memory: ${why}); make sure it is maxmemory-policy noeviction (or maxmemory 0)` };
+      warnings.push(`could not read the Redis's eviction policy (INFO memory: ${why}); make sure it is maxmemory-policy noeviction (or maxmemory 0)`);
+      return { warnings };
     }
     const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
     if (problem) this.eviction = { problem, readAt: performance.now() };
-    return problem ? { refuse: problem } : {};
+    return problem ? { refuse: problem, warnings } : { warnings };
+  }
+
+  /** This replica's clock against Redis's (TIME), when they are more than a second apart. */
+  private async clockWarning(): Promise<string | undefined> {
+    const asked = Date.now();
+    const time = await this.redis.command(['TIME']).catch(() => undefined);
+    if (!Array.isArray(time)) return undefined;
+    const redisNow = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+    const lead = Math.round((asked + Date.now()) / 2 - redisNow);
+    if (!(Math.abs(lead) > 1_000)) return undefined;
+    const how = `${Math.round(Math.abs(lead) / 1000)} s ${lead > 0 ? 'ahead of' : 'behind'}`;
+    return (
+      `this replica's clock is ${how} Redis's: writes' marks go by Redis's clock, but a yes is dated by the clock of the replica that gave it, ` +
+      'and every replica reads yeses by the most any replica is ahead, so a yes asks again for the same write sent within that time before it. Synchronise the clocks (NTP)'
+    );
   }
 
   async take(counter: string, amount: number, cap: number, expiresAt: number) {

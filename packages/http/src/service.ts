@@ -180,12 +180,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   return { url: urlOf(server), server, metrics, close: () => (closing ??= closeService(parts)) };
 }
 
-/** A Redis that evicts keys when it is full would let a write go out twice, with nothing said: the service does not start on one. */
+/**
+ * A Redis that evicts keys when it is full would let a write go out twice, with nothing said: the
+ * service does not start on one. A clock off Redis's, or a policy that could not be read, is said.
+ */
 async function checkSharedStore(store: GuardStore | undefined, log: JsonLog): Promise<void> {
   if (!(store instanceof RedisGuardStore)) return;
-  const { refuse, warn } = await store.startupCheck();
+  const { refuse, warnings } = await store.startupCheck();
   if (refuse) throw new StartupError(refuse);
-  if (warn) log.warn(warn);
+  for (const warning of warnings) log.warn(warning);
 }
 
 /**
