@@ -2,7 +2,8 @@
 // the marks of writes in flight and of writes sent in the last half hour were gone, so another
 // replica sent the same write again: one still at the API (its replica renews a mark that is no
 // longer there), or one sent after a yes given earlier (that yes, used on another replica, found no
-// send since it). Redis now holds an epoch; a replica that finds it gone or changed knows Redis lost
+// send since it). Redis now holds an epoch, with a count of the marks made in it; a replica that
+// finds it gone, changed, or with fewer marks than it saw (gone back to a copy that lagged) knows Redis lost
 // what it held: each puts back the marks it made (in flight, or sent within the half hour), and
 // claims are refused (nothing sent, the model told why) for a quiet time from the loss, long enough
 // for every replica's next renewal, or its check of the epoch while it keeps marks, to see it.
@@ -75,6 +76,21 @@ describe('Redis emptied while replicas hold marks', () => {
     await expect(b.claimWrite(write, 'owner-b', yes, Date.now())).rejects.toThrow(STATE_LOST);
     await sleep(QUIET_MS + 50);
     expect(await b.claimWrite(write, 'owner-b', yes, Date.now())).toMatchObject({ outcome: 'done' });
+  });
+
+  it('a Redis gone back to an older copy (a failover to a replica that lagged) is a loss too', async () => {
+    const [a, b] = [0, 1].map((index) => new RedisGuardStore(clients[index] as RedisClient, { stateSecret: STATE_SECRET, lossQuietMs: QUIET_MS }));
+    const write = freshWrite();
+    await b!.lastSentWrite(freshWrite(), Date.now());
+    // What the lagging copy holds: the state before a's claim.
+    const lagging = (await clients[2]!.command(['GET', 'engage:guard:epoch'])) as string;
+    expect(await a!.claimWrite(write, 'owner-a', Number.MAX_SAFE_INTEGER, Date.now())).toBeUndefined();
+    await clients[2]!.command(['DEL', `engage:guard:write:${write}`]);
+    await clients[2]!.command(['SET', 'engage:guard:epoch', lagging]);
+    await sleep(QUIET_MS / 2); // a's check of the epoch, while it keeps its mark, sees fewer claims than it saw
+    await expect(b!.claimWrite(write, 'owner-b', Number.MAX_SAFE_INTEGER, Date.now())).rejects.toThrow(STATE_LOST);
+    await sleep(QUIET_MS + 50);
+    expect(await b!.claimWrite(write, 'owner-b', Number.MAX_SAFE_INTEGER, Date.now())).toMatchObject({ outcome: 'in-flight' });
   });
 
   it('a Redis no replica has used yet is no loss: nothing is refused', async () => {

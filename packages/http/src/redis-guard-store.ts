@@ -194,17 +194,19 @@ export const STATE_LOST =
 
 /**
  * The start of every mark script. KEYS[2] the replicas' clocks (a hash: each replica's id, its
- * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil").
- * ARGV[1] the caller's now (ms), ARGV[2] '' (or, for a store on the callers' clock, that clock),
- * ARGV[3] the replica's id, ARGV[4] the epoch it knows ('' if none yet), ARGV[5] the quiet after a
- * loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
+ * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil
+ * claims": claims counts the marks made in it). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for
+ * a store on the callers' clock, that clock), ARGV[3] the replica's id, ARGV[4] the epoch it knows
+ * and the most claims it saw there ("id:claims"; '' if none yet), ARGV[5] the quiet after a loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
  * one clock for every replica; `ahead`, how far it is ahead of the caller's, by which the caller's
  * times (a yes; an attempt's time, given back) are read on it; `lead`, the most any replica's clock
  * has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included (a yes is dated by
  * the clock of the replica that gave it, which may be another: read by the most any replica leads,
- * it is never read later than it was given); `epoch`, its id; and `quiet`, true while claims wait
- * after a loss. An epoch gone, or another than the one a replica knew, is Redis having lost what it
- * held: claims wait from when it was found, so each replica's next renewal sees it and puts back its marks.
+ * it is never read later than it was given); `epoch` and `seq`, its id and claims (a script answers
+ * "epoch:seq" first); and `quiet`, true while claims wait after a loss. An epoch gone, another than
+ * the one a replica knew, or with fewer claims than it saw, is Redis having lost what it held (or
+ * gone back to a copy that lagged): claims wait from when it was found, so each replica's next
+ * renewal, or its check while it keeps marks, sees it and puts back its marks.
  */
 const REDIS_CLOCK = `
 local now = tonumber(ARGV[2])
@@ -225,19 +227,25 @@ for index = 1, #said, 2 do
     lead = tonumber(other)
   end
 end
-local known = redis.call('GET', KEYS[3])
-if not known then
-  local quietUntil = 0
-  if ARGV[4] ~= '' then quietUntil = now + tonumber(ARGV[5]) end
-  known = string.format('%s-%d %d %d', ARGV[3], now, now, quietUntil)
-  redis.call('SET', KEYS[3], known)
+local knownId, knownSeq = string.match(ARGV[4], '^(%S+):(%d+)$')
+local quietMs = tonumber(ARGV[5])
+local epoch, madeAt, quietUntil, seq
+local held = redis.call('GET', KEYS[3])
+if held then
+  epoch, madeAt, quietUntil, seq = string.match(held, '^(%S+) (%d+) (%d+) (%d+)$')
+  if not epoch then return redis.error_reply('ENGAGE not an epoch') end
+  madeAt, quietUntil, seq = tonumber(madeAt), tonumber(quietUntil), tonumber(seq)
 end
-local epoch, madeAt, quietUntil = string.match(known, '^(%S+) (%d+) (%d+)$')
-if not epoch then return redis.error_reply('ENGAGE not an epoch') end
-madeAt, quietUntil = tonumber(madeAt), tonumber(quietUntil)
-if ARGV[4] ~= '' and ARGV[4] ~= epoch and quietUntil < madeAt + tonumber(ARGV[5]) then
-  quietUntil = madeAt + tonumber(ARGV[5])
-  redis.call('SET', KEYS[3], string.format('%s %d %d', epoch, madeAt, quietUntil))
+local function keepEpoch()
+  redis.call('SET', KEYS[3], string.format('%s %d %d %d', epoch, madeAt, quietUntil, seq))
+end
+if not held or (knownId == epoch and seq < tonumber(knownSeq)) then
+  epoch, madeAt, seq, quietUntil = ARGV[3] .. '-' .. now, now, 0, 0
+  if knownId then quietUntil = now + quietMs end
+  keepEpoch()
+elseif knownId and knownId ~= epoch and quietUntil < madeAt + quietMs then
+  quietUntil = madeAt + quietMs
+  keepEpoch()
 end
 local quiet = now < quietUntil
 `;
@@ -246,18 +254,18 @@ local quiet = now < quietUntil
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
  * it, and the attempt before it; times by Redis's clock), KEYS[2-3] and ARGV[1-5] as REDIS_CLOCK's;
  * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
- * lease (ms), WRITE_MEMORY_MS, the new owner's id. {epoch, 'held', outcome, at (on the caller's
- * clock)} of the attempt that refuses this one (in flight, or sent since the yes); {epoch, 'quiet'}
+ * lease (ms), WRITE_MEMORY_MS, the new owner's id. {stamp, 'held', outcome, at (on the caller's
+ * clock)} of the attempt that refuses this one (in flight, or sent since the yes); {stamp, 'quiet'}
  * after a loss; else marks it in flight for the owner, keeping the attempt before for a refusal to
- * restore: {epoch, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
+ * restore: {stamp, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
  */
 export const CLAIM_WRITE = script(`${REDIS_CLOCK}
-if quiet then return {epoch, 'quiet'} end
+if quiet then return {epoch .. ':' .. seq, 'quiet'} end
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
 if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7]) then outcome = 'unknown' end
-if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {epoch, 'held', outcome, at - ahead} end
+if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {epoch .. ':' .. seq, 'held', outcome, at - ahead} end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
 else
@@ -265,43 +273,49 @@ else
 end
 redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[9], 'alive', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
-return {epoch, 'marked', now}
+seq = seq + 1
+keepEpoch()
+return {epoch .. ':' .. seq, 'marked', now}
 `);
 
-/** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the lease (ms). {epoch, outcome, at (on the caller's clock)}, or {epoch}. */
+/** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the lease (ms). {stamp, outcome, at (on the caller's clock)}, or {stamp}. */
 export const LAST_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
-if not at or not outcome then return {epoch} end
+if not at or not outcome then return {epoch .. ':' .. seq} end
 if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[6]) then outcome = 'unknown' end
-return {epoch, outcome, at - ahead}
+return {epoch .. ':' .. seq, outcome, at - ahead}
 `);
 
-/** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight: {epoch, 1}, or {epoch, 0}. */
+/** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight: {stamp, 1}, or {stamp, 0}. */
 export const RENEW_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner')
-if held[1] ~= 'in-flight' or held[2] ~= ARGV[6] then return {epoch, 0} end
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[6] then return {epoch .. ':' .. seq, 0} end
 redis.call('HSET', KEYS[1], 'alive', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
-return {epoch, 1}
+return {epoch .. ':' .. seq, 1}
 `);
 
 /**
  * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
- * owner, WRITE_MEMORY_MS. Puts back a mark Redis lost, unless the write holds one now: {epoch, 1} if it did.
+ * owner, WRITE_MEMORY_MS. Puts back a mark Redis lost or holds an older state of (a copy that
+ * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it did.
  */
 export const RESTORE_WRITE = script(`${REDIS_CLOCK}
-if redis.call('EXISTS', KEYS[1]) == 1 then return {epoch, 0} end
 local at, memory = tonumber(ARGV[6]), tonumber(ARGV[9])
+local was = redis.call('HMGET', KEYS[1], 'at', 'owner')
+local wasAt = tonumber(was[1])
+if wasAt and (wasAt > at or (wasAt == at and was[2] ~= ARGV[8])) then return {epoch .. ':' .. seq, 0} end
+redis.call('DEL', KEYS[1])
 if ARGV[7] == 'in-flight' then
   redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7], 'owner', ARGV[8], 'alive', now)
   redis.call('PEXPIRE', KEYS[1], memory)
-  return {epoch, 1}
+  return {epoch .. ':' .. seq, 1}
 end
-if at + memory <= now then return {epoch, 0} end
+if at + memory <= now then return {epoch .. ':' .. seq, 0} end
 redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7])
 redis.call('PEXPIRE', KEYS[1], string.format('%d', at + memory - now))
-return {epoch, 1}
+return {epoch .. ':' .. seq, 1}
 `);
 
 /**
@@ -342,6 +356,8 @@ export class RedisGuardStore implements GuardStore {
   /** The marks this replica made, to put back when Redis loses them; and Redis's epoch as this replica knows it ('' before its first mark script). */
   private readonly kept = new KeptMarks(WRITE_MEMORY_MS);
   private epoch = '';
+  /** The highest count of claims this replica has seen in its epoch: a Redis that shows fewer went back (a failover to a copy that lagged). */
+  private seq = 0;
   private watching: NodeJS.Timeout | undefined;
   private readonly lossQuietMs: number;
   /** This replica, as the replicas' clocks in Redis name it. */
@@ -587,10 +603,14 @@ export class RedisGuardStore implements GuardStore {
 
   /** A mark script run for `write`: what it answered after the epoch, which this replica learns (a new one: Redis lost its marks, put back). */
   private async mark(code: Script, write: string, now: number, args: Array<string | number>): Promise<unknown[]> {
-    const reply = await this.run(code, this.markKeys(write), [...this.clock(now), this.epoch, this.lossQuietMs, ...args]);
-    if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw unavailable();
-    if (reply[0] !== this.epoch) await this.learnEpoch(reply[0], now);
-    return reply.slice(1);
+    const known = this.epoch === '' ? '' : `${this.epoch}:${this.seq}`;
+    const reply = await this.run(code, this.markKeys(write), [...this.clock(now), known, this.lossQuietMs, ...args]);
+    const stamp = Array.isArray(reply) && typeof reply[0] === 'string' ? /^(\S+):(\d+)$/.exec(reply[0]) : null;
+    if (!stamp) throw unavailable();
+    const [, epoch = '', seq = '0'] = stamp;
+    if (epoch !== this.epoch) await this.learnEpoch(epoch, Number(seq), now);
+    else this.seq = Math.max(this.seq, Number(seq));
+    return (reply as unknown[]).slice(1);
   }
 
   /**
@@ -598,17 +618,18 @@ export class RedisGuardStore implements GuardStore {
    * this replica made are put back (unless the write holds one now). Until they all are, it keeps
    * the old epoch, so its next mark script tries again.
    */
-  private async learnEpoch(epoch: string, now: number): Promise<void> {
+  private async learnEpoch(epoch: string, seq: number, now: number): Promise<void> {
     if (this.epoch !== '') {
       const putBack = this.kept
         .kept()
         .map(([write, { at, outcome, owner }]) =>
-          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), epoch, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
+          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
         );
       const results = await Promise.allSettled(putBack);
       if (results.some((result) => result.status === 'rejected')) return;
     }
     this.epoch = epoch;
+    this.seq = seq;
   }
 
   /**
