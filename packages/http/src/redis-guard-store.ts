@@ -197,7 +197,8 @@ export const STATE_LOST =
  * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil
  * claims": claims counts the marks made in it). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for
  * a store on the callers' clock, that clock), ARGV[3] the replica's id, ARGV[4] the epoch it knows
- * and the most claims it saw there ("id:claims"; '' if none yet), ARGV[5] the quiet after a loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
+ * and the most claims it saw there ("id:claims"; '' if none yet), ARGV[5] the quiet after a loss
+ * (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
  * one clock for every replica; `ahead`, how far it is ahead of the caller's, by which the caller's
  * times (a yes; an attempt's time, given back) are read on it; `lead`, the most any replica's clock
  * has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included (a yes is dated by
@@ -402,7 +403,8 @@ export class RedisGuardStore implements GuardStore {
     const last = this.eviction;
     if (!last || performance.now() - last.readAt >= EVICTION_CHECK_MS) {
       const info = await this.redis.command(['INFO', 'memory']).catch(() => undefined);
-      if (typeof info === 'string') this.eviction = { ...(evictionProblem(info) ? { problem: evictionProblem(info) } : {}), readAt: performance.now() };
+      const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
+      if (typeof info === 'string') this.eviction = { ...(problem ? { problem } : {}), readAt: performance.now() };
     }
     if (this.eviction?.problem) throw new InputError(`${this.eviction.problem}. Nothing was sent.`);
   }
