@@ -18,6 +18,7 @@ import {
   type GuardStore,
   type IdempotencyRecord,
 } from '@engage-mcp/shared';
+import { KeptMarks } from './redis-kept-marks.js';
 import { Owed, RedisReplyError, type RedisClient } from './redis.js';
 
 export const GUARD_STORE_UNAVAILABLE =
@@ -36,8 +37,8 @@ interface Script {
 const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
 
 /**
- * KEYS[1] the counter. ARGV: amount, cap, expiresAt (ms). Adds amount unless the count would pass
- * the cap; returns {1, count after} or {0, count now}. A value that is not a count fails (closed).
+ * KEYS[1] the counter. ARGV: amount, cap, its lifetime from now (ms). Adds amount unless the count
+ * would pass the cap; returns {1, count after} or {0, count now}. A value that is not a count fails (closed).
  */
 export const TAKE = script(`
 local count = 0
@@ -49,7 +50,7 @@ end
 local amount = tonumber(ARGV[1])
 if count + amount > tonumber(ARGV[2]) then return {0, count} end
 count = redis.call('INCRBY', KEYS[1], amount)
-redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {1, count}
 `);
 
@@ -65,13 +66,13 @@ return left
 `);
 
 /**
- * KEYS[1] the record (a hash: record, reply, owner). ARGV: the record's JSON, expiresAt (ms), the
- * reserving call's id. Returns nil once reserved, else the holder {record, reply}.
+ * KEYS[1] the record (a hash: record, reply, owner). ARGV: the record's JSON, its lifetime from now
+ * (ms), the reserving call's id. Returns nil once reserved, else the holder {record, reply}.
  */
 export const RESERVE = script(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HMGET', KEYS[1], 'record', 'reply') end
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'owner', ARGV[3])
-redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return nil
 `);
 
@@ -90,6 +91,27 @@ for index = 1, #ARGV do
 end
 return 0
 `);
+
+/** How often a running replica reads its Redis's eviction policy again (a CONFIG SET, a failover to a Redis configured otherwise). */
+export const EVICTION_CHECK_MS = 5_000;
+
+/**
+ * What is wrong with a Redis that evicts keys when it is full, for the operator; undefined when it
+ * does not (no memory limit, or noeviction: a full Redis then refuses writes, which fails closed).
+ * Every key the service writes has a lifetime, so volatile-* policies evict them as allkeys-* do.
+ */
+export function evictionProblem(info: string): string | undefined {
+  const field = (name: string) => new RegExp(`^${name}:(\\S*)`, 'm').exec(info)?.[1];
+  const limit = Number(field('maxmemory') ?? '0');
+  const policy = field('maxmemory_policy') ?? 'noeviction';
+  if (!(limit > 0) || policy === 'noeviction') return undefined;
+  return (
+    `the service's Redis (ENGAGE_REDIS_URL) evicts keys when it is full (maxmemory ${limit} bytes, maxmemory-policy ${policy}): ` +
+    "an evicted write's mark, idempotency record or spent confirmation would let the same write be sent twice, with nothing said. " +
+    'The operator must set maxmemory-policy noeviction (CONFIG SET maxmemory-policy noeviction, and in its configuration) or maxmemory 0; ' +
+    'a full Redis then refuses writes, and the service says so'
+  );
+}
 
 /** Reservations not settled yet kept at most: beyond, the oldest is given back by a plain DEL, as before owners. */
 const MAX_RESERVATIONS = 10_000;
@@ -128,7 +150,22 @@ export interface RedisGuardStoreOptions {
   prefix?: string;
   /** Audit lines kept per key fingerprint (default AUDIT_MAX_LINES). */
   auditMaxLines?: number;
+  /**
+   * Writes' marks stamped and judged by the times their callers pass (tests that set the time by
+   * hand), as one clock. Default: Redis TIME, one clock for every replica whatever theirs read.
+   */
+  callerClock?: boolean;
+  /** How long claims are refused after Redis lost what it held (default LOSS_QUIET_MS). */
+  lossQuietMs?: number;
 }
+
+/**
+ * Where the lines of writes the API refused the key for (401) go when that key has no record of its
+ * own: one record for all of them (capped like any key's). Any string passes as a key until the
+ * API answers, so a record each would let anyone grow Redis by a list per made-up key, for ever.
+ * No fingerprint holds `~` (base64url), so no key's record is this one.
+ */
+export const REFUSED_KEYS_AUDIT = '~refused-keys';
 
 /** The Redis key of a key fingerprint's audit record; `{…}` keeps the list and its head in one cluster slot. */
 export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix}audit:{${keyPrefix}}`;
@@ -136,44 +173,150 @@ export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix
 /** How long a write's last attempt is kept, as this process's journal keeps it. */
 export const WRITE_MEMORY_MS = 30 * 60 * 1000;
 /**
- * How far apart two replicas' clocks may be: a mark's time is its replica's, a yes's is the
- * replica's that issued it, so a write stamped this close before a yes counts as sent since it (the
- * person is asked again rather than the write sent twice).
+ * How far a yes's time may be off Redis's beyond what the replicas' clocks are known to be: a write
+ * marked this close before a yes counts as sent since it (the person is asked again rather than the
+ * write sent twice).
  */
 export const WRITE_CLOCK_SKEW_MS = 5_000;
+/** How long a replica's lead over Redis's clock is kept after it last said it: longer than any yes lives (a requestState's 10 minutes). */
+export const CLOCK_LEAD_KEPT_MS = 15 * 60 * 1000;
+
+/** How long claims are refused after Redis lost what it held, by default: longer than a replica takes to renew its marks (and so see the loss). */
+export const LOSS_QUIET_MS = 75_000;
+
+/** The write a replica reads only to learn Redis's epoch (no write digest is this: digests are base64url). */
+const EPOCH_PROBE = '~epoch';
+
+export const STATE_LOST =
+  "The guardrails' shared store (the service's Redis) lost what it held (it restarted empty, was emptied, or failed over to a copy that lagged behind), " +
+  'so whether this write is already on its way, or was sent since its yes, on another replica cannot be known until the replicas have put back what they sent: ' +
+  'nothing was sent. Ask again in a minute or two; the service operator should run that Redis with persistence.';
+
+/**
+ * The start of every mark script. KEYS[2] the replicas' clocks (a hash: each replica's id, its
+ * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil
+ * claims": claims counts the marks made in it). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for
+ * a store on the callers' clock, that clock), ARGV[3] the replica's id, ARGV[4] the epoch it knows
+ * and the most claims it saw there ("id:claims"; '' if none yet), ARGV[5] the quiet after a loss
+ * (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
+ * one clock for every replica; `ahead`, how far it is ahead of the caller's, by which the caller's
+ * times (a yes; an attempt's time, given back) are read on it; `lead`, the most any replica's clock
+ * has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included (a yes is dated by
+ * the clock of the replica that gave it, which may be another: read by the most any replica leads,
+ * it is never read later than it was given); `epoch` and `seq`, its id and claims (a script answers
+ * "epoch:seq" first); and `quiet`, true while claims wait after a loss. An epoch gone, another than
+ * the one a replica knew, or with fewer claims than it saw, is Redis having lost what it held (or
+ * gone back to a copy that lagged): claims wait from when it was found, so each replica's next
+ * renewal, or its check while it keeps marks, sees it and puts back its marks.
+ */
+const REDIS_CLOCK = `
+local now = tonumber(ARGV[2])
+if now == nil then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+local ahead = now - tonumber(ARGV[1])
+local lead = -ahead
+redis.call('HSET', KEYS[2], ARGV[3], string.format('%d %d', -ahead, now))
+redis.call('PEXPIRE', KEYS[2], ${CLOCK_LEAD_KEPT_MS})
+local said = redis.call('HGETALL', KEYS[2])
+for index = 1, #said, 2 do
+  local other, at = string.match(said[index + 1], '^(-?%d+) (%d+)$')
+  if not at or now - tonumber(at) > ${CLOCK_LEAD_KEPT_MS} then
+    redis.call('HDEL', KEYS[2], said[index])
+  elseif tonumber(other) > lead then
+    lead = tonumber(other)
+  end
+end
+local knownId, knownSeq = string.match(ARGV[4], '^(%S+):(%d+)$')
+local quietMs = tonumber(ARGV[5])
+local epoch, madeAt, quietUntil, seq
+local held = redis.call('GET', KEYS[3])
+if held then
+  epoch, madeAt, quietUntil, seq = string.match(held, '^(%S+) (%d+) (%d+) (%d+)$')
+  if not epoch then return redis.error_reply('ENGAGE not an epoch') end
+  madeAt, quietUntil, seq = tonumber(madeAt), tonumber(quietUntil), tonumber(seq)
+end
+local function keepEpoch()
+  redis.call('SET', KEYS[3], string.format('%s %d %d %d', epoch, madeAt, quietUntil, seq))
+end
+if not held or (knownId == epoch and seq < tonumber(knownSeq)) then
+  epoch, madeAt, seq, quietUntil = ARGV[3] .. '-' .. now, now, 0, 0
+  if knownId then quietUntil = now + quietMs end
+  keepEpoch()
+elseif knownId and knownId ~= epoch and quietUntil < madeAt + quietMs then
+  quietUntil = madeAt + quietMs
+  keepEpoch()
+end
+local quiet = now < quietUntil
+`;
 
 /**
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
- * it, and the attempt before it). ARGV: now (ms), approvedAt less WRITE_CLOCK_SKEW_MS (ms), the lease (ms), WRITE_MEMORY_MS,
- * the new owner's id, and the system clock now (ms; the lease is judged by it). {outcome, at} of the attempt that refuses this one (in flight, or sent since
- * the yes); else marks it in flight for the owner, keeping the attempt before for a refusal to
- * restore, and returns nil. A mark in flight whose lease ran out is an unknown outcome.
+ * it, and the attempt before it; times by Redis's clock), KEYS[2-3] and ARGV[1-5] as REDIS_CLOCK's;
+ * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
+ * lease (ms), WRITE_MEMORY_MS, the new owner's id. {stamp, 'held', outcome, at (on the caller's
+ * clock)} of the attempt that refuses this one (in flight, or sent since the yes); {stamp, 'quiet'}
+ * after a loss; else marks it in flight for the owner, keeping the attempt before for a refusal to
+ * restore: {stamp, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
  */
-export const CLAIM_WRITE = script(`
-local now = tonumber(ARGV[1])
-local clockNow = tonumber(ARGV[6]) or now
+export const CLAIM_WRITE = script(`${REDIS_CLOCK}
+if quiet then return {epoch .. ':' .. seq, 'quiet'} end
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
-if outcome == 'in-flight' and clockNow - (tonumber(held[3]) or at) >= tonumber(ARGV[3]) then outcome = 'unknown' end
-if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[2])) then return {outcome, at} end
+if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7]) then outcome = 'unknown' end
+if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {epoch .. ':' .. seq, 'held', outcome, at - ahead} end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
 else
   redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
 end
-redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[5], 'alive', now)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return false
+redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[9], 'alive', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+seq = seq + 1
+keepEpoch()
+return {epoch .. ':' .. seq, 'marked', now}
 `);
 
-/** KEYS[1] as CLAIM_WRITE's. ARGV: the owner's id, now (ms), WRITE_MEMORY_MS. Renews the owner's mark in flight. */
-export const RENEW_WRITE = script(`
+/** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the lease (ms). {stamp, outcome, at (on the caller's clock)}, or {stamp}. */
+export const LAST_WRITE = script(`${REDIS_CLOCK}
+local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
+local at, outcome = tonumber(held[1]), held[2]
+if not at or not outcome then return {epoch .. ':' .. seq} end
+if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[6]) then outcome = 'unknown' end
+return {epoch .. ':' .. seq, outcome, at - ahead}
+`);
+
+/** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight: {stamp, 1}, or {stamp, 0}. */
+export const RENEW_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner')
-if held[1] ~= 'in-flight' or held[2] ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'alive', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[6] then return {epoch .. ':' .. seq, 0} end
+redis.call('HSET', KEYS[1], 'alive', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+return {epoch .. ':' .. seq, 1}
+`);
+
+/**
+ * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
+ * owner, WRITE_MEMORY_MS. Puts back a mark Redis lost or holds an older state of (a copy that
+ * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it did.
+ */
+export const RESTORE_WRITE = script(`${REDIS_CLOCK}
+local at, memory = tonumber(ARGV[6]), tonumber(ARGV[9])
+local was = redis.call('HMGET', KEYS[1], 'at', 'owner')
+local wasAt = tonumber(was[1])
+if wasAt and (wasAt > at or (wasAt == at and was[2] ~= ARGV[8])) then return {epoch .. ':' .. seq, 0} end
+redis.call('DEL', KEYS[1])
+if ARGV[7] == 'in-flight' then
+  redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7], 'owner', ARGV[8], 'alive', now)
+  redis.call('PEXPIRE', KEYS[1], memory)
+  return {epoch .. ':' .. seq, 1}
+end
+if at + memory <= now then return {epoch .. ':' .. seq, 0} end
+redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7])
+redis.call('PEXPIRE', KEYS[1], string.format('%d', at + memory - now))
+return {epoch .. ':' .. seq, 1}
 `);
 
 /**
@@ -208,6 +351,18 @@ export class RedisGuardStore implements GuardStore {
   private readonly secret: Buffer;
   private readonly prefix: string;
   private readonly auditMaxLines: number;
+  private readonly callerClock: boolean;
+  /** Why Redis cannot be trusted with this state (it evicts), as last read, and when (performance.now()). */
+  private eviction: { problem?: string; readAt: number } | undefined;
+  /** The marks this replica made, to put back when Redis loses them; and Redis's epoch as this replica knows it ('' before its first mark script). */
+  private readonly kept = new KeptMarks(WRITE_MEMORY_MS);
+  private epoch = '';
+  /** The highest count of claims this replica has seen in its epoch: a Redis that shows fewer went back (a failover to a copy that lagged). */
+  private seq = 0;
+  private watching: NodeJS.Timeout | undefined;
+  private readonly lossQuietMs: number;
+  /** This replica, as the replicas' clocks in Redis name it. */
+  private readonly replica = randomBytes(12).toString('base64url');
   /** Reservations made here and not settled yet, by key. */
   private readonly reserved = new Map<string, Reservation>();
   /** Idempotency keys this store may hold without knowing it (Owed), given back by owner. */
@@ -235,10 +390,62 @@ export class RedisGuardStore implements GuardStore {
     this.secret = remoteAuditSecret(options.stateSecret);
     this.prefix = options.prefix ?? 'engage:';
     this.auditMaxLines = options.auditMaxLines ?? AUDIT_MAX_LINES;
+    this.callerClock = options.callerClock ?? false;
+    this.lossQuietMs = options.lossQuietMs ?? LOSS_QUIET_MS;
+  }
+
+  /**
+   * Refuses every write (nothing sent) while the Redis it runs on evicts keys when full: read at
+   * most every EVICTION_CHECK_MS. A Redis that does not answer, or does not let INFO be read,
+   * leaves the last reading: each step of the write fails closed on its own if Redis is down.
+   */
+  async ready() {
+    const last = this.eviction;
+    if (!last || performance.now() - last.readAt >= EVICTION_CHECK_MS) {
+      const info = await this.redis.command(['INFO', 'memory']).catch(() => undefined);
+      const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
+      if (typeof info === 'string') this.eviction = { ...(problem ? { problem } : {}), readAt: performance.now() };
+    }
+    if (this.eviction?.problem) throw new InputError(`${this.eviction.problem}. Nothing was sent.`);
+  }
+
+  /**
+   * For the service's start: why it must not start on this Redis (it evicts), and warnings: the
+   * eviction policy could not be read (INFO not allowed to this user), or this replica's clock is
+   * off Redis's by more than a second (a yes given here is read by the most any replica leads).
+   */
+  async startupCheck(): Promise<{ refuse?: string; warnings: string[] }> {
+    const warnings = [await this.clockWarning()].filter((warning): warning is string => warning !== undefined);
+    let info: unknown;
+    try {
+      info = await this.redis.command(['INFO', 'memory']);
+    } catch (error) {
+      const why = error instanceof Error ? error.message.split(' ')[0] : 'no answer';
+      warnings.push(`could not read the Redis's eviction policy (INFO memory: ${why}); make sure it is maxmemory-policy noeviction (or maxmemory 0)`);
+      return { warnings };
+    }
+    const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
+    if (problem) this.eviction = { problem, readAt: performance.now() };
+    return problem ? { refuse: problem, warnings } : { warnings };
+  }
+
+  /** This replica's clock against Redis's (TIME), when they are more than a second apart. */
+  private async clockWarning(): Promise<string | undefined> {
+    const asked = Date.now();
+    const time = await this.redis.command(['TIME']).catch(() => undefined);
+    if (!Array.isArray(time)) return undefined;
+    const redisNow = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+    const lead = Math.round((asked + Date.now()) / 2 - redisNow);
+    if (!(Math.abs(lead) > 1_000)) return undefined;
+    const how = `${Math.round(Math.abs(lead) / 1000)} s ${lead > 0 ? 'ahead of' : 'behind'}`;
+    return (
+      `this replica's clock is ${how} Redis's: writes' marks go by Redis's clock, but a yes is dated by the clock of the replica that gave it, ` +
+      'and every replica reads yeses by the most any replica is ahead, so a yes asks again for the same write sent within that time before it. Synchronise the clocks (NTP)'
+    );
   }
 
   async take(counter: string, amount: number, cap: number, expiresAt: number) {
-    const reply = await this.run(TAKE, [this.counterKey(counter)], [amount, cap, Math.ceil(expiresAt)]);
+    const reply = await this.run(TAKE, [this.counterKey(counter)], [amount, cap, lifetime(expiresAt)]);
     if (!Array.isArray(reply) || typeof reply[1] !== 'number') throw unavailable();
     return { taken: reply[0] === 1, count: reply[1] };
   }
@@ -266,7 +473,7 @@ export class RedisGuardStore implements GuardStore {
     const mine = { owner: randomBytes(12).toString('base64url'), expiresAt: Math.ceil(expiresAt) };
     let held: unknown;
     try {
-      held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), mine.expiresAt, mine.owner]);
+      held = await this.run(RESERVE, [this.recordKey(key)], [JSON.stringify(record), lifetime(mine.expiresAt), mine.owner]);
     } catch (error) {
       // The call is told nothing was sent; a reservation Redis applies late must not say "unknown" for 24 hours.
       this.unreserved.remember(key, mine.owner, mine.expiresAt);
@@ -302,9 +509,13 @@ export class RedisGuardStore implements GuardStore {
     }
   }
 
-  /** Chained to the head in Redis; a replica that lost the race to another's append chains again from the new head. */
+  /**
+   * Chained to the head in Redis; a replica that lost the race to another's append chains again from
+   * the new head. A key the API refused, without a record of its own, is written to REFUSED_KEYS_AUDIT's.
+   */
   async appendAudit(entry: AuditEntry) {
-    const list = auditListKey(entry.key, this.prefix);
+    let list = auditListKey(entry.key, this.prefix);
+    if (entry.apiStatus === 401 && (await this.command(['EXISTS', list])) === 0) list = auditListKey(REFUSED_KEYS_AUDIT, this.prefix);
     const headKey = `${list}:head`;
     const [seq, mac] = (await this.command(['HMGET', headKey, 'seq', 'mac'])) as [string | null, string | null];
     let head: AuditHead = { seq: Number(seq ?? 0), mac: mac ?? '' };
@@ -322,24 +533,44 @@ export class RedisGuardStore implements GuardStore {
     return this.secret;
   }
 
-  async claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow = now) {
+  /**
+   * Stamped and judged by Redis's clock, so a replica whose clock is off neither takes a mark still
+   * renewed for a lapsed one nor dates its send before a yes given earlier. `now` and `approvedAt`
+   * are on this server's clock (the one it dates its attempts and yeses by); `clockNow`, the system
+   * clock, is not needed: a lease is judged by Redis's. Refused (nothing sent) while Redis has just
+   * lost what it held.
+   */
+  async claimWrite(write: string, id: string, approvedAt: number, now: number) {
     await this.unclaimed.now(write);
-    let reply: unknown;
+    let reply: unknown[];
     try {
-      reply = await this.run(CLAIM_WRITE, [this.writeKey(write)], [now, approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id, clockNow]);
+      reply = await this.mark(CLAIM_WRITE, write, now, [approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
     } catch (error) {
       // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
       this.unclaimed.remember(write, settleItem(id, 'refused'), now + WRITE_MEMORY_MS);
       throw error;
     }
-    return reply === null ? undefined : attemptOf(reply);
+    if (reply[0] === 'quiet') throw new InputError(STATE_LOST);
+    if (reply[0] === 'held') return attemptOf(reply.slice(1));
+    if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
+    this.kept.marked(write, id, reply[1]);
+    this.watchEpoch();
+    return undefined;
   }
 
+  /**
+   * Whether the mark is still the owner's in flight. A renewal that finds Redis lost its state puts
+   * this replica's marks back (learnEpoch) and asks again: a mark Redis lost was not taken over.
+   */
   async renewWrite(write: string, id: string, now: number) {
-    return (await this.run(RENEW_WRITE, [this.writeKey(write)], [id, now, WRITE_MEMORY_MS])) === 1;
+    const known = this.epoch;
+    const renewed = await this.mark(RENEW_WRITE, write, now, [id, WRITE_MEMORY_MS]);
+    if (renewed[0] === 1 || this.epoch === known) return renewed[0] === 1;
+    return (await this.mark(RENEW_WRITE, write, now, [id, WRITE_MEMORY_MS]))[0] === 1;
   }
 
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
+    this.kept.settled(write, id, outcome);
     try {
       await this.run(SETTLE_WRITE, [this.writeKey(write)], [id, outcome, WRITE_MEMORY_MS]);
     } catch (error) {
@@ -351,11 +582,56 @@ export class RedisGuardStore implements GuardStore {
 
   async lastSentWrite(write: string, now: number) {
     await this.unclaimed.now(write);
-    const [at, outcome, alive] = (await this.command(['HMGET', this.writeKey(write), 'at', 'outcome', 'alive'])) as Array<string | null>;
-    if (at === null || at === undefined || outcome === null || outcome === undefined) return undefined;
-    const attempt = attemptOf([outcome, Number(at)]);
-    const lapsed = attempt.outcome === 'in-flight' && now - Number(alive ?? at) >= WRITE_MARK_LEASE_MS;
-    return lapsed ? { ...attempt, outcome: 'unknown' as const } : attempt;
+    const reply = await this.mark(LAST_WRITE, write, now, [WRITE_MARK_LEASE_MS]);
+    return reply.length === 0 ? undefined : attemptOf(reply);
+  }
+
+  /**
+   * While this replica keeps marks, Redis's epoch is read every third of the quiet, so a loss is
+   * seen, and the marks put back, within the quiet even on a replica that is idle.
+   */
+  private watchEpoch(): void {
+    if (this.watching) return;
+    this.watching = setInterval(
+      () => {
+        if (this.kept.kept().length > 0) return void this.mark(LAST_WRITE, EPOCH_PROBE, Date.now(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+        clearInterval(this.watching);
+        this.watching = undefined;
+      },
+      Math.max(1, Math.floor(this.lossQuietMs / 3)),
+    );
+    this.watching.unref();
+  }
+
+  /** A mark script run for `write`: what it answered after the epoch, which this replica learns (a new one: Redis lost its marks, put back). */
+  private async mark(code: Script, write: string, now: number, args: Array<string | number>): Promise<unknown[]> {
+    const known = this.epoch === '' ? '' : `${this.epoch}:${this.seq}`;
+    const reply = await this.run(code, this.markKeys(write), [...this.clock(now), known, this.lossQuietMs, ...args]);
+    const stamp = Array.isArray(reply) && typeof reply[0] === 'string' ? /^(\S+):(\d+)$/.exec(reply[0]) : null;
+    if (!stamp) throw unavailable();
+    const [, epoch = '', seq = '0'] = stamp;
+    if (epoch !== this.epoch) await this.learnEpoch(epoch, Number(seq), now);
+    else this.seq = Math.max(this.seq, Number(seq));
+    return (reply as unknown[]).slice(1);
+  }
+
+  /**
+   * Redis's epoch is new to this replica: if it knew another, Redis lost what it held, and the marks
+   * this replica made are put back (unless the write holds one now). Until they all are, it keeps
+   * the old epoch, so its next mark script tries again.
+   */
+  private async learnEpoch(epoch: string, seq: number, now: number): Promise<void> {
+    if (this.epoch !== '') {
+      const putBack = this.kept
+        .kept()
+        .map(([write, { at, outcome, owner }]) =>
+          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
+        );
+      const results = await Promise.allSettled(putBack);
+      if (results.some((result) => result.status === 'rejected')) return;
+    }
+    this.epoch = epoch;
+    this.seq = seq;
   }
 
   /**
@@ -373,6 +649,17 @@ export class RedisGuardStore implements GuardStore {
     if (held === null) return undefined;
     const [outcome, at] = String(held).split(' ');
     return attemptOf([outcome, Number(at)], ['done', 'unknown', 'refused']);
+  }
+
+  /** A mark script's first arguments: the caller's now, the clock it runs by ('': Redis TIME), and this replica's id. */
+  private clock(now: number): [number, number | string, string] {
+    const caller = Math.floor(now);
+    return [caller, this.callerClock ? caller : '', this.replica];
+  }
+
+  /** A mark script's keys: the write's last attempt, the replicas' clocks, and Redis's epoch. */
+  private markKeys(write: string): string[] {
+    return [this.writeKey(write), `${this.prefix}guard:clock-leads`, `${this.prefix}guard:epoch`];
   }
 
   private counterKey(counter: string): string {
@@ -410,6 +697,15 @@ export class RedisGuardStore implements GuardStore {
     }
     return this.command(['EVAL', code.source, ...tail]);
   }
+}
+
+/**
+ * How long a record that expires at `expiresAt` (this server's clock) is kept from now: Redis
+ * measures it by its own clock. A time on this server's clock given to Redis (PEXPIREAT) was past
+ * already, by Redis's, on a server whose clock is behind by more than the record's life.
+ */
+function lifetime(expiresAt: number): number {
+  return Math.max(1, Math.ceil(expiresAt - Date.now()));
 }
 
 /** What an owner's mark is to be settled as, for the Owed that settles it again. */

@@ -532,7 +532,8 @@ export const SPENT_STORE_UNAVAILABLE = CONFIRMATION_NOT_CHECKED;
 // attempt whose consume went unanswered and which was therefore never run. A consume that Redis
 // applies late (it stalled holding the command) finds its own mark and takes nothing, so the
 // token stays free for the next attempt, which runs once. A plain string (an older replica's
-// SET NX) is spent. ARGV: attempt, expiresAt (whole ms), then attempts of this nonce to mark unrun.
+// SET NX) is spent. ARGV: attempt, its lifetime from now (whole ms: Redis measures it by its own
+// clock), then attempts of this nonce to mark unrun.
 const SETTLE = `
 if redis.call('TYPE', KEYS[1]).ok == 'string' then return 0 end
 local mine = ARGV[1]
@@ -542,7 +543,7 @@ for index = 3, #ARGV do
 end
 local taken = 0
 if mine ~= '' and redis.call('HEXISTS', KEYS[1], 'unrun:' .. mine) == 0 and redis.call('HSETNX', KEYS[1], 'run', mine) == 1 then taken = 1 end
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return taken
 `;
 const SETTLE_SCRIPT = { source: SETTLE, sha: createHash('sha1').update(SETTLE).digest('hex') };
@@ -612,8 +613,9 @@ export class RedisSpentStore implements SpentStore {
 
   /** Runs SETTLE for `attempt` ('' to only mark `unrun`); its reply as Redis gave it. */
   private async settle(nonce: string, expiresAt: number, attempt: string, unrun: string[]): Promise<unknown> {
-    // PEXPIREAT must be a positive whole number of ms; an expired value never reaches here (redeem checks first).
-    const args = [1, `${this.prefix}${nonce}`, attempt, Math.max(1, Math.ceil(expiresAt)), ...unrun];
+    // A lifetime, not a time on this replica's clock: one behind Redis's by more than a token's life
+    // would have its nonce deleted as it was spent. Positive: an expired value never reaches here (redeem checks first).
+    const args = [1, `${this.prefix}${nonce}`, attempt, Math.max(1, Math.ceil(expiresAt - this.now())), ...unrun];
     try {
       return await this.redis.command(['EVALSHA', SETTLE_SCRIPT.sha, ...args]);
     } catch (error) {

@@ -12,8 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
 import { keyFingerprint, type Domain, type EngageServer, type GuardStore, type PaceKeeper, type SpentStore, type Telemetry } from '@engage-mcp/shared';
 import { ConnectionCap } from './connections.js';
+import { RedisGuardStore } from './redis-guard-store.js';
 import { Drain } from './drain.js';
-import { startEngines, type Engines } from './engines.js';
+import { StartupError, startEngines, type Engines } from './engines.js';
 import { Fairness } from './fairness.js';
 import { createGuards } from './guards.js';
 import { requestHandler, type RequestHandler } from './handler.js';
@@ -145,6 +146,7 @@ interface Parts {
 export async function startService(options: ServiceOptions): Promise<Service> {
   const settings = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) } as Settings;
   const log = createJsonLog({ level: options.logLevel ?? 'info', ...(options.writeLog ? { writeLine: options.writeLog } : {}) });
+  await checkSharedStore(options.guardStore, log);
   const drain = new Drain(log);
   let sessions: Sessions | undefined;
   const metrics = createServiceMetrics({ inflight: () => drain.inflight, sessionsOpen: () => sessions?.size ?? 0 });
@@ -176,6 +178,17 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const parts: Parts = { settings, server, drain, sessions, endpoints, engines, log };
   let closing: Promise<void> | undefined;
   return { url: urlOf(server), server, metrics, close: () => (closing ??= closeService(parts)) };
+}
+
+/**
+ * A Redis that evicts keys when it is full would let a write go out twice, with nothing said: the
+ * service does not start on one. A clock off Redis's, or a policy that could not be read, is said.
+ */
+async function checkSharedStore(store: GuardStore | undefined, log: JsonLog): Promise<void> {
+  if (!(store instanceof RedisGuardStore)) return;
+  const { refuse, warnings } = await store.startupCheck();
+  if (refuse) throw new StartupError(refuse);
+  for (const warning of warnings) log.warn(warning);
 }
 
 /**

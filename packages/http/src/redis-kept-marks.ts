@@ -1,0 +1,50 @@
+// The marks this replica made in Redis (writes in flight, and writes that went out within the half
+// hour a mark is kept), remembered here too, so that when Redis loses what it held (restarted
+// empty, flushed, failed over to a replica that lagged) they are put back and another replica does
+// not send the same write again. Bounded; times of marks are Redis's clock's.
+
+/** Marks remembered at most: beyond, the oldest that ended goes first (then the oldest in flight). */
+const KEPT_MARKS = 10_000;
+
+export interface KeptMark {
+  /** When it was marked, by Redis's clock (ms). */
+  at: number;
+  outcome: 'in-flight' | 'done' | 'unknown';
+  owner: string;
+  /** Until when it is kept (performance.now()): a mark in flight until it ends; an ended one for `memoryMs` after. */
+  keptUntil: number;
+}
+
+export class KeptMarks {
+  private readonly marks = new Map<string, KeptMark>();
+
+  constructor(private readonly memoryMs: number) {}
+
+  marked(write: string, owner: string, at: number): void {
+    this.marks.delete(write);
+    this.marks.set(write, { at, outcome: 'in-flight', owner, keptUntil: Number.POSITIVE_INFINITY });
+    if (this.marks.size > KEPT_MARKS) this.forgetOne();
+  }
+
+  /** The owner's mark ended: one refused did nothing (forgotten), another is kept its memory's time. */
+  settled(write: string, owner: string, outcome: 'done' | 'unknown' | 'refused'): void {
+    const mark = this.marks.get(write);
+    if (!mark || mark.owner !== owner) return;
+    if (outcome === 'refused') this.marks.delete(write);
+    else Object.assign(mark, { outcome, keptUntil: performance.now() + this.memoryMs });
+  }
+
+  /** The marks still kept, by write. */
+  kept(): Array<[string, KeptMark]> {
+    const now = performance.now();
+    for (const [write, mark] of this.marks) if (mark.keptUntil <= now) this.marks.delete(write);
+    return [...this.marks];
+  }
+
+  private forgetOne(): void {
+    for (const [write, mark] of this.marks) {
+      if (mark.outcome !== 'in-flight') return void this.marks.delete(write);
+    }
+    this.marks.delete(this.marks.keys().next().value as string);
+  }
+}
