@@ -88,7 +88,7 @@ describe("renewing a mark says whether it is still the owner's in flight", () =>
     const redis = await startRedis();
     const client = await connectRedis(redis.url);
     try {
-      await takeOver(new RedisGuardStore(client, { stateSecret: new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes') }));
+      await takeOver(new RedisGuardStore(client, { stateSecret: new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes'), callerClock: true }));
     } finally {
       await client.close();
       await redis.stop();

@@ -22,7 +22,7 @@ beforeAll(async () => {
   redis = await startRedis();
   client = await connectRedis(redis.url);
   other = await connectRedis(redis.url);
-  store = new RedisGuardStore(client, { stateSecret: STATE_SECRET });
+  store = new RedisGuardStore(client, { stateSecret: STATE_SECRET, callerClock: true });
 });
 afterAll(async () => {
   await client?.close();

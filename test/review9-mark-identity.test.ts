@@ -20,7 +20,7 @@ let store: RedisGuardStore;
 beforeAll(async () => {
   redis = await startRedis();
   client = await connectRedis(redis.url);
-  store = new RedisGuardStore(client, { stateSecret: STATE_SECRET });
+  store = new RedisGuardStore(client, { stateSecret: STATE_SECRET, callerClock: true });
 });
 afterAll(async () => {
   await client?.close();
