@@ -54,7 +54,8 @@ export interface GuardStore {
    * owned by `id`, at `now` (the time this server dates its attempts by). Whether another's mark
    * outlived its lease is judged at `clockNow` (the system clock as it reads now; `now` if not
    * given): a time that stands after the clock was set back would make a mark renewed a moment ago
-   * look lapsed, and its write, still at the API, be sent again.
+   * look lapsed, and its write, still at the API, be sent again. A store the replicas share may
+   * judge leases by its own clock and ignore `clockNow` (Redis TIME).
    */
   claimWrite?(write: string, id: string, approvedAt: number, now: number, clockNow?: number): Promise<Attempt | undefined>;
   /** The owner's mark is still at the API (its lease goes on): false when the mark is no longer the owner's in flight (another server took it over). */
