@@ -377,6 +377,9 @@ function notFound(error: UpstreamError, op: Operation | undefined, keySource: Ke
   // kind for this tenant (no subscription, say: its message tells), or no such route at this address.
   if (op && op.risk === 'safe' && !op.path.includes('{'))
     return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
+  // A write that takes no id (a create, a send) misses no record by id: something its params name, or the route.
+  if (op && !op.path.includes('{') && !sentBefore)
+    return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}.${unchanged} ${op.id} takes no id, so no other id will help: either the API found nothing for a value in its params (its message may say which: correct it, or tell the user), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
   // Sent before: the id was likely right, and that send what removed the record.
   const hint = sentBefore ? '' : findIds(op);
   return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}.${unchanged}${hint}`;
@@ -445,11 +448,31 @@ function describeInternalFailure(op: Operation | undefined, stage: CallStage): s
   return 'Internal error in the MCP server; nothing more is known. The details are in the server log.';
 }
 
-/** After a 404: the list that shows valid ids, where this caller can call it; else the user gives the id. */
+/**
+ * After a 404: the list that shows valid ids, where this caller can call it; else the user gives the
+ * id; else (no list names such values, or this server leaves it out) the path's values are named to check.
+ */
 function findIds(op: Operation | undefined): string {
   if (op?.findIdsWith) return ` Use ${op.findIdsWith} to find valid ids.`;
   const needs = op?.notGranted?.findIdsWith;
-  return needs ? ` Ask the user for the right id (${needs.operation} would list valid ids, but ${notGrantedHere(needs.scope)}).` : '';
+  if (needs) return ` Ask the user for the right id (${needs.operation} would list valid ids, but ${notGrantedHere(needs.scope)}).`;
+  const named = op ? pathValues(op) : [];
+  if (named.length === 0) return '';
+  const values = named.length > 1 ? 'values given in' : 'value given in';
+  return ` The API has nothing for the ${values} ${named.join(' and ')}: check ${named.length > 1 ? 'them' : 'it'}, or ask the user for the right value (the same call again will not help).`;
+}
+
+/**
+ * The params an operation's path takes, each with what it holds (`params.status (ticket status, e.g. open)`).
+ * A description's closing parenthesis names the list its values come from (`campaign id (campaign.list)`):
+ * left out, as that list is not one this caller can call when this is said.
+ */
+function pathValues(op: Operation): string[] {
+  const shape = (op.params as { shape?: Record<string, { description?: string }> }).shape ?? {};
+  return [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+    const description = shape[name!]?.description?.replace(/\s*\([^()]*\)$/, '');
+    return `params.${name}${description && description !== name ? ` (${description})` : ''}`;
+  });
 }
 
 function unknownOutcome(what: string, op: Operation | undefined): string {
