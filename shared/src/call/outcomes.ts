@@ -564,6 +564,13 @@ export function messageCountUnknown(op: Operation): CallToolResult {
   );
 }
 
+/**
+ * When the model may override the quiet hours. Not every send asks the person first (ENGAGE_CONFIRM may
+ * leave it ungated: inbox.ticket.create by default), so the user's own words are what allow it.
+ */
+const QUIET_OVERRIDE =
+  'Only if the user has said to send it now, inside the quiet hours, call again with quietHoursOverride: true: where this operation asks for confirmation, the user sees the override there, but a call that asks for no confirmation is sent at once.';
+
 export function quietHoursRefused(
   op: Operation,
   state: LimitState & { quietHours: NonNullable<LimitState['quietHours']> },
@@ -573,7 +580,7 @@ export function quietHoursRefused(
   return writeFailure(
     op,
     'refused',
-    `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. Only if the user explicitly wants it sent now, call again with quietHoursOverride: true (the user sees that in the confirmation). ${capital(whoChanges('ENGAGE_QUIET_HOURS', 'changes the window', keySource))}.`,
+    `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. ${QUIET_OVERRIDE} ${capital(whoChanges('ENGAGE_QUIET_HOURS', 'changes the window', keySource))}.`,
   );
 }
 
