@@ -79,7 +79,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     path: TICKETS,
     scope: 'inbox.manage',
     risk: 'confirm',
-    summary: 'Open a ticket with a customer.',
+    summary: 'Open a ticket; message? is sent to the customer.',
     params: z.strictObject({
       msisdn: msisdn('customer number'),
       channel: requiredText('channel, e.g. whatsapp', 40),
@@ -101,7 +101,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     path: `${TICKETS}/{ticketID}/reply`,
     scope: 'inbox.reply',
     risk: 'destructive',
-    summary: 'Reply to the customer on a ticket (delivered at once).',
+    summary: 'Reply to the customer (delivered at once).',
     params: z.strictObject({ ticketID, message: requiredText('reply text', 4096) }),
     findIdsWith: 'inbox.ticket.list',
     verifyWith: 'inbox.ticket.get',
