@@ -43,7 +43,10 @@ export function validateParams(op: Operation, raw: unknown, hasKey: (text: strin
   }
   const result = op.params.safeParse(raw ?? {});
   if (!result.success) {
-    const problems = result.error.issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue, raw));
+    const { issues } = result.error;
+    const problems = issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue, raw));
+    // Five shown must not read as all of them: the model would fix those and meet the next five.
+    if (issues.length > MAX_ISSUES) problems.push(`and ${issues.length - MAX_ISSUES} more problems (fix them all before calling again)`);
     throw new InputError(`Invalid params for ${op.id}: ${problems.join('; ')}. Expected params ${paramShape(op)}. Nothing was sent.`, op);
   }
   const hidden = describeHiddenText(result.data);
