@@ -601,10 +601,12 @@ export function keyLocked(): string {
 }
 
 export function idempotencyKeyReused(op: Operation, first: { operationId: string; at: number }): CallToolResult {
+  // Another operation is what differs, whatever its params: "other params" would send the model comparing equal ones.
+  const what = first.operationId === op.id ? `${first.operationId} with other params` : `another operation, ${first.operationId}`;
   return writeFailure(
     op,
     'refused',
-    `Refused: this idempotencyKey was used at ${at(first.at)} for ${first.operationId} with other params; nothing was sent. Keys are kept 24 hours: use a new idempotencyKey for a different write, or repeat the first call's params exactly to get its answer.`,
+    `Refused: this idempotencyKey was used at ${at(first.at)} for ${what}; nothing was sent. Keys are kept 24 hours: use a new idempotencyKey for a different write, or repeat the first call's operation and params exactly to get its answer.`,
   );
 }
 
