@@ -92,7 +92,9 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     sendsMessage: (p) => p.message !== undefined,
     messageScope: 'inbox.reply',
     confirmation: {
-      effect: (p) => `Open a ${plain(p.channel)} ticket with ${String(p.msisdn)}${p.message ? ` with the message ${quote(p.message)}` : ''}.`,
+      // The first message is delivered as a reply is: said so, lest a person take it for a note on the ticket.
+      effect: (p) =>
+        `Open a ticket with ${String(p.msisdn)} on ${plain(p.channel)}${p.message !== undefined ? ` and send the customer this message at once: ${quote(p.message)}` : ' (no message is sent to the customer)'}.`,
     },
   },
   {
