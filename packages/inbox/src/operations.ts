@@ -79,7 +79,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     path: TICKETS,
     scope: 'inbox.manage',
     risk: 'confirm',
-    summary: 'Open a ticket with a customer.',
+    summary: 'Open a ticket; message? is sent to the customer.',
     params: z.strictObject({
       msisdn: msisdn('customer number'),
       channel: requiredText('channel, e.g. whatsapp', 40),
@@ -92,7 +92,9 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     sendsMessage: (p) => p.message !== undefined,
     messageScope: 'inbox.reply',
     confirmation: {
-      effect: (p) => `Open a ${plain(p.channel)} ticket with ${String(p.msisdn)}${p.message ? ` with the message ${quote(p.message)}` : ''}.`,
+      // The first message is delivered as a reply is: said so, lest a person take it for a note on the ticket.
+      effect: (p) =>
+        `Open a ticket with ${String(p.msisdn)} on ${plain(p.channel)}${p.message !== undefined ? ` and send the customer this message at once: ${quote(p.message)}` : ' (no message is sent to the customer)'}.`,
     },
   },
   {
@@ -101,7 +103,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     path: `${TICKETS}/{ticketID}/reply`,
     scope: 'inbox.reply',
     risk: 'destructive',
-    summary: 'Reply to the customer on a ticket (delivered at once).',
+    summary: 'Reply to the customer (delivered at once).',
     params: z.strictObject({ ticketID, message: requiredText('reply text', 4096) }),
     findIdsWith: 'inbox.ticket.list',
     verifyWith: 'inbox.ticket.get',

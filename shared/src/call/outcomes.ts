@@ -377,6 +377,9 @@ function notFound(error: UpstreamError, op: Operation | undefined, keySource: Ke
   // kind for this tenant (no subscription, say: its message tells), or no such route at this address.
   if (op && op.risk === 'safe' && !op.path.includes('{'))
     return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}. ${op.id} names no record (it takes no id), so no other params or ids will help: either the API holds nothing of this kind for the tenant (tell the user what its message says), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
+  // A write that takes no id (a create, a send) misses no record by id: something its params name, or the route.
+  if (op && !op.path.includes('{') && !sentBefore)
+    return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}.${unchanged} ${op.id} takes no id, so no other id will help: either the API found nothing for a value in its params (its message may say which: correct it, or tell the user), or it has no such route at this address; then ${NO_ROUTE[addressOf(keySource)]}.`;
   // Sent before: the id was likely right, and that send what removed the record.
   const hint = sentBefore ? '' : findIds(op);
   return `Not found (HTTP 404)${apiMessage ? `: ${quotedText(apiMessage)}` : ''}.${unchanged}${hint}`;
@@ -445,11 +448,31 @@ function describeInternalFailure(op: Operation | undefined, stage: CallStage): s
   return 'Internal error in the MCP server; nothing more is known. The details are in the server log.';
 }
 
-/** After a 404: the list that shows valid ids, where this caller can call it; else the user gives the id. */
+/**
+ * After a 404: the list that shows valid ids, where this caller can call it; else the user gives the
+ * id; else (no list names such values, or this server leaves it out) the path's values are named to check.
+ */
 function findIds(op: Operation | undefined): string {
   if (op?.findIdsWith) return ` Use ${op.findIdsWith} to find valid ids.`;
   const needs = op?.notGranted?.findIdsWith;
-  return needs ? ` Ask the user for the right id (${needs.operation} would list valid ids, but ${notGrantedHere(needs.scope)}).` : '';
+  if (needs) return ` Ask the user for the right id (${needs.operation} would list valid ids, but ${notGrantedHere(needs.scope)}).`;
+  const named = op ? pathValues(op) : [];
+  if (named.length === 0) return '';
+  const values = named.length > 1 ? 'values given in' : 'value given in';
+  return ` The API has nothing for the ${values} ${named.join(' and ')}: check ${named.length > 1 ? 'them' : 'it'}, or ask the user for the right value (the same call again will not help).`;
+}
+
+/**
+ * The params an operation's path takes, each with what it holds (`params.status (ticket status, e.g. open)`).
+ * A description's closing parenthesis names the list its values come from (`campaign id (campaign.list)`):
+ * left out, as that list is not one this caller can call when this is said.
+ */
+function pathValues(op: Operation): string[] {
+  const shape = (op.params as { shape?: Record<string, { description?: string }> }).shape ?? {};
+  return [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+    const description = shape[name!]?.description?.replace(/\s*\([^()]*\)$/, '');
+    return `params.${name}${description && description !== name ? ` (${description})` : ''}`;
+  });
 }
 
 function unknownOutcome(what: string, op: Operation | undefined): string {
@@ -541,6 +564,13 @@ export function messageCountUnknown(op: Operation): CallToolResult {
   );
 }
 
+/**
+ * When the model may override the quiet hours. Not every send asks the person first (ENGAGE_CONFIRM may
+ * leave it ungated: inbox.ticket.create by default), so the user's own words are what allow it.
+ */
+const QUIET_OVERRIDE =
+  'Only if the user has said to send it now, inside the quiet hours, call again with quietHoursOverride: true: where this operation asks for confirmation, the user sees the override there, but a call that asks for no confirmation is sent at once.';
+
 export function quietHoursRefused(
   op: Operation,
   state: LimitState & { quietHours: NonNullable<LimitState['quietHours']> },
@@ -550,7 +580,7 @@ export function quietHoursRefused(
   return writeFailure(
     op,
     'refused',
-    `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. Only if the user explicitly wants it sent now, call again with quietHoursOverride: true (the user sees that in the confirmation). ${capital(whoChanges('ENGAGE_QUIET_HOURS', 'changes the window', keySource))}.`,
+    `Refused by a guardrail: it is ${state.localTime} in ${state.timeZone}, inside the quiet hours ${window} (ENGAGE_QUIET_HOURS), and ${op.id} sends messages to customers; nothing was sent. Quiet hours end at ${endsAt} local time. ${QUIET_OVERRIDE} ${capital(whoChanges('ENGAGE_QUIET_HOURS', 'changes the window', keySource))}.`,
   );
 }
 
@@ -571,10 +601,12 @@ export function keyLocked(): string {
 }
 
 export function idempotencyKeyReused(op: Operation, first: { operationId: string; at: number }): CallToolResult {
+  // Another operation is what differs, whatever its params: "other params" would send the model comparing equal ones.
+  const what = first.operationId === op.id ? `${first.operationId} with other params` : `another operation, ${first.operationId}`;
   return writeFailure(
     op,
     'refused',
-    `Refused: this idempotencyKey was used at ${at(first.at)} for ${first.operationId} with other params; nothing was sent. Keys are kept 24 hours: use a new idempotencyKey for a different write, or repeat the first call's params exactly to get its answer.`,
+    `Refused: this idempotencyKey was used at ${at(first.at)} for ${what}; nothing was sent. Keys are kept 24 hours: use a new idempotencyKey for a different write, or repeat the first call's operation and params exactly to get its answer.`,
   );
 }
 

@@ -43,7 +43,10 @@ export function validateParams(op: Operation, raw: unknown, hasKey: (text: strin
   }
   const result = op.params.safeParse(raw ?? {});
   if (!result.success) {
-    const problems = result.error.issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue, raw));
+    const { issues } = result.error;
+    const problems = issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue, raw));
+    // Five shown must not read as all of them: the model would fix those and meet the next five.
+    if (issues.length > MAX_ISSUES) problems.push(`and ${issues.length - MAX_ISSUES} more problems (fix them all before calling again)`);
     throw new InputError(`Invalid params for ${op.id}: ${problems.join('; ')}. Expected params ${paramShape(op)}. Nothing was sent.`, op);
   }
   const hidden = describeHiddenText(result.data);
@@ -52,16 +55,19 @@ export function validateParams(op: Operation, raw: unknown, hasKey: (text: strin
 }
 
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
+  const path = issue.path.length > 0 ? `params.${issue.path.join('.')}` : 'params';
   if (issue.code === 'unrecognized_keys') {
     const more = issue.keys.length > MAX_KEYS_LISTED ? `; and ${issue.keys.length - MAX_KEYS_LISTED} more fields that are not` : '';
+    // A field inside a nested object (a contact of an import) is named where it is, and is no list argument of the tool.
+    const where = issue.path.length > 0 ? `a field of ${path}` : 'a field of this operation';
+    const hint = (key: string) => (issue.path.length > 0 ? '' : listArgumentHint(key));
     return (
       issue.keys
         .slice(0, MAX_KEYS_LISTED)
-        .map((key) => `params.${JSON.stringify(key).slice(1, -1).slice(0, 100)} is not a field of this operation${listArgumentHint(key)}`)
+        .map((key) => `${path}.${JSON.stringify(key).slice(1, -1).slice(0, 100)} is not ${where}${hint(key)}`)
         .join('; ') + more
     );
   }
-  const path = issue.path.length > 0 ? `params.${issue.path.join('.')}` : 'params';
   let value: unknown = raw;
   for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   if (value === undefined && issue.path.length > 0) return `${path} is required`;

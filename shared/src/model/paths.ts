@@ -34,7 +34,10 @@ export function fillPath(op: Operation, params: Params, siblings: readonly Opera
   });
   const rival = path === op.path ? fixedRival(op, siblings) : rivalOf(op, path, siblings);
   if (rival) {
-    throw new InputError(`params ${describeIds(op, params)} is not an id: it spells the route of ${rival.id}. Use ${rival.id} for that. Nothing was sent.`, op);
+    // Another method's route (a delete spelling an import) is nothing the model meant: not named as what to use.
+    const next =
+      rival.method === op.method ? `. Use ${rival.id} for that.` : `, so it cannot name a record for ${op.id}: check it, or ask the user for the right one.`;
+    throw new InputError(`params ${describeIds(op, params)} is not an id: it spells the route of ${rival.id}${next} Nothing was sent.`, op);
   }
   return path;
 }
