@@ -67,7 +67,11 @@ export const channel = defineDomain('channel', 'Channels', [
           .optional()
           .describe('{name, language?, parameters?} of an approved template'),
       })
-      .refine((p) => p.message !== undefined || p.template !== undefined, { message: 'needs a message or a template' }),
+      .refine((p) => p.message !== undefined || p.template !== undefined, { message: 'needs a message or a template' })
+      // One WhatsApp message is free text or a template: with both, a person would agree to a template that may never go.
+      .refine((p) => p.message === undefined || p.template === undefined, {
+        message: 'takes a message or a template, not both (one WhatsApp message is either): send each in its own call, each confirmed',
+      }),
     // A send opens no ticket: the one trace of it a read shows is the message quota it used.
     verifyWith: 'billing.quota (billing server: each message sent uses one of the message quota)',
     messages: async () => 1,
