@@ -183,7 +183,7 @@ describe('what the record keeps of the host, and what the audit command prints',
     await new FileGuardStore(dir).appendAudit(entry);
     writeFileSync(join(dir, 'state.json'), '{"counters":');
     const { stdout, stderr } = await run(process.execPath, [AUDIT_BIN, 'verify', '--state-dir', dir], { env: { PATH: process.env.PATH ?? '' } });
-    expect(stdout).toMatch(/: 1 lines, the chain is intact\./);
+    expect(stdout).toMatch(/: 1 line, the chain is intact\./);
     expect(stderr).toMatch(/is damaged \(it is not JSON\).*lines cut from the record's end cannot be noticed/);
   });
 });

@@ -41,7 +41,7 @@ describe.skipIf(process.platform === 'win32')('verify and an audit secret others
   it('0644: the chain is intact, and verify says who else could have written it', async () => {
     chmodSync(secret, 0o644);
     const { code, stdout, stderr } = await verify();
-    expect(stdout).toContain('1 lines, the chain is intact');
+    expect(stdout).toContain('1 line, the chain is intact');
     expect(code).toBe(0);
     expect(stderr).toContain(`${secret} can be read by other users (mode 0644): any of them could have written lines that verify. Run: chmod 600 ${secret}`);
   });

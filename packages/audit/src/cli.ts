@@ -5,7 +5,7 @@
 // use: --state-dir, else ENGAGE_STATE_DIR, else $XDG_STATE_HOME/engage-mcp or ~/.local/state/engage-mcp.
 // --remote: the file is an export of remote mode's record in Redis (one key's list, LRANGE'd); its
 // secret is derived from ENGAGE_STATE_SECRET, the service's, and it may begin where the cap cut it.
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   type AuditHead,
@@ -107,7 +107,26 @@ function remoteSecret(): Buffer {
   return remoteAuditSecret(new TextEncoder().encode(stateSecret));
 }
 
+/**
+ * The record where it is found by default does not exist: no write has ended with this state
+ * directory yet (nothing to verify), unless the store recorded lines of it (then it was removed).
+ */
+function noRecordYet(options: Options & { file: string }): number | undefined {
+  if (options.named || options.remote || existsSync(options.file)) return undefined;
+  const head = recordedHead(options);
+  if (head && head.seq > 0) {
+    say(`${options.file}: missing: the store recorded ${linesCount(head.seq)} of it, and the file is gone.`);
+    return 1;
+  }
+  say(`${options.file}: no audit record yet (no write has ended with this state directory).`);
+  return 0;
+}
+
+const linesCount = (count: number) => `${count} line${count === 1 ? '' : 's'}`;
+
 function verify(options: Options & { file: string }): number {
+  const none = noRecordYet(options);
+  if (none !== undefined) return none;
   const long = new Set<number>();
   const lines = readLines(options, long);
   const verdict = options.remote
@@ -115,7 +134,7 @@ function verify(options: Options & { file: string }): number {
     : verifyAuditLines(readSecret(stateDirOf(options)), lines, recordedHead(options));
   if (!options.remote) warnIfSecretShown(stateDirOf(options));
   if (verdict.ok) {
-    const which = verdict.first ? `lines ${verdict.first} to ${verdict.lines} (the cap dropped the older ones)` : `${verdict.lines} lines`;
+    const which = verdict.first ? `lines ${verdict.first} to ${verdict.lines} (the cap dropped the older ones)` : linesCount(verdict.lines);
     say(`${options.file}: ${which}, the chain is intact.`);
     return 0;
   }
@@ -169,6 +188,8 @@ function recordedHead(options: Options & { file: string }) {
 }
 
 function tail(options: Options & { file: string }): number {
+  const none = noRecordYet(options);
+  if (none !== undefined) return none;
   for (const line of lastLines(readLines(options), options.count)) for (const shownLine of describedLine(line)) say(shownLine);
   return 0;
 }
