@@ -85,7 +85,7 @@ export function noKey(): CallToolResult {
 }
 
 /** The API carried the write out. If showing its answer fails, that is still said: not "failed", not "nothing is known". */
-export function carriedOut(op: Operation, data: unknown, scrub: Scrub): CallToolResult {
+export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierUnknown?: Attempt): CallToolResult {
   let fitted: { data: unknown; notes: string[] };
   try {
     fitted = fitData(data, { scrub });
@@ -93,12 +93,17 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub): CallTool
     fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${seeResult(op)}`] };
   }
   // The record handed back may hold what customers or third parties wrote, as its reads do.
-  const notes = [...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []), ...fitted.notes];
+  const notes = [...(earlierUnknown ? [sentTwiceMaybe(op, earlierUnknown)] : []), ...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []), ...fitted.notes];
   const text = [`Done: ${op.id} was carried out.`, ...notes, JSON.stringify(fitted.data ?? null)].join('\n');
   return {
     content: [{ type: 'text', text }],
     structuredContent: { operationId: op.id, outcome: 'done', data: fitted.data ?? null, ...(notes.length ? { notes } : {}) },
   };
+}
+
+/** A write that needs no yes, done again after this server's earlier attempt of it ended unknown. */
+function sentTwiceMaybe(op: Operation, earlier: Attempt): string {
+  return `Exactly this ${op.id} was also sent by ${sender(earlier)} at ${at(earlier.at)}, and whether that one was carried out is unknown: the customer may now have it twice. ${capital(checkWhat(op))}, and tell the user.`;
 }
 
 /** The answer for a host that cannot ask (or whose question failed): the statement, a fresh token, and what to do with it. */

@@ -9,6 +9,7 @@ import { alreadyRedacted, readAnswer } from './answers.js';
 import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
+import type { Attempt } from './journal.js';
 import { lockKey, screenComposed } from './key-guesses.js';
 import { carriedOut, keyLocked, notGranted, outcomeOfFailure, refusedAfterToken, sentSince, stillRunning, stoppedBeforeSend } from './outcomes.js';
 import { checkStillOwned, fromSharedStore, markShared, NO_YES, settleShared, type SharedMark } from './shared-mark.js';
@@ -20,6 +21,8 @@ export interface Prepared {
   request: { path: string; body?: Params };
   /** A confirmed write's mark in the store the replicas share, once claimed (shared-mark.ts). */
   mark?: SharedMark;
+  /** A write that needs no yes, sent again after this server's earlier attempt of it ended unknown: its "Done" says so. */
+  earlierUnknown?: Attempt;
 }
 
 /**
@@ -129,7 +132,11 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
       await releaseHoldings(deps.guard, held);
       throw error;
     }
-    if (!earlier) return undefined;
+    if (!earlier) {
+      // Nobody was shown the earlier send of a write that needs no yes: its answer tells of it.
+      if (!approval && local?.outcome === 'unknown') prepared.earlierUnknown = local;
+      return undefined;
+    }
     journal.attempt(keyId, op.id, params, 'refused'); // another replica's attempt refuses it: nothing was sent
   }
   const refusal = earlier.outcome === 'in-flight' ? stillRunning(op, earlier) : sentSince(op, earlier);
@@ -178,11 +185,11 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
 }
 
 /** answer: the API answered. A write is noted as carried out; the model is told what the data says (a read's records, paged). */
-export function answer(call: ToolCall, { op, params }: Prepared, data: unknown): Reply {
+export function answer(call: ToolCall, { op, params, earlierUnknown }: Prepared, data: unknown): Reply {
   if (call.kind === 'read') return readAnswer(op, data, call.args, call.caller);
   const { journal, keyId } = call.caller;
   journal.attempt(keyId, op.id, params, 'done');
   journal.record(keyId, op.id, params, data);
   // Its data is scrubbed (redacted as it was cleaned) and its other words are our own.
-  return alreadyRedacted(carriedOut(op, data, call.caller.scrub));
+  return alreadyRedacted(carriedOut(op, data, call.caller.scrub, earlierUnknown));
 }
