@@ -97,7 +97,10 @@ export function shapeList(data: unknown[], asked: ListShape, idField: string | u
   const matched = terms.length === 0 ? data : data.filter((item) => terms.every((term) => term(item)));
   const usable = usableFields(shape.fields, options.redact);
   const unknownFields = shape.fields ? shape.fields.filter((field) => !usable.includes(field) || !matched.some((item) => hasField(item, field))) : [];
-  return shapePage(matched.slice(offset, offset + limit), { total: data.length, matched: matched.length, unknownFields }, shape, idField, options);
+  const absentSearchFields =
+    matched.length === 0 ? searchFieldNames(shape.search, options.redact).filter((field) => !data.some((item) => hasField(item, field))) : [];
+  const counts = { total: data.length, matched: matched.length, unknownFields, absentSearchFields };
+  return shapePage(matched.slice(offset, offset + limit), counts, shape, idField, options);
 }
 
 /**
@@ -128,6 +131,26 @@ function holdsKey(text: string, redact: Redact): boolean {
  * What `fields` checks of a record: whether it is an object with a field the model is shown as
  * `field` (a field the API names "ta\u200bgs" is shown, and found, as "tags").
  */
+/** A list's counts, as shapePage tells them: `absentSearchFields`, the fields a search names that no record of the whole list has. */
+export interface ListCounts {
+  total: number;
+  matched: number;
+  unknownFields: readonly string[];
+  absentSearchFields?: readonly string[];
+}
+
+/** The fields a search's `field:value` words name, but none holding a form of the key (never named back). */
+export function searchFieldNames(search: string | undefined, redact: Redact | undefined): string[] {
+  const fields = searchWords(search ?? '').flatMap((word) => ('field' in word ? [word.field] : []));
+  return usableFields([...new Set(fields)], redact);
+}
+
+/** Why a search matched nothing, when it names fields no record has (a typo the model can fix). */
+function absentSearchFieldsNote(fields: readonly string[]): string {
+  const names = fields.map((name) => JSON.stringify(name)).join(', ');
+  return `No record has the field${fields.length > 1 ? 's' : ''} ${names} that the search names: a field:value word matches only a field of exactly that name (a list without search shows the records' fields).`;
+}
+
 export function hasField(item: unknown, field: string): boolean {
   if (!isRecord(item)) return false;
   // Its own field: `constructor` or `toString` of every object is no field of a record.
@@ -154,7 +177,7 @@ function shownName(key: string): string {
  */
 export function shapePage(
   pageItems: readonly unknown[],
-  counts: { total: number; matched: number; unknownFields: readonly string[] },
+  counts: ListCounts,
   shape: ListShape,
   idField: string | undefined,
   options: ShapeOptions = {},
@@ -166,6 +189,8 @@ export function shapePage(
   // Each name quoted on its own: names joined by ", " could spell a form of the key no one name holds.
   if (counts.unknownFields.length > 0 && counts.matched > 0)
     notes.push(`No record has the field(s) ${counts.unknownFields.map((name) => JSON.stringify(name)).join(', ')}.`);
+  const absent = counts.matched === 0 ? (counts.absentSearchFields ?? []) : [];
+  if (absent.length > 0) notes.push(absentSearchFieldsNote(absent));
 
   // Cut at a record boundary so the answer stays within the size budget.
   const items: unknown[] = [];

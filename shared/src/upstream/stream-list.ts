@@ -13,6 +13,7 @@ import {
   hasField,
   pageBounds,
   parseSearch,
+  searchFieldNames,
   searchWords,
   shapePage,
   shownShape,
@@ -52,6 +53,8 @@ export class StreamedList {
   private readonly offset: number;
   private readonly end: number;
   private unknownFields: string[];
+  /** The fields the search names that no record seen so far has (said when nothing matched). */
+  private absentSearchFields: string[];
   private pending: string[] = [];
 
   /** `redact`: the caller's key redactor, so search and projection never match a key form, as in shapeList. */
@@ -72,6 +75,7 @@ export class StreamedList {
       .map((word) => ('field' in word ? word.expected.toLowerCase() : word.needle))
       .filter(canPrefilter);
     this.unknownFields = usableFields(shape.fields, redact);
+    this.absentSearchFields = searchFieldNames(shape.search, redact);
   }
 
   add(text: string): void {
@@ -112,6 +116,7 @@ export class StreamedList {
     for (let index = 0; index < items.length; index++) {
       const item = items[index];
       this.total++;
+      if (this.absentSearchFields.length > 0) this.absentSearchFields = this.absentSearchFields.filter((field) => !hasField(item, field));
       if (searching) {
         if (candidates !== undefined && candidates[index] === 0) continue;
         if (!this.terms.every((term) => term(item))) continue;
@@ -126,7 +131,8 @@ export class StreamedList {
     const usable = usableFields(this.shape.fields, this.redact);
     const unknownFields = this.shape.fields ? this.shape.fields.filter((field) => !usable.includes(field) || this.unknownFields.includes(field)) : [];
     const withRedact = this.redact ? { redact: this.redact, ...options } : options;
-    return shapePage(this.page, { total: this.total, matched: this.matched, unknownFields }, this.shape, this.idField, withRedact);
+    const absentSearchFields = this.matched === 0 ? this.absentSearchFields : [];
+    return shapePage(this.page, { total: this.total, matched: this.matched, unknownFields, absentSearchFields }, this.shape, this.idField, withRedact);
   }
 }
 
