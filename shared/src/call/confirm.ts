@@ -12,6 +12,7 @@
 // A yes is also bound to the facts it was shown (statement.ts `bound`), read again when it comes
 // back: a campaign whose audience (or text, where the API shows it) changed in between is not run
 // on that yes, on any path.
+import { UpstreamError } from '../model/errors.js';
 import type { Operation, Params, PreviewReader } from '../model/types.js';
 import type { ConfirmationPath } from './audit.js';
 import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
@@ -227,6 +228,8 @@ export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operati
   // The owner's limits, where they stand now: the person sees the count against each cap before saying yes.
   const limits = op.messages && (await limitState(deps.guard, call, op, params, () => messageCount(op, params, read)));
   if (limits) statement.text = [statement.text, ...limitLines(limits).map((line) => `- ${line}`)].join('\n');
+  // A key the API refuses would be refused for the write too: said now, rather than a preview and a token for it.
+  if (read.keyRefused) throw read.keyRefused;
   return statement;
 }
 
@@ -255,17 +258,22 @@ async function boundNow(deps: CallDeps, call: ToolCall, op: Operation, params: P
 }
 
 /** Reads the API for a preview or a guardrail's count: one short attempt each, within `budget`; a failed look-up is undefined. */
-export function lookupReader(deps: CallDeps, call: ToolCall, op: Operation, budget: AbortSignal): PreviewReader {
+export function lookupReader(deps: CallDeps, call: ToolCall, op: Operation, budget: AbortSignal): LookupReader {
   const { caller } = call;
   const signal = call.request.signal ? AbortSignal.any([call.request.signal, budget]) : budget;
   const lookupContext = { ...call.request, signal, ...(caller.credentials ? { credentials: caller.credentials } : {}) };
-  return (path: string) =>
+  const reader: LookupReader = (path: string) =>
     deps
       .client!.request({ method: 'GET', path, safe: true, lookup: true }, lookupContext)
       .then(caller.scrub)
       .catch((error: unknown) => {
         if (call.request.signal?.aborted) throw error;
+        if (error instanceof UpstreamError && error.kind === 'auth') reader.keyRefused = error;
         deps.log.info(`look-up ${path} for ${op.id} failed: ${error instanceof Error ? error.message : String(error)}`);
         return undefined;
       });
+  return reader;
 }
+
+/** A preview's reader, and the API's refusal of the key (401) if a look-up met one: the write would meet it too. */
+export type LookupReader = PreviewReader & { keyRefused?: UpstreamError };
