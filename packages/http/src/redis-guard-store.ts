@@ -195,18 +195,20 @@ export const STATE_LOST =
 /**
  * The start of every mark script. KEYS[2] the replicas' clocks (a hash: each replica's id, its
  * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil
- * claims": claims counts the marks made in it). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for
- * a store on the callers' clock, that clock), ARGV[3] the replica's id, ARGV[4] the epoch it knows
- * and the most claims it saw there ("id:claims"; '' if none yet), ARGV[5] the quiet after a loss
- * (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
+ * claims": claims counts the marks made in it), KEYS[4] each replica's own claims in it (a hash:
+ * replica id, "epoch claims"; a replica's goes when its clock's entry does). ARGV[1] the caller's
+ * now (ms), ARGV[2] '' (or, for a store on the callers' clock, that clock), ARGV[3] the replica's
+ * id, ARGV[4] the epoch it knows, the most claims it saw there and, while it keeps marks, the most
+ * of its own ("id:claims:own"; '' if none yet), ARGV[5] the quiet after a loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
  * one clock for every replica; `ahead`, how far it is ahead of the caller's, by which the caller's
  * times (a yes; an attempt's time, given back) are read on it; `lead`, the most any replica's clock
  * has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included (a yes is dated by
  * the clock of the replica that gave it, which may be another: read by the most any replica leads,
- * it is never read later than it was given); `epoch` and `seq`, its id and claims (a script answers
- * "epoch:seq" first); and `quiet`, true while claims wait after a loss. An epoch gone, another than
- * the one a replica knew, or with fewer claims than it saw, is Redis having lost what it held (or
- * gone back to a copy that lagged): claims wait from when it was found, so each replica's next
+ * it is never read later than it was given); `epoch`, `seq` and `own`, its id, its claims and this
+ * replica's (a script answers stamp(), "epoch:seq:own", first); and `quiet`, true while claims wait
+ * after a loss. An epoch gone, another than the one a replica knew, or with fewer claims than it
+ * saw, all told or its own, is Redis having lost what it held (or gone back to a copy that lagged;
+ * claims made on the copy since make up the count all told, never a replica's own): claims wait from when it was found, so each replica's next
  * renewal, or its check while it keeps marks, sees it and puts back its marks.
  */
 const REDIS_CLOCK = `
@@ -224,11 +226,13 @@ for index = 1, #said, 2 do
   local other, at = string.match(said[index + 1], '^(-?%d+) (%d+)$')
   if not at or now - tonumber(at) > ${CLOCK_LEAD_KEPT_MS} then
     redis.call('HDEL', KEYS[2], said[index])
+    redis.call('HDEL', KEYS[4], said[index])
   elseif tonumber(other) > lead then
     lead = tonumber(other)
   end
 end
-local knownId, knownSeq = string.match(ARGV[4], '^(%S+):(%d+)$')
+redis.call('PEXPIRE', KEYS[4], ${CLOCK_LEAD_KEPT_MS})
+local knownId, knownSeq, knownOwn = string.match(ARGV[4], '^([^:]+):(%d+):(%d*)$')
 local quietMs = tonumber(ARGV[5])
 local epoch, madeAt, quietUntil, seq
 local held = redis.call('GET', KEYS[3])
@@ -237,11 +241,19 @@ if held then
   if not epoch then return redis.error_reply('ENGAGE not an epoch') end
   madeAt, quietUntil, seq = tonumber(madeAt), tonumber(quietUntil), tonumber(seq)
 end
+local own = 0
+local ownEpoch, ownHeld = string.match(redis.call('HGET', KEYS[4], ARGV[3]) or '', '^(%S+) (%d+)$')
+if held and ownEpoch == epoch then own = tonumber(ownHeld) end
 local function keepEpoch()
   redis.call('SET', KEYS[3], string.format('%s %d %d %d', epoch, madeAt, quietUntil, seq))
 end
-if not held or (knownId == epoch and seq < tonumber(knownSeq)) then
-  epoch, madeAt, seq, quietUntil = ARGV[3] .. '-' .. now, now, 0, 0
+local function stamp()
+  return string.format('%s:%d:%d', epoch, seq, own)
+end
+local wentBack = held and knownId == epoch and (seq < tonumber(knownSeq) or (knownOwn ~= '' and own < tonumber(knownOwn)))
+if not held or wentBack then
+  epoch, madeAt, seq, quietUntil, own = ARGV[3] .. '-' .. now, now, 0, 0, 0
+  redis.call('DEL', KEYS[4])
   if knownId then quietUntil = now + quietMs end
   keepEpoch()
 elseif knownId and knownId ~= epoch and quietUntil < madeAt + quietMs then
@@ -253,7 +265,7 @@ local quiet = now < quietUntil
 
 /**
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
- * it, and the attempt before it; times by Redis's clock), KEYS[2-3] and ARGV[1-5] as REDIS_CLOCK's;
+ * it, and the attempt before it; times by Redis's clock), KEYS[2-4] and ARGV[1-5] as REDIS_CLOCK's;
  * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
  * lease (ms), WRITE_MEMORY_MS, the new owner's id. {stamp, 'held', outcome, at (on the caller's
  * clock)} of the attempt that refuses this one (in flight, or sent since the yes); {stamp, 'quiet'}
@@ -261,12 +273,12 @@ local quiet = now < quietUntil
  * restore: {stamp, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
  */
 export const CLAIM_WRITE = script(`${REDIS_CLOCK}
-if quiet then return {epoch .. ':' .. seq, 'quiet'} end
+if quiet then return {stamp(), 'quiet'} end
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
 if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7]) then outcome = 'unknown' end
-if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {epoch .. ':' .. seq, 'held', outcome, at - ahead} end
+if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {stamp(), 'held', outcome, at - ahead} end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
 else
@@ -274,27 +286,29 @@ else
 end
 redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[9], 'alive', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
-seq = seq + 1
+seq, own = seq + 1, own + 1
 keepEpoch()
-return {epoch .. ':' .. seq, 'marked', now}
+redis.call('HSET', KEYS[4], ARGV[3], string.format('%s %d', epoch, own))
+redis.call('PEXPIRE', KEYS[4], ${CLOCK_LEAD_KEPT_MS})
+return {stamp(), 'marked', now}
 `);
 
 /** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the lease (ms). {stamp, outcome, at (on the caller's clock)}, or {stamp}. */
 export const LAST_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
-if not at or not outcome then return {epoch .. ':' .. seq} end
+if not at or not outcome then return {stamp()} end
 if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[6]) then outcome = 'unknown' end
-return {epoch .. ':' .. seq, outcome, at - ahead}
+return {stamp(), outcome, at - ahead}
 `);
 
 /** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight: {stamp, 1}, or {stamp, 0}. */
 export const RENEW_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner')
-if held[1] ~= 'in-flight' or held[2] ~= ARGV[6] then return {epoch .. ':' .. seq, 0} end
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[6] then return {stamp(), 0} end
 redis.call('HSET', KEYS[1], 'alive', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
-return {epoch .. ':' .. seq, 1}
+return {stamp(), 1}
 `);
 
 /**
@@ -306,17 +320,17 @@ export const RESTORE_WRITE = script(`${REDIS_CLOCK}
 local at, memory = tonumber(ARGV[6]), tonumber(ARGV[9])
 local was = redis.call('HMGET', KEYS[1], 'at', 'owner')
 local wasAt = tonumber(was[1])
-if wasAt and (wasAt > at or (wasAt == at and was[2] ~= ARGV[8])) then return {epoch .. ':' .. seq, 0} end
+if wasAt and (wasAt > at or (wasAt == at and was[2] ~= ARGV[8])) then return {stamp(), 0} end
 redis.call('DEL', KEYS[1])
 if ARGV[7] == 'in-flight' then
   redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7], 'owner', ARGV[8], 'alive', now)
   redis.call('PEXPIRE', KEYS[1], memory)
-  return {epoch .. ':' .. seq, 1}
+  return {stamp(), 1}
 end
-if at + memory <= now then return {epoch .. ':' .. seq, 0} end
+if at + memory <= now then return {stamp(), 0} end
 redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7])
 redis.call('PEXPIRE', KEYS[1], string.format('%d', at + memory - now))
-return {epoch .. ':' .. seq, 1}
+return {stamp(), 1}
 `);
 
 /**
@@ -359,6 +373,8 @@ export class RedisGuardStore implements GuardStore {
   private epoch = '';
   /** The highest count of claims this replica has seen in its epoch: a Redis that shows fewer went back (a failover to a copy that lagged). */
   private seq = 0;
+  /** The most of this replica's own claims Redis has counted in its epoch: claims on a copy that lagged make up `seq`, never this. */
+  private own = 0;
   private watching: NodeJS.Timeout | undefined;
   private readonly lossQuietMs: number;
   /** This replica, as the replicas' clocks in Redis name it. */
@@ -605,13 +621,15 @@ export class RedisGuardStore implements GuardStore {
 
   /** A mark script run for `write`: what it answered after the epoch, which this replica learns (a new one: Redis lost its marks, put back). */
   private async mark(code: Script, write: string, now: number, args: Array<string | number>): Promise<unknown[]> {
-    const known = this.epoch === '' ? '' : `${this.epoch}:${this.seq}`;
+    // Its own claims are checked only while it keeps marks: a replica's count goes with its clock's entry, after 15 idle minutes.
+    const own = this.kept.size > 0 ? this.own : '';
+    const known = this.epoch === '' ? '' : `${this.epoch}:${this.seq}:${own}`;
     const reply = await this.run(code, this.markKeys(write), [...this.clock(now), known, this.lossQuietMs, ...args]);
-    const stamp = Array.isArray(reply) && typeof reply[0] === 'string' ? /^(\S+):(\d+)$/.exec(reply[0]) : null;
+    const stamp = Array.isArray(reply) && typeof reply[0] === 'string' ? /^([^:]+):(\d+):(\d+)$/.exec(reply[0]) : null;
     if (!stamp) throw unavailable();
-    const [, epoch = '', seq = '0'] = stamp;
-    if (epoch !== this.epoch) await this.learnEpoch(epoch, Number(seq), now);
-    else this.seq = Math.max(this.seq, Number(seq));
+    const [, epoch = '', seq = '0', ownSeen = '0'] = stamp;
+    if (epoch !== this.epoch) await this.learnEpoch(epoch, Number(seq), Number(ownSeen), now);
+    else [this.seq, this.own] = [Math.max(this.seq, Number(seq)), Math.max(this.own, Number(ownSeen))];
     return (reply as unknown[]).slice(1);
   }
 
@@ -620,18 +638,17 @@ export class RedisGuardStore implements GuardStore {
    * this replica made are put back (unless the write holds one now). Until they all are, it keeps
    * the old epoch, so its next mark script tries again.
    */
-  private async learnEpoch(epoch: string, seq: number, now: number): Promise<void> {
+  private async learnEpoch(epoch: string, seq: number, own: number, now: number): Promise<void> {
     if (this.epoch !== '') {
       const putBack = this.kept
         .kept()
         .map(([write, { at, outcome, owner }]) =>
-          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
+          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}:`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
         );
       const results = await Promise.allSettled(putBack);
       if (results.some((result) => result.status === 'rejected')) return;
     }
-    this.epoch = epoch;
-    this.seq = seq;
+    [this.epoch, this.seq, this.own] = [epoch, seq, own];
   }
 
   /**
@@ -657,9 +674,9 @@ export class RedisGuardStore implements GuardStore {
     return [caller, this.callerClock ? caller : '', this.replica];
   }
 
-  /** A mark script's keys: the write's last attempt, the replicas' clocks, and Redis's epoch. */
+  /** A mark script's keys: the write's last attempt, the replicas' clocks, Redis's epoch, and each replica's claims in it. */
   private markKeys(write: string): string[] {
-    return [this.writeKey(write), `${this.prefix}guard:clock-leads`, `${this.prefix}guard:epoch`];
+    return [this.writeKey(write), `${this.prefix}guard:clock-leads`, `${this.prefix}guard:epoch`, `${this.prefix}guard:claims`];
   }
 
   private counterKey(counter: string): string {
