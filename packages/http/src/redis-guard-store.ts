@@ -181,6 +181,8 @@ export const WRITE_CLOCK_SKEW_MS = 5_000;
 /** How long a replica's lead over Redis's clock is kept after it last said it: longer than any yes lives (a requestState's 10 minutes). */
 export const CLOCK_LEAD_KEPT_MS = 15 * 60 * 1000;
 
+/** A replica's lead that falls by more than this (its clock set back) is kept as it was, for the yeses it dated. */
+const CLOCK_SET_BACK_MS = 1_000;
 /** How long claims are refused after Redis lost what it held, by default: longer than a replica takes to renew its marks (and so see the loss). */
 export const LOSS_QUIET_MS = 75_000;
 
@@ -202,7 +204,8 @@ export const STATE_LOST =
  * of its own ("id:claims:own"; '' if none yet), ARGV[5] the quiet after a loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
  * one clock for every replica; `ahead`, how far it is ahead of the caller's, by which the caller's
  * times (a yes; an attempt's time, given back) are read on it; `lead`, the most any replica's clock
- * has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included (a yes is dated by
+ * has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included (a replica's clock set
+ * back keeps its former lead, as "id~", CLOCK_LEAD_KEPT_MS longer: yeses dated by it live; a yes is dated by
  * the clock of the replica that gave it, which may be another: read by the most any replica leads,
  * it is never read later than it was given); `epoch`, `seq` and `own`, its id, its claims and this
  * replica's (a script answers stamp(), "epoch:seq:own", first); and `quiet`, true while claims wait
@@ -219,6 +222,14 @@ if now == nil then
 end
 local ahead = now - tonumber(ARGV[1])
 local lead = -ahead
+local before = tonumber(string.match(redis.call('HGET', KEYS[2], ARGV[3]) or '', '^(-?%d+) %d+$'))
+if before and before - lead > ${CLOCK_SET_BACK_MS} then
+  local past = ARGV[3] .. '~'
+  local was, wasAt = string.match(redis.call('HGET', KEYS[2], past) or '', '^(-?%d+) (%d+)$')
+  if not (wasAt and now - tonumber(wasAt) <= ${CLOCK_LEAD_KEPT_MS} and tonumber(was) >= before) then
+    redis.call('HSET', KEYS[2], past, string.format('%d %d', before, now))
+  end
+end
 redis.call('HSET', KEYS[2], ARGV[3], string.format('%d %d', -ahead, now))
 redis.call('PEXPIRE', KEYS[2], ${CLOCK_LEAD_KEPT_MS})
 local said = redis.call('HGETALL', KEYS[2])
@@ -376,6 +387,7 @@ export class RedisGuardStore implements GuardStore {
   /** The most of this replica's own claims Redis has counted in its epoch: claims on a copy that lagged make up `seq`, never this. */
   private own = 0;
   private watching: NodeJS.Timeout | undefined;
+  private reporting: NodeJS.Timeout | undefined;
   private readonly lossQuietMs: number;
   /** This replica, as the replicas' clocks in Redis name it. */
   private readonly replica = randomBytes(12).toString('base64url');
@@ -432,6 +444,7 @@ export class RedisGuardStore implements GuardStore {
    */
   async startupCheck(): Promise<{ refuse?: string; warnings: string[] }> {
     const warnings = [await this.clockWarning()].filter((warning): warning is string => warning !== undefined);
+    await this.reportLead();
     let info: unknown;
     try {
       info = await this.redis.command(['INFO', 'memory']);
@@ -443,6 +456,19 @@ export class RedisGuardStore implements GuardStore {
     const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
     if (problem) this.eviction = { problem, readAt: performance.now() };
     return problem ? { refuse: problem, warnings } : { warnings };
+  }
+
+  /**
+   * Tells Redis this replica's clock's lead now and every third of the quiet after a loss (so within
+   * it after Redis lost the leads too), reading its epoch as watchEpoch does: a yes given here is
+   * read on another replica by the leads Redis holds, and a replica that had marked no write yet,
+   * or none for CLOCK_LEAD_KEPT_MS, had told it nothing.
+   */
+  private async reportLead(): Promise<void> {
+    const report = () => this.mark(LAST_WRITE, EPOCH_PROBE, Date.now(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+    this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
+    this.reporting.unref();
+    await report();
   }
 
   /** This replica's clock against Redis's (TIME), when they are more than a second apart. */
@@ -607,7 +633,7 @@ export class RedisGuardStore implements GuardStore {
    * seen, and the marks put back, within the quiet even on a replica that is idle.
    */
   private watchEpoch(): void {
-    if (this.watching) return;
+    if (this.watching || this.reporting) return;
     this.watching = setInterval(
       () => {
         if (this.kept.kept().length > 0) return void this.mark(LAST_WRITE, EPOCH_PROBE, Date.now(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
