@@ -8,6 +8,9 @@
 //   15 minutes a lead is kept: it had told Redis nothing.
 // A replica whose lead falls (its clock set back) now keeps its former lead in Redis 15 minutes
 // more, and each replica tells Redis its lead at start and every third of the quiet while it runs.
+// Its own renewals and reports of its lead go by the clock it dates yeses and attempts by (the
+// journal's forward clock, which a clock set back leaves ahead of the system's): by the system
+// clock, they told Redis a lead lower than its yeses', kept 15 minutes only.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
@@ -75,5 +78,19 @@ describe("a yes given on a replica whose clock is ahead of Redis's", () => {
     // Well after the send, on every clock, with the fast replica's lead taken off.
     const yes = Date.now() + FIVE_MINUTES + 10_000;
     expect(await user.claimWrite(write, 'owner-user', yes, Date.now())).toBeUndefined();
+  });
+
+  it("a replica's renewals and reports tell the lead of the clock its yeses are dated by", async () => {
+    const prefix = 'engage-lead-4:';
+    const { fast } = replicas(prefix);
+    const write = freshWrite();
+    // Its journal's clock five minutes ahead of its system clock (set back since): its yeses are dated by the former.
+    expect(await fast.claimWrite(write, 'owner-fast', Number.MAX_SAFE_INTEGER, Date.now() + FIVE_MINUTES)).toBeUndefined();
+    expect(await fast.renewWrite(write, 'owner-fast', Date.now())).toBe(true); // the renewal's own clock: the system's
+    await fast.startupCheck();
+    const said = (await clients[2]!.command(['HGETALL', `${prefix}guard:clock-leads`])) as string[];
+    const leads = said.filter((_, index) => index % 2 === 0).map((field, index) => ({ field, lead: Number(String(said[index * 2 + 1]).split(' ')[0]) }));
+    expect(leads.filter(({ field }) => !field.endsWith('~')).map(({ lead }) => lead)).toEqual([expect.any(Number)]);
+    for (const { lead } of leads) expect(lead).toBeGreaterThan(FIVE_MINUTES - 2_000);
   });
 });

@@ -388,6 +388,8 @@ export class RedisGuardStore implements GuardStore {
   private own = 0;
   private watching: NodeJS.Timeout | undefined;
   private reporting: NodeJS.Timeout | undefined;
+  /** forwardNow's latest reading, and the monotonic clock's then. */
+  private forward = { at: 0, steady: 0 };
   private readonly lossQuietMs: number;
   /** This replica, as the replicas' clocks in Redis name it. */
   private readonly replica = randomBytes(12).toString('base64url');
@@ -465,7 +467,7 @@ export class RedisGuardStore implements GuardStore {
    * or none for CLOCK_LEAD_KEPT_MS, had told it nothing.
    */
   private async reportLead(): Promise<void> {
-    const report = () => this.mark(LAST_WRITE, EPOCH_PROBE, Date.now(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+    const report = () => this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
     this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
     this.reporting.unref();
     await report();
@@ -606,9 +608,11 @@ export class RedisGuardStore implements GuardStore {
    */
   async renewWrite(write: string, id: string, now: number) {
     const known = this.epoch;
-    const renewed = await this.mark(RENEW_WRITE, write, now, [id, WRITE_MEMORY_MS]);
+    // Its answer holds no time: the lead it reports goes by the clock this replica dates its yeses by (on the callers' clock, theirs).
+    const at = () => (this.callerClock ? now : this.forwardNow(now));
+    const renewed = await this.mark(RENEW_WRITE, write, at(), [id, WRITE_MEMORY_MS]);
     if (renewed[0] === 1 || this.epoch === known) return renewed[0] === 1;
-    return (await this.mark(RENEW_WRITE, write, now, [id, WRITE_MEMORY_MS]))[0] === 1;
+    return (await this.mark(RENEW_WRITE, write, at(), [id, WRITE_MEMORY_MS]))[0] === 1;
   }
 
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
@@ -636,7 +640,7 @@ export class RedisGuardStore implements GuardStore {
     if (this.watching || this.reporting) return;
     this.watching = setInterval(
       () => {
-        if (this.kept.kept().length > 0) return void this.mark(LAST_WRITE, EPOCH_PROBE, Date.now(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+        if (this.kept.kept().length > 0) return void this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
         clearInterval(this.watching);
         this.watching = undefined;
       },
@@ -647,6 +651,7 @@ export class RedisGuardStore implements GuardStore {
 
   /** A mark script run for `write`: what it answered after the epoch, which this replica learns (a new one: Redis lost its marks, put back). */
   private async mark(code: Script, write: string, now: number, args: Array<string | number>): Promise<unknown[]> {
+    this.forwardNow(now);
     // Its own claims are checked only while it keeps marks: a replica's count goes with its clock's entry, after 15 idle minutes.
     const own = this.kept.size > 0 ? this.own : '';
     const known = this.epoch === '' ? '' : `${this.epoch}:${this.seq}:${own}`;
@@ -692,6 +697,19 @@ export class RedisGuardStore implements GuardStore {
     if (held === null) return undefined;
     const [outcome, at] = String(held).split(' ');
     return attemptOf([outcome, Number(at)], ['done', 'unknown', 'refused']);
+  }
+
+  /**
+   * This replica's clock as it dates its yeses and attempts (the journal's forward clock, which a
+   * clock set back does not move back): the latest time a caller gave or the system clock reads,
+   * moved on by the monotonic clock. Its own reports of its lead go by it, so they are never below
+   * the lead its yeses were dated with.
+   */
+  private forwardNow(given = 0): number {
+    const steady = performance.now();
+    const at = Math.max(given, Date.now(), this.forward.at + (steady - this.forward.steady));
+    this.forward = { at, steady };
+    return Math.floor(at);
   }
 
   /** A mark script's first arguments: the caller's now, the clock it runs by ('': Redis TIME), and this replica's id. */
