@@ -181,6 +181,12 @@ export const WRITE_CLOCK_SKEW_MS = 5_000;
 /** How long a replica's lead over Redis's clock is kept after it last said it: longer than any yes lives (a requestState's 10 minutes). */
 export const CLOCK_LEAD_KEPT_MS = 15 * 60 * 1000;
 
+/**
+ * How long a replica's entries (its lead, its own claims) are kept after its last script: until its
+ * marks are forgotten too (the half hour after they end), so a replica cut off from Redis that long
+ * does not find its claims gone and take that for a loss. Its lead counts for CLOCK_LEAD_KEPT_MS only.
+ */
+const REPLICA_KEPT_MS = CLOCK_LEAD_KEPT_MS + WRITE_MEMORY_MS;
 /** A replica's lead that falls by more than this (its clock set back) is kept as it was, for the yeses it dated. */
 const CLOCK_SET_BACK_MS = 1_000;
 /** How long claims are refused after Redis lost what it held, by default: longer than a replica takes to renew its marks (and so see the loss). */
@@ -198,7 +204,7 @@ export const STATE_LOST =
  * The start of every mark script. KEYS[2] the replicas' clocks (a hash: each replica's id, its
  * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil
  * claims": claims counts the marks made in it), KEYS[4] each replica's own claims in it (a hash:
- * replica id, "epoch claims"; a replica's goes when its clock's entry does). ARGV[1] the caller's
+ * replica id, "epoch claims"; a replica's goes when its clock's entry does, REPLICA_KEPT_MS after its last script). ARGV[1] the caller's
  * now (ms), ARGV[2] '' (or, for a store on the callers' clock, that clock), ARGV[3] the replica's
  * id, ARGV[4] the epoch it knows, the most claims it saw there and, while it keeps marks, the most
  * of its own ("id:claims:own"; '' if none yet), ARGV[5] the quiet after a loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
@@ -231,18 +237,18 @@ if before and before - lead > ${CLOCK_SET_BACK_MS} then
   end
 end
 redis.call('HSET', KEYS[2], ARGV[3], string.format('%d %d', -ahead, now))
-redis.call('PEXPIRE', KEYS[2], ${CLOCK_LEAD_KEPT_MS})
+redis.call('PEXPIRE', KEYS[2], ${REPLICA_KEPT_MS})
 local said = redis.call('HGETALL', KEYS[2])
 for index = 1, #said, 2 do
   local other, at = string.match(said[index + 1], '^(-?%d+) (%d+)$')
-  if not at or now - tonumber(at) > ${CLOCK_LEAD_KEPT_MS} then
+  if not at or now - tonumber(at) > ${REPLICA_KEPT_MS} then
     redis.call('HDEL', KEYS[2], said[index])
     redis.call('HDEL', KEYS[4], said[index])
-  elseif tonumber(other) > lead then
+  elseif now - tonumber(at) <= ${CLOCK_LEAD_KEPT_MS} and tonumber(other) > lead then
     lead = tonumber(other)
   end
 end
-redis.call('PEXPIRE', KEYS[4], ${CLOCK_LEAD_KEPT_MS})
+redis.call('PEXPIRE', KEYS[4], ${REPLICA_KEPT_MS})
 local knownId, knownSeq, knownOwn = string.match(ARGV[4], '^([^:]+):(%d+):(%d*)$')
 local quietMs = tonumber(ARGV[5])
 local epoch, madeAt, quietUntil, seq
@@ -300,7 +306,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[8])
 seq, own = seq + 1, own + 1
 keepEpoch()
 redis.call('HSET', KEYS[4], ARGV[3], string.format('%s %d', epoch, own))
-redis.call('PEXPIRE', KEYS[4], ${CLOCK_LEAD_KEPT_MS})
+redis.call('PEXPIRE', KEYS[4], ${REPLICA_KEPT_MS})
 return {stamp(), 'marked', now}
 `);
 
@@ -467,7 +473,10 @@ export class RedisGuardStore implements GuardStore {
    * or none for CLOCK_LEAD_KEPT_MS, had told it nothing.
    */
   private async reportLead(): Promise<void> {
-    const report = () => this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+    const report = () => {
+      this.kept.kept(); // drops marks past their keeping: a replica keeping none does not check its own claims
+      return this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+    };
     this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
     this.reporting.unref();
     await report();
@@ -652,7 +661,7 @@ export class RedisGuardStore implements GuardStore {
   /** A mark script run for `write`: what it answered after the epoch, which this replica learns (a new one: Redis lost its marks, put back). */
   private async mark(code: Script, write: string, now: number, args: Array<string | number>): Promise<unknown[]> {
     this.forwardNow(now);
-    // Its own claims are checked only while it keeps marks: a replica's count goes with its clock's entry, after 15 idle minutes.
+    // Its own claims are checked only while it keeps marks: a replica's count goes REPLICA_KEPT_MS after its last script.
     const own = this.kept.size > 0 ? this.own : '';
     const known = this.epoch === '' ? '' : `${this.epoch}:${this.seq}:${own}`;
     const reply = await this.run(code, this.markKeys(write), [...this.clock(now), known, this.lossQuietMs, ...args]);
