@@ -92,3 +92,23 @@ describe('a Redis gone back to an older copy, its count of claims made up by cla
     expect(await b.claimWrite(write, 'owner-b', Number.MAX_SAFE_INTEGER, Date.now())).toMatchObject({ outcome: 'in-flight' });
   });
 });
+
+describe('a Redis gone back again, to before the marks were put back', () => {
+  it('is seen by the replica that put them back: the write in flight is not claimed again', async () => {
+    const prefix = 'engage-masked-4:';
+    const { a, b } = await twoReplicas(prefix);
+    const write = freshWrite();
+    const admin = clients[2]!;
+    expect(await a.claimWrite(write, 'owner-a', Number.MAX_SAFE_INTEGER, Date.now())).toBeUndefined();
+    // Redis loses it all; b sees it first (a new epoch, the quiet), then a puts its mark back.
+    await admin.command(['DEL', `${prefix}guard:write:${write}`, `${prefix}guard:epoch`, `${prefix}guard:claims`, `${prefix}guard:clock-leads`]);
+    await b.lastSentWrite(freshWrite(), Date.now());
+    const beforePutBack = await snapshot(prefix);
+    expect(await a.renewWrite(write, 'owner-a', Date.now())).toBe(true);
+    // It goes back to a copy taken before the mark was put back, its quiet over (as 75 s later).
+    const [id, madeAt, , seq] = beforePutBack.epoch.split(' ');
+    await rollBack(prefix, { ...beforePutBack, epoch: `${id} ${madeAt} 0 ${seq}` }, write);
+    await a.lastSentWrite(freshWrite(), Date.now()); // a's next script (its check of the epoch does the same)
+    await expect(b.claimWrite(write, 'owner-b', Number.MAX_SAFE_INTEGER, Date.now())).rejects.toThrow(STATE_LOST);
+  });
+});

@@ -267,6 +267,12 @@ end
 local function stamp()
   return string.format('%s:%d:%d', epoch, seq, own)
 end
+local function countClaim()
+  seq, own = seq + 1, own + 1
+  keepEpoch()
+  redis.call('HSET', KEYS[4], ARGV[3], string.format('%s %d', epoch, own))
+  redis.call('PEXPIRE', KEYS[4], ${REPLICA_KEPT_MS})
+end
 local wentBack = held and knownId == epoch and (seq < tonumber(knownSeq) or (knownOwn ~= '' and own < tonumber(knownOwn)))
 if not held or wentBack then
   epoch, madeAt, seq, quietUntil, own = ARGV[3] .. '-' .. now, now, 0, 0, 0
@@ -303,10 +309,7 @@ else
 end
 redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[9], 'alive', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
-seq, own = seq + 1, own + 1
-keepEpoch()
-redis.call('HSET', KEYS[4], ARGV[3], string.format('%s %d', epoch, own))
-redis.call('PEXPIRE', KEYS[4], ${REPLICA_KEPT_MS})
+countClaim()
 return {stamp(), 'marked', now}
 `);
 
@@ -331,7 +334,8 @@ return {stamp(), 1}
 /**
  * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
  * owner, WRITE_MEMORY_MS. Puts back a mark Redis lost or holds an older state of (a copy that
- * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it did.
+ * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it did,
+ * counted as a claim (so a Redis that goes back again, to before it was put back, is seen).
  */
 export const RESTORE_WRITE = script(`${REDIS_CLOCK}
 local at, memory = tonumber(ARGV[6]), tonumber(ARGV[9])
@@ -342,11 +346,13 @@ redis.call('DEL', KEYS[1])
 if ARGV[7] == 'in-flight' then
   redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7], 'owner', ARGV[8], 'alive', now)
   redis.call('PEXPIRE', KEYS[1], memory)
+  countClaim()
   return {stamp(), 1}
 end
 if at + memory <= now then return {stamp(), 0} end
 redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7])
 redis.call('PEXPIRE', KEYS[1], string.format('%d', at + memory - now))
+countClaim()
 return {stamp(), 1}
 `);
 
@@ -687,6 +693,11 @@ export class RedisGuardStore implements GuardStore {
         );
       const results = await Promise.allSettled(putBack);
       if (results.some((result) => result.status === 'rejected')) return;
+      // Each mark put back counted as a claim of this replica's: the most it saw, as any script's answer is read.
+      for (const result of results) {
+        const counted = /^([^:]+):(\d+):(\d+)$/.exec(String((result as PromiseFulfilledResult<unknown[]>).value?.[0]));
+        if (counted?.[1] === epoch) [seq, own] = [Math.max(seq, Number(counted[2])), Math.max(own, Number(counted[3]))];
+      }
     }
     [this.epoch, this.seq, this.own] = [epoch, seq, own];
   }
