@@ -204,20 +204,22 @@ export const STATE_LOST =
  * The start of every mark script. KEYS[2] the replicas' clocks (a hash: each replica's id, its
  * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil
  * claims": claims counts the marks made in it), KEYS[4] each replica's own claims in it (a hash:
- * replica id, "epoch claims"; a replica's goes when its clock's entry does, REPLICA_KEPT_MS after its last script). ARGV[1] the caller's
- * now (ms), ARGV[2] '' (or, for a store on the callers' clock, that clock), ARGV[3] the replica's
- * id, ARGV[4] the epoch it knows, the most claims it saw there and, while it keeps marks, the most
- * of its own ("id:claims:own"; '' if none yet), ARGV[5] the quiet after a loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
- * one clock for every replica; `ahead`, how far it is ahead of the caller's, by which the caller's
- * times (a yes; an attempt's time, given back) are read on it; `lead`, the most any replica's clock
- * has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included (a replica's clock set
- * back keeps its former lead, as "id~", CLOCK_LEAD_KEPT_MS longer: yeses dated by it live; a yes is dated by
- * the clock of the replica that gave it, which may be another: read by the most any replica leads,
- * it is never read later than it was given); `epoch`, `seq` and `own`, its id, its claims and this
- * replica's (a script answers stamp(), "epoch:seq:own", first); and `quiet`, true while claims wait
- * after a loss. An epoch gone, another than the one a replica knew, or with fewer claims than it
- * saw, all told or its own, is Redis having lost what it held (or gone back to a copy that lagged;
- * claims made on the copy since make up the count all told, never a replica's own): claims wait from when it was found, so each replica's next
+ * replica id, "epoch claims"; it goes with the replica's clock entry, REPLICA_KEPT_MS after its
+ * last script). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for a store on the callers' clock,
+ * that clock), ARGV[3] the replica's id, ARGV[4] the epoch it knows, the most claims it saw there
+ * and, while it keeps marks, the most of its own ("id:claims:own"; '' if none yet), ARGV[5] the
+ * quiet after a loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed
+ * and judged by it, one clock for every replica; `ahead`, how far it is ahead of the caller's, by
+ * which the caller's times (a yes; an attempt's time, given back) are read on it; `lead`, the most
+ * any replica's clock has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included
+ * (a replica's clock set back keeps its former lead, as "id~", CLOCK_LEAD_KEPT_MS longer: yeses
+ * dated by it live; a yes is dated by the clock of the replica that gave it, which may be another:
+ * read by the most any replica leads, it is never read later than it was given); `epoch`, `seq`
+ * and `own`, its id, its claims and this replica's (a script answers stamp(), "epoch:seq:own",
+ * first); and `quiet`, true while claims wait after a loss. An epoch gone, another than the one a
+ * replica knew, or with fewer claims than it saw, all told or its own, is Redis having lost what it
+ * held (or gone back to a copy that lagged; claims made on the copy since make up the count all
+ * told, never a replica's own): claims wait from when it was found, so each replica's next
  * renewal, or its check while it keeps marks, sees it and puts back its marks.
  */
 const REDIS_CLOCK = `
@@ -334,8 +336,8 @@ return {stamp(), 1}
 /**
  * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
  * owner, WRITE_MEMORY_MS. Puts back a mark Redis lost or holds an older state of (a copy that
- * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it did,
- * counted as a claim (so a Redis that goes back again, to before it was put back, is seen).
+ * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it
+ * did, counted as a claim (so a Redis that goes back again, to before it was put back, is seen).
  */
 export const RESTORE_WRITE = script(`${REDIS_CLOCK}
 local at, memory = tonumber(ARGV[6]), tonumber(ARGV[9])
@@ -623,7 +625,8 @@ export class RedisGuardStore implements GuardStore {
    */
   async renewWrite(write: string, id: string, now: number) {
     const known = this.epoch;
-    // Its answer holds no time: the lead it reports goes by the clock this replica dates its yeses by (on the callers' clock, theirs).
+    // Its answer holds no time: the lead it reports goes by the clock this replica dates its yeses by
+    // (on the callers' clock, theirs).
     const at = () => (this.callerClock ? now : this.forwardNow(now));
     const renewed = await this.mark(RENEW_WRITE, write, at(), [id, WRITE_MEMORY_MS]);
     if (renewed[0] === 1 || this.epoch === known) return renewed[0] === 1;
