@@ -402,6 +402,8 @@ export class RedisGuardStore implements GuardStore {
   private own = 0;
   private watching: NodeJS.Timeout | undefined;
   private reporting: NodeJS.Timeout | undefined;
+  /** The epoch this replica is learning (its marks being put back), which every script that finds it waits for. */
+  private learning: { epoch: string; done: Promise<void> } | undefined;
   /** forwardNow's latest reading, and the monotonic clock's then. */
   private forward = { at: 0, steady: 0 };
   private readonly lossQuietMs: number;
@@ -677,16 +679,27 @@ export class RedisGuardStore implements GuardStore {
     const stamp = Array.isArray(reply) && typeof reply[0] === 'string' ? /^([^:]+):(\d+):(\d+)$/.exec(reply[0]) : null;
     if (!stamp) throw unavailable();
     const [, epoch = '', seq = '0', ownSeen = '0'] = stamp;
-    if (epoch !== this.epoch) await this.learnEpoch(epoch, Number(seq), Number(ownSeen), now);
-    else [this.seq, this.own] = [Math.max(this.seq, Number(seq)), Math.max(this.own, Number(ownSeen))];
+    if (epoch !== this.epoch) await this.learnOnce(epoch, Number(seq), Number(ownSeen), now);
+    if (epoch === this.epoch) [this.seq, this.own] = [Math.max(this.seq, Number(seq)), Math.max(this.own, Number(ownSeen))];
     return (reply as unknown[]).slice(1);
   }
 
   /**
    * Redis's epoch is new to this replica: if it knew another, Redis lost what it held, and the marks
    * this replica made are put back (unless the write holds one now). Until they all are, it keeps
-   * the old epoch, so its next mark script tries again.
+   * the old epoch, so its next mark script tries again. Every script on its way finds the new epoch
+   * at once: one putting back (up to 10,000 marks) serves them all, each waiting for it.
    */
+  private learnOnce(epoch: string, seq: number, own: number, now: number): Promise<void> {
+    if (this.learning?.epoch !== epoch) {
+      const done: Promise<void> = this.learnEpoch(epoch, seq, own, now).finally(() => {
+        if (this.learning?.done === done) this.learning = undefined;
+      });
+      this.learning = { epoch, done };
+    }
+    return this.learning.done;
+  }
+
   private async learnEpoch(epoch: string, seq: number, own: number, now: number): Promise<void> {
     if (this.epoch !== '') {
       const putBack = this.kept
