@@ -181,6 +181,14 @@ export const WRITE_CLOCK_SKEW_MS = 5_000;
 /** How long a replica's lead over Redis's clock is kept after it last said it: longer than any yes lives (a requestState's 10 minutes). */
 export const CLOCK_LEAD_KEPT_MS = 15 * 60 * 1000;
 
+/**
+ * How long a replica's entries (its lead, its own claims) are kept after its last script: until its
+ * marks are forgotten too (the half hour after they end), so a replica cut off from Redis that long
+ * does not find its claims gone and take that for a loss. Its lead counts for CLOCK_LEAD_KEPT_MS only.
+ */
+const REPLICA_KEPT_MS = CLOCK_LEAD_KEPT_MS + WRITE_MEMORY_MS;
+/** A replica's lead that falls by more than this (its clock set back) is kept as it was, for the yeses it dated. */
+const CLOCK_SET_BACK_MS = 1_000;
 /** How long claims are refused after Redis lost what it held, by default: longer than a replica takes to renew its marks (and so see the loss). */
 export const LOSS_QUIET_MS = 75_000;
 
@@ -195,18 +203,23 @@ export const STATE_LOST =
 /**
  * The start of every mark script. KEYS[2] the replicas' clocks (a hash: each replica's id, its
  * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil
- * claims": claims counts the marks made in it). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for
- * a store on the callers' clock, that clock), ARGV[3] the replica's id, ARGV[4] the epoch it knows
- * and the most claims it saw there ("id:claims"; '' if none yet), ARGV[5] the quiet after a loss
- * (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed and judged by it,
- * one clock for every replica; `ahead`, how far it is ahead of the caller's, by which the caller's
- * times (a yes; an attempt's time, given back) are read on it; `lead`, the most any replica's clock
- * has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included (a yes is dated by
- * the clock of the replica that gave it, which may be another: read by the most any replica leads,
- * it is never read later than it was given); `epoch` and `seq`, its id and claims (a script answers
- * "epoch:seq" first); and `quiet`, true while claims wait after a loss. An epoch gone, another than
- * the one a replica knew, or with fewer claims than it saw, is Redis having lost what it held (or
- * gone back to a copy that lagged): claims wait from when it was found, so each replica's next
+ * claims": claims counts the marks made in it), KEYS[4] each replica's own claims in it (a hash:
+ * replica id, "epoch claims"; it goes with the replica's clock entry, REPLICA_KEPT_MS after its
+ * last script). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for a store on the callers' clock,
+ * that clock), ARGV[3] the replica's id, ARGV[4] the epoch it knows, the most claims it saw there
+ * and, while it keeps marks, the most of its own ("id:claims:own"; '' if none yet), ARGV[5] the
+ * quiet after a loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed
+ * and judged by it, one clock for every replica; `ahead`, how far it is ahead of the caller's, by
+ * which the caller's times (a yes; an attempt's time, given back) are read on it; `lead`, the most
+ * any replica's clock has been ahead of Redis's within CLOCK_LEAD_KEPT_MS, this one's now included
+ * (a replica's clock set back keeps its former lead, as "id~", CLOCK_LEAD_KEPT_MS longer: yeses
+ * dated by it live; a yes is dated by the clock of the replica that gave it, which may be another:
+ * read by the most any replica leads, it is never read later than it was given); `epoch`, `seq`
+ * and `own`, its id, its claims and this replica's (a script answers stamp(), "epoch:seq:own",
+ * first); and `quiet`, true while claims wait after a loss. An epoch gone, another than the one a
+ * replica knew, or with fewer claims than it saw, all told or its own, is Redis having lost what it
+ * held (or gone back to a copy that lagged; claims made on the copy since make up the count all
+ * told, never a replica's own): claims wait from when it was found, so each replica's next
  * renewal, or its check while it keeps marks, sees it and puts back its marks.
  */
 const REDIS_CLOCK = `
@@ -217,18 +230,28 @@ if now == nil then
 end
 local ahead = now - tonumber(ARGV[1])
 local lead = -ahead
+local before = tonumber(string.match(redis.call('HGET', KEYS[2], ARGV[3]) or '', '^(-?%d+) %d+$'))
+if before and before - lead > ${CLOCK_SET_BACK_MS} then
+  local past = ARGV[3] .. '~'
+  local was, wasAt = string.match(redis.call('HGET', KEYS[2], past) or '', '^(-?%d+) (%d+)$')
+  if not (wasAt and now - tonumber(wasAt) <= ${CLOCK_LEAD_KEPT_MS} and tonumber(was) >= before) then
+    redis.call('HSET', KEYS[2], past, string.format('%d %d', before, now))
+  end
+end
 redis.call('HSET', KEYS[2], ARGV[3], string.format('%d %d', -ahead, now))
-redis.call('PEXPIRE', KEYS[2], ${CLOCK_LEAD_KEPT_MS})
+redis.call('PEXPIRE', KEYS[2], ${REPLICA_KEPT_MS})
 local said = redis.call('HGETALL', KEYS[2])
 for index = 1, #said, 2 do
   local other, at = string.match(said[index + 1], '^(-?%d+) (%d+)$')
-  if not at or now - tonumber(at) > ${CLOCK_LEAD_KEPT_MS} then
+  if not at or now - tonumber(at) > ${REPLICA_KEPT_MS} then
     redis.call('HDEL', KEYS[2], said[index])
-  elseif tonumber(other) > lead then
+    redis.call('HDEL', KEYS[4], said[index])
+  elseif now - tonumber(at) <= ${CLOCK_LEAD_KEPT_MS} and tonumber(other) > lead then
     lead = tonumber(other)
   end
 end
-local knownId, knownSeq = string.match(ARGV[4], '^(%S+):(%d+)$')
+redis.call('PEXPIRE', KEYS[4], ${REPLICA_KEPT_MS})
+local knownId, knownSeq, knownOwn = string.match(ARGV[4], '^([^:]+):(%d+):(%d*)$')
 local quietMs = tonumber(ARGV[5])
 local epoch, madeAt, quietUntil, seq
 local held = redis.call('GET', KEYS[3])
@@ -237,11 +260,25 @@ if held then
   if not epoch then return redis.error_reply('ENGAGE not an epoch') end
   madeAt, quietUntil, seq = tonumber(madeAt), tonumber(quietUntil), tonumber(seq)
 end
+local own = 0
+local ownEpoch, ownHeld = string.match(redis.call('HGET', KEYS[4], ARGV[3]) or '', '^(%S+) (%d+)$')
+if held and ownEpoch == epoch then own = tonumber(ownHeld) end
 local function keepEpoch()
   redis.call('SET', KEYS[3], string.format('%s %d %d %d', epoch, madeAt, quietUntil, seq))
 end
-if not held or (knownId == epoch and seq < tonumber(knownSeq)) then
-  epoch, madeAt, seq, quietUntil = ARGV[3] .. '-' .. now, now, 0, 0
+local function stamp()
+  return string.format('%s:%d:%d', epoch, seq, own)
+end
+local function countClaim()
+  seq, own = seq + 1, own + 1
+  keepEpoch()
+  redis.call('HSET', KEYS[4], ARGV[3], string.format('%s %d', epoch, own))
+  redis.call('PEXPIRE', KEYS[4], ${REPLICA_KEPT_MS})
+end
+local wentBack = held and knownId == epoch and (seq < tonumber(knownSeq) or (knownOwn ~= '' and own < tonumber(knownOwn)))
+if not held or wentBack then
+  epoch, madeAt, seq, quietUntil, own = ARGV[3] .. '-' .. now, now, 0, 0, 0
+  redis.call('DEL', KEYS[4])
   if knownId then quietUntil = now + quietMs end
   keepEpoch()
 elseif knownId and knownId ~= epoch and quietUntil < madeAt + quietMs then
@@ -253,7 +290,7 @@ local quiet = now < quietUntil
 
 /**
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
- * it, and the attempt before it; times by Redis's clock), KEYS[2-3] and ARGV[1-5] as REDIS_CLOCK's;
+ * it, and the attempt before it; times by Redis's clock), KEYS[2-4] and ARGV[1-5] as REDIS_CLOCK's;
  * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
  * lease (ms), WRITE_MEMORY_MS, the new owner's id. {stamp, 'held', outcome, at (on the caller's
  * clock)} of the attempt that refuses this one (in flight, or sent since the yes); {stamp, 'quiet'}
@@ -261,12 +298,12 @@ local quiet = now < quietUntil
  * restore: {stamp, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
  */
 export const CLAIM_WRITE = script(`${REDIS_CLOCK}
-if quiet then return {epoch .. ':' .. seq, 'quiet'} end
+if quiet then return {stamp(), 'quiet'} end
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
 if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7]) then outcome = 'unknown' end
-if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {epoch .. ':' .. seq, 'held', outcome, at - ahead} end
+if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {stamp(), 'held', outcome, at - ahead} end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
 else
@@ -274,49 +311,51 @@ else
 end
 redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[9], 'alive', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
-seq = seq + 1
-keepEpoch()
-return {epoch .. ':' .. seq, 'marked', now}
+countClaim()
+return {stamp(), 'marked', now}
 `);
 
 /** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the lease (ms). {stamp, outcome, at (on the caller's clock)}, or {stamp}. */
 export const LAST_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
 local at, outcome = tonumber(held[1]), held[2]
-if not at or not outcome then return {epoch .. ':' .. seq} end
+if not at or not outcome then return {stamp()} end
 if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[6]) then outcome = 'unknown' end
-return {epoch .. ':' .. seq, outcome, at - ahead}
+return {stamp(), outcome, at - ahead}
 `);
 
 /** KEYS and ARGV[1-5] as CLAIM_WRITE's; then the owner's id, WRITE_MEMORY_MS. Renews the owner's mark in flight: {stamp, 1}, or {stamp, 0}. */
 export const RENEW_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner')
-if held[1] ~= 'in-flight' or held[2] ~= ARGV[6] then return {epoch .. ':' .. seq, 0} end
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[6] then return {stamp(), 0} end
 redis.call('HSET', KEYS[1], 'alive', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
-return {epoch .. ':' .. seq, 1}
+return {stamp(), 1}
 `);
 
 /**
  * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
  * owner, WRITE_MEMORY_MS. Puts back a mark Redis lost or holds an older state of (a copy that
- * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it did.
+ * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it
+ * did, counted as a claim (so a Redis that goes back again, to before it was put back, is seen).
  */
 export const RESTORE_WRITE = script(`${REDIS_CLOCK}
 local at, memory = tonumber(ARGV[6]), tonumber(ARGV[9])
 local was = redis.call('HMGET', KEYS[1], 'at', 'owner')
 local wasAt = tonumber(was[1])
-if wasAt and (wasAt > at or (wasAt == at and was[2] ~= ARGV[8])) then return {epoch .. ':' .. seq, 0} end
+if wasAt and (wasAt > at or (wasAt == at and was[2] ~= ARGV[8])) then return {stamp(), 0} end
 redis.call('DEL', KEYS[1])
 if ARGV[7] == 'in-flight' then
   redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7], 'owner', ARGV[8], 'alive', now)
   redis.call('PEXPIRE', KEYS[1], memory)
-  return {epoch .. ':' .. seq, 1}
+  countClaim()
+  return {stamp(), 1}
 end
-if at + memory <= now then return {epoch .. ':' .. seq, 0} end
+if at + memory <= now then return {stamp(), 0} end
 redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7])
 redis.call('PEXPIRE', KEYS[1], string.format('%d', at + memory - now))
-return {epoch .. ':' .. seq, 1}
+countClaim()
+return {stamp(), 1}
 `);
 
 /**
@@ -359,7 +398,14 @@ export class RedisGuardStore implements GuardStore {
   private epoch = '';
   /** The highest count of claims this replica has seen in its epoch: a Redis that shows fewer went back (a failover to a copy that lagged). */
   private seq = 0;
+  /** The most of this replica's own claims Redis has counted in its epoch: claims on a copy that lagged make up `seq`, never this. */
+  private own = 0;
   private watching: NodeJS.Timeout | undefined;
+  private reporting: NodeJS.Timeout | undefined;
+  /** The epoch this replica is learning (its marks being put back), which every script that finds it waits for. */
+  private learning: { epoch: string; done: Promise<void> } | undefined;
+  /** forwardNow's latest reading, and the monotonic clock's then. */
+  private forward = { at: 0, steady: 0 };
   private readonly lossQuietMs: number;
   /** This replica, as the replicas' clocks in Redis name it. */
   private readonly replica = randomBytes(12).toString('base64url');
@@ -416,6 +462,7 @@ export class RedisGuardStore implements GuardStore {
    */
   async startupCheck(): Promise<{ refuse?: string; warnings: string[] }> {
     const warnings = [await this.clockWarning()].filter((warning): warning is string => warning !== undefined);
+    await this.reportLead();
     let info: unknown;
     try {
       info = await this.redis.command(['INFO', 'memory']);
@@ -427,6 +474,22 @@ export class RedisGuardStore implements GuardStore {
     const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
     if (problem) this.eviction = { problem, readAt: performance.now() };
     return problem ? { refuse: problem, warnings } : { warnings };
+  }
+
+  /**
+   * Tells Redis this replica's clock's lead now and every third of the quiet after a loss (so within
+   * it after Redis lost the leads too), reading its epoch as watchEpoch does: a yes given here is
+   * read on another replica by the leads Redis holds, and a replica that had marked no write yet,
+   * or none for CLOCK_LEAD_KEPT_MS, had told it nothing.
+   */
+  private async reportLead(): Promise<void> {
+    const report = () => {
+      this.kept.kept(); // drops marks past their keeping: a replica keeping none does not check its own claims
+      return this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+    };
+    this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
+    this.reporting.unref();
+    await report();
   }
 
   /** This replica's clock against Redis's (TIME), when they are more than a second apart. */
@@ -564,9 +627,12 @@ export class RedisGuardStore implements GuardStore {
    */
   async renewWrite(write: string, id: string, now: number) {
     const known = this.epoch;
-    const renewed = await this.mark(RENEW_WRITE, write, now, [id, WRITE_MEMORY_MS]);
+    // Its answer holds no time: the lead it reports goes by the clock this replica dates its yeses by
+    // (on the callers' clock, theirs).
+    const at = () => (this.callerClock ? now : this.forwardNow(now));
+    const renewed = await this.mark(RENEW_WRITE, write, at(), [id, WRITE_MEMORY_MS]);
     if (renewed[0] === 1 || this.epoch === known) return renewed[0] === 1;
-    return (await this.mark(RENEW_WRITE, write, now, [id, WRITE_MEMORY_MS]))[0] === 1;
+    return (await this.mark(RENEW_WRITE, write, at(), [id, WRITE_MEMORY_MS]))[0] === 1;
   }
 
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
@@ -591,10 +657,10 @@ export class RedisGuardStore implements GuardStore {
    * seen, and the marks put back, within the quiet even on a replica that is idle.
    */
   private watchEpoch(): void {
-    if (this.watching) return;
+    if (this.watching || this.reporting) return;
     this.watching = setInterval(
       () => {
-        if (this.kept.kept().length > 0) return void this.mark(LAST_WRITE, EPOCH_PROBE, Date.now(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+        if (this.kept.kept().length > 0) return void this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
         clearInterval(this.watching);
         this.watching = undefined;
       },
@@ -605,33 +671,51 @@ export class RedisGuardStore implements GuardStore {
 
   /** A mark script run for `write`: what it answered after the epoch, which this replica learns (a new one: Redis lost its marks, put back). */
   private async mark(code: Script, write: string, now: number, args: Array<string | number>): Promise<unknown[]> {
-    const known = this.epoch === '' ? '' : `${this.epoch}:${this.seq}`;
+    this.forwardNow(now);
+    // Its own claims are checked only while it keeps marks: a replica's count goes REPLICA_KEPT_MS after its last script.
+    const own = this.kept.size > 0 ? this.own : '';
+    const known = this.epoch === '' ? '' : `${this.epoch}:${this.seq}:${own}`;
     const reply = await this.run(code, this.markKeys(write), [...this.clock(now), known, this.lossQuietMs, ...args]);
-    const stamp = Array.isArray(reply) && typeof reply[0] === 'string' ? /^(\S+):(\d+)$/.exec(reply[0]) : null;
+    const stamp = Array.isArray(reply) && typeof reply[0] === 'string' ? /^([^:]+):(\d+):(\d+)$/.exec(reply[0]) : null;
     if (!stamp) throw unavailable();
-    const [, epoch = '', seq = '0'] = stamp;
-    if (epoch !== this.epoch) await this.learnEpoch(epoch, Number(seq), now);
-    else this.seq = Math.max(this.seq, Number(seq));
+    const [, epoch = '', seq = '0', ownSeen = '0'] = stamp;
+    if (epoch !== this.epoch) await this.learnOnce(epoch, Number(seq), Number(ownSeen), now);
+    if (epoch === this.epoch) [this.seq, this.own] = [Math.max(this.seq, Number(seq)), Math.max(this.own, Number(ownSeen))];
     return (reply as unknown[]).slice(1);
   }
 
   /**
    * Redis's epoch is new to this replica: if it knew another, Redis lost what it held, and the marks
    * this replica made are put back (unless the write holds one now). Until they all are, it keeps
-   * the old epoch, so its next mark script tries again.
+   * the old epoch, so its next mark script tries again. Every script on its way finds the new epoch
+   * at once: one putting back (up to 10,000 marks) serves them all, each waiting for it.
    */
-  private async learnEpoch(epoch: string, seq: number, now: number): Promise<void> {
+  private learnOnce(epoch: string, seq: number, own: number, now: number): Promise<void> {
+    if (this.learning?.epoch !== epoch) {
+      const done: Promise<void> = this.learnEpoch(epoch, seq, own, now).finally(() => {
+        if (this.learning?.done === done) this.learning = undefined;
+      });
+      this.learning = { epoch, done };
+    }
+    return this.learning.done;
+  }
+
+  private async learnEpoch(epoch: string, seq: number, own: number, now: number): Promise<void> {
     if (this.epoch !== '') {
       const putBack = this.kept
         .kept()
         .map(([write, { at, outcome, owner }]) =>
-          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
+          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}:`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
         );
       const results = await Promise.allSettled(putBack);
       if (results.some((result) => result.status === 'rejected')) return;
+      // Each mark put back counted as a claim of this replica's: the most it saw, as any script's answer is read.
+      for (const result of results) {
+        const counted = /^([^:]+):(\d+):(\d+)$/.exec(String((result as PromiseFulfilledResult<unknown[]>).value?.[0]));
+        if (counted?.[1] === epoch) [seq, own] = [Math.max(seq, Number(counted[2])), Math.max(own, Number(counted[3]))];
+      }
     }
-    this.epoch = epoch;
-    this.seq = seq;
+    [this.epoch, this.seq, this.own] = [epoch, seq, own];
   }
 
   /**
@@ -651,15 +735,28 @@ export class RedisGuardStore implements GuardStore {
     return attemptOf([outcome, Number(at)], ['done', 'unknown', 'refused']);
   }
 
+  /**
+   * This replica's clock as it dates its yeses and attempts (the journal's forward clock, which a
+   * clock set back does not move back): the latest time a caller gave or the system clock reads,
+   * moved on by the monotonic clock. Its own reports of its lead go by it, so they are never below
+   * the lead its yeses were dated with.
+   */
+  private forwardNow(given = 0): number {
+    const steady = performance.now();
+    const at = Math.max(given, Date.now(), this.forward.at + (steady - this.forward.steady));
+    this.forward = { at, steady };
+    return Math.floor(at);
+  }
+
   /** A mark script's first arguments: the caller's now, the clock it runs by ('': Redis TIME), and this replica's id. */
   private clock(now: number): [number, number | string, string] {
     const caller = Math.floor(now);
     return [caller, this.callerClock ? caller : '', this.replica];
   }
 
-  /** A mark script's keys: the write's last attempt, the replicas' clocks, and Redis's epoch. */
+  /** A mark script's keys: the write's last attempt, the replicas' clocks, Redis's epoch, and each replica's claims in it. */
   private markKeys(write: string): string[] {
-    return [this.writeKey(write), `${this.prefix}guard:clock-leads`, `${this.prefix}guard:epoch`];
+    return [this.writeKey(write), `${this.prefix}guard:clock-leads`, `${this.prefix}guard:epoch`, `${this.prefix}guard:claims`];
   }
 
   private counterKey(counter: string): string {

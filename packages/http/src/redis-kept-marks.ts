@@ -34,6 +34,11 @@ export class KeptMarks {
     else Object.assign(mark, { outcome, keptUntil: performance.now() + this.memoryMs });
   }
 
+  /** How many marks are held, some perhaps past their keeping (kept() drops those). */
+  get size(): number {
+    return this.marks.size;
+  }
+
   /** The marks still kept, by write. */
   kept(): Array<[string, KeptMark]> {
     const now = performance.now();

@@ -100,7 +100,7 @@ export async function checkStillOwned(deps: CallDeps, op: Operation, mark: Share
   try {
     ours = await deps.guard.store().renewWrite?.(mark.write, mark.id, asked.at);
   } catch (error) {
-    if (mark.needsYes) throw new MarkTakenOver(storeSilentBeforeSend(op, messageOf(error)));
+    if (mark.needsYes) throw new MarkTakenOver(storeSilentBeforeSend(op, mark, messageOf(error)));
     deps.log.warn(`${op.id}: the shared store did not answer before its send (${messageOf(error)}); it goes on, as it would without its mark`);
     return;
   }
@@ -118,8 +118,12 @@ function takenOver(op: Operation, mark: SharedMark): string {
   return `${op.id} was not sent by this call. This server waited to send it (a rate limit, or the server was paused) for longer than its 3-minute mark in flight lasts, and meanwhile another server sharing its state (or another replica) took the same write over, so it may already have gone out from there. Check whether it went out before doing anything else.${again}`;
 }
 
-function storeSilentBeforeSend(op: Operation, why: string): string {
-  return `${op.id} was not sent: after a long wait to send it, this server could not check with the shared state store that no other server had taken the same write over (${why}). Nothing was sent by this call; try again in a moment.`;
+/** Its yes was spent on this call (a token, or a yes given by a question): "try again" is a call without it. */
+function storeSilentBeforeSend(op: Operation, mark: SharedMark, why: string): string {
+  const again = mark.confirmation
+    ? ' Its yes is spent: to try again in a moment, call without a confirmationToken (the user is shown a new preview).'
+    : ' Try again in a moment.';
+  return `${op.id} was not sent: after a long wait to send it, this server could not check with the shared state store that no other server had taken the same write over (${why}). Nothing was sent by this call.${again}`;
 }
 
 /** How the marked write ended, told to the shared store (tried SETTLE_TRIES times; a failure is logged, and the lease ends the mark). */
