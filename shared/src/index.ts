@@ -13,7 +13,7 @@ export { validateParams } from './call/validate.js';
 export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type SpentStore } from './call/confirmations.js';
 export { CONFIRMATION_NOT_CHECKED } from './call/outcomes.js';
 export { chainAuditLine, remoteAuditSecret, type AuditEntry, type AuditHead } from './call/audit.js';
-export { MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
+export { ClaimsPaused, MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
 export { KeyGuesses } from './call/key-guesses.js';
 export type { Attempt } from './call/journal.js';
 export { WRITE_MARK_LEASE_MS } from './call/shared-mark.js';

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   chainAuditLine,
+  ClaimsPaused,
   InputError,
   remoteAuditSecret,
   WRITE_MARK_LEASE_MS,
@@ -613,7 +614,7 @@ export class RedisGuardStore implements GuardStore {
       this.unclaimed.remember(write, settleItem(id, 'refused'), now + WRITE_MEMORY_MS);
       throw error;
     }
-    if (reply[0] === 'quiet') throw new InputError(STATE_LOST);
+    if (reply[0] === 'quiet') throw new ClaimsPaused(STATE_LOST);
     if (reply[0] === 'held') return attemptOf(reply.slice(1));
     if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
     this.kept.marked(write, id, reply[1]);

@@ -4,6 +4,7 @@
 // store for remote mode's replicas implements the same interface.
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { InputError } from '../model/errors.js';
 import { chainAuditLine, type AuditEntry, type AuditHead } from './audit.js';
 import type { Attempt, AttemptOutcome } from './journal.js';
 
@@ -15,6 +16,13 @@ import type { Attempt, AttemptOutcome } from './journal.js';
 export class GuardStateError extends Error {
   override readonly name = 'GuardStateError';
 }
+
+/**
+ * The store refuses every claim for now (remote mode: Redis lost what it held, and the replicas are
+ * putting back their marks): no write goes past it, marked or not, since the same write may still
+ * be on its way from the replica whose mark was lost. Its message is the whole answer.
+ */
+export class ClaimsPaused extends InputError {}
 
 /** The first answer given for an idempotency key; undefined while that write is still on its way. */
 export interface IdempotencyRecord {

@@ -9,6 +9,7 @@ import { alreadyRedacted, readAnswer } from './answers.js';
 import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
+import { ClaimsPaused } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { lockKey, screenComposed } from './key-guesses.js';
 import { carriedOut, keyLocked, notGranted, outcomeOfFailure, refusedAfterToken, sentSince, stillRunning, stoppedBeforeSend } from './outcomes.js';
@@ -126,8 +127,9 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
       earlier = shared.refusedBy && fromSharedStore(call, shared.refusedBy);
     } catch (error) {
       // A write that needs no yes needs the shared store for nothing else (review9: Redis down refuses it only for a cap or
-      // an idempotency key): its mark is a help, not a condition, and this server's journal still holds it in flight.
-      if (!approval) return unmarked(deps, op, error);
+      // an idempotency key): its mark is a help, not a condition, and this server's journal still holds it in flight. A
+      // store that answers that claims are paused (it lost what it held) is the one guard of its twin on another replica.
+      if (!approval && !(error instanceof ClaimsPaused)) return unmarked(deps, op, error);
       journal.attempt(keyId, op.id, params, 'refused');
       await releaseHoldings(deps.guard, held);
       throw error;
