@@ -3,36 +3,21 @@
 // "1 lines". Noticed by review32-newcomer. Now: no record yet is said as such (exit 0); a record
 // the store counted lines of and that is gone is said missing (exit 1); one line is "1 line".
 // Built command (`npm run build` first).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
+import { type AuditRun, runAudit, ticketReplyEntry } from './helpers/audit-command.js';
 
-const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 const root = mkdtempSync(join(tmpdir(), 'audit-no-record-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function audit(stateDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) =>
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ENGAGE_STATE_DIR: stateDir } }, (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    ),
-  );
+function audit(stateDir: string, ...args: string[]): Promise<AuditRun> {
+  return runAudit(args, { env: { PATH: process.env.PATH ?? '', ENGAGE_STATE_DIR: stateDir } });
 }
 
-const oneWrite = (dir: string) =>
-  new FileGuardStore(dir).appendAudit({
-    time: '2026-11-29T08:00:00.000Z',
-    key: 'AbCdEfGh12345678',
-    server: 'engage-mcp-contact',
-    operationId: 'contact.create',
-    paramsDigest: 'd',
-    params: { name: '<text, 4 chars>' },
-    confirmation: 'token',
-    outcome: 'done',
-  });
+const oneWrite = (dir: string) => new FileGuardStore(dir).appendAudit(ticketReplyEntry('TCK-1'));
 
 it('says there is no record yet where no write has ended, for verify and tail', async () => {
   const dir = mkdtempSync(join(root, 'empty-'));

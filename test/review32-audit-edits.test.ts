@@ -6,47 +6,29 @@
 // (its seq and prev left right) stopped verify with "Maximum call stack size exceeded" (exit 2),
 // naming no line. The mac is now checked over the line's text as written. A copy whose line endings
 // became CRLF still verifies. Built command (`npm run build` first).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../shared/src/call/audit.js';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
+import { type AuditRun, runAudit, ticketReplyEntry } from './helpers/audit-command.js';
 
-const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 const root = mkdtempSync(join(tmpdir(), 'review32-audit-edits-'));
 const stateDir = join(root, 'state');
 let lines: string[];
 
-const entry = (ticket: string): AuditEntry => ({
-  time: '2026-11-29T08:00:00.000Z',
-  key: 'AbCdEfGh12345678',
-  server: 'engage-mcp-inbox',
-  operationId: 'inbox.ticket.reply',
-  paramsDigest: 'd',
-  params: { ticketID: ticket, message: '<text, 12 chars>' },
-  confirmation: 'token',
-  outcome: 'done',
-  apiStatus: 200,
-});
-
 beforeAll(async () => {
   const store = new FileGuardStore(stateDir);
-  for (const ticket of ['TCK-1', 'TCK-2', 'TCK-3']) await store.appendAudit(entry(ticket));
+  for (const ticket of ['TCK-1', 'TCK-2', 'TCK-3']) await store.appendAudit(ticketReplyEntry(ticket, { apiStatus: 200 }));
   lines = readFileSync(join(stateDir, 'audit.jsonl'), 'utf8').trimEnd().split('\n');
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** `engage-mcp-audit verify <file>` of the record's lines, the second one changed by `edit`, against the store's secret and head. */
-function verifyEdited(edit: (line: string) => string, ending = '\n'): Promise<{ code: number; stdout: string; stderr: string }> {
+function verifyEdited(edit: (line: string) => string, ending = '\n'): Promise<AuditRun> {
   const file = join(root, 'edited.jsonl');
   writeFileSync(file, lines.map((line, index) => (index === 1 ? edit(line) : line)).join(ending) + ending);
-  return new Promise((done) => {
-    execFile(process.execPath, [BIN, 'verify', file, '--state-dir', stateDir], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return runAudit(['verify', file, '--state-dir', stateDir]);
 }
 
 describe('verify and a line edited into one that parses the same', () => {

@@ -5,46 +5,30 @@
 // the command forever. The record is now read a chunk at a time (a line longer than any the servers
 // write is named, not read on), and where it is found by default anything but a regular file is
 // said, as the servers say it, and not read. Built command (`npm run build` first).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../shared/src/call/audit.js';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
+import { type AuditRun, runAudit, ticketReplyEntry } from './helpers/audit-command.js';
 
-const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 const root = mkdtempSync(join(tmpdir(), 'review32-audit-huge-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let stateDir: string;
 let record: string;
 
-const entry = (ticket: string): AuditEntry => ({
-  time: '2026-11-29T08:00:00.000Z',
-  key: 'AbCdEfGh12345678',
-  server: 'engage-mcp-inbox',
-  operationId: 'inbox.ticket.reply',
-  paramsDigest: 'd',
-  params: { ticketID: ticket, message: '<text, 12 chars>' },
-  confirmation: 'token',
-  outcome: 'done',
-});
-
 let made = 0;
 beforeEach(async () => {
   stateDir = join(root, `state-${++made}`);
   const store = new FileGuardStore(stateDir);
-  for (const ticket of ['TCK-1', 'TCK-2', 'TCK-3']) await store.appendAudit(entry(ticket));
+  for (const ticket of ['TCK-1', 'TCK-2', 'TCK-3']) await store.appendAudit(ticketReplyEntry(ticket));
   record = join(stateDir, 'audit.jsonl');
 });
 
-function audit(args: string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    // A command held forever is stopped here (code SIGTERM), so the test says so rather than waits.
-    execFile(process.execPath, [BIN, ...args, '--state-dir', stateDir], { timeout: 20_000 }, (error, stdout, stderr) =>
-      done({ code: error ? ((error.signal as string | null) ?? Number(error.code ?? 1)) : 0, stdout, stderr }),
-    );
-  });
+function audit(args: string[]): Promise<AuditRun> {
+  // A command held forever is stopped here (code SIGTERM), so the test says so rather than waits.
+  return runAudit([...args, '--state-dir', stateDir], { timeout: 20_000 });
 }
 
 describe('a record longer than the longest string', () => {

@@ -6,30 +6,19 @@
 // named as changed once any line's mac matches (the secret is right); when none does, verify says
 // that the record was chained with another secret or every line was changed (exit 1).
 // Built command (`npm run build` first).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../shared/src/call/audit.js';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
+import { runAudit, ticketReplyEntry } from './helpers/audit-command.js';
 
-const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 const root = mkdtempSync(join(tmpdir(), 'review32-audit-secret-'));
 const servers = join(root, 'servers');
 const other = join(root, 'other');
 const record = join(servers, 'audit.jsonl');
 
-const entry = (ticket: string): AuditEntry => ({
-  time: '2026-11-29T08:00:00.000Z',
-  key: 'AbCdEfGh12345678',
-  server: 'engage-mcp-inbox',
-  operationId: 'inbox.ticket.reply',
-  paramsDigest: 'd',
-  params: { ticketID: ticket, message: '<text, 4 chars>' },
-  confirmation: 'token',
-  outcome: 'done',
-});
+const entry = (ticket: string) => ticketReplyEntry(ticket, { params: { ticketID: ticket, message: '<text, 4 chars>' } });
 
 beforeAll(async () => {
   const store = new FileGuardStore(servers);
@@ -39,10 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const verify = (file: string, stateDir: string) =>
-  new Promise<{ code: number; stdout: string }>((done) =>
-    execFile(process.execPath, [BIN, 'verify', file, '--state-dir', stateDir], (error, stdout) => done({ code: error ? Number(error.code ?? 1) : 0, stdout })),
-  );
+const verify = (file: string, stateDir: string) => runAudit(['verify', file, '--state-dir', stateDir]);
 
 describe('verify with a secret the record was not chained with', () => {
   it('says so, and does not name a line as changed', async () => {

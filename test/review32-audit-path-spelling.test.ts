@@ -4,14 +4,13 @@
 // it resolved the file the person named (`/…/audit.jsonl`): no head was found, and lines cut from the
 // record's end went unnoticed ("2 lines, the chain is intact"). The head is now found under any
 // spelling of the same path. Built command (`npm run build` first).
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
+import { runAudit, ticketReplyEntry } from './helpers/audit-command.js';
 
-const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 const root = mkdtempSync(join(tmpdir(), 'review32-audit-path-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -23,24 +22,11 @@ describe('verify of a record whose path the servers were given spelled otherwise
     // ENGAGE_AUDIT_LOG=${LOGS}/audit.jsonl with LOGS=/…/logs/
     const store = new FileGuardStore(stateDir, `${logs}//audit.jsonl`);
     for (const ticket of ['TCK-1', 'TCK-2', 'TCK-3'])
-      await store.appendAudit({
-        time: '2026-11-29T08:00:00.000Z',
-        key: 'AbCdEfGh12345678',
-        server: 'engage-mcp-inbox',
-        operationId: 'inbox.ticket.reply',
-        paramsDigest: 'd',
-        params: { ticketID: ticket, message: '<text, 4 chars>' },
-        confirmation: 'token',
-        outcome: 'done',
-      });
+      await store.appendAudit(ticketReplyEntry(ticket, { params: { ticketID: ticket, message: '<text, 4 chars>' } }));
     const record = join(logs, 'audit.jsonl');
     const lines = readFileSync(record, 'utf8').trimEnd().split('\n');
     writeFileSync(record, `${lines.slice(0, 2).join('\n')}\n`);
-    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((done) =>
-      execFile(process.execPath, [BIN, 'verify', record, '--state-dir', stateDir], (error, stdout) =>
-        done({ code: error ? Number(error.code ?? 1) : 0, stdout }),
-      ),
-    );
+    const { code, stdout } = await runAudit(['verify', record, '--state-dir', stateDir]);
     expect(stdout).toContain('line 3: missing: the store recorded 3 lines, the file ends after 2');
     expect(code).toBe(1);
   });

@@ -5,17 +5,16 @@
 // list to exactly 10,000 lines in the step that appends, so a record that begins after line 1 with
 // fewer lines lost them otherwise; verify now names that. A record the cap did trim still verifies.
 // Real Redis (the store's appends), the built command (`npm run build` first).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuditEntry, REMOTE_AUDIT_KEPT_LINES } from '../shared/src/call/audit.js';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
 import { AUDIT_MAX_LINES, auditListKey, RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
 import { startRedis, type RedisServer } from './redis-server.js';
+import { type AuditRun, runAudit } from './helpers/audit-command.js';
 
-const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 const STATE_SECRET = 'a-shared-state-secret-of-more-than-32-bytes';
 const dir = mkdtempSync(join(tmpdir(), 'review32-audit-remote-'));
 let redis: RedisServer;
@@ -45,18 +44,11 @@ const entry = (key: string, n: number): AuditEntry => ({
 });
 
 /** `engage-mcp-audit verify --remote` of the key's list as LRANGE 0 -1 exports it. */
-async function verifyExport(key: string): Promise<{ code: number; stdout: string }> {
+async function verifyExport(key: string): Promise<AuditRun> {
   const lines = (await client.command(['LRANGE', auditListKey(key), 0, -1])) as string[];
   const file = join(dir, `${key}.jsonl`);
   writeFileSync(file, `${lines.join('\n')}\n`);
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, 'verify', '--remote', file],
-      { env: { PATH: process.env.PATH ?? '', ENGAGE_STATE_SECRET: STATE_SECRET } },
-      (error, stdout) => done({ code: error ? Number(error.code ?? 1) : 0, stdout }),
-    );
-  });
+  return runAudit(['verify', '--remote', file], { env: { PATH: process.env.PATH ?? '', ENGAGE_STATE_SECRET: STATE_SECRET } });
 }
 
 describe('verify --remote and a record that begins after line 1', () => {

@@ -4,37 +4,23 @@
 // or chmod'ed 0644 went on being used, and verify said "the chain is intact" and nothing else. It
 // now warns on stderr, naming the file and the chmod; the verdict is the chain's, as before.
 // Built command (`npm run build` first). POSIX modes: not on Windows.
-import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
+import { type AuditRun, runAudit, ticketReplyEntry } from './helpers/audit-command.js';
 
-const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 const stateDir = mkdtempSync(join(tmpdir(), 'review32-audit-secret-'));
 const secret = join(stateDir, 'audit.key');
 
 beforeAll(async () => {
-  await new FileGuardStore(stateDir).appendAudit({
-    time: '2026-11-29T08:00:00.000Z',
-    key: 'AbCdEfGh12345678',
-    server: 'engage-mcp-contact',
-    operationId: 'contact.create',
-    paramsDigest: 'd',
-    params: { name: '<text, 4 chars>' },
-    confirmation: 'token',
-    outcome: 'done',
-  });
+  await new FileGuardStore(stateDir).appendAudit(ticketReplyEntry('TCK-1'));
 });
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
-function verify(): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, [BIN, 'verify', '--state-dir', stateDir], (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function verify(): Promise<AuditRun> {
+  return runAudit(['verify', '--state-dir', stateDir]);
 }
 
 describe.skipIf(process.platform === 'win32')('verify and an audit secret others can read', () => {

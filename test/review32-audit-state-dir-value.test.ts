@@ -3,28 +3,18 @@
 // and so to the working folder, and checked whatever record and secret lay there, answering "the
 // chain is intact" about a record nobody named. A missing or empty --state-dir is now refused
 // (exit 2) with the usage. Built command (`npm run build` first).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileGuardStore } from '../shared/src/call/file-guard-store.js';
+import { runAudit, ticketReplyEntry } from './helpers/audit-command.js';
 
-const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 const here = mkdtempSync(join(tmpdir(), 'review32-audit-cwd-'));
 
 beforeAll(async () => {
   // A state directory that is also the working folder of the command.
-  await new FileGuardStore(here).appendAudit({
-    time: '2026-11-29T08:00:00.000Z',
-    key: 'AbCdEfGh12345678',
-    server: 'engage-mcp-contact',
-    operationId: 'contact.create',
-    paramsDigest: 'd',
-    params: { name: '<text, 4 chars>' },
-    confirmation: 'token',
-    outcome: 'done',
-  });
+  await new FileGuardStore(here).appendAudit(ticketReplyEntry('TCK-1'));
 });
 afterAll(() => rmSync(here, { recursive: true, force: true }));
 
@@ -32,11 +22,7 @@ describe('verify --state-dir with no folder given', () => {
   it.each([[['verify', '--state-dir']], [['verify', '--state-dir', '']], [['verify', '--state-dir', '--remote', 'audit.jsonl']]])(
     '%j is refused, not taken for the working folder',
     async (args) => {
-      const { code, stdout } = await new Promise<{ code: number; stdout: string }>((done) =>
-        execFile(process.execPath, [BIN, ...args], { cwd: here, env: { PATH: process.env.PATH ?? '', HOME: here } }, (error, stdout) =>
-          done({ code: error ? Number(error.code ?? 1) : 0, stdout }),
-        ),
-      );
+      const { code, stdout } = await runAudit(args, { cwd: here, env: { PATH: process.env.PATH ?? '', HOME: here } });
       expect(stdout).not.toContain('the chain is intact');
       expect(stdout).toContain('--state-dir needs a folder');
       expect(code).toBe(2);

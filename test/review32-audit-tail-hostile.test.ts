@@ -4,13 +4,12 @@
 // newest writes, what tail is for) were never shown. A field of megabytes was printed whole to the
 // terminal, and params nested 200,000 deep stopped it too. Each field is now shown as its JSON where
 // it is not text, cut to a few hundred characters (params to 4,000). Built command (`npm run build` first).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runAudit } from './helpers/audit-command.js';
 
-const BIN = resolve('packages', 'audit', 'bin', 'engage-mcp-audit.js');
 const dir = mkdtempSync(join(tmpdir(), 'review32-audit-tail-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -39,11 +38,7 @@ describe('tail and lines no server wrote', () => {
       line(5, 'campaign.send', { client: { name: { toString: 1 } } }),
     ];
     writeFileSync(file, `${lines.join('\n')}\n`);
-    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
-      execFile(process.execPath, [BIN, 'tail', file, '-n', '5'], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-        done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      ),
-    );
+    const { code, stdout, stderr } = await runAudit(['tail', file, '-n', '5']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain('#{"toString":"x"} 2026-11-29T08:00:00.000Z contact.create: done');
