@@ -193,6 +193,9 @@ const CLOCK_SET_BACK_MS = 1_000;
 /** How long claims are refused after Redis lost what it held, by default: longer than a replica takes to renew its marks (and so see the loss). */
 export const LOSS_QUIET_MS = 75_000;
 
+/** Marks put back at once after a loss: a replica keeps up to 10,000, as many as its Redis connection queues. */
+const RESTORE_BATCH = 200;
+
 /** The write a replica reads only to learn Redis's epoch (no write digest is this: digests are base64url). */
 const EPOCH_PROBE = '~epoch';
 
@@ -703,20 +706,39 @@ export class RedisGuardStore implements GuardStore {
 
   private async learnEpoch(epoch: string, seq: number, own: number, now: number): Promise<void> {
     if (this.epoch !== '') {
-      const putBack = this.kept
-        .kept()
-        .map(([write, { at, outcome, owner }]) =>
-          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}:`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
-        );
-      const results = await Promise.allSettled(putBack);
-      if (results.some((result) => result.status === 'rejected')) return;
+      const counted = await this.putBack(epoch, seq, now);
+      if (!counted) return;
       // Each mark put back counted as a claim of this replica's: the most it saw, as any script's answer is read.
-      for (const result of results) {
-        const counted = /^([^:]+):(\d+):(\d+)$/.exec(String((result as PromiseFulfilledResult<unknown[]>).value?.[0]));
-        if (counted?.[1] === epoch) [seq, own] = [Math.max(seq, Number(counted[2])), Math.max(own, Number(counted[3]))];
+      for (const answer of counted) {
+        const stamp = /^([^:]+):(\d+):(\d+)$/.exec(String(answer));
+        if (stamp?.[1] === epoch) [seq, own] = [Math.max(seq, Number(stamp[2])), Math.max(own, Number(stamp[3]))];
       }
     }
     [this.epoch, this.seq, this.own] = [epoch, seq, own];
+  }
+
+  /**
+   * Puts back the marks this replica keeps, in the new epoch: the first alone (its script sent whole
+   * once, if Redis lost its scripts too), then RESTORE_BATCH at a time, so the queue every call of
+   * this replica shares (10,000 commands) is never filled, nor a batch behind the command timeout.
+   * Each script's stamp, or undefined if one failed (the next script that finds the epoch tries again).
+   */
+  private async putBack(epoch: string, seq: number, now: number): Promise<unknown[] | undefined> {
+    const marks = this.kept.kept();
+    const stamps: unknown[] = [];
+    for (let from = 0; from < marks.length; from = stamps.length) {
+      const batch = marks.slice(from, from === 0 ? 1 : from + RESTORE_BATCH);
+      const results = await Promise.allSettled(
+        batch.map(([write, { at, outcome, owner }]) =>
+          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}:`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
+        ),
+      );
+      for (const result of results) {
+        if (result.status === 'rejected') return undefined;
+        stamps.push((result.value as unknown[] | undefined)?.[0]);
+      }
+    }
+    return stamps;
   }
 
   /**
