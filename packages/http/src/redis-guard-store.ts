@@ -466,34 +466,39 @@ export class RedisGuardStore implements GuardStore {
    */
   async startupCheck(): Promise<{ refuse?: string; warnings: string[] }> {
     const warnings = [await this.clockWarning()].filter((warning): warning is string => warning !== undefined);
-    await this.reportLead();
     let info: unknown;
     try {
       info = await this.redis.command(['INFO', 'memory']);
     } catch (error) {
       const why = error instanceof Error ? error.message.split(' ')[0] : 'no answer';
       warnings.push(`could not read the Redis's eviction policy (INFO memory: ${why}); make sure it is maxmemory-policy noeviction (or maxmemory 0)`);
-      return { warnings };
     }
     const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
     if (problem) this.eviction = { problem, readAt: performance.now() };
-    return problem ? { refuse: problem, warnings } : { warnings };
+    // Refused before this replica tells Redis anything: one refused in a crash loop leaves no entry.
+    if (problem) return { refuse: problem, warnings };
+    const refused = scriptRefusal(await this.reportLead());
+    if (refused?.transient) warnings.push(refused.message);
+    return refused && !refused.transient ? { refuse: refused.message, warnings } : { warnings };
   }
 
   /**
    * Tells Redis this replica's clock's lead now and every third of the quiet after a loss (so within
    * it after Redis lost the leads too), reading its epoch as watchEpoch does: a yes given here is
    * read on another replica by the leads Redis holds, and a replica that had marked no write yet,
-   * or none for CLOCK_LEAD_KEPT_MS, had told it nothing.
+   * or none for CLOCK_LEAD_KEPT_MS, had told it nothing. What the first report failed with, if it did.
    */
-  private async reportLead(): Promise<void> {
+  private async reportLead(): Promise<unknown> {
     const report = () => {
       this.kept.kept(); // drops marks past their keeping: a replica keeping none does not check its own claims
-      return this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+      return this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     };
     this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
     this.reporting.unref();
-    await report();
+    return report();
   }
 
   /** This replica's clock against Redis's (TIME), when they are more than a second apart. */
@@ -802,8 +807,8 @@ export class RedisGuardStore implements GuardStore {
   private async command(args: Array<string | number>): Promise<unknown> {
     try {
       return await this.redis.command(args);
-    } catch {
-      throw unavailable();
+    } catch (error) {
+      throw unavailable(error);
     }
   }
 
@@ -813,7 +818,7 @@ export class RedisGuardStore implements GuardStore {
     try {
       return await this.redis.command(['EVALSHA', code.sha, ...tail]);
     } catch (error) {
-      if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw unavailable();
+      if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw unavailable(error);
     }
     return this.command(['EVAL', code.source, ...tail]);
   }
@@ -840,8 +845,29 @@ function attemptOf(reply: unknown, outcomes = ['in-flight', 'done', 'unknown']):
   return { at, outcome: outcome as Attempt['outcome'] };
 }
 
-function unavailable(): InputError {
-  return new InputError(GUARD_STORE_UNAVAILABLE);
+/** The model's message; `cause`, what Redis answered, for the start-up check. */
+function unavailable(cause?: unknown): InputError {
+  return Object.assign(new InputError(GUARD_STORE_UNAVAILABLE), cause === undefined ? {} : { cause });
+}
+
+/** Redis's answers that pass (a Redis loading its data, busy, or failing over): the start goes on, with a warning. */
+const PASSING_REFUSALS = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
+
+/**
+ * Why every write would be refused, from what the start-up mark script failed with: Redis refused
+ * it (an ACL without EVAL or TIME, a read-only replica, a proxy or cluster that splits its keys).
+ * Not for a Redis that did not answer (it is reachable, or the service would not have connected).
+ */
+function scriptRefusal(failed: unknown): { message: string; transient: boolean } | undefined {
+  const cause = failed instanceof Error ? failed.cause : undefined;
+  if (!(cause instanceof RedisReplyError)) return undefined;
+  const answer = cause.message.split('\n')[0]?.slice(0, 300) ?? '';
+  return {
+    transient: PASSING_REFUSALS.test(answer),
+    message:
+      `the service's Redis (ENGAGE_REDIS_URL) refused the guardrails' write-mark script (${answer}), so every write would be refused, nothing sent. ` +
+      "Its user must be allowed EVAL and EVALSHA and, inside them, TIME and the string and hash commands (ACL +@scripting +time +@string +@hash), on a primary (not a read-only replica), reached directly or through a proxy that runs a script's keys on one Redis",
+  };
 }
 
 /** The record and its first answer from HMGET record reply; anything unreadable fails closed. */
