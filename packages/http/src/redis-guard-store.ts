@@ -406,6 +406,8 @@ export class RedisGuardStore implements GuardStore {
   private own = 0;
   private watching: NodeJS.Timeout | undefined;
   private reporting: NodeJS.Timeout | undefined;
+  /** close() was called: no timer starts again. */
+  private closed = false;
   /** The epoch this replica is learning (its marks being put back), which every script that finds it waits for. */
   private learning: { epoch: string; done: Promise<void> } | undefined;
   /** forwardNow's latest reading, and the monotonic clock's then. */
@@ -496,9 +498,17 @@ export class RedisGuardStore implements GuardStore {
         (error: unknown) => error,
       );
     };
-    this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
-    this.reporting.unref();
+    if (!this.closed) this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
+    this.reporting?.unref();
     return report();
+  }
+
+  /** Stops the report and the epoch watch (the service closed, its writes ended): no script runs on Redis after. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.reporting);
+    clearInterval(this.watching);
+    [this.reporting, this.watching] = [undefined, undefined];
   }
 
   /** This replica's clock against Redis's (TIME), when they are more than a second apart. */
@@ -666,7 +676,7 @@ export class RedisGuardStore implements GuardStore {
    * seen, and the marks put back, within the quiet even on a replica that is idle.
    */
   private watchEpoch(): void {
-    if (this.watching || this.reporting) return;
+    if (this.watching || this.reporting || this.closed) return;
     this.watching = setInterval(
       () => {
         if (this.kept.kept().length > 0) return void this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
