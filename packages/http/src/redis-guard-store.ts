@@ -463,15 +463,16 @@ export class RedisGuardStore implements GuardStore {
 
   /**
    * Refuses every write (nothing sent) while the Redis it runs on evicts keys when full: read at
-   * most every EVICTION_CHECK_MS. A Redis that does not answer, or does not let INFO be read,
-   * leaves the last reading: each step of the write fails closed on its own if Redis is down.
+   * most every EVICTION_CHECK_MS, a failed reading too. A Redis that does not answer, or does not
+   * let INFO be read, leaves the last reading: each step of the write fails closed on its own if Redis is down.
    */
   async ready() {
     const last = this.eviction;
     if (!last || performance.now() - last.readAt >= EVICTION_CHECK_MS) {
       const info = await this.redis.command(['INFO', 'memory']).catch(() => undefined);
-      const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
-      if (typeof info === 'string') this.eviction = { ...(problem ? { problem } : {}), readAt: performance.now() };
+      // A reading that failed (INFO refused to this user, Redis down) waits its turn too, the last one holding.
+      const problem = typeof info === 'string' ? evictionProblem(info) : last?.problem;
+      this.eviction = { ...(problem ? { problem } : {}), readAt: performance.now() };
     }
     if (this.eviction?.problem) throw new InputError(`${this.eviction.problem}. Nothing was sent.`);
   }
