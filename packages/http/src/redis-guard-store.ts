@@ -190,8 +190,18 @@ export const CLOCK_LEAD_KEPT_MS = 15 * 60 * 1000;
 const REPLICA_KEPT_MS = CLOCK_LEAD_KEPT_MS + WRITE_MEMORY_MS;
 /** A replica's lead that falls by more than this (its clock set back) is kept as it was, for the yeses it dated. */
 const CLOCK_SET_BACK_MS = 1_000;
+/**
+ * How often the replicas' clocks are read whole (by whichever mark script comes first), the most any
+ * leads kept beside them (KEYS[5]) meanwhile: every replica that ever started is an entry for 45
+ * minutes, and read by every script 500 of them cost Redis 0.3 ms a write. A lead that ended within
+ * this still counts (the safe side: a yes asks again); one said since is added to the most at once.
+ */
+const CLOCK_SCAN_MS = 10_000;
 /** How long claims are refused after Redis lost what it held, by default: longer than a replica takes to renew its marks (and so see the loss). */
 export const LOSS_QUIET_MS = 75_000;
+
+/** Marks put back at once after a loss: a replica keeps up to 10,000, as many as its Redis connection queues. */
+const RESTORE_BATCH = 200;
 
 /** The write a replica reads only to learn Redis's epoch (no write digest is this: digests are base64url). */
 const EPOCH_PROBE = '~epoch';
@@ -206,7 +216,8 @@ export const STATE_LOST =
  * lead over Redis's clock and when it said it), KEYS[3] Redis's epoch ("id madeAt quietUntil
  * claims": claims counts the marks made in it), KEYS[4] each replica's own claims in it (a hash:
  * replica id, "epoch claims"; it goes with the replica's clock entry, REPLICA_KEPT_MS after its
- * last script). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for a store on the callers' clock,
+ * last script), KEYS[5] the most any replica leads as KEYS[2] was last read whole ("lead readAt":
+ * read again CLOCK_SCAN_MS after, and then its entries past keeping dropped). ARGV[1] the caller's now (ms), ARGV[2] '' (or, for a store on the callers' clock,
  * that clock), ARGV[3] the replica's id, ARGV[4] the epoch it knows, the most claims it saw there
  * and, while it keeps marks, the most of its own ("id:claims:own"; '' if none yet), ARGV[5] the
  * quiet after a loss (ms). Sets `now`, Redis's own clock (TIME, ms): a mark is stamped, renewed
@@ -241,15 +252,22 @@ if before and before - lead > ${CLOCK_SET_BACK_MS} then
 end
 redis.call('HSET', KEYS[2], ARGV[3], string.format('%d %d', -ahead, now))
 redis.call('PEXPIRE', KEYS[2], ${REPLICA_KEPT_MS})
-local said = redis.call('HGETALL', KEYS[2])
-for index = 1, #said, 2 do
-  local other, at = string.match(said[index + 1], '^(-?%d+) (%d+)$')
-  if not at or now - tonumber(at) > ${REPLICA_KEPT_MS} then
-    redis.call('HDEL', KEYS[2], said[index])
-    redis.call('HDEL', KEYS[4], said[index])
-  elseif now - tonumber(at) <= ${CLOCK_LEAD_KEPT_MS} and tonumber(other) > lead then
-    lead = tonumber(other)
+local most, readAt = string.match(redis.call('GET', KEYS[5]) or '', '^(-?%d+) (%d+)$')
+if readAt and now >= tonumber(readAt) and now - tonumber(readAt) < ${CLOCK_SCAN_MS} then
+  lead = math.max(lead, tonumber(most))
+  if lead > tonumber(most) then redis.call('SET', KEYS[5], string.format('%d %s', lead, readAt), 'KEEPTTL') end
+else
+  local said = redis.call('HGETALL', KEYS[2])
+  for index = 1, #said, 2 do
+    local other, at = string.match(said[index + 1], '^(-?%d+) (%d+)$')
+    if not at or now - tonumber(at) > ${REPLICA_KEPT_MS} then
+      redis.call('HDEL', KEYS[2], said[index])
+      redis.call('HDEL', KEYS[4], said[index])
+    elseif now - tonumber(at) <= ${CLOCK_LEAD_KEPT_MS} and tonumber(other) > lead then
+      lead = tonumber(other)
+    end
   end
+  redis.call('SET', KEYS[5], string.format('%d %d', lead, now), 'PX', ${REPLICA_KEPT_MS})
 end
 redis.call('PEXPIRE', KEYS[4], ${REPLICA_KEPT_MS})
 local knownId, knownSeq, knownOwn = string.match(ARGV[4], '^([^:]+):(%d+):(%d*)$')
@@ -291,7 +309,7 @@ local quiet = now < quietUntil
 
 /**
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
- * it, and the attempt before it; times by Redis's clock), KEYS[2-4] and ARGV[1-5] as REDIS_CLOCK's;
+ * it, and the attempt before it; times by Redis's clock), KEYS[2-5] and ARGV[1-5] as REDIS_CLOCK's;
  * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
  * lease (ms), WRITE_MEMORY_MS, the new owner's id. {stamp, 'held', outcome, at (on the caller's
  * clock)} of the attempt that refuses this one (in flight, or sent since the yes); {stamp, 'quiet'}
@@ -403,6 +421,8 @@ export class RedisGuardStore implements GuardStore {
   private own = 0;
   private watching: NodeJS.Timeout | undefined;
   private reporting: NodeJS.Timeout | undefined;
+  /** close() was called: no timer starts again. */
+  private closed = false;
   /** The epoch this replica is learning (its marks being put back), which every script that finds it waits for. */
   private learning: { epoch: string; done: Promise<void> } | undefined;
   /** forwardNow's latest reading, and the monotonic clock's then. */
@@ -443,15 +463,16 @@ export class RedisGuardStore implements GuardStore {
 
   /**
    * Refuses every write (nothing sent) while the Redis it runs on evicts keys when full: read at
-   * most every EVICTION_CHECK_MS. A Redis that does not answer, or does not let INFO be read,
-   * leaves the last reading: each step of the write fails closed on its own if Redis is down.
+   * most every EVICTION_CHECK_MS, a failed reading too. A Redis that does not answer, or does not
+   * let INFO be read, leaves the last reading: each step of the write fails closed on its own if Redis is down.
    */
   async ready() {
     const last = this.eviction;
     if (!last || performance.now() - last.readAt >= EVICTION_CHECK_MS) {
       const info = await this.redis.command(['INFO', 'memory']).catch(() => undefined);
-      const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
-      if (typeof info === 'string') this.eviction = { ...(problem ? { problem } : {}), readAt: performance.now() };
+      // A reading that failed (INFO refused to this user, Redis down) waits its turn too, the last one holding.
+      const problem = typeof info === 'string' ? evictionProblem(info) : last?.problem;
+      this.eviction = { ...(problem ? { problem } : {}), readAt: performance.now() };
     }
     if (this.eviction?.problem) throw new InputError(`${this.eviction.problem}. Nothing was sent.`);
   }
@@ -463,34 +484,47 @@ export class RedisGuardStore implements GuardStore {
    */
   async startupCheck(): Promise<{ refuse?: string; warnings: string[] }> {
     const warnings = [await this.clockWarning()].filter((warning): warning is string => warning !== undefined);
-    await this.reportLead();
     let info: unknown;
     try {
       info = await this.redis.command(['INFO', 'memory']);
     } catch (error) {
       const why = error instanceof Error ? error.message.split(' ')[0] : 'no answer';
       warnings.push(`could not read the Redis's eviction policy (INFO memory: ${why}); make sure it is maxmemory-policy noeviction (or maxmemory 0)`);
-      return { warnings };
     }
     const problem = typeof info === 'string' ? evictionProblem(info) : undefined;
     if (problem) this.eviction = { problem, readAt: performance.now() };
-    return problem ? { refuse: problem, warnings } : { warnings };
+    // Refused before this replica tells Redis anything: one refused in a crash loop leaves no entry.
+    if (problem) return { refuse: problem, warnings };
+    const refused = scriptRefusal(await this.reportLead());
+    if (refused?.transient) warnings.push(refused.message);
+    return refused && !refused.transient ? { refuse: refused.message, warnings } : { warnings };
   }
 
   /**
    * Tells Redis this replica's clock's lead now and every third of the quiet after a loss (so within
    * it after Redis lost the leads too), reading its epoch as watchEpoch does: a yes given here is
    * read on another replica by the leads Redis holds, and a replica that had marked no write yet,
-   * or none for CLOCK_LEAD_KEPT_MS, had told it nothing.
+   * or none for CLOCK_LEAD_KEPT_MS, had told it nothing. What the first report failed with, if it did.
    */
-  private async reportLead(): Promise<void> {
+  private async reportLead(): Promise<unknown> {
     const report = () => {
       this.kept.kept(); // drops marks past their keeping: a replica keeping none does not check its own claims
-      return this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
+      return this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     };
-    this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
-    this.reporting.unref();
-    await report();
+    if (!this.closed) this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
+    this.reporting?.unref();
+    return report();
+  }
+
+  /** Stops the report and the epoch watch (the service closed, its writes ended): no script runs on Redis after. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.reporting);
+    clearInterval(this.watching);
+    [this.reporting, this.watching] = [undefined, undefined];
   }
 
   /** This replica's clock against Redis's (TIME), when they are more than a second apart. */
@@ -658,7 +692,7 @@ export class RedisGuardStore implements GuardStore {
    * seen, and the marks put back, within the quiet even on a replica that is idle.
    */
   private watchEpoch(): void {
-    if (this.watching || this.reporting) return;
+    if (this.watching || this.reporting || this.closed) return;
     this.watching = setInterval(
       () => {
         if (this.kept.kept().length > 0) return void this.mark(LAST_WRITE, EPOCH_PROBE, this.forwardNow(), [WRITE_MARK_LEASE_MS]).catch(() => undefined);
@@ -703,20 +737,39 @@ export class RedisGuardStore implements GuardStore {
 
   private async learnEpoch(epoch: string, seq: number, own: number, now: number): Promise<void> {
     if (this.epoch !== '') {
-      const putBack = this.kept
-        .kept()
-        .map(([write, { at, outcome, owner }]) =>
-          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}:`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
-        );
-      const results = await Promise.allSettled(putBack);
-      if (results.some((result) => result.status === 'rejected')) return;
+      const counted = await this.putBack(epoch, seq, now);
+      if (!counted) return;
       // Each mark put back counted as a claim of this replica's: the most it saw, as any script's answer is read.
-      for (const result of results) {
-        const counted = /^([^:]+):(\d+):(\d+)$/.exec(String((result as PromiseFulfilledResult<unknown[]>).value?.[0]));
-        if (counted?.[1] === epoch) [seq, own] = [Math.max(seq, Number(counted[2])), Math.max(own, Number(counted[3]))];
+      for (const answer of counted) {
+        const stamp = /^([^:]+):(\d+):(\d+)$/.exec(String(answer));
+        if (stamp?.[1] === epoch) [seq, own] = [Math.max(seq, Number(stamp[2])), Math.max(own, Number(stamp[3]))];
       }
     }
     [this.epoch, this.seq, this.own] = [epoch, seq, own];
+  }
+
+  /**
+   * Puts back the marks this replica keeps, in the new epoch: the first alone (its script sent whole
+   * once, if Redis lost its scripts too), then RESTORE_BATCH at a time, so the queue every call of
+   * this replica shares (10,000 commands) is never filled, nor a batch behind the command timeout.
+   * Each script's stamp, or undefined if one failed (the next script that finds the epoch tries again).
+   */
+  private async putBack(epoch: string, seq: number, now: number): Promise<unknown[] | undefined> {
+    const marks = this.kept.kept();
+    const stamps: unknown[] = [];
+    for (let from = 0; from < marks.length; from = stamps.length) {
+      const batch = marks.slice(from, from === 0 ? 1 : from + RESTORE_BATCH);
+      const results = await Promise.allSettled(
+        batch.map(([write, { at, outcome, owner }]) =>
+          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}:`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
+        ),
+      );
+      for (const result of results) {
+        if (result.status === 'rejected') return undefined;
+        stamps.push((result.value as unknown[] | undefined)?.[0]);
+      }
+    }
+    return stamps;
   }
 
   /**
@@ -755,9 +808,13 @@ export class RedisGuardStore implements GuardStore {
     return [caller, this.callerClock ? caller : '', this.replica];
   }
 
-  /** A mark script's keys: the write's last attempt, the replicas' clocks, Redis's epoch, and each replica's claims in it. */
+  /**
+   * A mark script's keys: the write's last attempt, the replicas' clocks, Redis's epoch, each
+   * replica's claims in it, and the most any replica leads as last read ("lead readAt").
+   */
   private markKeys(write: string): string[] {
-    return [this.writeKey(write), `${this.prefix}guard:clock-leads`, `${this.prefix}guard:epoch`, `${this.prefix}guard:claims`];
+    const guard = `${this.prefix}guard:`;
+    return [this.writeKey(write), `${guard}clock-leads`, `${guard}epoch`, `${guard}claims`, `${guard}clock-most`];
   }
 
   private counterKey(counter: string): string {
@@ -780,8 +837,8 @@ export class RedisGuardStore implements GuardStore {
   private async command(args: Array<string | number>): Promise<unknown> {
     try {
       return await this.redis.command(args);
-    } catch {
-      throw unavailable();
+    } catch (error) {
+      throw unavailable(error);
     }
   }
 
@@ -791,7 +848,7 @@ export class RedisGuardStore implements GuardStore {
     try {
       return await this.redis.command(['EVALSHA', code.sha, ...tail]);
     } catch (error) {
-      if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw unavailable();
+      if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw unavailable(error);
     }
     return this.command(['EVAL', code.source, ...tail]);
   }
@@ -818,8 +875,29 @@ function attemptOf(reply: unknown, outcomes = ['in-flight', 'done', 'unknown']):
   return { at, outcome: outcome as Attempt['outcome'] };
 }
 
-function unavailable(): InputError {
-  return new InputError(GUARD_STORE_UNAVAILABLE);
+/** The model's message; `cause`, what Redis answered, for the start-up check. */
+function unavailable(cause?: unknown): InputError {
+  return Object.assign(new InputError(GUARD_STORE_UNAVAILABLE), cause === undefined ? {} : { cause });
+}
+
+/** Redis's answers that pass (a Redis loading its data, busy, or failing over): the start goes on, with a warning. */
+const PASSING_REFUSALS = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
+
+/**
+ * Why every write would be refused, from what the start-up mark script failed with: Redis refused
+ * it (an ACL without EVAL or TIME, a read-only replica, a proxy or cluster that splits its keys).
+ * Not for a Redis that did not answer (it is reachable, or the service would not have connected).
+ */
+function scriptRefusal(failed: unknown): { message: string; transient: boolean } | undefined {
+  const cause = failed instanceof Error ? failed.cause : undefined;
+  if (!(cause instanceof RedisReplyError)) return undefined;
+  const answer = cause.message.split('\n')[0]?.slice(0, 300) ?? '';
+  return {
+    transient: PASSING_REFUSALS.test(answer),
+    message:
+      `the service's Redis (ENGAGE_REDIS_URL) refused the guardrails' write-mark script (${answer}), so every write would be refused, nothing sent. ` +
+      "Its user must be allowed EVAL and EVALSHA and, inside them, TIME and the string and hash commands (ACL +@scripting +time +@string +@hash), on a primary (not a read-only replica), reached directly or through a proxy that runs a script's keys on one Redis",
+  };
 }
 
 /** The record and its first answer from HMGET record reply; anything unreadable fails closed. */

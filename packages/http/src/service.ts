@@ -324,6 +324,8 @@ async function closeService({ settings, server, drain, sessions, endpoints, engi
   server.closeAllConnections();
   await stopped;
   await Promise.allSettled(engines.engines.map((engine) => engine.close()));
+  // Its timers report to Redis for the life of the process otherwise; the Redis client is the caller's.
+  if (settings.guardStore instanceof RedisGuardStore) settings.guardStore.close();
   await engines.client.close();
   await settings.telemetry?.shutdown();
   log.info('stopped');

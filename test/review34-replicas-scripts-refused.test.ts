@@ -1,0 +1,43 @@
+// Review 34 (replicas): a Redis user that may not run the guardrails' scripts, or whose scripts may
+// not call TIME (an ACL on a managed Redis: -@scripting, -time, or a proxy that refuses EVAL), let
+// the service start without a word, though every write's mark script then failed: every write on
+// every replica refused, "ask again in a minute", while the operator saw nothing in the log. The
+// start-up check now runs a mark script and refuses the start, saying what Redis answered.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
+import { startRedis, type RedisServer } from './redis-server.js';
+
+const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
+let redis: RedisServer;
+const clients: RedisClient[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis({
+    users: ['notime on >notime-pass ~* &* +@all -time', 'noscripts on >noscripts-pass ~* &* +@all -@scripting'],
+  });
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await redis?.stop();
+});
+
+async function storeAs(user: string): Promise<RedisGuardStore> {
+  const client = await connectRedis(redis.url.replace('redis://', `redis://${user}:${user}-pass@`));
+  clients.push(client);
+  return new RedisGuardStore(client, { stateSecret: STATE_SECRET, prefix: `engage-${user}:` });
+}
+
+describe("a Redis user the guardrails' scripts are refused to", () => {
+  it.each([
+    ['notime', /can't run this command|NOPERM/],
+    ['noscripts', /NOPERM/],
+  ])('%s: the start is refused, naming what Redis answered', async (user, answer) => {
+    const store = await storeAs(user);
+    // What a running service would meet: every write's mark script refused.
+    await expect(store.claimWrite('a-write', 'an-owner', Date.now(), Date.now())).rejects.toThrow(/did not answer/);
+    const { refuse } = await storeAs(user).then((fresh) => fresh.startupCheck());
+    expect(refuse).toMatch(answer);
+    expect(refuse).toMatch(/every write would be refused/);
+  });
+});
