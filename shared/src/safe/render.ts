@@ -189,7 +189,8 @@ export function shapePage(
   // Each name quoted on its own: names joined by ", " could spell a form of the key no one name holds.
   if (counts.unknownFields.length > 0 && counts.matched > 0)
     notes.push(`No record has the field(s) ${counts.unknownFields.map((name) => JSON.stringify(name)).join(', ')}.`);
-  const absent = counts.matched === 0 ? (counts.absentSearchFields ?? []) : [];
+  // Only of a list with records: in an empty one every field is missing, and none of them a typo.
+  const absent = counts.matched === 0 && counts.total > 0 ? (counts.absentSearchFields ?? []) : [];
   if (absent.length > 0) notes.push(absentSearchFieldsNote(absent));
 
   // Cut at a record boundary so the answer stays within the size budget.
