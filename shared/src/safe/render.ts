@@ -127,10 +127,6 @@ function holdsKey(text: string, redact: Redact): boolean {
   return redact(text) !== text;
 }
 
-/**
- * What `fields` checks of a record: whether it is an object with a field the model is shown as
- * `field` (a field the API names "ta\u200bgs" is shown, and found, as "tags").
- */
 /** A list's counts, as shapePage tells them: `absentSearchFields`, the fields a search names that no record of the whole list has. */
 export interface ListCounts {
   total: number;
@@ -151,6 +147,10 @@ function absentSearchFieldsNote(fields: readonly string[]): string {
   return `No record has the field${fields.length > 1 ? 's' : ''} ${names} that the search names: a field:value word matches only a field of exactly that name (a list without search shows the records' fields).`;
 }
 
+/**
+ * What `fields` checks of a record: whether it is an object with a field the model is shown as
+ * `field` (a field the API names "ta\u200bgs" is shown, and found, as "tags").
+ */
 export function hasField(item: unknown, field: string): boolean {
   if (!isRecord(item)) return false;
   // Its own field: `constructor` or `toString` of every object is no field of a record.
