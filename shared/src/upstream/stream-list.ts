@@ -10,6 +10,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { parseJson, type BodySink } from './api-client.js';
 import type { Redact } from '../safe/redact.js';
 import {
+  dropFieldsHeld,
   hasField,
   pageBounds,
   parseSearch,
@@ -53,8 +54,9 @@ export class StreamedList {
   private readonly offset: number;
   private readonly end: number;
   private unknownFields: string[];
-  /** The fields the search names that no record seen so far has (said when nothing matched). */
-  private absentSearchFields: string[];
+  /** The fields the search names, and those of them no record seen so far has (said when nothing matched). */
+  private readonly searchFields: string[];
+  private readonly absentSearchFields: Set<string>;
   private pending: string[] = [];
 
   /** `redact`: the caller's key redactor, so search and projection never match a key form, as in shapeList. */
@@ -75,7 +77,8 @@ export class StreamedList {
       .map((word) => ('field' in word ? word.expected.toLowerCase() : word.needle))
       .filter(canPrefilter);
     this.unknownFields = usableFields(shape.fields, redact);
-    this.absentSearchFields = searchFieldNames(shape.search, redact);
+    this.searchFields = searchFieldNames(shape.search, redact);
+    this.absentSearchFields = new Set(this.searchFields);
   }
 
   add(text: string): void {
@@ -116,7 +119,8 @@ export class StreamedList {
     for (let index = 0; index < items.length; index++) {
       const item = items[index];
       this.total++;
-      if (this.absentSearchFields.length > 0) this.absentSearchFields = this.absentSearchFields.filter((field) => !hasField(item, field));
+      // Said only when nothing matched: once a record did, no record's fields need reading for it.
+      if (this.matched === 0 && this.absentSearchFields.size > 0) dropFieldsHeld(item, this.absentSearchFields);
       if (searching) {
         if (candidates !== undefined && candidates[index] === 0) continue;
         if (!this.terms.every((term) => term(item))) continue;
@@ -131,7 +135,7 @@ export class StreamedList {
     const usable = usableFields(this.shape.fields, this.redact);
     const unknownFields = this.shape.fields ? this.shape.fields.filter((field) => !usable.includes(field) || this.unknownFields.includes(field)) : [];
     const withRedact = this.redact ? { redact: this.redact, ...options } : options;
-    const absentSearchFields = this.matched === 0 ? this.absentSearchFields : [];
+    const absentSearchFields = this.matched === 0 ? this.searchFields.filter((field) => this.absentSearchFields.has(field)) : [];
     return shapePage(this.page, { total: this.total, matched: this.matched, unknownFields, absentSearchFields }, this.shape, this.idField, withRedact);
   }
 }
