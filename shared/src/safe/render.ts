@@ -96,7 +96,8 @@ export function shapeList(data: unknown[], asked: ListShape, idField: string | u
   const terms = parseSearch(shape.search ?? '', options.redact);
   const matched = terms.length === 0 ? data : data.filter((item) => terms.every((term) => term(item)));
   const usable = usableFields(shape.fields, options.redact);
-  const unknownFields = shape.fields ? shape.fields.filter((field) => !usable.includes(field) || !matched.some((item) => hasField(item, field))) : [];
+  const absentFields = fieldsNoRecordHas(matched, usable);
+  const unknownFields = shape.fields ? shape.fields.filter((field) => !usable.includes(field) || absentFields.includes(field)) : [];
   const absentSearchFields = matched.length === 0 ? fieldsNoRecordHas(data, searchFieldNames(shape.search, options.redact)) : [];
   const counts = { total: data.length, matched: matched.length, unknownFields, absentSearchFields };
   return shapePage(matched.slice(offset, offset + limit), counts, shape, idField, options);
@@ -140,7 +141,7 @@ export function searchFieldNames(search: string | undefined, redact: Redact | un
   return usableFields([...new Set(fields)], redact);
 }
 
-/** Of `fields`, those no record of `data` has (as hasField finds them), in their order. */
+/** Of `fields`, those no record of `data` has (as dropFieldsHeld finds them), in their order. */
 function fieldsNoRecordHas(data: readonly unknown[], fields: readonly string[]): string[] {
   const absent = new Set(fields);
   for (const item of data) {
@@ -151,8 +152,10 @@ function fieldsNoRecordHas(data: readonly unknown[], fields: readonly string[]):
 }
 
 /**
- * Takes out of `fields` each one `item` has, as hasField finds it: its field names read once for
- * all of them (a search naming 50 fields read each record's 50 times), until none is left.
+ * Takes out of `fields` each one `item` has: a field of its own (`constructor` or `toString` of
+ * every object is no field of a record) that the model is shown under that name (a field the API
+ * names "ta\u200bgs" is shown, and found, as "tags"). Its field names are read once for all of
+ * them (50 names asked for, in `fields` or a search, one at a time read each record's 50 times).
  */
 export function dropFieldsHeld(item: unknown, fields: Set<string>): void {
   if (!isRecord(item)) return;
@@ -167,18 +170,6 @@ export function dropFieldsHeld(item: unknown, fields: Set<string>): void {
 function absentSearchFieldsNote(fields: readonly string[]): string {
   const names = fields.map((name) => JSON.stringify(name)).join(', ');
   return `No record has the field${fields.length > 1 ? 's' : ''} ${names} that the search names: a field:value word matches only a field of exactly that name (a list without search shows the records' fields).`;
-}
-
-/**
- * What `fields` checks of a record: whether it is an object with a field the model is shown as
- * `field` (a field the API names "ta\u200bgs" is shown, and found, as "tags").
- */
-export function hasField(item: unknown, field: string): boolean {
-  if (!isRecord(item)) return false;
-  // Its own field: `constructor` or `toString` of every object is no field of a record.
-  if (Object.hasOwn(item, field) && shownName(field) === field) return true;
-  for (const key in item) if (Object.hasOwn(item, key) && shownName(key) === field) return true;
-  return false;
 }
 
 /** Field names as the model is shown them, remembered: a list's records share a few dozen. */
