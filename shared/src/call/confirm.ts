@@ -125,6 +125,11 @@ async function redeemReturned(
   notes.confirmation = 'input_required';
   if (!answer.yes) return unsent(declinedBy(op, answer.action));
   const now = await boundNow(deps, call, op, params);
+  // A key the API refused since the question: the write would meet it too, so that is the answer, not "ask again".
+  if (now.keyRefused) {
+    await spentUnsent(deps, call, confirmation);
+    throw now.keyRefused;
+  }
   if (!deps.confirmations.showed('state', returned.state, now.bound)) return unsent(changedSinceAsked(op, now.unread));
   return { approvedAt: deps.confirmations.issuedAt('state', returned.state), confirmation, via: 'input_required' as const };
 }
@@ -146,6 +151,7 @@ async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params
   notes.confirmation = 'elicitation';
   if (!result.yes) return declinedBy(op, result.action);
   const now = await boundNow(deps, call, op, params);
+  if (now.keyRefused) throw now.keyRefused;
   if (now.bound !== statement.bound) return changedSinceAsked(op, now.unread);
   return { approvedAt: yesAt, via: 'elicitation' as const };
 }
@@ -160,6 +166,10 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
     // not be handed a new way to say yes to what may already have happened.
     if (redemption === 'spent') return repeatedCall(notes, 'token', await spentAnswer(deps, call, op, params, 'confirmationToken', confirmation));
     const now = redemption === 'ok' ? await boundNow(deps, call, op, params) : undefined;
+    if (now?.keyRefused) {
+      await spentUnsent(deps, call, confirmation);
+      throw now.keyRefused;
+    }
     if (now && deps.confirmations.showed('token', token, now.bound))
       return { approvedAt: deps.confirmations.issuedAt('token', token), confirmation, via: 'token' as const };
     // Spent by this call, and its write not sent: shown again, it is answered so (not "may have run").
@@ -236,9 +246,10 @@ export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operati
 /**
  * What of the facts a yes is bound to, as they read now (the same look-ups as the statement's; none
  * for an operation without facts), and whether a look-up failed (its fact is then left out, so the
- * yes does not hold: `unread` tells the model that was the cause, not a change).
+ * yes does not hold: `unread` tells the model that was the cause, not a change); `keyRefused`, the
+ * API's 401 if a look-up met one (the write would meet it too: the call ends with it).
  */
-async function boundNow(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<{ bound: string; unread: boolean }> {
+async function boundNow(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<{ bound: string; unread: boolean; keyRefused?: Error }> {
   const { caller } = call;
   const lookup = lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS));
   let unread = false;
@@ -254,7 +265,7 @@ async function boundNow(deps: CallDeps, call: ToolCall, op: Operation, params: P
       },
     );
   const bound = await boundFacts(op, params, read, caller.journal.writtenWith(caller.keyId));
-  return { bound, unread };
+  return { bound, unread, ...(lookup.keyRefused ? { keyRefused: lookup.keyRefused } : {}) };
 }
 
 /** Reads the API for a preview or a guardrail's count: one short attempt each, within `budget`; a failed look-up is undefined. */

@@ -103,7 +103,15 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierUn
 
 /** A write that needs no yes, done again after this server's earlier attempt of it ended unknown. */
 function sentTwiceMaybe(op: Operation, earlier: Attempt): string {
-  return `Exactly this ${op.id} was also sent by ${sender(earlier)} at ${at(earlier.at)}, and whether that one was carried out is unknown: the customer may now have it twice. ${capital(checkWhat(op))}, and tell the user.`;
+  return `Exactly this ${op.id} was also sent by ${sender(earlier)} at ${at(earlier.at)}, and whether that one was carried out is unknown: ${whatMayBeTwice(op)}. ${capital(checkWhat(op))}, and tell the user.`;
+}
+
+/** What twice means: a send's message reached the customer twice; any other write (a draft, a record) was made twice. */
+function whatMayBeTwice(op: Operation): string {
+  if (op.messages === undefined) return 'it may now have been carried out twice';
+  // A write that sends a message only with some params (a ticket opened with a first message).
+  if (op.sendsMessage) return 'it may now have been carried out twice, and a message it sends may have reached the customer twice';
+  return 'the customer may now have it twice';
 }
 
 /** The answer for a host that cannot ask (or whose question failed): the statement, a fresh token, and what to do with it. */

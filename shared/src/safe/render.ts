@@ -96,9 +96,9 @@ export function shapeList(data: unknown[], asked: ListShape, idField: string | u
   const terms = parseSearch(shape.search ?? '', options.redact);
   const matched = terms.length === 0 ? data : data.filter((item) => terms.every((term) => term(item)));
   const usable = usableFields(shape.fields, options.redact);
-  const unknownFields = shape.fields ? shape.fields.filter((field) => !usable.includes(field) || !matched.some((item) => hasField(item, field))) : [];
-  const absentSearchFields =
-    matched.length === 0 ? searchFieldNames(shape.search, options.redact).filter((field) => !data.some((item) => hasField(item, field))) : [];
+  const absentFields = fieldsNoRecordHas(matched, usable);
+  const unknownFields = shape.fields ? shape.fields.filter((field) => !usable.includes(field) || absentFields.includes(field)) : [];
+  const absentSearchFields = matched.length === 0 ? fieldsNoRecordHas(data, searchFieldNames(shape.search, options.redact)) : [];
   const counts = { total: data.length, matched: matched.length, unknownFields, absentSearchFields };
   return shapePage(matched.slice(offset, offset + limit), counts, shape, idField, options);
 }
@@ -127,10 +127,6 @@ function holdsKey(text: string, redact: Redact): boolean {
   return redact(text) !== text;
 }
 
-/**
- * What `fields` checks of a record: whether it is an object with a field the model is shown as
- * `field` (a field the API names "ta\u200bgs" is shown, and found, as "tags").
- */
 /** A list's counts, as shapePage tells them: `absentSearchFields`, the fields a search names that no record of the whole list has. */
 export interface ListCounts {
   total: number;
@@ -145,18 +141,35 @@ export function searchFieldNames(search: string | undefined, redact: Redact | un
   return usableFields([...new Set(fields)], redact);
 }
 
+/** Of `fields`, those no record of `data` has (as dropFieldsHeld finds them), in their order. */
+function fieldsNoRecordHas(data: readonly unknown[], fields: readonly string[]): string[] {
+  const absent = new Set(fields);
+  for (const item of data) {
+    if (absent.size === 0) break;
+    dropFieldsHeld(item, absent);
+  }
+  return fields.filter((field) => absent.has(field));
+}
+
+/**
+ * Takes out of `fields` each one `item` has: a field of its own (`constructor` or `toString` of
+ * every object is no field of a record) that the model is shown under that name (a field the API
+ * names "ta\u200bgs" is shown, and found, as "tags"). Its field names are read once for all of
+ * them (50 names asked for, in `fields` or a search, one at a time read each record's 50 times).
+ */
+export function dropFieldsHeld(item: unknown, fields: Set<string>): void {
+  if (!isRecord(item)) return;
+  for (const key in item) {
+    if (!Object.hasOwn(item, key)) continue;
+    fields.delete(shownName(key));
+    if (fields.size === 0) return;
+  }
+}
+
 /** Why a search matched nothing, when it names fields no record has (a typo the model can fix). */
 function absentSearchFieldsNote(fields: readonly string[]): string {
   const names = fields.map((name) => JSON.stringify(name)).join(', ');
   return `No record has the field${fields.length > 1 ? 's' : ''} ${names} that the search names: a field:value word matches only a field of exactly that name (a list without search shows the records' fields).`;
-}
-
-export function hasField(item: unknown, field: string): boolean {
-  if (!isRecord(item)) return false;
-  // Its own field: `constructor` or `toString` of every object is no field of a record.
-  if (Object.hasOwn(item, field) && shownName(field) === field) return true;
-  for (const key in item) if (Object.hasOwn(item, key) && shownName(key) === field) return true;
-  return false;
 }
 
 /** Field names as the model is shown them, remembered: a list's records share a few dozen. */
@@ -189,7 +202,8 @@ export function shapePage(
   // Each name quoted on its own: names joined by ", " could spell a form of the key no one name holds.
   if (counts.unknownFields.length > 0 && counts.matched > 0)
     notes.push(`No record has the field(s) ${counts.unknownFields.map((name) => JSON.stringify(name)).join(', ')}.`);
-  const absent = counts.matched === 0 ? (counts.absentSearchFields ?? []) : [];
+  // Only of a list with records: in an empty one every field is missing, and none of them a typo.
+  const absent = counts.matched === 0 && counts.total > 0 ? (counts.absentSearchFields ?? []) : [];
   if (absent.length > 0) notes.push(absentSearchFieldsNote(absent));
 
   // Cut at a record boundary so the answer stays within the size budget.

@@ -10,7 +10,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { parseJson, type BodySink } from './api-client.js';
 import type { Redact } from '../safe/redact.js';
 import {
-  hasField,
+  dropFieldsHeld,
   pageBounds,
   parseSearch,
   searchFieldNames,
@@ -52,9 +52,11 @@ export class StreamedList {
   private readonly rawNeedles: string[];
   private readonly offset: number;
   private readonly end: number;
-  private unknownFields: string[];
-  /** The fields the search names that no record seen so far has (said when nothing matched). */
-  private absentSearchFields: string[];
+  /** The fields `fields` asks for that no matching record seen so far has. */
+  private readonly unknownFields: Set<string>;
+  /** The fields the search names, and those of them no record seen so far has (said when nothing matched). */
+  private readonly searchFields: string[];
+  private readonly absentSearchFields: Set<string>;
   private pending: string[] = [];
 
   /** `redact`: the caller's key redactor, so search and projection never match a key form, as in shapeList. */
@@ -74,8 +76,9 @@ export class StreamedList {
     this.rawNeedles = searchWords(shape.search ?? '')
       .map((word) => ('field' in word ? word.expected.toLowerCase() : word.needle))
       .filter(canPrefilter);
-    this.unknownFields = usableFields(shape.fields, redact);
-    this.absentSearchFields = searchFieldNames(shape.search, redact);
+    this.unknownFields = new Set(usableFields(shape.fields, redact));
+    this.searchFields = searchFieldNames(shape.search, redact);
+    this.absentSearchFields = new Set(this.searchFields);
   }
 
   add(text: string): void {
@@ -116,22 +119,23 @@ export class StreamedList {
     for (let index = 0; index < items.length; index++) {
       const item = items[index];
       this.total++;
-      if (this.absentSearchFields.length > 0) this.absentSearchFields = this.absentSearchFields.filter((field) => !hasField(item, field));
+      // Said only when nothing matched: once a record did, no record's fields need reading for it.
+      if (this.matched === 0 && this.absentSearchFields.size > 0) dropFieldsHeld(item, this.absentSearchFields);
       if (searching) {
         if (candidates !== undefined && candidates[index] === 0) continue;
         if (!this.terms.every((term) => term(item))) continue;
       }
       const position = this.matched++;
-      if (this.unknownFields.length > 0) this.unknownFields = this.unknownFields.filter((field) => !hasField(item, field));
+      if (this.unknownFields.size > 0) dropFieldsHeld(item, this.unknownFields);
       if (position >= this.offset && position < this.end) this.page.push(item);
     }
   }
 
   shaped(options: ShapeOptions = {}): ShapedList {
     const usable = usableFields(this.shape.fields, this.redact);
-    const unknownFields = this.shape.fields ? this.shape.fields.filter((field) => !usable.includes(field) || this.unknownFields.includes(field)) : [];
+    const unknownFields = this.shape.fields ? this.shape.fields.filter((field) => !usable.includes(field) || this.unknownFields.has(field)) : [];
     const withRedact = this.redact ? { redact: this.redact, ...options } : options;
-    const absentSearchFields = this.matched === 0 ? this.absentSearchFields : [];
+    const absentSearchFields = this.matched === 0 ? this.searchFields.filter((field) => this.absentSearchFields.has(field)) : [];
     return shapePage(this.page, { total: this.total, matched: this.matched, unknownFields, absentSearchFields }, this.shape, this.idField, withRedact);
   }
 }
