@@ -3,9 +3,8 @@
 // message count is read from the API at the claim, with a revoked or expired key. Found: the count's
 // look-up met the 401 as any failure, and the call was refused "how many messages … could not be
 // read … Try again in a moment": a model tries again, and again, and the user never hears the key is
-// refused. Through the built campaign server over stdio. The fix is in guardrails.ts
-// (claimGuardrails: a count undefined with the reader's keyRefused set throws it), outside
-// review34-calls' scope (see its report): this test is `it.fails` until it lands, then `it`.
+// refused. Through the built campaign server over stdio. claimGuardrails now throws the reader's
+// keyRefused when the count could not be read.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,7 +23,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it.fails.each(['revoked', 'expired'] as const)('a %s key under a send cap gets the key refusal, not "try again in a moment"', async (which) => {
+it.each(['revoked', 'expired'] as const)('a %s key under a send cap gets the key refusal, not "try again in a moment"', async (which) => {
   const server = await launchServer('campaign', {
     ENGAGE_BASE_URL: sandbox.baseUrl,
     ENGAGE_API_KEY: sandbox.keys[which],

@@ -2,9 +2,8 @@
 // was unknown, says "the customer may now have it twice". Attacked: the repeat made by another
 // stdio server on the same state directory (a second host window, or this server after a restart),
 // which the shared state directory tells of the unknown attempt (its preview would name it).
-// Found: the second server answered a plain "Done" (claim in stages.ts reads only this process's
-// journal). The fix is in stages.ts, outside this branch's scope (see review34-calls' report): this
-// test is marked `it.fails` until it lands, then becomes `it`.
+// Found: the second server answered a plain "Done" (claim in stages.ts read only this process's
+// journal). claim now reads the write's last attempt on any server sharing the store.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type LaunchedServer, type Sandbox, startSandbox } from '../packages/sandbox/src/index.js';
 import { callSend, launchChannel, SEND } from './helpers/stdio-channel.js';
@@ -27,7 +26,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it.fails('the repeat by another server on the state directory says the customer may have it twice', async () => {
+it('the repeat by another server on the state directory says the customer may have it twice', async () => {
   const params = { msisdn: '6281377700031', message: 'Pesanan Anda sudah dikirim' };
   sandbox.injectFault({ kind: 'reset-after', operationId: SEND, times: 1 });
   expect(structuredOf(await callSend(first, { params }))).toMatchObject({ outcome: 'unknown' });

@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Operation, Params, PreviewReader } from '../model/types.js';
 import { paramsDigest, summarizeParams, type AuditEntry, type ConfirmationPath } from './audit.js';
+import type { LookupReader } from './confirm.js';
 import type { CallDeps, Caller, Guard, Reply, ToolCall } from './context.js';
 import type { IdempotencyRecord } from './guard-store.js';
 import {
@@ -176,7 +177,12 @@ export async function claimGuardrails(
   const settings = guard.settings;
   if (!settings || !sendsMessages(op, params) || (settings.recipientsPerSend === undefined && settings.messagesPerDay === undefined)) return undefined;
   const messages = await messageCount(op, params, read);
-  if (messages === undefined) return messageCountUnknown(op);
+  if (messages === undefined) {
+    // A key the API refused (401) would be refused for the write too: said as that, never "try again in a moment".
+    const { keyRefused } = read as LookupReader;
+    if (keyRefused) throw keyRefused;
+    return messageCountUnknown(op);
+  }
   if (settings.recipientsPerSend !== undefined && messages > settings.recipientsPerSend)
     return recipientsCapRefused(op, messages, settings.recipientsPerSend, keySourceOf(call));
   if (settings.messagesPerDay === undefined) return undefined;

@@ -6,7 +6,7 @@ import { buildRequest } from '../model/paths.js';
 import type { Operation, Params } from '../model/types.js';
 import { listBodyReaderFor } from '../upstream/body-reader.js';
 import { alreadyRedacted, readAnswer } from './answers.js';
-import { LOOKUP_BUDGET_MS, lookupReader, type Approval } from './confirm.js';
+import { LOOKUP_BUDGET_MS, lastSentOf, lookupReader, type Approval } from './confirm.js';
 import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { ClaimsPaused } from './guard-store.js';
@@ -113,6 +113,9 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   const limited = await claimGuardrails(deps, call, op, params, lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS)), held);
   // A guardrail's refusal after a token's yes: the token is spent, so a retry goes without it.
   if (limited) return approval?.via === 'token' ? refusedAfterToken(limited) : limited;
+  // A write that needs no yes: its last attempt on any server sharing the store (a restart, another
+  // host, a replica), read before this one is marked, for its "Done" to tell of an unknown one.
+  const lastAnywhere = approval ? undefined : await lastSentOf(deps, call, op, params);
   const { journal, keyId } = call.caller;
   const local = journal.lastSent(keyId, op.id, params);
   // The same write still on its way is never sent again; one sent since a yes is not sent on that yes.
@@ -136,7 +139,7 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
     }
     if (!earlier) {
       // Nobody was shown the earlier send of a write that needs no yes: its answer tells of it.
-      if (!approval && local?.outcome === 'unknown') prepared.earlierUnknown = local;
+      if (lastAnywhere?.outcome === 'unknown') prepared.earlierUnknown = lastAnywhere;
       return undefined;
     }
     journal.attempt(keyId, op.id, params, 'refused'); // another replica's attempt refuses it: nothing was sent
