@@ -13,7 +13,7 @@
 // back: a campaign whose audience (or text, where the API shows it) changed in between is not run
 // on that yes, on any path.
 import { UpstreamError } from '../model/errors.js';
-import type { Operation, Params, PreviewReader } from '../model/types.js';
+import type { LookupReader, Operation, Params, PreviewReader } from '../model/types.js';
 import type { ConfirmationPath } from './audit.js';
 import type { Asking, CallDeps, Reply, ToolCall } from './context.js';
 import { limitState, messageCount, type WriteTrace } from './guardrails.js';
@@ -285,6 +285,3 @@ export function lookupReader(deps: CallDeps, call: ToolCall, op: Operation, budg
       });
   return reader;
 }
-
-/** A preview's reader, and the API's refusal of the key (401) if a look-up met one: the write would meet it too. */
-export type LookupReader = PreviewReader & { keyRefused?: UpstreamError };

@@ -4,9 +4,8 @@
 // its answer. Reads never come here, so they never touch the store.
 import { createHmac } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { Operation, Params, PreviewReader } from '../model/types.js';
+import type { LookupReader, Operation, Params, PreviewReader } from '../model/types.js';
 import { paramsDigest, summarizeParams, type AuditEntry, type ConfirmationPath } from './audit.js';
-import type { LookupReader } from './confirm.js';
 import type { CallDeps, Caller, Guard, Reply, ToolCall } from './context.js';
 import type { IdempotencyRecord } from './guard-store.js';
 import {

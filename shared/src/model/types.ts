@@ -9,6 +9,9 @@ export type Params = Record<string, unknown>;
 /** Reads a path of the API for a confirmation preview: the envelope's data (cleaned), or undefined on any failure. */
 export type PreviewReader = (path: string) => Promise<unknown>;
 
+/** A preview's reader, and the API's refusal of the key (401: an UpstreamError) if a look-up met one: the write would meet it too. */
+export type LookupReader = PreviewReader & { keyRefused?: Error };
+
 /**
  * What this server carried out earlier for an operation, newest first: its params and the API's
  * answer. For facts the API cannot show (the text of a campaign created here).
