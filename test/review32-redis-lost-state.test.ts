@@ -7,26 +7,15 @@
 // what it held: each puts back the marks it made (in flight, or sent within the half hour), and
 // claims are refused (nothing sent, the model told why) for a quiet time from the loss, long enough
 // for every replica's next renewal, or its check of the epoch while it keeps marks, to see it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { describe, expect, it } from 'vitest';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore, STATE_LOST } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
 const QUIET_MS = 1_000;
-let redis: RedisServer;
-let clients: RedisClient[] = [];
+const { clients } = redisPerFile(3);
 let writeNumber = 0;
 const freshWrite = () => `lost-state-write-${++writeNumber}`;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  clients = await Promise.all([connectRedis(redis.url), connectRedis(redis.url), connectRedis(redis.url)]);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
-});
 
 /** Two replicas' stores, each having used Redis once (so each knows its epoch), and Redis emptied. */
 async function twoReplicasThenFlush(before: (a: RedisGuardStore) => Promise<void>) {

@@ -11,26 +11,16 @@
 // Its own renewals and reports of its lead go by the clock it dates yeses and attempts by (the
 // journal's forward clock, which a clock set back leaves ahead of the system's): by the system
 // clock, they told Redis a lead lower than its yeses', kept 15 minutes only.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
 const FIVE_MINUTES = 5 * 60_000;
-let redis: RedisServer;
-let clients: RedisClient[] = [];
+const { clients } = redisPerFile(3);
 let writeNumber = 0;
 const freshWrite = () => `clock-lead-write-${++writeNumber}`;
 
-beforeAll(async () => {
-  redis = await startRedis();
-  clients = await Promise.all([connectRedis(redis.url), connectRedis(redis.url), connectRedis(redis.url)]);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
-});
 afterEach(() => {
   vi.restoreAllMocks();
 });

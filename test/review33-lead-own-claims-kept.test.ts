@@ -5,24 +5,13 @@
 // that went back: a new epoch, and every replica's writes refused for the quiet, for nothing lost.
 // A replica's entries are now kept until its marks are (the half hour after their end) is past
 // too; its lead counts for yeses only its 15 minutes, as before.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { describe, expect, it } from 'vitest';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
 const PREFIX = 'engage-own-kept:';
-let redis: RedisServer;
-let clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  clients = await Promise.all([connectRedis(redis.url), connectRedis(redis.url), connectRedis(redis.url)]);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
-});
+const { clients } = redisPerFile(3);
 
 describe('a replica that ran no script for 16 minutes, its marks still kept', () => {
   it('is no loss when it comes back: nothing is refused', async () => {

@@ -2,26 +2,15 @@
 // the new epoch and put back all the marks the replica keeps (up to 10,000), each on its own: a
 // busy replica with 20 calls at Redis sent 20 times its marks in scripts at once, to a Redis just
 // back. One putting back per epoch now serves every script that finds it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { describe, expect, it } from 'vitest';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
 const PREFIX = 'engage-restore-once:';
 const MARKS = 100;
 const CALLS = 20;
-let redis: RedisServer;
-let clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  clients = await Promise.all([connectRedis(redis.url), connectRedis(redis.url)]);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
-});
+const { clients } = redisPerFile(2);
 
 /** How many scripts Redis has run by sha (EVALSHA), as INFO commandstats counts them. */
 async function scriptsRun(admin: RedisClient): Promise<number> {

@@ -4,27 +4,16 @@
 // the copy lost saw nothing, never put it back, and another replica sent the same write again.
 // Each replica's own claims are now counted in Redis too, and a replica that finds fewer of its
 // own than it made (while it keeps marks) knows Redis went back, whatever the others claimed since.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { describe, expect, it } from 'vitest';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore, STATE_LOST } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
 // Long: the replicas' own checks of the epoch stay out of the test's way; each step is a script run here.
 const QUIET_MS = 60_000;
-let redis: RedisServer;
-let clients: RedisClient[] = [];
+const { clients } = redisPerFile(3);
 let writeNumber = 0;
 const freshWrite = () => `masked-rollback-write-${++writeNumber}`;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  clients = await Promise.all([connectRedis(redis.url), connectRedis(redis.url), connectRedis(redis.url)]);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
-});
 
 /** Two replicas on `prefix`, each having used Redis once. */
 async function twoReplicas(prefix: string) {

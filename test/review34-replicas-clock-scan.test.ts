@@ -6,26 +6,15 @@
 // about 350 writes a second for every tenant together), and 10,000 marks put back after a loss took
 // 3 s, past the 2 s command timeout. The most is now kept beside the hash and the hash read once
 // in CLOCK_SCAN_MS by whichever script comes, the others reading one field.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { describe, expect, it } from 'vitest';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
 const PREFIX = 'engage-clock-scan:';
 const DEAD_REPLICAS = 500;
 const CLAIMS = 100;
-let redis: RedisServer;
-let clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  clients = await Promise.all([connectRedis(redis.url), connectRedis(redis.url)]);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
-});
+const { clients } = redisPerFile(2);
 
 /** How many times Redis ran `command`, scripts' calls included, as INFO commandstats counts them. */
 async function callsOf(admin: RedisClient, command: string): Promise<number> {

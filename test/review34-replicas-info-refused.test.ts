@@ -2,23 +2,16 @@
 // of the eviction policy before each write, meant at most every 5 s, ran INFO before every write:
 // a reading that failed was not a reading, so each write cost Redis one more command, refused.
 // A failed reading now waits its 5 s too (the last good reading, if any, still holds).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { describe, expect, it } from 'vitest';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
-let redis: RedisServer;
-const clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis({ users: ['noinfo on >noinfo-pass ~* &* +@all -info'] });
-  clients.push(await connectRedis(redis.url), await connectRedis(redis.url.replace('redis://', 'redis://noinfo:noinfo-pass@')));
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
-});
+// The admin, and a user INFO is refused to.
+const { clients } = redisPerFile(2, { users: ['noinfo on >noinfo-pass ~* &* +@all -info'] }, (url) => [
+  url,
+  url.replace('redis://', 'redis://noinfo:noinfo-pass@'),
+]);
 
 /** INFO's calls, refused ones included, as INFO commandstats counts them. */
 async function infoAsked(admin: RedisClient): Promise<number> {

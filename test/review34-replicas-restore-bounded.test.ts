@@ -6,25 +6,14 @@
 // With a clock-leads hash grown by restarted replicas (500 entries: 0.3 ms a script), 10,000
 // scripts at once also outlast the 2 s command timeout, which drops the connection, and every
 // mark script after retried all 10,000 again.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { describe, expect, it } from 'vitest';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
 const PREFIX = 'engage-restore-bounded:';
 const MARKS = 10_000;
-let redis: RedisServer;
-let clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  clients = await Promise.all([connectRedis(redis.url), connectRedis(redis.url)]);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
-});
+const { clients } = redisPerFile(2);
 
 describe('Redis lost what it held, a replica keeping 10,000 marks', () => {
   it('puts every one back while another call waits on Redis', async () => {

@@ -3,27 +3,22 @@
 // the service start without a word, though every write's mark script then failed: every write on
 // every replica refused, "ask again in a minute", while the operator saw nothing in the log. The
 // start-up check now runs a mark script and refuses the start, saying what Redis answered.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
-let redis: RedisServer;
-const clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis({
-    users: ['notime on >notime-pass ~* &* +@all -time', 'noscripts on >noscripts-pass ~* &* +@all -@scripting'],
-  });
+const { server } = redisPerFile(0, {
+  users: ['notime on >notime-pass ~* &* +@all -time', 'noscripts on >noscripts-pass ~* &* +@all -@scripting'],
 });
+// Each test's own connections, as each user.
+const clients: RedisClient[] = [];
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
 });
 
 async function storeAs(user: string): Promise<RedisGuardStore> {
-  const client = await connectRedis(redis.url.replace('redis://', `redis://${user}:${user}-pass@`));
+  const client = await connectRedis(server().url.replace('redis://', `redis://${user}:${user}-pass@`));
   clients.push(client);
   return new RedisGuardStore(client, { stateSecret: STATE_SECRET, prefix: `engage-${user}:` });
 }

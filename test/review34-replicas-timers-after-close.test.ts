@@ -2,25 +2,14 @@
 // a loss) and its epoch watch were never stopped: after the service closed (SIGTERM's drain done, or
 // a service started and stopped in a process that goes on) they ran their script on Redis for the
 // life of the process, and held the store and every mark it keeps. Closing the service stops them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
 import { startService } from '../packages/http/src/service.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
-const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
-let redis: RedisServer;
-let clients: RedisClient[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  clients = await Promise.all([connectRedis(redis.url), connectRedis(redis.url)]);
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await redis?.stop();
-});
+const { clients } = redisPerFile(2);
 
 /** How many scripts Redis has run (EVALSHA and EVAL), as INFO commandstats counts them. */
 async function scriptsRun(admin: RedisClient): Promise<number> {
