@@ -22,7 +22,7 @@ export interface Prepared {
   request: { path: string; body?: Params };
   /** A confirmed write's mark in the store the replicas share, once claimed (shared-mark.ts). */
   mark?: SharedMark;
-  /** A write that needs no yes, sent again after this server's earlier attempt of it ended unknown: its "Done" says so. */
+  /** A write that needs no yes, sent again after its earlier attempt (on any server sharing the store) ended unknown: its "Done" says so. */
   earlierUnknown?: Attempt;
 }
 
