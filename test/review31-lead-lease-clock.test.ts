@@ -4,36 +4,21 @@
 // than its 3-minute lease, so it read as a replica that stopped with the write out ("unknown"), and
 // the same write, still at the API, was sent again (for a write that needs no yes, nothing else
 // refuses it on another replica). A mark's lease is now judged by the system clock as it reads now.
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { requestsAtApi, textOf, until } from './helpers.js';
-import { startRedis, type RedisServer } from './redis-server.js';
-import { launchService, modernClient, stopService } from './service-process.js';
+import type { RedisServer } from './redis-server.js';
+import { launchService, modernClient } from './service-process.js';
+import { servicesOnRedisPerFile } from './helpers/services-on-redis.js';
 import { clockShifter } from './helpers/clock-shifter.js';
 
 const SEND = 'channel.whatsapp.send';
 let sandbox: Sandbox;
 let redis: RedisServer;
 let dir: string;
-const children: ChildProcess[] = [];
-const clients: ModernClient[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  redis = await startRedis();
-  dir = mkdtempSync(join(tmpdir(), 'engage-lease-clock-'));
-}, 30_000);
-afterAll(async () => {
-  await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(children.map((child) => stopService(child)));
-  await redis?.stop();
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
+const { children, clients } = servicesOnRedisPerFile((rig) => {
+  ({ sandbox, redis, dir } = rig);
 });
 
 it('a replica whose clock was set back five minutes refuses the same send still at the API on another replica', async () => {

@@ -8,16 +8,13 @@
 // replica that gave it, which may be another than the one that uses it: each replica tells Redis
 // how far its clock leads Redis's, and a yes is read by the most any replica leads, so a yes given
 // on a replica five minutes fast is never read as given after a send that came after it.
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { requestsAtApi, structuredOf, textOf, until } from './helpers.js';
-import { startRedis, type RedisServer } from './redis-server.js';
-import { launchService, modernClient, stopService } from './service-process.js';
+import type { RedisServer } from './redis-server.js';
+import { launchService, modernClient } from './service-process.js';
+import { servicesOnRedisPerFile } from './helpers/services-on-redis.js';
 import { clockShifter } from './helpers/clock-shifter.js';
 
 const SEND = 'channel.whatsapp.send';
@@ -25,20 +22,8 @@ const FIVE_MINUTES = 5 * 60_000;
 let sandbox: Sandbox;
 let redis: RedisServer;
 let dir: string;
-const children: ChildProcess[] = [];
-const clients: ModernClient[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  redis = await startRedis();
-  dir = mkdtempSync(join(tmpdir(), 'engage-review32-skew-'));
-}, 30_000);
-afterAll(async () => {
-  await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(children.map((child) => stopService(child)));
-  await redis?.stop();
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
+const { children, clients } = servicesOnRedisPerFile((rig) => {
+  ({ sandbox, redis, dir } = rig);
 });
 
 /** Two replicas on one Redis: `right` with the system clock, `slow` with its clock five minutes behind (or `shift` off). */

@@ -5,33 +5,20 @@
 // such a Redis and ran on one made so later (CONFIG SET, a failover to a replica configured
 // otherwise). It now refuses to start on one, and refuses writes (nothing sent, the operator named)
 // while the Redis it runs on evicts; with noeviction a full Redis refuses writes, which fails closed.
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { requestsAtApi, structuredOf, textOf, until } from './helpers.js';
-import { startRedis, type RedisServer } from './redis-server.js';
-import { launchService, modernClient, stopService } from './service-process.js';
+import type { RedisServer } from './redis-server.js';
+import { launchService, modernClient } from './service-process.js';
+import { servicesOnRedisPerFile } from './helpers/services-on-redis.js';
 
 const SEND = 'channel.whatsapp.send';
 let sandbox: Sandbox;
 let redis: RedisServer;
 let admin: RedisClient;
-const children: ChildProcess[] = [];
-const clients: ModernClient[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  redis = await startRedis();
-  admin = await connectRedis(redis.url);
-}, 30_000);
-afterAll(async () => {
-  await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(children.map((child) => stopService(child)));
-  await admin?.close();
-  await redis?.stop();
-  await sandbox?.close();
+const { children, clients } = servicesOnRedisPerFile((rig) => {
+  ({ sandbox, redis, admin } = rig);
 });
 
 const env = () => ({

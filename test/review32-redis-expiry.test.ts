@@ -4,18 +4,14 @@
 // by Redis's clock, so Redis deleted the record as it was written: an idempotency key held nothing
 // and its write went out again, a send cap counted nothing, a spent confirmation was free again.
 // Each expiry is now a lifetime (PEXPIRE), measured by Redis's clock from when it is written.
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { connectRedis, RedisSpentStore, type RedisClient } from '../packages/http/src/redis.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import { RedisSpentStore, type RedisClient } from '../packages/http/src/redis.js';
 import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
 import { requestsAtApi, structuredOf, textOf } from './helpers.js';
-import { startRedis, type RedisServer } from './redis-server.js';
-import { launchService, modernClient, stopService } from './service-process.js';
+import type { RedisServer } from './redis-server.js';
+import { launchService, modernClient } from './service-process.js';
+import { servicesOnRedisPerFile } from './helpers/services-on-redis.js';
 import { clockShifter } from './helpers/clock-shifter.js';
 
 const SEND = 'channel.whatsapp.send';
@@ -26,23 +22,11 @@ let sandbox: Sandbox;
 let redis: RedisServer;
 let client: RedisClient;
 let dir: string;
-const children: ChildProcess[] = [];
-const clients: ModernClient[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  redis = await startRedis();
-  client = await connectRedis(redis.url);
-  dir = mkdtempSync(join(tmpdir(), 'engage-review32-expiry-'));
-}, 30_000);
-afterAll(async () => {
+const { children, clients } = servicesOnRedisPerFile((rig) => {
+  ({ sandbox, redis, admin: client, dir } = rig);
+});
+afterAll(() => {
   vi.restoreAllMocks();
-  await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(children.map((child) => stopService(child)));
-  await client?.close();
-  await redis?.stop();
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a replica whose clock is a day behind Redis', () => {

@@ -5,32 +5,22 @@
 // on noeviction (as it must be), a full Redis then refuses every tenant's writes. A write the API
 // refused the key for, of a key without a record of its own, is now written to one shared record
 // of refused keys (capped like any key's); a key with a record keeps such lines in it.
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { remoteAuditSecret, verifyAuditLines } from '../shared/src/call/audit.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
+import type { RedisClient } from '../packages/http/src/redis.js';
 import { REFUSED_KEYS_AUDIT } from '../packages/http/src/redis-guard-store.js';
 import { structuredOf, textOf } from './helpers.js';
-import { startRedis, type RedisServer } from './redis-server.js';
-import { launchService, modernClient, stopService } from './service-process.js';
+import type { RedisServer } from './redis-server.js';
+import { launchService, modernClient } from './service-process.js';
+import { servicesOnRedisPerFile } from './helpers/services-on-redis.js';
 
 const STATE_SECRET = 'a-shared-state-secret-of-more-than-32-bytes';
 let sandbox: Sandbox;
 let redis: RedisServer;
 let admin: RedisClient;
-const children: ChildProcess[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  redis = await startRedis();
-  admin = await connectRedis(redis.url);
-}, 30_000);
-afterAll(async () => {
-  await Promise.all(children.map((child) => stopService(child)));
-  await admin?.close();
-  await redis?.stop();
-  await sandbox?.close();
+const { children } = servicesOnRedisPerFile((rig) => {
+  ({ sandbox, redis, admin } = rig);
 });
 
 it('writes with twenty made-up keys leave one audit record of refused keys, not one record each', async () => {

@@ -2,30 +2,19 @@
 // FLUSHALL), was sent again by the other replica during the quiet that follows a loss: claim() sent
 // such a write without its mark whenever the store threw. Claims paused (ClaimsPaused) now refuse
 // it too: nothing is sent, and the model is told to ask again in a minute or two.
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { expect, it } from 'vitest';
+import type { Sandbox } from '../packages/sandbox/src/index.js';
 import { requestsAtApi, textOf, until } from './helpers.js';
 import { connectRedis } from '../packages/http/src/redis.js';
-import { startRedis, type RedisServer } from './redis-server.js';
-import { launchService, modernClient, stopService } from './service-process.js';
+import type { RedisServer } from './redis-server.js';
+import { launchService, modernClient } from './service-process.js';
+import { servicesOnRedisPerFile } from './helpers/services-on-redis.js';
 
 const SEND = 'channel.whatsapp.send';
 let sandbox: Sandbox;
 let redis: RedisServer;
-const children: ChildProcess[] = [];
-const clients: ModernClient[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  redis = await startRedis();
-}, 30_000);
-afterAll(async () => {
-  await Promise.allSettled(clients.map((each) => each.close()));
-  await Promise.all(children.map((child) => stopService(child)));
-  await redis?.stop();
-  await sandbox?.close();
+const { children, clients } = servicesOnRedisPerFile((rig) => {
+  ({ sandbox, redis } = rig);
 });
 
 it('a write needing no yes, in flight on one replica when Redis loses its mark, is not sent again by the other during the quiet', async () => {
