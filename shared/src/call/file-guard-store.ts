@@ -26,6 +26,16 @@ import { LOCK_STALE_MS, lock, readLock } from './state-lock.js';
 
 export type { GuardState } from './guard-state.js';
 
+/**
+ * Which turns sync the folder after their rename. An idempotency record, reserved or answered, is
+ * durable: a power loss must not forget it (review 26c), and the repeat with its key answers its
+ * reply. So is a write marked in flight before it is sent. A write's mark renewed or settled after
+ * the send is not: if a power loss loses that, what is left is the mark of a process that is gone,
+ * read as an unknown outcome, never as a write not sent (one fsync fewer per write).
+ */
+const DURABLE = { durable: true };
+const AFTER_SEND = { durable: false };
+
 /** How long a write's last attempt is kept once it ended: as long as a process's own journal keeps it (journal.ts). */
 const WRITE_MEMORY_MS = 30 * 60 * 1000;
 
@@ -100,13 +110,13 @@ export class FileGuardStore implements GuardStore {
 
   /** The key reserved for this process's write (named as a lock names its owner), or the record that holds it. */
   reserve(key: string, record: IdempotencyRecord, expiresAt: number) {
-    return this.entryTurn('records', key, (held) =>
+    return this.entryTurn('records', key, DURABLE, (held) =>
       held ? { result: unsettled(held.value), entry: 'unchanged' } : { result: undefined, entry: { value: { ...record, sender: thisProcess() }, expiresAt } },
     );
   }
 
   settle(key: string, reply: CallToolResult | undefined) {
-    return this.entryTurn('records', key, (held) => {
+    return this.entryTurn('records', key, DURABLE, (held) => {
       if (!held) return { result: undefined, entry: 'unchanged' };
       return { result: undefined, entry: reply === undefined ? undefined : { ...held, value: { ...held.value, reply } } };
     });
@@ -118,8 +128,8 @@ export class FileGuardStore implements GuardStore {
    * yes (`approvedAt`; a write needing no yes has none), and marks it in flight in one turn under the lock.
    */
   claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow = now) {
-    return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, Attempt | undefined> => {
-      const held = sentWrite(entry && this.unexpired(entry, clockNow) ? entry : undefined, clockNow, this.steady?.());
+    return this.entryTurn('writes', write, DURABLE, (entry): EntryChange<SentWrite, Attempt | undefined> => {
+      const held = sentWrite(entry && this.unexpired(entry, clockNow) ? entry : undefined, clockNow, this.steadyReading());
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
       const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, sender: thisProcess(), ...(before ? { before } : {}) };
@@ -128,14 +138,14 @@ export class FileGuardStore implements GuardStore {
   }
 
   renewWrite(write: string, id: string, now: number) {
-    return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, boolean> => {
+    return this.entryTurn('writes', write, AFTER_SEND, (entry): EntryChange<SentWrite, boolean> => {
       if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: false, entry: 'unchanged' };
       return { result: true, entry: this.renewed({ ...entry.value, alive: now }, now + WRITE_MEMORY_MS) };
     });
   }
 
   settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
-    return this.entryTurn('writes', write, (entry): EntryChange<SentWrite, void> => {
+    return this.entryTurn('writes', write, AFTER_SEND, (entry): EntryChange<SentWrite, void> => {
       if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: undefined, entry: 'unchanged' };
       const { before } = entry.value;
       if (outcome === 'refused') return { result: undefined, entry: before ? { ...entry, value: before } : undefined };
@@ -146,7 +156,7 @@ export class FileGuardStore implements GuardStore {
   async lastSentWrite(write: string, now: number) {
     await this.migrated();
     const entry = this.readEntry('writes', write);
-    const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steady?.());
+    const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steadyReading());
     return held && { at: held.at, outcome: held.outcome };
   }
 
@@ -198,8 +208,7 @@ export class FileGuardStore implements GuardStore {
 
   /** One turn with state.json: under the lock, read, change, written back by rename. Nothing is awaited inside. */
   private turn<T>(change: (state: GuardState) => T): Promise<T> {
-    return this.locked(() => {
-      const state = readState(this.dir);
+    return this.locked((state) => {
       const result = change(state);
       writeState(this.dir, prune(state, this.now()));
       return result;
@@ -210,15 +219,16 @@ export class FileGuardStore implements GuardStore {
   private entryTurn<K extends EntryKind, R>(
     kind: K,
     name: string,
+    { durable }: { durable: boolean },
     change: (entry: Kept<EntryValue<K>> | undefined) => EntryChange<EntryValue<K>, R>,
   ): Promise<R> {
     return this.locked(() => {
       const path = this.entryPath(kind, name);
-      const current = this.readEntry(kind, name);
+      const current = this.readEntry(kind, name, path);
       const { result, entry } = change(current && this.unexpired(current) ? current : undefined);
       if (entry === undefined) {
         if (current) removeEntry(path);
-      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...this.withSteady(entry) }), { durable: true });
+      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...this.withSteady(entry) }), { durable });
       return result;
     });
   }
@@ -228,17 +238,34 @@ export class FileGuardStore implements GuardStore {
    * every turn (a process of that version, not yet restarted, may have added one since the last),
    * and expired ones are swept now and then.
    */
-  private async locked<T>(work: () => T): Promise<T> {
+  private async locked<T>(work: (state: GuardState) => T): Promise<T> {
     ownDirectory(this.dir);
     const release = await lock(join(this.dir, 'state.lock'));
     try {
+      this.turnReading = undefined;
+      this.inTurn = true;
       const state = readState(this.dir);
       if (this.moveLegacyEntries(state)) writeState(this.dir, state);
       this.sweepIfDue();
-      return work();
+      return work(state);
     } finally {
+      this.inTurn = false;
       release();
     }
+  }
+
+  private inTurn = false;
+  private turnReading: { clock: string; ms: number } | undefined;
+
+  /**
+   * The steady clock now; inside a turn, read once (a turn awaits nothing, so its readings would
+   * differ by microseconds, and each is a read of /proc/uptime).
+   */
+  private steadyReading(): { clock: string; ms: number } | undefined {
+    if (!this.steady) return undefined;
+    if (!this.inTurn) return this.steady();
+    this.turnReading ??= this.steady();
+    return this.turnReading;
   }
 
   /** A read outside a turn: an earlier version's entries in state.json first move to their files, under the lock. */
@@ -298,15 +325,15 @@ export class FileGuardStore implements GuardStore {
   /** Whether the entry is live: by the system clock, or by the steady clock it was written by (when this process reads that clock). */
   private unexpired(entry: Kept<unknown>, now = this.now()): boolean {
     if (entry.expiresAt > now) return true;
-    if (!entry.steady || !this.steady) return false;
-    const reading = this.steady();
+    const reading = entry.steady && this.steadyReading();
+    if (!entry.steady || !reading) return false;
     return entry.steady.clock === reading.clock && entry.steady.expiresAt > reading.ms;
   }
 
   /** A write in flight, marked or renewed now: when, by the steady clock too (its lease is counted by either clock). */
   private renewed(value: SentWrite, expiresAt: number): Kept<SentWrite> {
-    if (!this.steady) return { value, expiresAt };
-    const reading = this.steady();
+    const reading = this.steadyReading();
+    if (!reading) return { value, expiresAt };
     return { value, expiresAt, steady: { clock: reading.clock, expiresAt: reading.ms + (expiresAt - this.now()), alive: reading.ms } };
   }
 
@@ -315,8 +342,8 @@ export class FileGuardStore implements GuardStore {
    * clock is kept; else (none, or another boot's) it is read now, from what the system clock leaves.
    */
   private withSteady<T>(entry: Kept<T>): Kept<T> {
-    if (!this.steady) return entry;
-    const reading = this.steady();
+    const reading = this.steadyReading();
+    if (!reading) return entry;
     if (entry.steady?.clock === reading.clock) return entry;
     return { ...entry, steady: { clock: reading.clock, expiresAt: reading.ms + (entry.expiresAt - this.now()) } };
   }
@@ -334,8 +361,7 @@ export class FileGuardStore implements GuardStore {
   }
 
   /** The entry as the store wrote it (expired or not), undefined if there is none; anything else is refused, naming its file. */
-  private readEntry<K extends EntryKind>(kind: K, name: string): Kept<EntryValue<K>> | undefined {
-    const path = this.entryPath(kind, name);
+  private readEntry<K extends EntryKind>(kind: K, name: string, path = this.entryPath(kind, name)): Kept<EntryValue<K>> | undefined {
     const text = readOwnFile(path);
     if (text === undefined) return undefined;
     const entry = parseEntry(text);
