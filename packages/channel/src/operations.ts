@@ -72,8 +72,11 @@ export const channel = defineDomain('channel', 'Channels', [
       .refine((p) => p.message === undefined || p.template === undefined, {
         message: 'takes a message or a template, not both (one WhatsApp message is either): send each in its own call, each confirmed',
       }),
-    // A send opens no ticket: the one trace of it a read shows is the message quota it used.
-    verifyWith: 'billing.quota (billing server: each message sent uses one of the message quota)',
+    // A send opens no ticket: the one trace of it a read may show is the message quota. The spec
+    // says campaign.send uses quota, not that this send does: an unchanged quota proves nothing,
+    // and a model told it does would send the message a second time.
+    verifyWith:
+      'billing.quota (billing server; the message quota may show the send, but the API does not say a single WhatsApp send uses it, so an unchanged quota does not mean it was not sent: ask the user before sending it again)',
     messages: async () => 1,
     confirmation: {
       // The whole outgoing text: the message and every template parameter, never cut.
