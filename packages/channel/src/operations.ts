@@ -1,6 +1,29 @@
 // The channel domain: connected messaging channels, WhatsApp templates and one-off sends.
 import { z } from 'zod';
-import { defineDomain, msisdn, pathId, quote, requiredText } from '@engage-mcp/shared';
+import { defineDomain, inWords, msisdn, notShown, pathId, quote, requiredText, type Fact, type Params, type PreviewReader } from '@engage-mcp/shared';
+
+const TEMPLATES = '/api/channel/v1/whatsapp/cloud/templates';
+
+/**
+ * The approved template a send names, as the template list shows it (its layout is not in the
+ * spec, so in words, whatever its fields): a person agrees to the text the customer gets, not to a
+ * name. One the list does not hold is said so before anyone agrees to it.
+ */
+async function templateFact(params: Params, read: PreviewReader): Promise<Fact | undefined> {
+  const template = params.template as { name?: unknown; language?: unknown } | undefined;
+  if (template === undefined) return undefined;
+  const listed = await read(TEMPLATES);
+  if (!Array.isArray(listed)) return notShown(`Template ${quote(template.name)}`, undefined);
+  const named = listed.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && item.name === template.name);
+  const inLanguage = named.filter((item) => item.language === template.language);
+  const found = inLanguage.length > 0 ? inLanguage : named;
+  if (found.length === 0)
+    return `Template ${quote(template.name)}: not among the approved templates the API lists now (channel.whatsapp.templates): check the name before asking the user.`;
+  return `Template as the API lists it: ${found
+    .slice(0, 3)
+    .map((item) => inWords(item, 1500))
+    .join(' | ')}`;
+}
 
 export const channel = defineDomain('channel', 'Channels', [
   {
@@ -92,6 +115,7 @@ export const channel = defineDomain('channel', 'Channels', [
         return `Send one WhatsApp message to ${String(p.msisdn)} now: ${parts.join(' and ')}.`;
       },
       irreversible: 'a delivered message cannot be recalled.',
+      facts: async (p, read) => [await templateFact(p, read)],
     },
   },
 ]);

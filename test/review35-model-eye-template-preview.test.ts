@@ -1,0 +1,58 @@
+// Review 35 (the model's eye). "Send the VIP contacts a WhatsApp template": the confirmation of a
+// template send showed the template's name only, so the person agreed to a text they never saw,
+// and a name the API does not list was put to them as if it would go. Now the preview reads the
+// approved templates and shows the one named, in words (its layout is not in the spec), with the
+// yes bound to it; a name the list lacks is said to be missing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
+
+let sandbox: Sandbox;
+let channel: InProcess;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  channel = await inProcess(DOMAINS.channel!, sandbox);
+});
+afterAll(async () => {
+  await channel?.close();
+  await sandbox?.close();
+});
+
+const tokenOf = (result: CallToolResult) => structuredOf(result).confirmationToken as string;
+
+describe('review35: the confirmation of a template send', () => {
+  it('shows the approved template as the API lists it, and a yes is bound to it', async () => {
+    const template = sandbox.tenant('A').templates.find((item) => item.name === 'promo_umum')!;
+    const params = { msisdn: '6281299990036', template: { name: 'promo_umum', language: template.language, parameters: ['Bayu', 'diskon 20%'] } };
+    const preview = await channel.call('channel.whatsapp.send', params);
+    expect(structuredOf(preview).outcome).toBe('preview');
+    expect(textOf(preview)).toContain(`“body”: “${template.body}”`);
+
+    // The template changed after the person saw it: their yes does not send the new text.
+    const before = countCarriedOut(sandbox, 'channel.whatsapp.send');
+    const body = template.body;
+    template.body = 'Halo {{1}}, teks lain: {{2}}';
+    try {
+      const again = await channel.call('channel.whatsapp.send', params, { confirmationToken: tokenOf(preview) });
+      expect(structuredOf(again).outcome, textOf(again)).not.toBe('done');
+      expect(countCarriedOut(sandbox, 'channel.whatsapp.send')).toBe(before);
+    } finally {
+      template.body = body;
+    }
+  });
+
+  it('says so when the API lists no approved template of that name', async () => {
+    const preview = await channel.call('channel.whatsapp.send', { msisdn: '6281299990037', template: { name: 'promo_vip' } });
+    expect(structuredOf(preview).outcome).toBe('preview');
+    expect(textOf(preview)).toMatch(/Template “promo_vip”: not among the approved templates the API lists now \(channel\.whatsapp\.templates\)/);
+  });
+
+  it('of a text message reads no templates', async () => {
+    sandbox.clearLogs();
+    const preview = await channel.call('channel.whatsapp.send', { msisdn: '6281299990038', message: 'Halo' });
+    expect(structuredOf(preview).outcome).toBe('preview');
+    expect(textOf(preview)).not.toMatch(/Template/);
+    expect(sandbox.requests().map((request) => request.operationId)).not.toContain('channel.whatsapp.templates');
+  });
+});
