@@ -133,9 +133,11 @@ function unknownOperation(operationId: unknown, toolName: string, ids: readonly 
   if (domain && domain !== own && DOMAIN_NAMES.includes(domain) && ![...disabled.keys()].some((id) => id.startsWith(`${domain}.`)))
     return `operationId ${name} names the ${domain} domain, whose operations are on the ${domain} server (engage-${domain}, tools named ${domain}_…), a separate MCP server, not ${toolName}: call it there if the host has it, or tell the user it is not connected; ${toolName} takes ${ids.join(', ')}`;
   const nearest = nearestId(operationId, [...ids, ...disabled.keys()]);
+  // No near miss: a model asked for something no tool lists (revoke a key, schedule a send) tries
+  // name after name unless told that the lists are the whole of what it can do.
   const hint =
     nearest === undefined
-      ? ''
+      ? `. Every operation this server has is in its tools' lists: if none of them does what the user asked, tell the user it cannot be done here rather than trying other names`
       : ids.includes(nearest)
         ? `. Did you mean ${nearest}?`
         : `. Did you mean ${nearest}? It is not available here: ${disabled.get(nearest)}`;
