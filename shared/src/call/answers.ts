@@ -43,10 +43,8 @@ function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scru
     const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub, ...(redact ? { redact } : {}) });
     notes.push(...shaped.notes);
     const { page } = shaped;
-    const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;
-    const filtered = page.matched !== page.total ? ` (${page.matched} match the filter)` : '';
     const next = page.nextOffset !== undefined ? ` Next page: offset ${page.nextOffset}.` : ' No more records.';
-    const head = `${op.id}: ${range} of ${page.total}${filtered}.${next}`;
+    const head = `${op.id}: ${pageRange(page)}.${next}`;
     const text = [head, ...notes, ...shaped.itemsJson].join('\n');
     const structuredContent = { operationId: op.id, data: shaped.items, page, ...(notes.length ? { notes } : {}) };
     const result: CallToolResult = { content: [{ type: 'text', text }], structuredContent };
@@ -64,6 +62,18 @@ function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scru
     content: [{ type: 'text', text }],
     structuredContent: { operationId: op.id, data: fitted.data ?? null, ...(notes.length ? { notes } : {}) },
   };
+}
+
+/**
+ * Which records a page holds. Filtered, the page and its offset count the matches, so the range is
+ * said of them ("records 4–6 of the 8 that match the filter (40 in all)"), not of the whole list,
+ * which a model would read as 40 records it can page through.
+ */
+function pageRange(page: { total: number; matched: number; offset: number; returned: number }): string {
+  const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;
+  if (page.matched === page.total) return `${range} of ${page.total}`;
+  if (page.matched === 0) return `no records: none of the ${page.total} matches the filter`;
+  return `${range} of the ${page.matched} that ${page.matched === 1 ? 'matches' : 'match'} the filter (${page.total} in all)`;
 }
 
 const CUT_MARK = '…[cut: the answer size limit]';
