@@ -41,7 +41,7 @@ function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scru
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
   if (op.list && (Array.isArray(data) || isStreamedList(data))) {
     const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub, ...(redact ? { redact } : {}) });
-    notes.push(...shaped.notes);
+    notes.push(...shaped.notes, ...comparisonNote(args.search));
     const { page } = shaped;
     const next = page.nextOffset !== undefined ? ` Next page: offset ${page.nextOffset}.` : ' No more records.';
     const head = `${op.id}: ${pageRange(page)}.${next}`;
@@ -62,6 +62,24 @@ function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scru
     content: [{ type: 'text', text }],
     structuredContent: { operationId: op.id, data: fitted.data ?? null, ...(notes.length ? { notes } : {}) },
   };
+}
+
+/**
+ * A search word written as a comparison (`lastMessageAt<2026-11-22`, `status=open`) is looked for
+ * as text and matches nothing it was meant to: without this note, "none of the 5 matches" reads as
+ * "no ticket is older than a week". Only the field and operator are shown back.
+ */
+function comparisonNote(search: string | undefined): string[] {
+  const compared = (search ?? '')
+    .trim()
+    .split(/\s+/)
+    .flatMap((word) => /^([A-Za-z_][\w.-]{0,60})(<=|>=|!=|==|<|>|=)/.exec(word)?.slice(1, 3).join('') ?? []);
+  if (compared.length === 0) return [];
+  const words = [...new Set(compared)].slice(0, 5);
+  const which = words.length === 1 ? `the word beginning ${words[0]} was` : `the words beginning ${words.join(', ')} were`;
+  return [
+    `The search has no comparisons: ${which} looked for as text, not compared, so this page is not what it asked for. field:value is the one form that names a field (equals); to compare dates or numbers, read the list without such a word and compare the values yourself.`,
+  ];
 }
 
 /**
