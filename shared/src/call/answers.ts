@@ -41,8 +41,10 @@ function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scru
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
   if (op.list && (Array.isArray(data) || isStreamedList(data))) {
     const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub, ...(redact ? { redact } : {}) });
-    notes.push(...shaped.notes, ...comparisonNote(args.search));
     const { page } = shaped;
+    // A search naming a field no record has is told so by shapePage (render.ts); this one is for fields that are there.
+    const fieldAbsent = shaped.notes.some((note) => note.startsWith('No record has the field'));
+    notes.push(...shaped.notes, ...comparisonNote(args.search), ...(fieldAbsent ? [] : wholeValueNote(args.search, page)));
     const next = page.nextOffset !== undefined ? ` Next page: offset ${page.nextOffset}.` : ' No more records.';
     const head = `${op.id}: ${pageRange(page)}.${next}`;
     const text = [head, ...notes, ...shaped.itemsJson].join('\n');
@@ -79,6 +81,19 @@ function comparisonNote(search: string | undefined): string[] {
   const which = words.length === 1 ? `the word beginning ${words[0]} was` : `the words beginning ${words.join(', ')} were`;
   return [
     `The search has no comparisons: ${which} looked for as text, not compared, so this page is not what it asked for. field:value is the one form that names a field (equals); to compare dates or numbers, read the list without such a word and compare the values yourself.`,
+  ];
+}
+
+/**
+ * A field:value word equals a whole value: `customerName:Bayu Nasution` (or with quotes) looks for
+ * a name "Bayu" and the word "nasution", `lastMessageAt:2026-08-27` for a value with no time. Said
+ * when a search with one matched nothing in a list that has records, lest "none" be taken as the
+ * answer.
+ */
+function wholeValueNote(search: string | undefined, page: { total: number; matched: number }): string[] {
+  if (page.matched > 0 || page.total === 0 || !/(^|\s)[\w.-]+:\S/.test(search ?? '')) return [];
+  return [
+    'A field:value word matches only a field whose whole value is that word (case aside): a space ends the word, quotes are taken as part of it, and part of a value does not match (name:budi does not find “Budi Santoso”, a date does not find a date with a time). To find part of a value, search for that part as a word of its own.',
   ];
 }
 
