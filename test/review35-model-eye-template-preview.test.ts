@@ -2,7 +2,7 @@
 // template send showed the template's name only, so the person agreed to a text they never saw,
 // and a name the API does not list was put to them as if it would go. Now the preview reads the
 // approved templates and shows the one named, in words (its layout is not in the spec), with the
-// yes bound to it; a name the list lacks is said to be missing.
+// yes bound to it; a name the list lacks is said to be missing, and a language it lacks too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
@@ -46,6 +46,26 @@ describe('review35: the confirmation of a template send', () => {
     const preview = await channel.call('channel.whatsapp.send', { msisdn: '6281299990037', template: { name: 'promo_vip' } });
     expect(structuredOf(preview).outcome).toBe('preview');
     expect(textOf(preview)).toMatch(/Template “promo_vip”: not among the approved templates the API lists now \(channel\.whatsapp\.templates\)/);
+  });
+
+  it('says so when the API lists the template in other languages only, and shows those', async () => {
+    const template = sandbox.tenant('A').templates.find((item) => item.name === 'order_update')!;
+    const preview = await channel.call('channel.whatsapp.send', { msisdn: '6281299990039', template: { name: 'order_update', language: 'en' } });
+    expect(textOf(preview)).toContain(`Template “order_update”: the API lists it, but none in language “en”, only: `);
+    expect(textOf(preview)).toContain(`“body”: “${template.body}”`);
+  });
+
+  it('a list whose records carry no language field shows the template by name, claiming nothing of its language', async () => {
+    const templates = sandbox.tenant('A').templates as Array<Record<string, unknown>>;
+    const saved = templates.map((item) => ({ ...item }));
+    for (const item of templates) delete item.language;
+    try {
+      const preview = await channel.call('channel.whatsapp.send', { msisdn: '6281299990040', template: { name: 'order_update', language: 'en' } });
+      expect(textOf(preview)).toMatch(/- Template as the API lists it: name: order_update; /);
+      expect(textOf(preview)).not.toMatch(/none in language/);
+    } finally {
+      templates.splice(0, templates.length, ...saved);
+    }
   });
 
   it('of a text message reads no templates', async () => {

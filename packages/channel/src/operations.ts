@@ -15,14 +15,19 @@ async function templateFact(params: Params, read: PreviewReader): Promise<Fact |
   const listed = await read(TEMPLATES);
   if (!Array.isArray(listed)) return notShown(`Template ${quote(template.name)}`, undefined);
   const named = listed.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && item.name === template.name);
-  const inLanguage = named.filter((item) => item.language === template.language);
-  const found = inLanguage.length > 0 ? inLanguage : named;
-  if (found.length === 0)
+  if (named.length === 0)
     return `Template ${quote(template.name)}: not among the approved templates the API lists now (channel.whatsapp.templates): check the name before asking the user.`;
-  return `Template as the API lists it: ${found
-    .slice(0, 3)
-    .map((item) => inWords(item, 1500))
-    .join(' | ')}`;
+  const shown = (items: Array<Record<string, unknown>>) =>
+    items
+      .slice(0, 3)
+      .map((item) => inWords(item, 1500))
+      .join(' | ');
+  // A list whose records carry no `language` field (its layout is not in the spec) cannot say a language is missing.
+  const byLanguage = template.language !== undefined && named.some((item) => Object.hasOwn(item, 'language'));
+  const inLanguage = byLanguage ? named.filter((item) => item.language === template.language) : named;
+  if (inLanguage.length === 0)
+    return `Template ${quote(template.name)}: the API lists it, but none in language ${quote(template.language)}, only: ${shown(named)}. Check the language before asking the user.`;
+  return `Template as the API lists it: ${shown(inLanguage)}`;
 }
 
 export const channel = defineDomain('channel', 'Channels', [
