@@ -23,13 +23,18 @@ const wholeNumber =
   (value: unknown) =>
     Number.isInteger(value) && (value as number) >= min && (value as number) <= max
       ? undefined
-      : `must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}`;
+      : `must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}${asText(value, 'a JSON number')}`;
+/**
+ * A value sent as text that holds the right thing (`"10"`, `"{\"id\":…}"`, `"name,msisdn"`): some
+ * models write arguments out as strings, and "must be an object" alone reads as the wrong fields.
+ */
+const asText = (value: unknown, wanted: string) => (typeof value === 'string' ? `: ${wanted}, not a string holding one` : '');
 const text = (max: number) => (value: unknown) =>
   typeof value === 'string' && value.length <= max ? undefined : `must be a string of at most ${max} characters`;
 
 const PARAMS: Argument = {
   schema: { type: 'object', description: 'As listed' },
-  check: (value) => (isObject(value) ? undefined : 'must be an object of the operation’s params'),
+  check: (value) => (isObject(value) ? undefined : `must be an object of the operation’s params${asText(value, 'a JSON object')}`),
 };
 const LIST_ARGUMENTS: Record<string, Argument> = {
   limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size, default 50' }, check: wholeNumber(1, MAX_LIMIT) },
@@ -39,7 +44,7 @@ const LIST_ARGUMENTS: Record<string, Argument> = {
     check: (value) =>
       Array.isArray(value) && value.length <= 50 && value.every((item) => typeof item === 'string' && item.length <= 100)
         ? undefined
-        : 'must be a list of at most 50 field names',
+        : `must be a list of at most 50 field names${asText(value, 'a JSON array such as ["name", "email"]')}`,
   },
   search: { schema: { type: 'string', description: 'Words to match; field:value for equals' }, check: text(200) },
 };
