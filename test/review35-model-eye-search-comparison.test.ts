@@ -26,13 +26,13 @@ describe('review35: a search word written as a comparison', () => {
   it('lastMessageAt<date: said to be looked for as text, and what to do instead', async () => {
     const result = await search('lastMessageAt<2026-11-22');
     expect(textOf(result)).toContain(
-      'The search has no comparisons: the word beginning lastMessageAt< was looked for as text, not compared, so this page is not what it asked for. field:value is the one form that names a field (equals); to compare dates or numbers, read the list without such a word and compare the values yourself.',
+      'The search has no comparisons: the word beginning "lastMessageAt<" was looked for as text, not compared, so this page is not what it asked for. field:value is the one form that names a field (equals); to compare dates or numbers, read the list without such a word and compare the values yourself.',
     );
     expect(structuredOf(result).notes).toEqual(expect.arrayContaining([expect.stringMatching(NO_COMPARISONS)]));
   });
 
   it('status=open and unread>0 together: both named', async () => {
-    expect(textOf(await search('status=open unread>0'))).toContain('the words beginning status=, unread> were looked for as text');
+    expect(textOf(await search('status=open unread>0'))).toContain('the words beginning "status=", "unread>" were looked for as text');
   });
 
   it.each(['status:open', 'Bayu', 'TCK-1002'])('%s: no such note', async (words) => {

@@ -77,7 +77,8 @@ function comparisonNote(search: string | undefined): string[] {
     .split(/\s+/)
     .flatMap((word) => /^([A-Za-z_][\w.-]{0,60})(<=|>=|!=|==|<|>|=)/.exec(word)?.slice(1, 3).join('') ?? []);
   if (compared.length === 0) return [];
-  const words = [...new Set(compared)].slice(0, 5);
+  // Each quoted on its own (as the fields note does, review10): words joined bare could spell a form of the key no one word holds.
+  const words = [...new Set(compared)].slice(0, 5).map((word) => JSON.stringify(word));
   const which = words.length === 1 ? `the word beginning ${words[0]} was` : `the words beginning ${words.join(', ')} were`;
   return [
     `The search has no comparisons: ${which} looked for as text, not compared, so this page is not what it asked for. field:value is the one form that names a field (equals); to compare dates or numbers, read the list without such a word and compare the values yourself.`,
