@@ -68,6 +68,41 @@ describe('review35: the confirmation of a template send', () => {
     }
   });
 
+  it('a template in the Cloud API shape, with a body of 1,024 characters, is shown whole', async () => {
+    const templates = sandbox.tenant('A').templates as Array<Record<string, unknown>>;
+    const saved = templates.map((item) => ({ ...item }));
+    const body = `Halo {{1}}, ${'promo akhir tahun untuk pelanggan setia kami. '.repeat(22)}`.slice(0, 1024);
+    const components = [
+      { type: 'HEADER', format: 'TEXT', text: 'Promo Akhir Tahun Toko Batik Sekar: diskon semua koleksi' },
+      { type: 'BODY', text: body },
+      { type: 'FOOTER', text: 'Balas STOP untuk berhenti menerima promo dari kami' },
+      {
+        type: 'BUTTONS',
+        buttons: [
+          { type: 'QUICK_REPLY', text: 'Tertarik, hubungi saya' },
+          { type: 'QUICK_REPLY', text: 'Nanti saja, terima kasih' },
+          { type: 'PHONE_NUMBER', text: 'Telepon toko', phone_number: '+6274512345' },
+          { type: 'URL', text: 'Lihat katalog', url: 'https://example.co.id/katalog/{{1}}' },
+        ],
+      },
+    ];
+    // Longer than any 1,500-character cut of a record: the whole of it is what the customer gets.
+    const record = { id: '1234567890', name: 'promo_akhir', language: 'id', status: 'APPROVED', category: 'MARKETING', components };
+    expect(JSON.stringify(record).length).toBeGreaterThan(1500);
+    templates.splice(0, templates.length, record);
+    try {
+      const preview = await channel.call('channel.whatsapp.send', {
+        msisdn: '6281299990041',
+        template: { name: 'promo_akhir', language: 'id', parameters: ['Bayu'] },
+      });
+      expect(textOf(preview)).toContain(body.slice(-100));
+      expect(textOf(preview)).toContain('Balas STOP untuk berhenti menerima promo dari kami');
+      expect(textOf(preview)).toContain('https://example.co.id/katalog/{{1}}');
+    } finally {
+      templates.splice(0, templates.length, ...saved);
+    }
+  });
+
   it('of a text message reads no templates', async () => {
     sandbox.clearLogs();
     const preview = await channel.call('channel.whatsapp.send', { msisdn: '6281299990038', message: 'Halo' });

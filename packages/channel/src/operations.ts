@@ -3,6 +3,12 @@ import { z } from 'zod';
 import { defineDomain, inWords, msisdn, notShown, pathId, quote, requiredText, type Fact, type Params, type PreviewReader } from '@engage-mcp/shared';
 
 const TEMPLATES = '/api/channel/v1/whatsapp/cloud/templates';
+/**
+ * How much of one template record a preview shows: its text is what the customer gets, so it is
+ * shown whole (a body is at most 1,024 characters, with header, footer and buttons besides); only
+ * a record far past any template is cut.
+ */
+const TEMPLATE_CHARS = 6000;
 
 /**
  * The approved template a send names, as the template list shows it (its layout is not in the
@@ -20,7 +26,7 @@ async function templateFact(params: Params, read: PreviewReader): Promise<Fact |
   const shown = (items: Array<Record<string, unknown>>) =>
     items
       .slice(0, 3)
-      .map((item) => inWords(item, 1500))
+      .map((item) => inWords(item, TEMPLATE_CHARS))
       .join(' | ');
   // A list whose records carry no `language` field (its layout is not in the spec) cannot say a language is missing.
   const byLanguage = template.language !== undefined && named.some((item) => Object.hasOwn(item, 'language'));
