@@ -1,6 +1,40 @@
 // The channel domain: connected messaging channels, WhatsApp templates and one-off sends.
 import { z } from 'zod';
-import { defineDomain, msisdn, pathId, quote, requiredText } from '@engage-mcp/shared';
+import { defineDomain, inWords, msisdn, notShown, pathId, quote, requiredText, type Fact, type Params, type PreviewReader } from '@engage-mcp/shared';
+
+const TEMPLATES = '/api/channel/v1/whatsapp/cloud/templates';
+/**
+ * How much of one template record a preview shows: its text is what the customer gets, so it is
+ * shown whole (a body is at most 1,024 characters, with header, footer and buttons besides); only
+ * a record far past any template is cut.
+ */
+const TEMPLATE_CHARS = 6000;
+
+/**
+ * The approved template a send names, as the template list shows it (its layout is not in the
+ * spec, so in words, whatever its fields): a person agrees to the text the customer gets, not to a
+ * name. One the list does not hold is said so before anyone agrees to it.
+ */
+async function templateFact(params: Params, read: PreviewReader): Promise<Fact | undefined> {
+  const template = params.template as { name?: unknown; language?: unknown } | undefined;
+  if (template === undefined) return undefined;
+  const listed = await read(TEMPLATES);
+  if (!Array.isArray(listed)) return notShown(`Template ${quote(template.name)}`, undefined);
+  const named = listed.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && item.name === template.name);
+  if (named.length === 0)
+    return `Template ${quote(template.name)}: not among the approved templates the API lists now (channel.whatsapp.templates): check the name before asking the user.`;
+  const shown = (items: Array<Record<string, unknown>>) =>
+    items
+      .slice(0, 3)
+      .map((item) => inWords(item, TEMPLATE_CHARS))
+      .join(' | ');
+  // A list whose records carry no `language` field (its layout is not in the spec) cannot say a language is missing.
+  const byLanguage = template.language !== undefined && named.some((item) => Object.hasOwn(item, 'language'));
+  const inLanguage = byLanguage ? named.filter((item) => item.language === template.language) : named;
+  if (inLanguage.length === 0)
+    return `Template ${quote(template.name)}: the API lists it, but none in language ${quote(template.language)}, only: ${shown(named)}. Check the language before asking the user.`;
+  return `Template as the API lists it: ${shown(inLanguage)}`;
+}
 
 export const channel = defineDomain('channel', 'Channels', [
   {
@@ -72,8 +106,11 @@ export const channel = defineDomain('channel', 'Channels', [
       .refine((p) => p.message === undefined || p.template === undefined, {
         message: 'takes a message or a template, not both (one WhatsApp message is either): send each in its own call, each confirmed',
       }),
-    // A send opens no ticket: the one trace of it a read shows is the message quota it used.
-    verifyWith: 'billing.quota (billing server: each message sent uses one of the message quota)',
+    // A send opens no ticket: the one trace of it a read may show is the message quota. The spec
+    // says campaign.send uses quota, not that this send does: an unchanged quota proves nothing,
+    // and a model told it does would send the message a second time.
+    verifyWith:
+      'billing.quota (billing server; the message quota may show the send, but the API does not say a single WhatsApp send uses it, so an unchanged quota does not mean it was not sent: ask the user before sending it again)',
     messages: async () => 1,
     confirmation: {
       // The whole outgoing text: the message and every template parameter, never cut.
@@ -89,6 +126,7 @@ export const channel = defineDomain('channel', 'Channels', [
         return `Send one WhatsApp message to ${String(p.msisdn)} now: ${parts.join(' and ')}.`;
       },
       irreversible: 'a delivered message cannot be recalled.',
+      facts: async (p, read) => [await templateFact(p, read)],
     },
   },
 ]);

@@ -41,12 +41,12 @@ function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scru
   const notes = op.customerText ? [CUSTOMER_TEXT_NOTICE] : [];
   if (op.list && (Array.isArray(data) || isStreamedList(data))) {
     const shaped = isStreamedList(data) ? data.shaped({ scrub }) : shapeList(data, args, op.list.idField, { scrub, ...(redact ? { redact } : {}) });
-    notes.push(...shaped.notes);
     const { page } = shaped;
-    const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;
-    const filtered = page.matched !== page.total ? ` (${page.matched} match the filter)` : '';
+    // A search naming a field no record has is told so by shapePage (render.ts); this one is for fields that are there.
+    const fieldAbsent = shaped.notes.some((note) => note.startsWith('No record has the field'));
+    notes.push(...shaped.notes, ...comparisonNote(args.search), ...(fieldAbsent ? [] : wholeValueNote(args.search, page)));
     const next = page.nextOffset !== undefined ? ` Next page: offset ${page.nextOffset}.` : ' No more records.';
-    const head = `${op.id}: ${range} of ${page.total}${filtered}.${next}`;
+    const head = `${op.id}: ${pageRange(page)}.${next}`;
     const text = [head, ...notes, ...shaped.itemsJson].join('\n');
     const structuredContent = { operationId: op.id, data: shaped.items, page, ...(notes.length ? { notes } : {}) };
     const result: CallToolResult = { content: [{ type: 'text', text }], structuredContent };
@@ -64,6 +64,50 @@ function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scru
     content: [{ type: 'text', text }],
     structuredContent: { operationId: op.id, data: fitted.data ?? null, ...(notes.length ? { notes } : {}) },
   };
+}
+
+/**
+ * A search word written as a comparison (`lastMessageAt<2026-11-22`, `status=open`) is looked for
+ * as text and matches nothing it was meant to: without this note, "none of the 5 matches" reads as
+ * "no ticket is older than a week". Only the field and operator are shown back.
+ */
+function comparisonNote(search: string | undefined): string[] {
+  const compared = (search ?? '')
+    .trim()
+    .split(/\s+/)
+    .flatMap((word) => /^([A-Za-z_][\w.-]{0,60})(<=|>=|!=|==|<|>|=)/.exec(word)?.slice(1, 3).join('') ?? []);
+  if (compared.length === 0) return [];
+  // Each quoted on its own (as the fields note does, review10): words joined bare could spell a form of the key no one word holds.
+  const words = [...new Set(compared)].slice(0, 5).map((word) => JSON.stringify(word));
+  const which = words.length === 1 ? `the word beginning ${words[0]} was` : `the words beginning ${words.join(', ')} were`;
+  return [
+    `The search has no comparisons: ${which} looked for as text, not compared, so this page is not what it asked for. field:value is the one form that names a field (equals); to compare dates or numbers, read the list without such a word and compare the values yourself.`,
+  ];
+}
+
+/**
+ * A field:value word equals a whole value: `customerName:Bayu Nasution` (or with quotes) looks for
+ * a name "Bayu" and the word "nasution", `lastMessageAt:2026-08-27` for a value with no time. Said
+ * when a search with one matched nothing in a list that has records, lest "none" be taken as the
+ * answer.
+ */
+function wholeValueNote(search: string | undefined, page: { total: number; matched: number }): string[] {
+  if (page.matched > 0 || page.total === 0 || !/(^|\s)[\w.-]+:\S/.test(search ?? '')) return [];
+  return [
+    'A field:value word matches only a field whose whole value is that word (case aside): a space ends the word, quotes are taken as part of it, and part of a value does not match (name:budi does not find “Budi Santoso”, a date does not find a date with a time). To find part of a value, search for that part as a word of its own.',
+  ];
+}
+
+/**
+ * Which records a page holds. Filtered, the page and its offset count the matches, so the range is
+ * said of them ("records 4–6 of the 8 that match the filter (40 in all)"), not of the whole list,
+ * which a model would read as 40 records it can page through.
+ */
+function pageRange(page: { total: number; matched: number; offset: number; returned: number }): string {
+  const range = page.returned === 0 ? 'no records' : `records ${page.offset + 1}–${page.offset + page.returned}`;
+  if (page.matched === page.total) return `${range} of ${page.total}`;
+  if (page.matched === 0) return `no records: none of the ${page.total} matches the filter`;
+  return `${range} of the ${page.matched} that ${page.matched === 1 ? 'matches' : 'match'} the filter (${page.total} in all)`;
 }
 
 const CUT_MARK = '…[cut: the answer size limit]';

@@ -44,7 +44,7 @@ export function validateParams(op: Operation, raw: unknown, hasKey: (text: strin
   const result = op.params.safeParse(raw ?? {});
   if (!result.success) {
     const { issues } = result.error;
-    const problems = issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue, raw));
+    const problems = issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue, raw, op));
     // Five shown must not read as all of them: the model would fix those and meet the next five.
     if (issues.length > MAX_ISSUES) problems.push(`and ${issues.length - MAX_ISSUES} more problems (fix them all before calling again)`);
     throw new InputError(`Invalid params for ${op.id}: ${problems.join('; ')}. Expected params ${paramShape(op)}. Nothing was sent.`, op);
@@ -54,13 +54,13 @@ export function validateParams(op: Operation, raw: unknown, hasKey: (text: strin
   return result.data as Params;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
+function describeIssue(issue: z.core.$ZodIssue, raw: unknown, op: Operation): string {
   const path = issue.path.length > 0 ? `params.${issue.path.join('.')}` : 'params';
   if (issue.code === 'unrecognized_keys') {
     const more = issue.keys.length > MAX_KEYS_LISTED ? `; and ${issue.keys.length - MAX_KEYS_LISTED} more fields that are not` : '';
     // A field inside a nested object (a contact of an import) is named where it is, and is no list argument of the tool.
     const where = issue.path.length > 0 ? `a field of ${path}` : 'a field of this operation';
-    const hint = (key: string) => (issue.path.length > 0 ? '' : listArgumentHint(key));
+    const hint = (key: string) => (issue.path.length > 0 ? '' : listArgumentHint(key) || filterHint(op, key));
     return (
       issue.keys
         .slice(0, MAX_KEYS_LISTED)
@@ -75,6 +75,13 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
 }
 
 const listArgumentHint = (key: string) => ((LIST_ARGUMENTS as readonly string[]).includes(key) ? ` (${key} is an argument of the tool: ${BESIDE_PARAMS})` : '');
+
+/**
+ * A list read given a field to filter by (`{tags: "vip"}`): the API's list takes no filter, the
+ * tool's search does. Without this the model is told only "Expected params {}" and guesses on.
+ * The key passed checkShape's FIELD_NAME, so it is shown as it is.
+ */
+const filterHint = (op: Operation, key: string) => (op.list ? ` (to filter the list, give search beside params: search "${key}:<value>")` : '');
 
 /** Depth, field names and the key, checked without recursion (the input may be hostile). */
 function checkShape(raw: unknown, hasKey: (text: string) => boolean): string | undefined {

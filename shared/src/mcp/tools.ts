@@ -23,13 +23,18 @@ const wholeNumber =
   (value: unknown) =>
     Number.isInteger(value) && (value as number) >= min && (value as number) <= max
       ? undefined
-      : `must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}`;
+      : `must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}${asText(value, 'a JSON number')}`;
+/**
+ * A value sent as text that holds the right thing (`"10"`, `"{\"id\":…}"`, `"name,msisdn"`): some
+ * models write arguments out as strings, and "must be an object" alone reads as the wrong fields.
+ */
+const asText = (value: unknown, wanted: string) => (typeof value === 'string' ? `: ${wanted}, not a string holding one` : '');
 const text = (max: number) => (value: unknown) =>
   typeof value === 'string' && value.length <= max ? undefined : `must be a string of at most ${max} characters`;
 
 const PARAMS: Argument = {
   schema: { type: 'object', description: 'As listed' },
-  check: (value) => (isObject(value) ? undefined : 'must be an object of the operation’s params'),
+  check: (value) => (isObject(value) ? undefined : `must be an object of the operation’s params${asText(value, 'a JSON object')}`),
 };
 const LIST_ARGUMENTS: Record<string, Argument> = {
   limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size, default 50' }, check: wholeNumber(1, MAX_LIMIT) },
@@ -39,7 +44,7 @@ const LIST_ARGUMENTS: Record<string, Argument> = {
     check: (value) =>
       Array.isArray(value) && value.length <= 50 && value.every((item) => typeof item === 'string' && item.length <= 100)
         ? undefined
-        : 'must be a list of at most 50 field names',
+        : `must be a list of at most 50 field names${asText(value, 'a JSON array such as ["name", "email"]')}`,
   },
   search: { schema: { type: 'string', description: 'Words to match; field:value for equals' }, check: text(200) },
 };
@@ -133,9 +138,11 @@ function unknownOperation(operationId: unknown, toolName: string, ids: readonly 
   if (domain && domain !== own && DOMAIN_NAMES.includes(domain) && ![...disabled.keys()].some((id) => id.startsWith(`${domain}.`)))
     return `operationId ${name} names the ${domain} domain, whose operations are on the ${domain} server (engage-${domain}, tools named ${domain}_…), a separate MCP server, not ${toolName}: call it there if the host has it, or tell the user it is not connected; ${toolName} takes ${ids.join(', ')}`;
   const nearest = nearestId(operationId, [...ids, ...disabled.keys()]);
+  // No near miss: a model asked for something no tool lists (revoke a key, schedule a send) tries
+  // name after name unless told that the lists are the whole of what it can do.
   const hint =
     nearest === undefined
-      ? ''
+      ? `. Every operation this server has is in its tools' lists: if none of them does what the user asked, tell the user it cannot be done here rather than trying other names`
       : ids.includes(nearest)
         ? `. Did you mean ${nearest}?`
         : `. Did you mean ${nearest}? It is not available here: ${disabled.get(nearest)}`;
