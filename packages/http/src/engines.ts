@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import {
   ApiClient,
   KeyGuesses,
-  MemoryGuardStore,
   MemorySpentStore,
   Pacer,
   UpstreamError,
@@ -19,6 +18,7 @@ import {
   type UpstreamSlots,
   type Telemetry,
 } from '@engage-mcp/shared';
+import { ServiceMemoryGuardStore } from './memory-guard-store.js';
 import type { ServiceMetrics } from './metrics.js';
 import { requestLogOf, type JsonLog } from './log.js';
 
@@ -75,7 +75,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   // memory, a secret that survives a restart would honour a spent token again, so it is random then.
   const secret = options.spent ? (options.secret ?? randomBytes(32)) : randomBytes(32);
   // One store for every domain: a daily cap counts a key's messages whichever domain sends them.
-  const guards = options.guardStore ?? new MemoryGuardStore();
+  const guards = options.guardStore ?? new ServiceMemoryGuardStore();
   const guardStore = () => guards;
   // A key locked by one domain's call is locked for every domain (key-guesses.ts).
   const keyGuesses = new KeyGuesses(Date.now, log);
