@@ -153,7 +153,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const fairness = new Fairness({ perKey: settings.upstreamPerKey, unaccepted: settings.upstreamUnaccepted });
   let oauth: OAuth | undefined;
   const onKeyRefused = options.oauth ? { onKeyRefused: (key: string) => oauth?.keyRefused(key) } : {};
-  const engines = startEngines({ ...options, ...onKeyRefused, slots: (keyId) => fairness.slotsOf(keyId) }, metrics, log);
+  const engines = startEngines(
+    { ...options, ...onKeyRefused, slots: (keyId) => fairness.slotsOf(keyId), isAccepted: (keyId) => fairness.isAccepted(keyId) },
+    metrics,
+    log,
+  );
   const endpoints = mcpEndpoints(options.catalogs, engines.engines, settings.maxBodyBytes, log);
   oauth = options.oauth && startOAuth(options.oauth, settings, engines, fairness, log);
   sessions = new Sessions(
