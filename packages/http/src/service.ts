@@ -200,7 +200,8 @@ async function checkSharedStore(store: GuardStore | undefined, log: JsonLog): Pr
  * read-only mode and the allow and deny lists: a person is never asked to grant what no call can
  * use); a key is checked
  * with one cheap read, in that key's upstream slots like any call (made-up keys posted on a consent
- * page share the allowance of keys the API has not accepted, and never hold the pool).
+ * page share the allowance of keys the API has not accepted, and never hold the pool). A key that
+ * comes with an access token is one the API accepted (fairness.ts vouch).
  */
 function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines, fairness: Fairness, log: JsonLog): OAuth {
   const scopesOf = (served: EngageServer[]) => [
@@ -224,7 +225,7 @@ function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines,
     }
   };
   const allowedHosts = settings.allowedHosts ?? localhostAllowedHostnames();
-  return createOAuth(options, { scopesByPath, allowedHosts, checkKey, log });
+  return createOAuth(options, { scopesByPath, allowedHosts, checkKey, onAdmitted: (keyId) => fairness.vouch(keyId), log });
 }
 
 function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) {
