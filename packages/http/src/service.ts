@@ -10,7 +10,17 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
-import { keyFingerprint, type Domain, type EngageServer, type GuardStore, type PaceKeeper, type SpentStore, type Telemetry } from '@engage-mcp/shared';
+import {
+  keyFingerprint,
+  MemorySpentStore,
+  type Domain,
+  type EngageServer,
+  type GuardStore,
+  type PaceKeeper,
+  type SpentStore,
+  type Telemetry,
+} from '@engage-mcp/shared';
+import { CONFIRMATION_BUDGET, ConfirmationBudget, type ConfirmationBudgetLimits } from './confirmation-budget.js';
 import { ConnectionCap } from './connections.js';
 import { RedisGuardStore } from './redis-guard-store.js';
 import { Drain } from './drain.js';
@@ -80,6 +90,8 @@ export interface ServiceOptions {
   maxUnacceptedSessions?: number;
   /** Spent confirmation nonces: in-process by default (one replica), Redis for several. */
   spent?: SpentStore;
+  /** Confirmations each key may bring per 10 minutes while spent ones are kept in this process (confirmation-budget.ts). */
+  confirmationBudget?: ConfirmationBudgetLimits;
   secret?: Uint8Array;
   /** The pace of one key: a local Pacer by default, shared through Redis for several replicas. */
   pace?: (keyFingerprint: string) => PaceKeeper;
@@ -173,7 +185,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     mcpPaths: new Set(endpoints.keys()),
     drain,
     metrics,
-    serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log),
+    serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log, confirmationBudgetOf(options, fairness)),
     ...(oauth ? { oauth } : {}),
   });
   const server = await listen(settings, handle, log, new Set(endpoints.keys()));
@@ -182,6 +194,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const parts: Parts = { settings, server, drain, sessions, endpoints, engines, log };
   let closing: Promise<void> | undefined;
   return { url: urlOf(server), server, metrics, close: () => (closing ??= closeService(parts)) };
+}
+
+/** Each key's share of confirmations, when spent ones are kept in this process's bounded memory (not Redis). */
+function confirmationBudgetOf(options: ServiceOptions, fairness: Fairness): ConfirmationBudget | undefined {
+  if (options.spent !== undefined && !(options.spent instanceof MemorySpentStore)) return undefined;
+  return new ConfirmationBudget(options.confirmationBudget ?? CONFIRMATION_BUDGET, (keyId) => fairness.isAccepted(keyId));
 }
 
 /**
