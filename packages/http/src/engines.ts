@@ -3,8 +3,6 @@
 import { randomBytes } from 'node:crypto';
 import {
   ApiClient,
-  KeyGuesses,
-  MemoryGuardStore,
   MemorySpentStore,
   Pacer,
   UpstreamError,
@@ -19,6 +17,8 @@ import {
   type UpstreamSlots,
   type Telemetry,
 } from '@engage-mcp/shared';
+import { ServiceKeyGuesses } from './key-locks.js';
+import { ServiceMemoryGuardStore } from './memory-guard-store.js';
 import type { ServiceMetrics } from './metrics.js';
 import { requestLogOf, type JsonLog } from './log.js';
 
@@ -36,6 +36,8 @@ export interface EngineOptions {
   pace?: (keyFingerprint: string) => PaceKeeper;
   /** Each key's upstream slots (fairness.ts). */
   slots?: (keyFingerprint: string) => UpstreamSlots;
+  /** Has the API accepted this key (fairness.ts)? Only such keys' locks share the room of every tenant's (key-locks.ts). */
+  isAccepted?: (keyFingerprint: string) => boolean;
   /** Told when the API answers 401 for a request's key (OAuth ends the grants made with it). */
   onKeyRefused?: (apiKey: string) => void;
   /** The guardrails' counters, idempotency records and audit record: Redis for several replicas, else this process's memory. */
@@ -75,10 +77,10 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   // memory, a secret that survives a restart would honour a spent token again, so it is random then.
   const secret = options.spent ? (options.secret ?? randomBytes(32)) : randomBytes(32);
   // One store for every domain: a daily cap counts a key's messages whichever domain sends them.
-  const guards = options.guardStore ?? new MemoryGuardStore();
+  const guards = options.guardStore ?? new ServiceMemoryGuardStore();
   const guardStore = () => guards;
   // A key locked by one domain's call is locked for every domain (key-guesses.ts).
-  const keyGuesses = new KeyGuesses(Date.now, log);
+  const keyGuesses = new ServiceKeyGuesses(options.isAccepted ?? (() => true), Date.now, log);
   // What an answer names may be another domain's read: an OAuth grant may lack its scope (shared/src/model/references.ts).
   const scopes = new Map(options.catalogs.flatMap((domain) => domain.operations.map((op) => [op.id, op.scope] as const)));
   // On /mcp every domain shares one server: a tool given another domain's operationId names the tool it belongs to.

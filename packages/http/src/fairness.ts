@@ -1,7 +1,8 @@
 // Fairness between tenants on the one upstream pool (16 connections shared by every key): each key
 // has a few request slots of its own, and keys the API has not accepted yet (made-up ones) share a
 // small allowance between them. One tenant's flood then queues behind its own slots, never in front
-// of another tenant's read. A key counts as accepted once the API answers it with anything but 401, 429 or a 5xx.
+// of another tenant's read. A key counts as accepted once the API answers it with anything but 401, 429 or a 5xx,
+// or once it comes with an OAuth access token (vouch).
 import type { UpstreamSlots } from '@engage-mcp/shared';
 
 export interface FairnessLimits {
@@ -67,6 +68,17 @@ export class Fairness {
     return this.accepted.has(keyId);
   }
 
+  /**
+   * A key that came with an OAuth access token: its grant was made only after the API accepted the
+   * key (the consent page's check), and ends when the API refuses it (401). A replica that has not
+   * seen the key yet (just started, or another's sign-in) no longer queues it with made-up keys.
+   */
+  vouch(keyId: string): void {
+    this.accepted.delete(keyId); // re-inserted: oldest first
+    this.accepted.set(keyId, true);
+    if (this.accepted.size > ACCEPTED_KEPT) this.accepted.delete(this.accepted.keys().next().value as string);
+  }
+
   /** The slots a call with this key takes around each upstream request attempt. */
   slotsOf(keyId: string): UpstreamSlots {
     return { acquire: (signal) => this.acquire(keyId, signal) };
@@ -109,8 +121,6 @@ export class Fairness {
   private learn(keyId: string, status: number | undefined): void {
     if (status === undefined || status === 429 || status >= 500) return;
     this.accepted.delete(keyId); // re-inserted: oldest first
-    if (status === 401) return;
-    this.accepted.set(keyId, true);
-    if (this.accepted.size > ACCEPTED_KEPT) this.accepted.delete(this.accepted.keys().next().value as string);
+    if (status !== 401) this.vouch(keyId);
   }
 }

@@ -5,6 +5,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { McpServer, createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { registerViews, SERVER_VERSION, type Domain, type EngageServer, type Logger } from '@engage-mcp/shared';
 import { pathOf } from './exchange.js';
+import type { ConfirmationBudget } from './confirmation-budget.js';
 import { refusalResponse } from './respond.js';
 import type { Sessions } from './sessions.js';
 import { requestLogOf, type JsonLog } from './log.js';
@@ -102,15 +103,29 @@ function requestsIn(body: unknown): number {
 
 export type NodeMcpHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => Promise<void>;
 
-/** The MCP face as a Node handler; the request's authInfo (its key) was set by the guards. */
-export function mcpHandler(endpoints: Map<string, McpEndpoint>, sessions: Sessions, maxBodyBytes: number, log: JsonLog): NodeMcpHandler {
+/**
+ * The MCP face as a Node handler; the request's authInfo (its key) was set by the guards.
+ * `confirmations`: the share of confirmations each key may bring (confirmation-budget.ts), when spent ones are kept in this process.
+ */
+export function mcpHandler(
+  endpoints: Map<string, McpEndpoint>,
+  sessions: Sessions,
+  maxBodyBytes: number,
+  log: JsonLog,
+  confirmations?: ConfirmationBudget,
+): NodeMcpHandler {
   async function serve(request: Request, requestOptions?: { authInfo?: AuthInfo }): Promise<Response> {
     const authInfo = requestOptions?.authInfo as AuthInfo;
     const target = endpoints.get(pathOf(new URL(request.url).pathname)) as McpEndpoint;
     // A request that names the 2026-07-28 revision in its header is never legacy (the SDK's own rule):
     // it goes straight to the modern entry, without reading its body twice.
-    if (request.headers.get('mcp-protocol-version') === MODERN_REVISION) return target.modern.fetch(...(await readOnce(request, authInfo)));
+    if (request.headers.get('mcp-protocol-version') === MODERN_REVISION) {
+      const [read, options] = await readOnce(request, authInfo);
+      return confirmations?.refusal(authInfo, options.parsedBody) ?? target.modern.fetch(read, options);
+    }
     const body = await bodyOf(request);
+    const overBudget = confirmations?.refusal(authInfo, body);
+    if (overBudget) return overBudget;
     // A request in a 2025 session (its id in the header; 2026-07-28 has no sessions) stays in its session
     // whatever its body: a host's unreadable answer to our question must reach the session's server, which
     // then stops waiting for it (mcp/ask.ts), instead of being refused by the modern entry.

@@ -10,7 +10,17 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
-import { keyFingerprint, type Domain, type EngageServer, type GuardStore, type PaceKeeper, type SpentStore, type Telemetry } from '@engage-mcp/shared';
+import {
+  keyFingerprint,
+  MemorySpentStore,
+  type Domain,
+  type EngageServer,
+  type GuardStore,
+  type PaceKeeper,
+  type SpentStore,
+  type Telemetry,
+} from '@engage-mcp/shared';
+import { CONFIRMATION_BUDGET, ConfirmationBudget, type ConfirmationBudgetLimits } from './confirmation-budget.js';
 import { ConnectionCap } from './connections.js';
 import { RedisGuardStore } from './redis-guard-store.js';
 import { Drain } from './drain.js';
@@ -80,6 +90,8 @@ export interface ServiceOptions {
   maxUnacceptedSessions?: number;
   /** Spent confirmation nonces: in-process by default (one replica), Redis for several. */
   spent?: SpentStore;
+  /** Confirmations each key may bring per 10 minutes while spent ones are kept in this process (confirmation-budget.ts). */
+  confirmationBudget?: ConfirmationBudgetLimits;
   secret?: Uint8Array;
   /** The pace of one key: a local Pacer by default, shared through Redis for several replicas. */
   pace?: (keyFingerprint: string) => PaceKeeper;
@@ -153,7 +165,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const fairness = new Fairness({ perKey: settings.upstreamPerKey, unaccepted: settings.upstreamUnaccepted });
   let oauth: OAuth | undefined;
   const onKeyRefused = options.oauth ? { onKeyRefused: (key: string) => oauth?.keyRefused(key) } : {};
-  const engines = startEngines({ ...options, ...onKeyRefused, slots: (keyId) => fairness.slotsOf(keyId) }, metrics, log);
+  const engines = startEngines(
+    { ...options, ...onKeyRefused, slots: (keyId) => fairness.slotsOf(keyId), isAccepted: (keyId) => fairness.isAccepted(keyId) },
+    metrics,
+    log,
+  );
   const endpoints = mcpEndpoints(options.catalogs, engines.engines, settings.maxBodyBytes, log);
   oauth = options.oauth && startOAuth(options.oauth, settings, engines, fairness, log);
   sessions = new Sessions(
@@ -169,7 +185,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     mcpPaths: new Set(endpoints.keys()),
     drain,
     metrics,
-    serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log),
+    serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log, confirmationBudgetOf(options, fairness)),
     ...(oauth ? { oauth } : {}),
   });
   const server = await listen(settings, handle, log, new Set(endpoints.keys()));
@@ -178,6 +194,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const parts: Parts = { settings, server, drain, sessions, endpoints, engines, log };
   let closing: Promise<void> | undefined;
   return { url: urlOf(server), server, metrics, close: () => (closing ??= closeService(parts)) };
+}
+
+/** Each key's share of confirmations, when spent ones are kept in this process's bounded memory (not Redis). */
+function confirmationBudgetOf(options: ServiceOptions, fairness: Fairness): ConfirmationBudget | undefined {
+  if (options.spent !== undefined && !(options.spent instanceof MemorySpentStore)) return undefined;
+  return new ConfirmationBudget(options.confirmationBudget ?? CONFIRMATION_BUDGET, (keyId) => fairness.isAccepted(keyId));
 }
 
 /**
@@ -196,7 +218,8 @@ async function checkSharedStore(store: GuardStore | undefined, log: JsonLog): Pr
  * read-only mode and the allow and deny lists: a person is never asked to grant what no call can
  * use); a key is checked
  * with one cheap read, in that key's upstream slots like any call (made-up keys posted on a consent
- * page share the allowance of keys the API has not accepted, and never hold the pool).
+ * page share the allowance of keys the API has not accepted, and never hold the pool). A key that
+ * comes with an access token is one the API accepted (fairness.ts vouch).
  */
 function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines, fairness: Fairness, log: JsonLog): OAuth {
   const scopesOf = (served: EngageServer[]) => [
@@ -220,7 +243,7 @@ function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines,
     }
   };
   const allowedHosts = settings.allowedHosts ?? localhostAllowedHostnames();
-  return createOAuth(options, { scopesByPath, allowedHosts, checkKey, log });
+  return createOAuth(options, { scopesByPath, allowedHosts, checkKey, onAdmitted: (keyId) => fairness.vouch(keyId), log });
 }
 
 function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) {

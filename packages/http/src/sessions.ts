@@ -123,7 +123,9 @@ export class Sessions {
   /**
    * Room for one more session of this key: a key at its own bound gives up its least recently
    * used session; a key the API has not accepted yet takes the place of the least recently used
-   * of such keys' sessions (made-up keys push out only each other). False: every accepted slot is taken.
+   * of such keys' sessions (made-up keys push out only each other). When every accepted place is
+   * taken, the key holding the most gives up its least recently used one to a key holding at least
+   * two fewer: one tenant's many keys cannot keep every other tenant out. False: no such key.
    */
   private makeRoom(keyId: string): boolean {
     const own = [...this.open].filter(([, session]) => session.keyId === keyId);
@@ -133,9 +135,20 @@ export class Sessions {
       if (unaccepted.length >= this.limits.maxUnacceptedSessions) void this.close(leastRecentlyUsed(unaccepted));
       return true;
     }
+    const byKey = new Map<string, Array<[string, Session]>>();
     let accepted = 0;
-    for (const session of this.open.values()) if (this.isAccepted(session.keyId)) accepted++;
-    return accepted < this.limits.maxSessions;
+    for (const entry of this.open) {
+      if (!this.isAccepted(entry[1].keyId)) continue;
+      accepted++;
+      const ofKey = byKey.get(entry[1].keyId);
+      if (ofKey) ofKey.push(entry);
+      else byKey.set(entry[1].keyId, [entry]);
+    }
+    if (accepted < this.limits.maxSessions) return true;
+    const largest = [...byKey.values()].reduce((most, each) => (each.length > most.length ? each : most), []);
+    if (largest.length <= (byKey.get(keyId)?.length ?? 0) + 1) return false;
+    void this.close(leastRecentlyUsed(largest));
+    return true;
   }
 
   async close(id: string): Promise<void> {

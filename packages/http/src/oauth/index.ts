@@ -54,6 +54,8 @@ export interface OAuthDeps {
   scopesByPath: Map<string, string[]>;
   allowedHosts: string[];
   checkKey(tenantKey: string): Promise<KeyCheck>;
+  /** A request came with a live access token of a grant made with this key (its fingerprint). */
+  onAdmitted?(keyId: string): void;
   log: Logger;
 }
 
@@ -104,7 +106,7 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
     guard(exchange) {
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(String(exchange.req.headers.authorization ?? ''))?.[1];
       if (!bearer?.startsWith(TOKEN_PREFIX)) return undefined;
-      return admit(exchange, verifier, resourceOf(exchange.path), prmUrl(exchange.path));
+      return admit(exchange, verifier, resourceOf(exchange.path), prmUrl(exchange.path), deps.onAdmitted);
     },
     challenge: (exchange, keyRefused) => challengeOf(deps, exchange, keyRefused, prmUrl(exchange.path)),
     keyRefused(tenantKey) {
@@ -157,12 +159,14 @@ async function admit(
   verifier: { verifyAccessToken(token: string): Promise<AuthInfo> },
   resource: string,
   prm: string,
+  onAdmitted?: (keyId: string) => void,
 ): Promise<Refusal | undefined> {
   try {
     const auth = await verifyBearerToken(exchange.req.headers.authorization, { verifier, expectedResource: new URL(resource), resourceMetadataUrl: prm });
     exchange.auth = auth;
     exchange.key = auth.token;
     exchange.keyId = keyFingerprint(auth.token);
+    onAdmitted?.(exchange.keyId);
     return undefined;
   } catch (error) {
     const response = bearerAuthChallengeResponse(error, { resourceMetadataUrl: prm });

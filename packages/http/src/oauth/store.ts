@@ -25,11 +25,14 @@ export interface OAuthStore {
   removeMember(set: string, member: string): Promise<void>;
 }
 
-/** How many records one process keeps at most: the oldest are dropped first. */
+/** How many records one process keeps at most: expired ones are dropped first, then the oldest. */
 const MEMORY_LIMIT = 200_000;
+/** A full store looks for expired records at most this often (a sweep reads every record). */
+const SWEEP_GAP_MS = 1_000;
 
 export class MemoryOAuthStore implements OAuthStore {
   private readonly records = new Map<string, { value: unknown; expiresAt: number }>();
+  private sweptAt = 0;
 
   private live(key: string): { value: unknown; expiresAt: number } | undefined {
     const record = this.records.get(key);
@@ -39,8 +42,22 @@ export class MemoryOAuthStore implements OAuthStore {
 
   private set(key: string, value: unknown, ttlMs: number): void {
     this.records.delete(key);
-    if (this.records.size >= MEMORY_LIMIT) this.records.delete(this.records.keys().next().value as string);
+    if (this.records.size >= MEMORY_LIMIT) this.makeRoom();
     this.records.set(key, { value, expiresAt: Date.now() + ttlMs });
+  }
+
+  /**
+   * Expired records first: most are never looked up again (a spent token's claim, a counter), and
+   * dropping only the oldest let one tenant's refreshes in a loop, or a busy service in time, push
+   * out every tenant's live grants, tokens and client registrations. The oldest live one only then.
+   */
+  private makeRoom(): void {
+    const now = Date.now();
+    if (Math.abs(now - this.sweptAt) >= SWEEP_GAP_MS) {
+      this.sweptAt = now;
+      for (const [key, record] of this.records) if (record.expiresAt <= now) this.records.delete(key);
+    }
+    if (this.records.size >= MEMORY_LIMIT) this.records.delete(this.records.keys().next().value as string);
   }
 
   async put(key: string, value: unknown, ttlMs: number): Promise<void> {
