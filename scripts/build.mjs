@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundledPackages, LICENSES_FILE, recalledPackages, writeLicenses } from './build-licenses.mjs';
 
 // Some dependencies are CommonJS and call require(); an ESM bundle needs one.
 const banner = { js: "import { createRequire as __engageCreateRequire } from 'node:module'; const require = __engageCreateRequire(import.meta.url);" };
@@ -21,6 +22,8 @@ const common = {
   sourcemap: true,
   legalComments: 'external',
   logLevel: 'warning',
+  // What each output holds, for the licences of the packages bundled (scripts/build-licenses.mjs).
+  metafile: true,
   banner,
 };
 
@@ -107,28 +110,37 @@ const telemetryApart = {
 };
 const telemetrySdk = (outdir) => build({ ...common, entryPoints: { 'telemetry-sdk': LAZY_ENTRIES['telemetry-sdk'] }, outdir });
 
+/** dist/third-party-licenses.LEGAL.txt: the licences of every package the builds put in that dist/. */
+const writeBundledLicenses = (outdir, builds, alsoBundled = []) =>
+  writeLicenses(`${outdir}/${LICENSES_FILE}`, new Set([...alsoBundled, ...builds.flatMap((result) => [...bundledPackages(result.metafile)])]));
+// The views' HTML is a string to the servers' builds: what it inlines, build-apps.mjs recorded.
+const viewPackages = recalledPackages('packages/apps/dist/bundled-packages.json');
+
 // 2. The servers, each with its manifest. The code every start runs is one file (server.cjs),
 // which the bin runs through V8's code cache (scripts/launcher.ts).
 await Promise.all(
-  DOMAINS.flatMap((domain) => [
-    build({
-      ...common,
-      ...commonJs,
-      entryPoints: { server: `packages/${domain}/src/index.ts` },
-      outdir: `packages/${domain}/dist`,
-      plugins: [manifestPlugin(manifests[domain]), sdkShims, lazyApart, zodEnglishOnly],
-    }),
-    lazyModules(`packages/${domain}/dist`),
-    // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
-    build({
-      ...common,
-      ...commonJs,
-      entryPoints: { operations: `packages/${domain}/src/operations.ts` },
-      outdir: `packages/${domain}/dist`,
-      alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' },
-      plugins: [zodEnglishOnly],
-    }),
-  ]),
+  DOMAINS.map(async (domain) => {
+    const builds = await Promise.all([
+      build({
+        ...common,
+        ...commonJs,
+        entryPoints: { server: `packages/${domain}/src/index.ts` },
+        outdir: `packages/${domain}/dist`,
+        plugins: [manifestPlugin(manifests[domain]), sdkShims, lazyApart, zodEnglishOnly],
+      }),
+      lazyModules(`packages/${domain}/dist`),
+      // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
+      build({
+        ...common,
+        ...commonJs,
+        entryPoints: { operations: `packages/${domain}/src/operations.ts` },
+        outdir: `packages/${domain}/dist`,
+        alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' },
+        plugins: [zodEnglishOnly],
+      }),
+    ]);
+    writeBundledLicenses(`packages/${domain}/dist`, builds, viewPackages);
+  }),
 );
 
 // The bin: the launcher, told which bundle it runs and the bundle's build id (a hash of it).
@@ -166,11 +178,14 @@ await Promise.all(
 // 4. Remote mode (packages/http): one bundle serving the seven domains over Streamable HTTP. A
 // long-running service loads everything at start, so no splitting (OpenTelemetry's SDK apart).
 await rm('packages/http/dist', { recursive: true, force: true });
-await telemetrySdk('packages/http/dist');
-await build({
-  ...common,
-  entryPoints: { cli: 'packages/http/src/cli.ts' },
-  outdir: 'packages/http/dist',
-  plugins: [sdkShims, zodEnglishOnly, telemetryApart],
-  conditions: ['@engage-mcp/source'],
-});
+const httpBuilds = [
+  await telemetrySdk('packages/http/dist'),
+  await build({
+    ...common,
+    entryPoints: { cli: 'packages/http/src/cli.ts' },
+    outdir: 'packages/http/dist',
+    plugins: [sdkShims, zodEnglishOnly, telemetryApart],
+    conditions: ['@engage-mcp/source'],
+  }),
+];
+writeBundledLicenses('packages/http/dist', httpBuilds, viewPackages);
