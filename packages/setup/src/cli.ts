@@ -10,6 +10,7 @@ import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
 import { disabledNotes, shadowedNotes } from './disabled.js';
 import { nearNameNotes } from './near-names.js';
+import { prefixCopyNotes } from './prefix-copies.js';
 import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
@@ -391,9 +392,11 @@ async function main(argv: string[]): Promise<number> {
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
   const merged = render(host, existing, entries, path);
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
-  const turnedOff = turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment()));
+  const notes =
+    turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment())) +
+    section('Installed in the folder npx is given (remove it, or the host cannot start the server):', prefixCopyNotes(entries));
   if (merged === existing) {
-    process.stdout.write(forTerminal(unchanged + turnedOff));
+    process.stdout.write(forTerminal(unchanged + notes));
     return 0;
   }
   const changes = changesOf(host, existing, entries, path)
@@ -404,7 +407,7 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const written = await writeUnderLock(path, (current) => render(host, current, entries, path), keyToWrite.secret);
-  process.stdout.write(forTerminal((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + turnedOff));
+  process.stdout.write(forTerminal((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + notes));
   return 0;
 }
 
@@ -413,13 +416,15 @@ async function main(argv: string[]): Promise<number> {
  * and those a project runs its own entry of instead; empty for none.
  */
 function turnedOffText(host: Host, text: string, servers: string[], usualFile: boolean): string {
-  const section = (title: string, notes: string[]) => (notes.length === 0 ? '' : `${title}\n${notes.map((note) => `  ${note}\n`).join('')}`);
   return (
     section('Turned off in the file (your setting, kept):', disabledNotes(host, text, servers, usualFile)) +
     section('Replaced in some projects (your setting, kept):', shadowedNotes(host, text, servers, usualFile)) +
     section('Also in the file (your entry, kept):', nearNameNotes(serverNamesIn(host, text), servers, host.name))
   );
 }
+
+/** Notes under a title, one a line; empty for none. */
+const section = (title: string, notes: string[]) => (notes.length === 0 ? '' : `${title}\n${notes.map((note) => `  ${note}\n`).join('')}`);
 
 /** The names of the servers in a config as setup writes it (valid: it has just been merged). */
 function serverNamesIn(host: Host, text: string): string[] {
