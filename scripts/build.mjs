@@ -79,12 +79,25 @@ const manifestPlugin = (manifest) => ({
 // server (they hold the catalog, pure functions, undici, or HTML). CommonJS throughout, because
 // an import() from code run through the code cache needs an experimental Node API.
 const LAZY = /^\.\/(operations|telemetry-sdk|undici-pool|stream-list|confirm-card|campaign-dashboard)\.js$/;
-const lazyApart = {
+const VIEW_MODULES = ['confirm-card', 'campaign-dashboard'];
+/**
+ * `views`: those the server can serve, whose modules it ships; another view's import (unreachable:
+ * the server lists no such view) becomes a module that says so, not a file the package lacks.
+ */
+const lazyApart = (views) => ({
   name: 'engage-lazy-apart',
   setup(plugin) {
-    plugin.onResolve({ filter: LAZY }, (args) => ({ path: args.path.replace(/\.js$/, '.cjs'), external: true }));
+    plugin.onResolve({ filter: LAZY }, (args) => {
+      const name = args.path.slice(2, -3);
+      if (VIEW_MODULES.includes(name) && !views.has(name)) return { path: name, namespace: 'engage-view-not-served' };
+      return { path: args.path.replace(/\.js$/, '.cjs'), external: true };
+    });
+    plugin.onLoad({ filter: /.*/, namespace: 'engage-view-not-served' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`this server serves no ${args.path} view`)});`,
+      loader: 'js',
+    }));
   },
-};
+});
 const LAZY_ENTRIES = {
   'telemetry-sdk': 'shared/src/mcp/telemetry-sdk.ts',
   'undici-pool': 'shared/src/upstream/undici-pool.ts',
@@ -100,7 +113,24 @@ const commonJs = {
   banner: { js: "var __engageImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   define: { 'import.meta.url': '__engageImportMetaUrl' },
 };
-const lazyModules = (outdir) => build({ ...common, ...commonJs, entryPoints: LAZY_ENTRIES, outdir, plugins: [lazyApart, zodEnglishOnly] });
+/**
+ * The views a server can serve (shared/src/mcp/apps.ts viewOf): the confirmation card where it has
+ * an action tool, and those its operations name. Each view module is about 420 KB (110 KB packed):
+ * billing and tenant carried two and the other servers but campaign the dashboard, never loaded.
+ */
+const viewsOf = (manifest) =>
+  new Set([
+    ...(manifest.tools.some((tool) => tool.kind === 'action') ? ['confirm-card'] : []),
+    ...manifest.tools.flatMap((tool) => tool.operations.flatMap((op) => (op.view ? [op.view] : []))),
+  ]);
+const lazyModules = (outdir, views) =>
+  build({
+    ...common,
+    ...commonJs,
+    entryPoints: Object.fromEntries(Object.entries(LAZY_ENTRIES).filter(([name]) => !VIEW_MODULES.includes(name) || views.has(name))),
+    outdir,
+    plugins: [lazyApart(views), zodEnglishOnly],
+  });
 // Remote mode is one long-running ES module bundle: only OpenTelemetry's SDK stays apart there.
 const telemetryApart = {
   name: 'engage-telemetry-apart',
@@ -120,15 +150,16 @@ const viewPackages = recalledPackages('packages/apps/dist/bundled-packages.json'
 // which the bin runs through V8's code cache (scripts/launcher.ts).
 await Promise.all(
   DOMAINS.map(async (domain) => {
+    const views = viewsOf(manifests[domain]);
     const builds = await Promise.all([
       build({
         ...common,
         ...commonJs,
         entryPoints: { server: `packages/${domain}/src/index.ts` },
         outdir: `packages/${domain}/dist`,
-        plugins: [manifestPlugin(manifests[domain]), sdkShims, lazyApart, zodEnglishOnly],
+        plugins: [manifestPlugin(manifests[domain]), sdkShims, lazyApart(views), zodEnglishOnly],
       }),
-      lazyModules(`packages/${domain}/dist`),
+      lazyModules(`packages/${domain}/dist`, views),
       // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
       build({
         ...common,
@@ -139,7 +170,7 @@ await Promise.all(
         plugins: [zodEnglishOnly],
       }),
     ]);
-    writeBundledLicenses(`packages/${domain}/dist`, builds, viewPackages);
+    writeBundledLicenses(`packages/${domain}/dist`, builds, views.size > 0 ? viewPackages : []);
   }),
 );
 
