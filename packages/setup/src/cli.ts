@@ -380,7 +380,7 @@ async function main(argv: string[]): Promise<number> {
     options.servers === undefined
       ? await answer('servers', undefined, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServersAnswer)
       : parseServers(options.servers);
-  if (options.print) return printSnippet(host, servers, options['base-url'], guardrails);
+  if (options.print) return printSnippet(host, servers, options['base-url'], guardrails, options['config-path']);
 
   const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ', (value) => {
     checkSettings(undefined, value);
@@ -435,12 +435,34 @@ function serverNamesIn(host: Host, text: string): string[] {
   return typeof servers === 'object' && servers !== null && !Array.isArray(servers) ? Object.keys(servers) : [];
 }
 
-/** `--print`: a snippet to paste; the key is never in it, whatever was given. */
-function printSnippet(host: Host, servers: string[], baseUrl: string | undefined, guardrails: Record<string, string>): number {
+/**
+ * `--print`: a snippet to paste; the key is never in it, whatever was given. With --config-path,
+ * what writing that file would put there: for a project's shared file, no one person's home for
+ * npx and the key named as the host reads it from the environment.
+ */
+async function printSnippet(host: Host, servers: string[], baseUrl: string | undefined, guardrails: Record<string, string>, path?: string): Promise<number> {
   checkSettings(undefined, baseUrl);
-  const entries = entriesFor(host, servers, { key: KEY_PLACEHOLDER, secret: false }, baseUrl ?? BASE_URL_PLACEHOLDER, guardrails);
+  const key = path === undefined ? { key: KEY_PLACEHOLDER, secret: false } : await snippetKey(host, path);
+  const entries = entriesFor(host, servers, key, baseUrl ?? BASE_URL_PLACEHOLDER, guardrails, path);
   process.stdout.write(render(host, undefined, entries, '(snippet)'));
   return 0;
+}
+
+/** ENGAGE_API_KEY as a write to `path` would give it, with the placeholder where the key itself would go. */
+async function snippetKey(host: Host, path: string): Promise<KeyToWrite> {
+  const placeholder = { key: KEY_PLACEHOLDER, secret: false };
+  // VS Code's entries name its input whatever the file (its shape sets it).
+  if (host.asksForKey) return placeholder;
+  try {
+    const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
+    if (placement.kind === 'reference') return { key: placement.reference, secret: false };
+    if (placement.kind === 'forward') return { key: '', secret: false, forward: true };
+    return placeholder;
+  } catch (error) {
+    // Claude Desktop can name no variable: a write there is refused; the snippet is for a hand to fill.
+    if (error instanceof ConfigRefused) return placeholder;
+    throw error;
+  }
 }
 
 /** The person's yes to the changes shown; refused outright where no one can be asked. */
