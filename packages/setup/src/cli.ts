@@ -48,7 +48,8 @@ Without flags it asks; in a script, give every answer:
                       (e.g. a project's .mcp.json for Claude Code); the key itself
                       goes only into the host's usual file, outside any git work tree:
                       elsewhere the entries name $ENGAGE_API_KEY instead
-  --print             print the entries (key hidden) instead of writing them
+  --print             print the entries (key hidden) instead of writing them; with
+                      --config-path, as a write to that file would give them
   --yes               write without asking for confirmation
   --help              this text
 
