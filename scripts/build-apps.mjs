@@ -5,10 +5,13 @@
 //   <name>.js     `export const html`: the document as a module, for the servers to bundle
 //   views.js      VIEWS (name, uri, title, description) and loadViewHtml(name), which imports a
 //                 view's module only when it is read, so listing tools never loads the HTML.
+//   bundled-packages.json  the npm packages inlined into the views, whose licences the servers'
+//                 builds list (the HTML is a string to them: their own metafile cannot see inside).
 // Runs before scripts/build.mjs, which bundles the servers (and so these modules).
 import { build, transform } from 'esbuild';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { bundledPackages, rememberPackages } from './build-licenses.mjs';
 
 const APPS = 'packages/apps';
 const OUT = `${APPS}/dist`;
@@ -36,6 +39,7 @@ const englishOnlyZodLocales = {
 
 const css = (await transform(await readFile(`${APPS}/views/style.css`, 'utf8'), { loader: 'css', minify: true })).code.trim();
 
+const inlined = new Set();
 await Promise.all(
   views.map(async (view) => {
     const bundle = await build({
@@ -48,8 +52,10 @@ await Promise.all(
       minify: true,
       legalComments: 'none',
       logLevel: 'warning',
+      metafile: true,
       plugins: [englishOnlyZodLocales],
     });
+    for (const dir of bundledPackages(bundle.metafile)) inlined.add(dir);
     const js = bundle.outputFiles[0].text.trim();
     // Inline code must not end its own element early.
     if (/<\/script/i.test(js) || /<\/style/i.test(css)) throw new Error(`view ${view.name}: inline code contains a closing tag`);
@@ -67,6 +73,8 @@ await Promise.all(
     await writeFile(`${OUT}/${view.name}.js`, `export const html = ${JSON.stringify(html)};\n`);
   }),
 );
+
+rememberPackages(`${OUT}/bundled-packages.json`, inlined);
 
 const metadata = views.map(({ name, uri, title, description }) => ({ name, uri, title, description }));
 const loaders = views.map((view) => `  ${JSON.stringify(view.name)}: () => import(${JSON.stringify(`./${view.name}.js`)}),`);

@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundledPackages, LICENSES_FILE, recalledPackages, writeLicenses } from './build-licenses.mjs';
 
 // Some dependencies are CommonJS and call require(); an ESM bundle needs one.
 const banner = { js: "import { createRequire as __engageCreateRequire } from 'node:module'; const require = __engageCreateRequire(import.meta.url);" };
@@ -21,6 +22,8 @@ const common = {
   sourcemap: true,
   legalComments: 'external',
   logLevel: 'warning',
+  // What each output holds, for the licences of the packages bundled (scripts/build-licenses.mjs).
+  metafile: true,
   banner,
 };
 
@@ -76,12 +79,25 @@ const manifestPlugin = (manifest) => ({
 // server (they hold the catalog, pure functions, undici, or HTML). CommonJS throughout, because
 // an import() from code run through the code cache needs an experimental Node API.
 const LAZY = /^\.\/(operations|telemetry-sdk|undici-pool|stream-list|confirm-card|campaign-dashboard)\.js$/;
-const lazyApart = {
+const VIEW_MODULES = ['confirm-card', 'campaign-dashboard'];
+/**
+ * `views`: those the server can serve, whose modules it ships; another view's import (unreachable:
+ * the server lists no such view) becomes a module that says so, not a file the package lacks.
+ */
+const lazyApart = (views) => ({
   name: 'engage-lazy-apart',
   setup(plugin) {
-    plugin.onResolve({ filter: LAZY }, (args) => ({ path: args.path.replace(/\.js$/, '.cjs'), external: true }));
+    plugin.onResolve({ filter: LAZY }, (args) => {
+      const name = args.path.slice(2, -3);
+      if (VIEW_MODULES.includes(name) && !views.has(name)) return { path: name, namespace: 'engage-view-not-served' };
+      return { path: args.path.replace(/\.js$/, '.cjs'), external: true };
+    });
+    plugin.onLoad({ filter: /.*/, namespace: 'engage-view-not-served' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`this server serves no ${args.path} view`)});`,
+      loader: 'js',
+    }));
   },
-};
+});
 const LAZY_ENTRIES = {
   'telemetry-sdk': 'shared/src/mcp/telemetry-sdk.ts',
   'undici-pool': 'shared/src/upstream/undici-pool.ts',
@@ -97,7 +113,24 @@ const commonJs = {
   banner: { js: "var __engageImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   define: { 'import.meta.url': '__engageImportMetaUrl' },
 };
-const lazyModules = (outdir) => build({ ...common, ...commonJs, entryPoints: LAZY_ENTRIES, outdir, plugins: [lazyApart, zodEnglishOnly] });
+/**
+ * The views a server can serve (shared/src/mcp/apps.ts viewOf): the confirmation card where it has
+ * an action tool, and those its operations name. Each view module is about 420 KB (110 KB packed):
+ * billing and tenant carried two and the other servers but campaign the dashboard, never loaded.
+ */
+const viewsOf = (manifest) =>
+  new Set([
+    ...(manifest.tools.some((tool) => tool.kind === 'action') ? ['confirm-card'] : []),
+    ...manifest.tools.flatMap((tool) => tool.operations.flatMap((op) => (op.view ? [op.view] : []))),
+  ]);
+const lazyModules = (outdir, views) =>
+  build({
+    ...common,
+    ...commonJs,
+    entryPoints: Object.fromEntries(Object.entries(LAZY_ENTRIES).filter(([name]) => !VIEW_MODULES.includes(name) || views.has(name))),
+    outdir,
+    plugins: [lazyApart(views), zodEnglishOnly],
+  });
 // Remote mode is one long-running ES module bundle: only OpenTelemetry's SDK stays apart there.
 const telemetryApart = {
   name: 'engage-telemetry-apart',
@@ -107,28 +140,38 @@ const telemetryApart = {
 };
 const telemetrySdk = (outdir) => build({ ...common, entryPoints: { 'telemetry-sdk': LAZY_ENTRIES['telemetry-sdk'] }, outdir });
 
+/** dist/third-party-licenses.LEGAL.txt: the licences of every package the builds put in that dist/. */
+const writeBundledLicenses = (outdir, builds, alsoBundled = []) =>
+  writeLicenses(`${outdir}/${LICENSES_FILE}`, new Set([...alsoBundled, ...builds.flatMap((result) => [...bundledPackages(result.metafile)])]));
+// The views' HTML is a string to the servers' builds: what it inlines, build-apps.mjs recorded.
+const viewPackages = recalledPackages('packages/apps/dist/bundled-packages.json');
+
 // 2. The servers, each with its manifest. The code every start runs is one file (server.cjs),
 // which the bin runs through V8's code cache (scripts/launcher.ts).
 await Promise.all(
-  DOMAINS.flatMap((domain) => [
-    build({
-      ...common,
-      ...commonJs,
-      entryPoints: { server: `packages/${domain}/src/index.ts` },
-      outdir: `packages/${domain}/dist`,
-      plugins: [manifestPlugin(manifests[domain]), sdkShims, lazyApart, zodEnglishOnly],
-    }),
-    lazyModules(`packages/${domain}/dist`),
-    // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
-    build({
-      ...common,
-      ...commonJs,
-      entryPoints: { operations: `packages/${domain}/src/operations.ts` },
-      outdir: `packages/${domain}/dist`,
-      alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' },
-      plugins: [zodEnglishOnly],
-    }),
-  ]),
+  DOMAINS.map(async (domain) => {
+    const views = viewsOf(manifests[domain]);
+    const builds = await Promise.all([
+      build({
+        ...common,
+        ...commonJs,
+        entryPoints: { server: `packages/${domain}/src/index.ts` },
+        outdir: `packages/${domain}/dist`,
+        plugins: [manifestPlugin(manifests[domain]), sdkShims, lazyApart(views), zodEnglishOnly],
+      }),
+      lazyModules(`packages/${domain}/dist`, views),
+      // A catalog needs only the catalog module of the core, not the server (nor a second SDK).
+      build({
+        ...common,
+        ...commonJs,
+        entryPoints: { operations: `packages/${domain}/src/operations.ts` },
+        outdir: `packages/${domain}/dist`,
+        alias: { '@engage-mcp/shared': './shared/src/model/catalog.ts' },
+        plugins: [zodEnglishOnly],
+      }),
+    ]);
+    writeBundledLicenses(`packages/${domain}/dist`, builds, views.size > 0 ? viewPackages : []);
+  }),
 );
 
 // The bin: the launcher, told which bundle it runs and the bundle's build id (a hash of it).
@@ -166,11 +209,14 @@ await Promise.all(
 // 4. Remote mode (packages/http): one bundle serving the seven domains over Streamable HTTP. A
 // long-running service loads everything at start, so no splitting (OpenTelemetry's SDK apart).
 await rm('packages/http/dist', { recursive: true, force: true });
-await telemetrySdk('packages/http/dist');
-await build({
-  ...common,
-  entryPoints: { cli: 'packages/http/src/cli.ts' },
-  outdir: 'packages/http/dist',
-  plugins: [sdkShims, zodEnglishOnly, telemetryApart],
-  conditions: ['@engage-mcp/source'],
-});
+const httpBuilds = [
+  await telemetrySdk('packages/http/dist'),
+  await build({
+    ...common,
+    entryPoints: { cli: 'packages/http/src/cli.ts' },
+    outdir: 'packages/http/dist',
+    plugins: [sdkShims, zodEnglishOnly, telemetryApart],
+    conditions: ['@engage-mcp/source'],
+  }),
+];
+writeBundledLicenses('packages/http/dist', httpBuilds, viewPackages);

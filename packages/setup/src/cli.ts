@@ -10,6 +10,7 @@ import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
 import { disabledNotes, shadowedNotes } from './disabled.js';
 import { nearNameNotes } from './near-names.js';
+import { prefixCopyNotes } from './prefix-copies.js';
 import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
@@ -47,7 +48,8 @@ Without flags it asks; in a script, give every answer:
                       (e.g. a project's .mcp.json for Claude Code); the key itself
                       goes only into the host's usual file, outside any git work tree:
                       elsewhere the entries name $ENGAGE_API_KEY instead
-  --print             print the entries (key hidden) instead of writing them
+  --print             print the entries (key hidden) instead of writing them; with
+                      --config-path, as a write to that file would give them
   --yes               write without asking for confirmation
   --help              this text
 
@@ -379,7 +381,7 @@ async function main(argv: string[]): Promise<number> {
     options.servers === undefined
       ? await answer('servers', undefined, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServersAnswer)
       : parseServers(options.servers);
-  if (options.print) return printSnippet(host, servers, options['base-url'], guardrails);
+  if (options.print) return printSnippet(host, servers, options['base-url'], guardrails, options['config-path']);
 
   const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ', (value) => {
     checkSettings(undefined, value);
@@ -391,9 +393,11 @@ async function main(argv: string[]): Promise<number> {
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
   const merged = render(host, existing, entries, path);
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
-  const turnedOff = turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment()));
+  const notes =
+    turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment())) +
+    section('Installed in the folder npx is given (remove it, or the host cannot start the server):', prefixCopyNotes(entries));
   if (merged === existing) {
-    process.stdout.write(forTerminal(unchanged + turnedOff));
+    process.stdout.write(forTerminal(unchanged + notes));
     return 0;
   }
   const changes = changesOf(host, existing, entries, path)
@@ -404,7 +408,7 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const written = await writeUnderLock(path, (current) => render(host, current, entries, path), keyToWrite.secret);
-  process.stdout.write(forTerminal((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + turnedOff));
+  process.stdout.write(forTerminal((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + notes));
   return 0;
 }
 
@@ -413,13 +417,15 @@ async function main(argv: string[]): Promise<number> {
  * and those a project runs its own entry of instead; empty for none.
  */
 function turnedOffText(host: Host, text: string, servers: string[], usualFile: boolean): string {
-  const section = (title: string, notes: string[]) => (notes.length === 0 ? '' : `${title}\n${notes.map((note) => `  ${note}\n`).join('')}`);
   return (
     section('Turned off in the file (your setting, kept):', disabledNotes(host, text, servers, usualFile)) +
     section('Replaced in some projects (your setting, kept):', shadowedNotes(host, text, servers, usualFile)) +
     section('Also in the file (your entry, kept):', nearNameNotes(serverNamesIn(host, text), servers, host.name))
   );
 }
+
+/** Notes under a title, one a line; empty for none. */
+const section = (title: string, notes: string[]) => (notes.length === 0 ? '' : `${title}\n${notes.map((note) => `  ${note}\n`).join('')}`);
 
 /** The names of the servers in a config as setup writes it (valid: it has just been merged). */
 function serverNamesIn(host: Host, text: string): string[] {
@@ -430,12 +436,34 @@ function serverNamesIn(host: Host, text: string): string[] {
   return typeof servers === 'object' && servers !== null && !Array.isArray(servers) ? Object.keys(servers) : [];
 }
 
-/** `--print`: a snippet to paste; the key is never in it, whatever was given. */
-function printSnippet(host: Host, servers: string[], baseUrl: string | undefined, guardrails: Record<string, string>): number {
+/**
+ * `--print`: a snippet to paste; the key is never in it, whatever was given. With --config-path,
+ * what writing that file would put there: for a project's shared file, no one person's home for
+ * npx and the key named as the host reads it from the environment.
+ */
+async function printSnippet(host: Host, servers: string[], baseUrl: string | undefined, guardrails: Record<string, string>, path?: string): Promise<number> {
   checkSettings(undefined, baseUrl);
-  const entries = entriesFor(host, servers, { key: KEY_PLACEHOLDER, secret: false }, baseUrl ?? BASE_URL_PLACEHOLDER, guardrails);
+  const key = path === undefined ? { key: KEY_PLACEHOLDER, secret: false } : await snippetKey(host, path);
+  const entries = entriesFor(host, servers, key, baseUrl ?? BASE_URL_PLACEHOLDER, guardrails, path);
   process.stdout.write(render(host, undefined, entries, '(snippet)'));
   return 0;
+}
+
+/** ENGAGE_API_KEY as a write to `path` would give it, with the placeholder where the key itself would go. */
+async function snippetKey(host: Host, path: string): Promise<KeyToWrite> {
+  const placeholder = { key: KEY_PLACEHOLDER, secret: false };
+  // VS Code's entries name its input whatever the file (its shape sets it).
+  if (host.asksForKey) return placeholder;
+  try {
+    const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
+    if (placement.kind === 'reference') return { key: placement.reference, secret: false };
+    if (placement.kind === 'forward') return { key: '', secret: false, forward: true };
+    return placeholder;
+  } catch (error) {
+    // Claude Desktop can name no variable: a write there is refused; the snippet is for a hand to fill.
+    if (error instanceof ConfigRefused) return placeholder;
+    throw error;
+  }
 }
 
 /** The person's yes to the changes shown; refused outright where no one can be asked. */
