@@ -6,8 +6,15 @@ import type { Outcome, Params, WrittenBefore } from '../model/types.js';
 import { jsonLength } from '../safe/render.js';
 import { canonicalJson } from './confirmations.js';
 
+/** What was written, kept per key: its 200 newest, each at most 64 KiB of JSON. */
 const JOURNAL_ENTRIES = 200;
 const JOURNAL_ENTRY_CHARS = 64 * 1024;
+/**
+ * All keys together, in JSON characters: past it, the key holding the most gives up its own oldest,
+ * so one tenant's writes never push out another's (one key's 200 largest fit: a stdio server's
+ * journal is as before).
+ */
+const JOURNAL_CHARS = 16 * 1024 * 1024;
 /**
  * How long a write's attempt is remembered once it ended: enough to catch a host's retry after a
  * timeout. One still in flight is remembered until it ends, however long that takes by the system
@@ -33,6 +40,14 @@ export interface Attempt {
   /** Who sent it, as an answer names it, when it was read from a store other servers share (shared-mark.ts `fromSharedStore`); else this server. */
   by?: string;
 }
+/** One write this server carried out: its params and the answer's plain top-level fields, and their size. */
+interface JournalEntry {
+  operationId: string;
+  params: Params;
+  data: unknown;
+  chars: number;
+}
+
 /** A write that went out, and the one before it: an attempt that ends refused gives its place back to that one. */
 interface SentAttempt extends Attempt {
   before?: Attempt;
@@ -65,7 +80,9 @@ export function forwardNow(): number {
  * serves many tenants never shows one tenant's writes to another.
  */
 export class WriteJournal {
-  private readonly entries: Array<{ keyId: string; operationId: string; params: Params; data: unknown }> = [];
+  /** What was written, newest first, by key. */
+  private readonly entries = new Map<string, { list: JournalEntry[]; chars: number }>();
+  private entriesChars = 0;
   /**
    * The last attempt of each exact write (key, operation and normalised params, hashed) that went
    * out (in flight, done, unknown), oldest first, by key, so that one tenant's writes never push
@@ -203,15 +220,36 @@ export class WriteJournal {
         ? Object.entries(data).filter(([, value]) => value === null || typeof value !== 'object')
         : [];
     const kept = Object.fromEntries(fields);
-    if (jsonLength(params) + jsonLength(kept) > JOURNAL_ENTRY_CHARS) return;
-    this.entries.unshift({ keyId, operationId, params, data: kept });
-    if (this.entries.length > JOURNAL_ENTRIES) this.entries.length = JOURNAL_ENTRIES;
+    const chars = jsonLength(params) + jsonLength(kept);
+    if (chars > JOURNAL_ENTRY_CHARS) return;
+    const own = this.entries.get(keyId) ?? { list: [], chars: 0 };
+    this.entries.set(keyId, own);
+    own.list.unshift({ operationId, params, data: kept, chars });
+    own.chars += chars;
+    this.entriesChars += chars;
+    while (own.list.length > JOURNAL_ENTRIES) this.dropOldestEntry(keyId, own);
+    while (this.entriesChars > JOURNAL_CHARS) this.dropOldestEntry(...this.keyWritingMost());
   }
 
   /** What was written with this key, for a preview's facts. */
   writtenWith(keyId: string): WrittenBefore {
     return (operationId) =>
-      this.entries.filter((entry) => entry.keyId === keyId && entry.operationId === operationId).map(({ params, data }) => ({ params, data }));
+      (this.entries.get(keyId)?.list ?? []).filter((entry) => entry.operationId === operationId).map(({ params, data }) => ({ params, data }));
+  }
+
+  private dropOldestEntry(keyId: string, own: { list: JournalEntry[]; chars: number }): void {
+    const oldest = own.list.pop();
+    if (!oldest) return;
+    own.chars -= oldest.chars;
+    this.entriesChars -= oldest.chars;
+    if (own.list.length === 0) this.entries.delete(keyId);
+  }
+
+  /** The key whose kept writes are the largest (only looked for past the total). */
+  private keyWritingMost(): [string, { list: JournalEntry[]; chars: number }] {
+    let most: [string, { list: JournalEntry[]; chars: number }] | undefined;
+    for (const entry of this.entries) if (!most || entry[1].chars > most[1].chars) most = entry;
+    return most as [string, { list: JournalEntry[]; chars: number }];
   }
 }
 
