@@ -646,3 +646,20 @@ export function idempotentWriteUnsettled(op: Operation, first: { at: number; sto
     `The write with this idempotencyKey (first used at ${at(first.at)}) ${state}: nothing was sent again. Its outcome is unknown: ${checkWhat(op)}${after}.`,
   );
 }
+
+/**
+ * A write that needs no yes, asked again after a call whose host cancelled it while the API carried
+ * it out: that call's answer, never read, is repeated (said so first), and nothing is sent again.
+ */
+export function answerNeverRead(op: Operation, reply: CallToolResult, sentAt: number): CallToolResult {
+  const note =
+    `Exactly this ${op.id} was sent by this server at ${at(sentAt)} for an earlier call that was cancelled (or whose host stopped waiting) while it was at the API, and it was carried out: ` +
+    "that call's answer, which never reached you, is repeated below, and nothing was sent again. Do not repeat it unless the user asks for it again: the same call then sends it again.";
+  const structured = reply.structuredContent as Record<string, unknown> | undefined;
+  const notes = Array.isArray(structured?.notes) ? structured.notes : [];
+  return {
+    ...reply,
+    content: [{ type: 'text', text: note }, ...reply.content],
+    ...(structured ? { structuredContent: { ...structured, notes: [note, ...notes] } } : {}),
+  };
+}
