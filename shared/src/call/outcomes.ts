@@ -80,6 +80,15 @@ export function stoppedBeforeSend(op: Operation): CallToolResult {
   );
 }
 
+/** A write taken before its server began stopping, waiting to be sent (a 429's Retry-After, the pace) when it did: not sent, and nothing was carried out. */
+export function stoppedWhileWaiting(op: Operation): CallToolResult {
+  return writeFailure(
+    op,
+    'refused',
+    `This server began stopping (its host closed it or told it to stop) while ${op.id} waited to be sent (the API's rate limit, whose refusal carries nothing out), so it was not sent and nothing was carried out. Ask again once the host has started it again.`,
+  );
+}
+
 export function noKey(): CallToolResult {
   return failure('No API key came with this request, so nothing was sent: send the tenant key as Authorization: Bearer <key> or X-API-Key.');
 }

@@ -11,7 +11,7 @@ import { finishAnswer } from './answers.js';
 import { confirm, isApproval, lastSentOf, spentUnsent, type Approval } from './confirm.js';
 import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
 import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
-import { failedCall, notConfigured, type CallStage } from './outcomes.js';
+import { failedCall, notConfigured, refusedAfterToken, stoppedWhileWaiting, type CallStage } from './outcomes.js';
 import { answer, claim, gate, prepare, resolve, screen, send } from './stages.js';
 import { answerUnread, keepUnread, takeUnread } from './undelivered.js';
 
@@ -84,6 +84,9 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     if (!(error instanceof InputError))
       deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     if (trace.write && error instanceof UpstreamError && error.details.status !== undefined) trace.write.apiStatus = error.details.status;
+    // A write that had not reached the API when the server began stopping (a 429's wait): not sent, and said so.
+    if (op && stage === 'sent' && deps.stopping?.() && error instanceof UpstreamError && error.kind === 'cancelled' && !error.details.mayHaveHappened)
+      return trace.write?.confirmation === 'token' ? refusedAfterToken(stoppedWhileWaiting(op)) : stoppedWhileWaiting(op);
     const keySource = call.caller.grantedScopes ? 'grant' : call.caller.credentials ? 'request' : 'environment';
     // A write the API refused: exactly this write sent before (its place given back to it) may be what the refusal reflects;
     // sent by this process, or read from the store others share (the state directory kept over a restart, remote mode's Redis).

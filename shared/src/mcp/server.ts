@@ -189,7 +189,11 @@ function servedFrom(
       return offer.tools.length > 0 ? offer.instructions : undefined;
     },
     writesSettled: (timeoutMs) => registration.writes.settled(timeoutMs),
-    refuseNewWrites: () => registration.writes.refuseNew(),
+    refuseNewWrites: () => {
+      registration.writes.refuseNew();
+      // A write that has not reached the API yet (a 429's wait) is not sent now either.
+      client?.stopWrites();
+    },
     async close() {
       await client?.close();
     },
