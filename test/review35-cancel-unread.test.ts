@@ -55,6 +55,22 @@ for (const kind of ['v1', 'v2-modern'] as const) {
   });
 }
 
+it.each(['v1', 'v2-modern'] as const)("a send the host's own request timeout gave up on is not sent again by its repeat (%s)", async (kind) => {
+  const server = await serve(SEND, { kind, env: { ENGAGE_CONFIRM: 'none' } });
+  const params = { msisdn: '081234567890', message: `Pesanan 4713 dikirim (${kind})` };
+  // The client's timeout (the v1 client's is 60 s by default) ends before the API answers: the client sends the cancel.
+  sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 1_500 });
+  const first = await server.client.callTool({ name: toolOf(SEND), arguments: { operationId: SEND, params } }, undefined, { timeout: 500 }).then(
+    () => 'answered',
+    (error: unknown) => String(error),
+  );
+  expect(first).toMatch(/timed out/);
+  await until('the send carried out', () => countCarriedOut(sandbox, SEND) === 1);
+  const repeat = await repeatOnceEnded(server, params);
+  expect(textOf(repeat)).toMatch(/never reached you/);
+  expect(countCarriedOut(sandbox, SEND)).toBe(1);
+});
+
 it('the repeat of a send that was not cancelled is sent as before (its answer was read)', async () => {
   const server = await serve(SEND, { env: { ENGAGE_CONFIRM: 'none' } });
   const params = { msisdn: '081234567890', message: 'dua kali' };
