@@ -80,12 +80,15 @@ export function stoppedBeforeSend(op: Operation): CallToolResult {
   );
 }
 
-/** A write taken before its server began stopping, waiting to be sent (a 429's Retry-After, the pace) when it did: not sent, and nothing was carried out. */
+/**
+ * A write claimed before its server began stopping, not yet at the API when it did (waiting out a
+ * 429's Retry-After, whose refusal carried nothing out, or its turn): not sent, nothing carried out.
+ */
 export function stoppedWhileWaiting(op: Operation): CallToolResult {
   return writeFailure(
     op,
     'refused',
-    `This server began stopping (its host closed it or told it to stop) while ${op.id} waited to be sent (the API's rate limit, whose refusal carries nothing out), so it was not sent and nothing was carried out. Ask again once the host has started it again.`,
+    `This server began stopping (its host closed it or told it to stop) while ${op.id} waited to be sent (after the API's rate limit, or for its turn), so it was not sent and nothing was carried out. Ask again once the host has started it again.`,
   );
 }
 
