@@ -11,7 +11,12 @@ import { answerNeverRead } from './outcomes.js';
 
 /** As long as the journal remembers an ended write (journal.ts ATTEMPT_MEMORY_MS): a host's retry after its timeout comes well within it. */
 const KEPT_MS = 30 * 60 * 1000;
-/** At most this many, the oldest forgotten first: each is one answer, already capped in size. */
+/**
+ * At most this many of one key, and of all keys together (each one answer, already capped in
+ * size): a key over its own bound forgets its own oldest, so a tenant that cancels many of its
+ * writes pushes out only its own; past the total, a key that holds the most gives up its oldest.
+ */
+const MOST_KEPT_PER_KEY = 8;
 const MOST_KEPT = 256;
 
 interface Untold {
@@ -21,16 +26,38 @@ interface Untold {
   reply: CallToolResult;
 }
 
-/** One set per journal, so per server: a journal keeps every key's writes apart, and so do these (its digest holds the key). */
-const byJournal = new WeakMap<WriteJournal, Map<string, Untold>>();
+/** What one server keeps: by key, then by write (its digest), oldest first. */
+interface Kept {
+  byKey: Map<string, Map<string, Untold>>;
+  size: number;
+}
 
-function untoldOf(journal: WriteJournal): Map<string, Untold> {
-  let untold = byJournal.get(journal);
-  if (!untold) {
-    untold = new Map();
-    byJournal.set(journal, untold);
+/** One per journal, so per server: a journal keeps every key's writes apart, and so do these. */
+const byJournal = new WeakMap<WriteJournal, Kept>();
+
+function keptOf(journal: WriteJournal): Kept {
+  let kept = byJournal.get(journal);
+  if (!kept) {
+    kept = { byKey: new Map(), size: 0 };
+    byJournal.set(journal, kept);
   }
-  return untold;
+  return kept;
+}
+
+function forget(kept: Kept, keyId: string, digest: string): void {
+  const own = kept.byKey.get(keyId);
+  if (!own?.delete(digest)) return;
+  kept.size--;
+  if (own.size === 0) kept.byKey.delete(keyId);
+}
+
+/** The oldest of the key's own past its bound; past the total, the oldest of the key that holds the most. */
+function keepWithinBounds(kept: Kept, keyId: string): void {
+  const own = kept.byKey.get(keyId);
+  if (own && own.size > MOST_KEPT_PER_KEY) forget(kept, keyId, own.keys().next().value as string);
+  if (kept.size <= MOST_KEPT) return;
+  const [largest, most] = [...kept.byKey].reduce((a, b) => (b[1].size > a[1].size ? b : a));
+  forget(kept, largest, most.keys().next().value as string);
 }
 
 /** The call's host had cancelled it by the time its answer was ready: nothing it was sent was read. */
@@ -43,14 +70,17 @@ export function keepUnread(call: ToolCall, op: Operation, params: Params, reply:
   const { journal, keyId } = call.caller;
   const attempt = journal.lastSent(keyId, op.id, params);
   if (attempt?.outcome !== 'done') return;
-  const untold = untoldOf(journal);
+  const kept = keptOf(journal);
   const digest = writeDigest(keyId, op.id, params);
-  untold.delete(digest);
-  untold.set(digest, { at: attempt.at, keptAt: forwardNow(), reply });
-  for (const oldest of untold.keys()) {
-    if (untold.size <= MOST_KEPT) break;
-    untold.delete(oldest);
+  forget(kept, keyId, digest);
+  let own = kept.byKey.get(keyId);
+  if (!own) {
+    own = new Map();
+    kept.byKey.set(keyId, own);
   }
+  own.set(digest, { at: attempt.at, keptAt: forwardNow(), reply });
+  kept.size++;
+  keepWithinBounds(kept, keyId);
 }
 
 /**
@@ -59,13 +89,13 @@ export function keepUnread(call: ToolCall, op: Operation, params: Params, reply:
  */
 export function takeUnread(call: ToolCall, op: Operation, params: Params): CallToolResult | undefined {
   const { journal, keyId } = call.caller;
-  const untold = byJournal.get(journal);
-  // Nearly always none: no digest is worked out then.
-  if (!untold?.size) return undefined;
+  const kept = byJournal.get(journal);
+  // Nearly always none of this key's: no digest is worked out then.
+  if (!kept?.byKey.has(keyId)) return undefined;
   const digest = writeDigest(keyId, op.id, params);
-  const found = untold.get(digest);
+  const found = kept.byKey.get(keyId)?.get(digest);
   if (!found) return undefined;
-  untold.delete(digest);
+  forget(kept, keyId, digest);
   const last = journal.lastSent(keyId, op.id, params);
   if (found.keptAt < forwardNow() - KEPT_MS || last?.outcome !== 'done' || last.at !== found.at) return undefined;
   return answerNeverRead(op, found.reply, found.at);
