@@ -29,14 +29,14 @@ export class WritesInFlight {
     }
   }
 
-  /** Resolves when no write is in flight, or after `timeoutMs`. */
-  settled(timeoutMs: number): Promise<void> {
-    if (this.count === 0) return Promise.resolve();
+  /** Resolves true when no write is in flight, or false after `timeoutMs` with one still in flight. */
+  settled(timeoutMs: number): Promise<boolean> {
+    if (this.count === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
+      const timer = setTimeout(() => resolve(this.count === 0), timeoutMs);
       this.waiting.push(() => {
         clearTimeout(timer);
-        resolve();
+        resolve(true);
       });
     });
   }

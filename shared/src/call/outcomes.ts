@@ -80,6 +80,18 @@ export function stoppedBeforeSend(op: Operation): CallToolResult {
   );
 }
 
+/**
+ * A write claimed before its server began stopping, not yet at the API when it did (waiting out a
+ * 429's Retry-After, whose refusal carried nothing out, or its turn): not sent, nothing carried out.
+ */
+export function stoppedWhileWaiting(op: Operation): CallToolResult {
+  return writeFailure(
+    op,
+    'refused',
+    `This server began stopping (its host closed it or told it to stop) while ${op.id} waited to be sent (after the API's rate limit, or for its turn), so it was not sent and nothing was carried out. Ask again once the host has started it again.`,
+  );
+}
+
 export function noKey(): CallToolResult {
   return failure('No API key came with this request, so nothing was sent: send the tenant key as Authorization: Bearer <key> or X-API-Key.');
 }
@@ -645,4 +657,21 @@ export function idempotentWriteUnsettled(op: Operation, first: { at: number; sto
     'unknown',
     `The write with this idempotencyKey (first used at ${at(first.at)}) ${state}: nothing was sent again. Its outcome is unknown: ${checkWhat(op)}${after}.`,
   );
+}
+
+/**
+ * A write that needs no yes, asked again after a call whose host cancelled it while the API carried
+ * it out: that call's answer, never read, is repeated (said so first), and nothing is sent again.
+ */
+export function answerNeverRead(op: Operation, reply: CallToolResult, sentAt: number): CallToolResult {
+  const note =
+    `Exactly this ${op.id} was sent by this server at ${at(sentAt)} for an earlier call that was cancelled (or whose host stopped waiting) while it was at the API, and it was carried out: ` +
+    "that call's answer, which never reached you, is repeated below, and nothing was sent again. Do not repeat it unless the user asks for it again: the same call then sends it again.";
+  const structured = reply.structuredContent as Record<string, unknown> | undefined;
+  const notes = Array.isArray(structured?.notes) ? structured.notes : [];
+  return {
+    ...reply,
+    content: [{ type: 'text', text: note }, ...reply.content],
+    ...(structured ? { structuredContent: { ...structured, notes: [note, ...notes] } } : {}),
+  };
 }

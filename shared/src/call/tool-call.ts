@@ -3,21 +3,25 @@
 // isError answer that tells the truth about a write, and every answer passes finishAnswer (the
 // key redacted in every form, the size capped) on its way out. A write that reached an end gets
 // its audit line.
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { forGrant } from '../model/references.js';
-import type { Operation } from '../model/types.js';
+import type { Operation, Params } from '../model/types.js';
 import { InputError, UpstreamError } from '../model/errors.js';
 import { finishAnswer } from './answers.js';
 import { confirm, isApproval, lastSentOf, spentUnsent, type Approval } from './confirm.js';
 import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
 import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
-import { failedCall, notConfigured, type CallStage } from './outcomes.js';
+import { failedCall, notConfigured, refusedAfterToken, stoppedWhileWaiting, type CallStage } from './outcomes.js';
 import { answer, claim, gate, prepare, resolve, screen, send } from './stages.js';
+import { answerUnread, keepUnread, takeUnread } from './undelivered.js';
 
 export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply> {
   const trace: CallTrace = {};
   const reply = finish(await stages(deps, call, trace), call);
   // A yes this call spent, its write never sent (a guardrail, another attempt of the same write, a failure before sending).
   if (trace.unsentConfirmation) await spentUnsent(deps, call, trace.unsentConfirmation);
+  // A write that needs no yes, carried out for a host that cancelled the call meanwhile: its answer is kept for the repeat.
+  if (trace.unread && answerUnread(call)) keepUnread(call, trace.unread.op, trace.unread.params, reply as CallToolResult);
   call.telemetry?.settled(factsOf(call, trace, reply));
   if (trace.write) {
     // The answer stands whatever happens to the record: a failure to write it is logged, never turned into a false "failed".
@@ -33,6 +37,8 @@ interface CallTrace {
   op?: Operation;
   write?: WriteTrace;
   unsentConfirmation?: string;
+  /** A write that needs no yes, carried out: its answer is kept if its host cancelled the call meanwhile. */
+  unread?: { op: Operation; params: Params };
 }
 
 async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise<Reply> {
@@ -48,6 +54,13 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     const prepared = prepare(call, op, resolved.siblings);
     const write: WriteTrace = { op, params: prepared.params, confirmation: 'not needed', held: {} };
     if (call.kind === 'action') trace.write = write;
+    const ungated = call.kind === 'action' && !gate(deps, call, op);
+    // The same write, carried out for a call whose host cancelled it: that answer, never read, and nothing sent.
+    const unread = ungated ? takeUnread(call, op, prepared.params) : undefined;
+    if (unread) {
+      write.held.repeated = true;
+      return unread;
+    }
     const early = call.kind === 'action' ? await beforeConfirm(deps.guard, call, op, prepared.params, write.held) : undefined;
     if (early) return early;
     let approval: Approval | undefined;
@@ -65,11 +78,15 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     trace.unsentConfirmation = undefined;
     const data = await send(deps, call, prepared);
     stage = 'answered';
+    if (ungated) trace.unread = { op, params: prepared.params };
     return answer(call, prepared, data);
   } catch (error) {
     if (!(error instanceof InputError))
       deps.log.warn(`${call.args.operationId} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     if (trace.write && error instanceof UpstreamError && error.details.status !== undefined) trace.write.apiStatus = error.details.status;
+    // A write that had not reached the API when the server began stopping (a 429's wait): not sent, and said so.
+    if (op && stage === 'sent' && deps.stopping?.() && error instanceof UpstreamError && error.kind === 'cancelled' && !error.details.mayHaveHappened)
+      return trace.write?.confirmation === 'token' ? refusedAfterToken(stoppedWhileWaiting(op)) : stoppedWhileWaiting(op);
     const keySource = call.caller.grantedScopes ? 'grant' : call.caller.credentials ? 'request' : 'environment';
     // A write the API refused: exactly this write sent before (its place given back to it) may be what the refusal reflects;
     // sent by this process, or read from the store others share (the state directory kept over a restart, remote mode's Redis).

@@ -98,8 +98,8 @@ export interface EngageServer {
   tools: Array<{ info: ToolInfo; operations: OperationInfo[] }>;
   /** The server's instructions for whom it serves (an OAuth grant's say what it leaves out); undefined when it lists them no tool. */
   instructionsFor(authInfo?: AuthInfo): string | undefined;
-  /** Resolves when no write (action call) is in flight, or after `timeoutMs`: a stopping server waits for their outcomes. */
-  writesSettled(timeoutMs: number): Promise<void>;
+  /** Resolves true when no write (action call) is in flight, or false after `timeoutMs`: a stopping server waits for their outcomes. */
+  writesSettled(timeoutMs: number): Promise<boolean>;
   /** From now on an action call is answered that the server is stopping, and nothing is sent. */
   refuseNewWrites(): void;
   close(): Promise<void>;
@@ -189,7 +189,11 @@ function servedFrom(
       return offer.tools.length > 0 ? offer.instructions : undefined;
     },
     writesSettled: (timeoutMs) => registration.writes.settled(timeoutMs),
-    refuseNewWrites: () => registration.writes.refuseNew(),
+    refuseNewWrites: () => {
+      registration.writes.refuseNew();
+      // A write that has not reached the API yet (a 429's wait) is not sent now either.
+      client?.stopWrites();
+    },
     async close() {
       await client?.close();
     },

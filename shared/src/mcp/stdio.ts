@@ -18,6 +18,8 @@ import { startTelemetry, type Telemetry } from './telemetry.js';
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
 /** How long a stopping server waits for its writes at the API: a host that closes stdin waits a while before it kills (MCP's stdio shutdown). */
 const WRITES_WAIT_MS = 10_000;
+/** How long a write cut off at the stop is given to note its unknown outcome (its files, its audit line). */
+const CUT_NOTED_MS = 2_000;
 
 /**
  * Passes newline-delimited input through a whole line at a time, dropping any line longer than the
@@ -147,17 +149,31 @@ function stopWhenTheHostGoes(engage: EngageServer, connection: StdioServerHandle
     log.info(`shutting down: ${why}`);
     // Stdin may stay open: a write asked for now could be cut off by the exit, so none is taken.
     engage.refuseNewWrites();
-    // A write at the API is waited for (up to WRITES_WAIT_MS), so its outcome is noted; whatever
-    // else is in flight (a read, a rate-limit wait) must not keep the process alive.
-    void engage.writesSettled(WRITES_WAIT_MS).then(() => {
-      setTimeout(() => process.exit(0), 500).unref();
-      Promise.allSettled([connection.close(), engage.close(), telemetry?.shutdown()]).finally(() => process.exit(0));
-    });
+    void exitAfterWrites(engage, connection, telemetry, log);
   };
   process.stdin.on('end', () => shutdown('stdin closed'));
   process.stdin.on('close', () => shutdown('stdin closed'));
   process.stdout.on('error', () => shutdown('stdout closed'));
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal, true));
+}
+
+/**
+ * A write at the API is waited for (up to WRITES_WAIT_MS), so its outcome is noted; whatever else
+ * is in flight (a read) must not keep the process alive. One still at the API then is cut off (the
+ * pool closed): it fails as of unknown outcome, and that is noted (journal, shared mark, audit
+ * line) before the exit, which otherwise came first and left the audit record without it.
+ */
+async function exitAfterWrites(engage: EngageServer, connection: StdioServerHandle, telemetry: Telemetry | undefined, log: Logger): Promise<void> {
+  const settled = await engage.writesSettled(WRITES_WAIT_MS);
+  if (!settled)
+    log.error(
+      `a write is still at the API ${WRITES_WAIT_MS / 1000} s after the stop began: it is cut off now, and noted as of unknown outcome (it may have been carried out)`,
+    );
+  setTimeout(() => process.exit(0), settled ? 500 : CUT_NOTED_MS + 500).unref();
+  await engage.close().catch(() => undefined);
+  if (!settled) await engage.writesSettled(CUT_NOTED_MS);
+  await Promise.allSettled([connection.close(), telemetry?.shutdown()]);
+  process.exit(0);
 }
 
 /** The log's "ready" line with the tools offered, after a warning where the settings leave none. */

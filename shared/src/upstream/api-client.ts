@@ -119,6 +119,8 @@ export class ApiClient {
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly basePath: string;
   private readonly redact: Redact;
+  /** Aborted once the server stops taking writes (stopWrites): a write's wait ends then, and no attempt of a write begins after it. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly config: Pick<Config, 'apiKey' | 'baseUrl' | 'authHeader' | 'timeoutMs' | 'maxRetryWaitSeconds'>,
@@ -138,10 +140,12 @@ export class ApiClient {
   /** Sends the request and returns the envelope's `data`, or throws UpstreamError. */
   async request(req: ApiRequest, ctx: CallContext = {}): Promise<unknown> {
     const pacer = ctx.credentials?.pace ?? this.pacer;
+    // A write's waits also end when the server stops: it is not sent then (a 429 was not carried out).
+    const stop = req.safe ? undefined : this.stopping.signal;
     let failures = 0;
     let rateLimited = 0;
     for (;;) {
-      await this.pace(ctx, pacer, req.lookup ? 0 : this.config.maxRetryWaitSeconds * 1000);
+      await this.pace(ctx, pacer, req.lookup ? 0 : this.config.maxRetryWaitSeconds * 1000, stop);
       let response: RawResponse;
       try {
         response = await this.inSlot(req, ctx, failures + rateLimited);
@@ -149,7 +153,7 @@ export class ApiClient {
         const failure = error as UpstreamError;
         const repeatable = failure.kind === 'unreachable' || (req.safe && (failure.kind === 'network' || failure.kind === 'timeout'));
         if (repeatable && !req.lookup && failures < MAX_SAFE_RETRIES) {
-          await this.backoff(failures++, failure.message, ctx);
+          await this.backoff(failures++, failure.message, ctx, stop);
           continue;
         }
         throw failure;
@@ -170,11 +174,20 @@ export class ApiClient {
         continue; // pace() waits for the held slot
       }
       if (req.safe && !req.lookup && isRetryableStatus(response.status) && failures < MAX_SAFE_RETRIES) {
-        await this.backoff(failures++, `HTTP ${response.status}`, ctx);
+        await this.backoff(failures++, `HTTP ${response.status}`, ctx, stop);
         continue;
       }
       return this.interpret(req, response, ctx);
     }
+  }
+
+  /**
+   * The server is stopping (a stdio server's host closed it or signalled it): a write not yet at
+   * the API (waiting out a 429's Retry-After, the pace, a backoff) is not sent, and its wait ends
+   * now, so the exit neither cuts it off at the API nor waits for it. One already sent runs on.
+   */
+  stopWrites(): void {
+    this.stopping.abort();
   }
 
   async close(): Promise<void> {
@@ -183,7 +196,7 @@ export class ApiClient {
     if (dispatcher) await (await dispatcher).destroy().catch(() => undefined);
   }
 
-  private async pace(ctx: CallContext, pacer: PaceKeeper, maxWaitMs: number): Promise<void> {
+  private async pace(ctx: CallContext, pacer: PaceKeeper, maxWaitMs: number, stop: AbortSignal | undefined): Promise<void> {
     const waitMs = await pacer.reserve(maxWaitMs);
     if (waitMs === undefined) {
       const seconds = Math.max(1, Math.ceil((await pacer.waitEstimateMs()) / 1000));
@@ -191,15 +204,15 @@ export class ApiClient {
     }
     if (waitMs > 0) {
       ctx.onWait?.(waitMs, 'waiting for the API rate limit');
-      await sleep(waitMs, ctx.signal);
+      await sleep(waitMs, ctx.signal, stop);
     }
   }
 
-  private async backoff(attempt: number, reason: string, ctx: CallContext): Promise<void> {
+  private async backoff(attempt: number, reason: string, ctx: CallContext, stop: AbortSignal | undefined): Promise<void> {
     const waitMs = backoffDelayMs(attempt);
     (ctx.log ?? this.log).info(`retrying after ${reason} in ${waitMs} ms`);
     ctx.onWait?.(waitMs, `retrying after ${reason}`);
-    await sleep(waitMs, ctx.signal);
+    await sleep(waitMs, ctx.signal, stop);
   }
 
   private getDispatcher(): Promise<Dispatcher> {
@@ -220,6 +233,7 @@ export class ApiClient {
 
   /** One attempt, inside the caller's upstream slot when it has one (remote mode); a wait for the slot sends nothing. */
   private async inSlot(req: ApiRequest, ctx: CallContext, resendCount: number): Promise<RawResponse> {
+    if (!req.safe && this.stopping.signal.aborted) throw new UpstreamError('cancelled', 'the server is stopping', { mayHaveHappened: false });
     const slots = ctx.credentials?.slots;
     if (!slots) {
       await ctx.beforeSend?.();
@@ -676,20 +690,25 @@ function describeBody(response: RawResponse): string {
   return 'not valid JSON (truncated or malformed)';
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`, or rejects as cancelled once `signal` (the caller's) or `stop` (the server's stop, for a write) aborts. */
+export function sleep(ms: number, signal?: AbortSignal, stop?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
+    if (signal?.aborted || stop?.aborted) {
       reject(new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false }));
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      stop?.removeEventListener('abort', onAbort);
       reject(new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false }));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
+      stop?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
+    stop?.addEventListener('abort', onAbort, { once: true });
   });
 }
