@@ -143,6 +143,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     params: z.strictObject({ id: pathId('campaign _id') }),
     findIdsWith: 'campaign.list',
     verifyWith: 'campaign.progress',
+    afterDone: "The API has started sending to the campaign's recipients; campaign.progress shows how many have gone.",
     messages: recipientCount,
     confirmation: {
       effect: (p) => `Send campaign ${String(p.id)} now: real messages to real customers, each one using message quota.`,

@@ -105,7 +105,12 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierUn
     fitted = { data: null, notes: [`The API's answer could not be shown (the server failed to process it).${seeResult(op)}`] };
   }
   // The record handed back may hold what customers or third parties wrote, as its reads do.
-  const notes = [...(earlierUnknown ? [sentTwiceMaybe(op, earlierUnknown)] : []), ...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []), ...fitted.notes];
+  const notes = [
+    ...(op.afterDone ? [op.afterDone] : []),
+    ...(earlierUnknown ? [sentTwiceMaybe(op, earlierUnknown)] : []),
+    ...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []),
+    ...fitted.notes,
+  ];
   const text = [`Done: ${op.id} was carried out.`, ...notes, JSON.stringify(fitted.data ?? null)].join('\n');
   return {
     content: [{ type: 'text', text }],

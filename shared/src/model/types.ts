@@ -63,6 +63,8 @@ export interface Operation {
   findIdsWith?: string;
   /** The read operation that shows what happened when the outcome of a write is unknown. */
   verifyWith?: string;
+  /** What "Done" means for a write the API carries on with after it answers (a send it has only started): said after it. */
+  afterDone?: string;
   /** The API scope each of verifyWith and findIdsWith needs, where known (references.ts): an OAuth grant may lack it. */
   referenceScopes?: Partial<Record<'verifyWith' | 'findIdsWith', string>>;
   /**
