@@ -20,7 +20,9 @@ describe("campaign.send's Done", () => {
       const draft = sandbox.tenant('A').campaigns.find((campaign) => campaign.status === 'draft')!;
       const sent = await server.call('campaign.send', { id: draft._id });
       expect(structuredOf(sent).outcome, textOf(sent)).toBe('done');
-      expect(textOf(sent)).toMatch(/^Done: campaign\.send was carried out\.\nThe API has started sending to the campaign's recipients; campaign\.progress shows how many have gone\.\n/);
+      expect(textOf(sent)).toMatch(
+        /^Done: campaign\.send was carried out\.\nThe API has started sending to the campaign's recipients; campaign\.progress shows how many have gone\.\n/,
+      );
       expect(structuredOf(sent).notes).toContain("The API has started sending to the campaign's recipients; campaign.progress shows how many have gone.");
       const created = await server.call('campaign.create', { name: 'Plain', channel: 'email', message: 'Hi' });
       expect(textOf(created)).toMatch(/^Done: campaign\.create was carried out\.\n/);
