@@ -262,6 +262,8 @@ describe('least privilege', () => {
     const result = await server.call('contact.delete', { id: sandbox.tenant('A').contacts[0]!._id });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/contact\.delete is not available: it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY/);
+    // The model is told whose setting it is, so it tells the user rather than working around it.
+    expect(textOf(result)).toMatch(/the server's own settings, which only the user \(or whoever set the server up\) changes: tell the user/);
     expect(sandbox.requests()).toEqual([]);
   });
 

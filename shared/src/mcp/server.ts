@@ -243,7 +243,9 @@ function offeredTools(manifest: DomainManifest, config: Config | undefined) {
 /** Why the configuration leaves an operation out (read-only mode, the allow and deny lists), or undefined when it offers it. */
 function excludedBy(config: Config, operationId: string, write: boolean): string | undefined {
   if (isOperationEnabled(config, operationId, write)) return undefined;
-  return config.readOnly && write ? 'ENGAGE_READ_ONLY is true' : 'it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY';
+  const setting = config.readOnly && write ? 'ENGAGE_READ_ONLY is true' : 'it is excluded by ENGAGE_OPERATIONS_ALLOW or ENGAGE_OPERATIONS_DENY';
+  // Whose setting it is, so the model tells the user rather than working around it.
+  return `${setting}, the server's own settings, which only the user (or whoever set the server up) changes: tell the user`;
 }
 
 interface Offer {
