@@ -103,6 +103,8 @@ interface AttemptProgress {
 interface AttemptState extends AttemptProgress {
   callerSignal: AbortSignal | undefined;
   deadline: AttemptDeadline;
+  /** The attempt's own deadline in ms (a preview's look-up has a shorter one than ENGAGE_TIMEOUT_MS). */
+  timeoutMs: number;
   /** The call's log (see CallContext.log). */
   log: Logger;
 }
@@ -301,14 +303,14 @@ export class ApiClient {
       );
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
-      throw this.classify(error, req, { callerSignal, deadline, ...progress, log: ctx.log ?? this.log });
+      throw this.classify(error, req, { callerSignal, deadline, timeoutMs, ...progress, log: ctx.log ?? this.log });
     } finally {
       deadline.end();
     }
   }
 
   private classify(error: unknown, req: ApiRequest, attempt: AttemptState): UpstreamError {
-    const { callerSignal, deadline, written, answered, status, log } = attempt;
+    const { callerSignal, deadline, timeoutMs, written, answered, status, log } = attempt;
     const code = errorCode(error);
     // A request never handed to a socket was not received, whatever the error; one that was may have been.
     const mayHaveHappened = !req.safe && written;
@@ -324,10 +326,18 @@ export class ApiClient {
     if (!written && code !== undefined && CONNECTION_FAILURE_CODES.has(code)) {
       return new UpstreamError('unreachable', `Could not connect to the API at ${this.config.baseUrl.origin} (${code})`, { logDetail: code });
     }
+    if (deadline.timedOut() && !written) {
+      // It waited for a connection (all busy with other calls, or one slow to open) and never left.
+      return new UpstreamError(
+        'timeout',
+        `The request was not sent within ${timeoutMs} ms: no connection to the API was free or opened in time (ENGAGE_TIMEOUT_MS)`,
+        { mayHaveHappened: false, logDetail: code },
+      );
+    }
     if (deadline.timedOut() || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       // An answer that had begun (a 200's status line, say) is said to have: for a write, it tells the most of its outcome.
       const begun = answered && status !== undefined ? ` in full: its answer had begun (HTTP ${status}), but the rest did not arrive in time` : '';
-      return new UpstreamError('timeout', `The API did not answer within ${this.config.timeoutMs} ms${begun} (ENGAGE_TIMEOUT_MS)`, {
+      return new UpstreamError('timeout', `The API did not answer within ${timeoutMs} ms${begun} (ENGAGE_TIMEOUT_MS)`, {
         mayHaveHappened,
         logDetail: code,
       });
