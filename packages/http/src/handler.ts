@@ -45,16 +45,44 @@ export function requestHandler(deps: HandlerDeps): RequestHandler {
       // only; with it the request's id, so the calls' log lines carry it too, and the TCP peer the
       // request came from as Node sees it (never X-Forwarded-For, the caller's to write), for the calls' spans.
       const auth = exchange.auth ?? { token: exchange.key as string, clientId: exchange.keyId as string, scopes: [] };
-      req.auth = { ...auth, extra: { ...auth.extra, requestId: id, peer: { address: req.socket.remoteAddress, port: req.socket.remotePort } } };
+      const unanswered = closedUnanswered(res);
+      const extra = {
+        ...auth.extra,
+        requestId: id,
+        peer: { address: req.socket.remoteAddress, port: req.socket.remotePort },
+        closedUnanswered: unanswered.signal,
+      };
+      req.auth = { ...auth, extra };
       // A notification stream's head goes out at once, not with its first event (respond.ts). A call's
       // (POST) answer keeps Node's way: its head waits for the answer, so a deadline can still say 504.
       if (req.method === 'GET') sendStreamHeadAtOnce(res);
       await deps.serveMcp(req, res);
+      unanswered.answered();
     } catch (error) {
       log.error(`unhandled: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) sendJson(res, 500, { error: 'internal', message: 'Internal error.' });
       else res.destroy();
     }
+  };
+}
+
+/**
+ * Aborted when the request's connection closes before its answer was written whole (the client went
+ * away, or the deadline answered 504 in its place). A 2025 session's call runs on in its session,
+ * which no closed POST stops, and the service keeps no event store: its answer could never be
+ * resumed, so the call ends with its POST, as a client's cancel ends it (register.ts reads it).
+ */
+function closedUnanswered(res: ServerResponse): { signal: AbortSignal; answered(): void } {
+  const closed = new AbortController();
+  let answered = false;
+  res.once('close', () => {
+    if (!answered) closed.abort();
+  });
+  return {
+    signal: closed.signal,
+    answered: () => {
+      answered = true;
+    },
   };
 }
 

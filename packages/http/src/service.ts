@@ -333,23 +333,39 @@ function urlOf(server: Server): string {
   return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
+/**
+ * How long, at the least, the writes ended by the stop (a 429's wait ended, a session closed, a
+ * write cut off at the API) have to note their outcome (the journal, the shared mark, the audit
+ * record) before Redis is closed: a short drain left a write's mark "still being sent by a
+ * replica" on every other replica until its lease ended.
+ */
+const SETTLE_FLOOR_MS = 2_000;
+
 async function closeService({ settings, server, drain, sessions, endpoints, engines, log }: Parts): Promise<void> {
   await drain.leave(settings.drainDelayMs);
   const drainEnds = Date.now() + settings.drainTimeoutMs;
   const drained = drain.drain(settings.drainTimeoutMs);
+  // As a stdio server stopping does: no write is taken now, and one not yet sent (a 429's wait) is not sent and ends at once.
+  for (const engine of engines.engines) engine.refuseNewWrites();
   const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   await drained;
   // Writes whose client went away are still at the API: their outcomes are noted before the end.
-  await Promise.all(engines.engines.map((engine) => engine.writesSettled(Math.max(0, drainEnds - Date.now()))));
+  await writesSettled(engines, drainEnds - Date.now());
   await sessions.closeAll();
   await Promise.allSettled([...endpoints.values()].map((each) => each.modern.close()));
   server.closeAllConnections();
   await stopped;
   await Promise.allSettled(engines.engines.map((engine) => engine.close()));
+  // The calls the close ended, and the writes it cut off at the API, note how they ended before Redis closes.
+  await writesSettled(engines, SETTLE_FLOOR_MS);
   // Its timers report to Redis for the life of the process otherwise; the Redis client is the caller's.
   if (settings.guardStore instanceof RedisGuardStore) settings.guardStore.close();
   await engines.client.close();
   await settings.telemetry?.shutdown();
   log.info('stopped');
+}
+
+async function writesSettled(engines: Engines, timeoutMs: number): Promise<void> {
+  await Promise.all(engines.engines.map((engine) => engine.writesSettled(Math.max(0, timeoutMs))));
 }

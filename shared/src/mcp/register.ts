@@ -240,7 +240,7 @@ function progressReporter(ctx: ServerContext): Pick<CallContext, 'signal' | 'onW
   const progressToken = ctx.mcpReq._meta?.progressToken;
   let progress = 0;
   return {
-    signal: ctx.mcpReq.signal,
+    signal: callSignalOf(ctx),
     onWait:
       progressToken === undefined
         ? undefined
@@ -252,4 +252,15 @@ function progressReporter(ctx: ServerContext): Pick<CallContext, 'signal' | 'onW
               })
               .catch(() => undefined),
   };
+}
+
+/**
+ * The call's signal: the SDK's (the client's cancel, its session closed), and in remote mode the
+ * request's own connection closed before its answer was written (authInfo.extra.closedUnanswered,
+ * set by the service's handler). A 2025 session's call otherwise outlived its dropped POST: its
+ * answer went to no one, a write waiting out a 429 was sent after its client had gone.
+ */
+function callSignalOf(ctx: ServerContext): AbortSignal {
+  const closed = ctx.http?.authInfo?.extra?.closedUnanswered;
+  return closed instanceof AbortSignal ? AbortSignal.any([ctx.mcpReq.signal, closed]) : ctx.mcpReq.signal;
 }

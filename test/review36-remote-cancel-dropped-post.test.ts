@@ -1,0 +1,156 @@
+// review36: a 2025 session's call whose POST connection drops (no notifications/cancelled: the
+// client just went away) ran on in its session: a write waiting out a 429 was sent after its client
+// had gone, and a write carried out meanwhile had its answer lost (the service keeps no event store,
+// so it can never be resumed) and was sent again by its repeat. Now the call ends with its POST, as
+// a client's cancel ends it. A 2026-07-28 client's dropped POST already did (review35), and is
+// checked beside it; a second POST of the same session is not touched by the first one's drop.
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { countCarriedOut, requestsAtApi, structuredOf, textOf, until } from './helpers.js';
+import { launchService, modernClient, stopService } from './service-process.js';
+
+const SEND = 'channel.whatsapp.send';
+const READ = 'channel.list';
+let sandbox: Sandbox;
+let url: string;
+let child: ChildProcess | undefined;
+let log: string[];
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none', ENGAGE_LOG_LEVEL: 'info' });
+  child = started.child;
+  log = started.stderr;
+  url = await started.url;
+}, 30_000);
+afterAll(async () => {
+  if (child) await stopService(child, 'SIGKILL');
+  await sandbox?.close();
+});
+
+type Result = Parameters<typeof textOf>[0];
+interface AnyClient {
+  callTool(params: never): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** A fetch whose tools/call POSTs can each be dropped (their connection closed), the client's own cancel never sent. */
+function droppingFetch() {
+  const calls: AbortController[] = [];
+  const droppable = ((input: string | URL | Request, init?: RequestInit) => {
+    const isCall = init?.method === 'POST' && typeof init.body === 'string' && init.body.includes('"tools/call"');
+    if (!isCall) return fetch(input, init);
+    const drop = new AbortController();
+    calls.push(drop);
+    return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, drop.signal]) : drop.signal });
+  }) as typeof fetch;
+  return { fetch: droppable, drop: (index: number) => calls[index]?.abort() };
+}
+
+const eras = {
+  '2025 session': async (fetch: typeof globalThis.fetch): Promise<AnyClient> => {
+    const headers = { authorization: `Bearer ${sandbox.keys.full}` };
+    const client = new Client({ name: 'review36', version: '0' });
+    await client.connect(new V1HttpTransport(new URL('/mcp/channel', url), { requestInit: { headers }, fetch }));
+    return client as unknown as AnyClient;
+  },
+  '2026-07-28': async (fetch: typeof globalThis.fetch): Promise<AnyClient> => modernClient(url, sandbox.keys.full, { fetch }) as unknown as Promise<AnyClient>,
+};
+
+const action = (params: Record<string, unknown>) => ({ name: 'channel_action', arguments: { operationId: SEND, params } }) as never;
+const read = () => ({ name: 'channel_read', arguments: { operationId: READ, params: {} } }) as never;
+
+/** The same call again on the same client (a 2025 client stays in its session), until the first has ended at the service. */
+async function repeatOnceEnded(client: AnyClient, params: Record<string, unknown>): Promise<Result> {
+  for (;;) {
+    const again = (await client.callTool(action(params))) as Result;
+    if (!/still being sent/.test(textOf(again))) return again;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(Object.entries(eras))('%s', (era, connect) => {
+  it('a write waiting out a 429 whose POST dropped is not sent; its repeat is sent once, as new', async () => {
+    const { fetch, drop } = droppingFetch();
+    const client = await connect(fetch);
+    try {
+      const params = { msisdn: '081234567890', message: `dropped while waiting (${era})` };
+      const [before, carried] = [requestsAtApi(sandbox, SEND), countCarriedOut(sandbox, SEND)];
+      sandbox.injectFault({ kind: 'rate-limit', operationId: SEND, retryAfter: '3' });
+      void client.callTool(action(params)).catch(() => undefined);
+      await until('the 429 answered', () => requestsAtApi(sandbox, SEND) > before);
+      drop(0);
+      const repeat = await repeatOnceEnded(client, params);
+      expect(structuredOf(repeat).outcome, textOf(repeat)).toBe('done');
+      expect(textOf(repeat)).not.toMatch(/never reached you|also sent/);
+      expect(countCarriedOut(sandbox, SEND) - carried).toBe(1);
+      // The 429, then the repeat: the dropped call sent nothing after its client had gone.
+      expect(requestsAtApi(sandbox, SEND) - before).toBe(2);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  it('a write carried out after its POST dropped is not sent again by the repeat, which gets its answer', async () => {
+    const { fetch, drop } = droppingFetch();
+    const client = await connect(fetch);
+    try {
+      const params = { msisdn: '081234567890', message: `dropped at the API (${era})` };
+      const [before, carried] = [requestsAtApi(sandbox, SEND), countCarriedOut(sandbox, SEND)];
+      sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 1_000 });
+      void client.callTool(action(params)).catch(() => undefined);
+      await until('the send at the API', () => requestsAtApi(sandbox, SEND) > before);
+      drop(0);
+      await until('the send carried out', () => countCarriedOut(sandbox, SEND) > carried);
+      const repeat = await repeatOnceEnded(client, params);
+      expect(textOf(repeat)).toMatch(/cancelled .* carried out: that call's answer, which never reached you, is repeated below, and nothing was sent again/);
+      expect(countCarriedOut(sandbox, SEND) - carried).toBe(1);
+      expect(requestsAtApi(sandbox, SEND) - before).toBe(1);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  it("a read waiting out a 429 whose POST dropped ends there; the client's next call on another POST is answered", async () => {
+    const { fetch, drop } = droppingFetch();
+    const client = await connect(fetch);
+    try {
+      const before = requestsAtApi(sandbox, READ);
+      const logged = log.length;
+      sandbox.injectFault({ kind: 'rate-limit', operationId: READ, retryAfter: '3' });
+      void client.callTool(read()).catch(() => undefined);
+      await until('the 429 answered', () => requestsAtApi(sandbox, READ) > before);
+      drop(0);
+      await until('the read ended, cancelled', () => /channel\.list failed: .*cancel/i.test(log.slice(logged).join('')));
+      expect(requestsAtApi(sandbox, READ) - before).toBe(1);
+      const next = (await client.callTool(read())) as Result;
+      expect(next.isError, textOf(next)).toBeFalsy();
+      expect(requestsAtApi(sandbox, READ) - before).toBe(2);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+});
+
+it('2025 session: one POST dropped ends its own call only; a call on a second POST of the session runs to its answer', async () => {
+  const { fetch, drop } = droppingFetch();
+  const client = await eras['2025 session'](fetch);
+  try {
+    const params = { msisdn: '081234567890', message: 'the second POST of a session' };
+    const carried = countCarriedOut(sandbox, SEND);
+    const [sendsBefore, before] = [requestsAtApi(sandbox, SEND), requestsAtApi(sandbox, READ)];
+    sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 1_500 });
+    sandbox.injectFault({ kind: 'delay', operationId: READ, delayMs: 1_500 });
+    const sending = client.callTool(action(params)) as Promise<Result>;
+    void client.callTool(read()).catch(() => undefined);
+    await until('both at the API', () => requestsAtApi(sandbox, READ) > before && requestsAtApi(sandbox, SEND) > sendsBefore);
+    drop(1);
+    const sent = await sending;
+    expect(structuredOf(sent).outcome, textOf(sent)).toBe('done');
+    expect(countCarriedOut(sandbox, SEND) - carried).toBe(1);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+});
