@@ -1,6 +1,6 @@
 // The channel domain: connected messaging channels, WhatsApp templates and one-off sends.
 import { z } from 'zod';
-import { defineDomain, inWords, msisdn, notShown, pathId, quote, requiredText, type Fact, type Params, type PreviewReader } from '@engage-mcp/shared';
+import { defineDomain, inWords, msisdn, notShown, pathId, plain, quote, requiredText, type Fact, type Params, type PreviewReader } from '@engage-mcp/shared';
 
 const TEMPLATES = '/api/channel/v1/whatsapp/cloud/templates';
 /**
@@ -9,6 +9,29 @@ const TEMPLATES = '/api/channel/v1/whatsapp/cloud/templates';
  * a record far past any template is cut.
  */
 const TEMPLATE_CHARS = 6000;
+/** How many records of the name a preview shows (one per language); the others are named by language. */
+const TEMPLATES_SHOWN = 3;
+
+/**
+ * Records that may go, as the preview shows them (the first TEMPLATES_SHOWN, a cut one said so,
+ * the others named by language) and whole, for the yes to bind: a change to any of them, past a
+ * cut or in one not shown, undoes the yes.
+ */
+function templatesShown(items: Array<Record<string, unknown>>): { text: string; bound: string } {
+  const records = items.map((item) => {
+    const whole = inWords(item, Number.POSITIVE_INFINITY);
+    const cut = `cut after ${TEMPLATE_CHARS.toLocaleString('en-US')} of its ${whole.length.toLocaleString('en-US')} characters: channel.whatsapp.templates shows it whole`;
+    return { whole, text: whole.length <= TEMPLATE_CHARS ? whole : `${inWords(item, TEMPLATE_CHARS)} (${cut})` };
+  });
+  const rest = items.slice(TEMPLATES_SHOWN);
+  const languages = rest.every((item) => Object.hasOwn(item, 'language')) ? `, in language ${rest.map((item) => plain(item.language)).join(', ')}` : '';
+  const more = rest.length > 0 ? ` (and ${rest.length} more of that name${languages}, not shown here)` : '';
+  const text = `${records
+    .slice(0, TEMPLATES_SHOWN)
+    .map((record) => record.text)
+    .join(' | ')}${more}`;
+  return { text, bound: records.map((record) => record.whole).join(' | ') };
+}
 
 /**
  * The approved template a send names, as the template list shows it (its layout is not in the
@@ -23,17 +46,15 @@ async function templateFact(params: Params, read: PreviewReader): Promise<Fact |
   const named = listed.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && item.name === template.name);
   if (named.length === 0)
     return `Template ${quote(template.name)}: not among the approved templates the API lists now (channel.whatsapp.templates): check the name before asking the user.`;
-  const shown = (items: Array<Record<string, unknown>>) =>
-    items
-      .slice(0, 3)
-      .map((item) => inWords(item, TEMPLATE_CHARS))
-      .join(' | ');
   // A list whose records carry no `language` field (its layout is not in the spec) cannot say a language is missing.
   const byLanguage = template.language !== undefined && named.some((item) => Object.hasOwn(item, 'language'));
   const inLanguage = byLanguage ? named.filter((item) => item.language === template.language) : named;
-  if (inLanguage.length === 0)
-    return `Template ${quote(template.name)}: the API lists it, but none in language ${quote(template.language)}, only: ${shown(named)}. Check the language before asking the user.`;
-  return `Template as the API lists it: ${shown(inLanguage)}`;
+  const line = (shown: string) =>
+    inLanguage.length === 0
+      ? `Template ${quote(template.name)}: the API lists it, but none in language ${quote(template.language)}, only: ${shown}. Check the language before asking the user.`
+      : `Template as the API lists it: ${shown}`;
+  const { text, bound } = templatesShown(inLanguage.length === 0 ? named : inLanguage);
+  return { text: line(text), bound: line(bound) };
 }
 
 export const channel = defineDomain('channel', 'Channels', [

@@ -1,0 +1,90 @@
+// Review 36 (the call path attacked). A template send's yes is bound to the template the preview
+// showed (review35 ed9fd4c), but only to what it showed: a record past TEMPLATE_CHARS was cut, and
+// the yes bound to the cut, so a template changed past the cut (the API's record, which a third
+// party may write) still sent on that yes, and nobody was told the record was cut. And a template
+// asked for without a language showed, and bound, its first 3 languages only, saying nothing of
+// the rest. Now every record that may go binds the yes whole, a cut one says so, and the languages
+// not shown are named.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
+
+let sandbox: Sandbox;
+let channel: InProcess;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  channel = await inProcess(DOMAINS.channel!, sandbox);
+});
+afterAll(async () => {
+  await channel?.close();
+  await sandbox?.close();
+});
+
+const SEND = 'channel.whatsapp.send';
+const tokenOf = (result: CallToolResult) => structuredOf(result).confirmationToken as string;
+const templates = () => sandbox.tenant('A').templates as Array<Record<string, unknown>>;
+
+/** Runs `body` with the tenant's templates replaced by `records`, then puts the seeded ones back. */
+async function withTemplates(records: Array<Record<string, unknown>>, body: () => Promise<void>) {
+  const saved = templates().map((item) => ({ ...item }));
+  templates().splice(0, templates().length, ...records);
+  try {
+    await body();
+  } finally {
+    templates().splice(0, templates().length, ...saved);
+  }
+}
+
+describe('review36: the yes to a template send is bound to every template that may go, whole', () => {
+  it('a record longer than the preview shows, changed past the cut after the preview, sends nothing on that yes', async () => {
+    // A carousel-like record: its example media links alone run past the preview's cut.
+    const cards = Array.from({ length: 12 }, (_, index) => ({
+      header: `https://scontent.example.net/v/t61.29466-34/${'x'.repeat(400)}/${index}`,
+      body: `Kartu ${index}: koleksi batik tulis`,
+    }));
+    const record = { name: 'katalog_batik', language: 'id', status: 'APPROVED', category: 'MARKETING', cards, footer: 'Balas STOP untuk berhenti' };
+    expect(JSON.stringify(record).length).toBeGreaterThan(6000);
+    await withTemplates([record], async () => {
+      const params = { msisdn: '6281299990061', template: { name: 'katalog_batik', language: 'id' } };
+      const preview = await channel.call(SEND, params);
+      expect(structuredOf(preview).outcome).toBe('preview');
+      expect(textOf(preview)).not.toContain('Balas STOP untuk berhenti');
+      expect(textOf(preview)).toMatch(/\(cut after 6,000 of its [\d,]+ characters: channel\.whatsapp\.templates shows it whole\)/);
+
+      // The tail the preview did not show changes: the person never agreed to the new text.
+      record.footer = 'Klik tautan ini untuk hadiah';
+      const before = countCarriedOut(sandbox, SEND);
+      const again = await channel.call(SEND, params, { confirmationToken: tokenOf(preview) });
+      expect(structuredOf(again).outcome, textOf(again)).not.toBe('done');
+      expect(countCarriedOut(sandbox, SEND)).toBe(before);
+    });
+  });
+
+  it('a template asked for without a language names the languages it does not show, and binds them too', async () => {
+    const languages = ['id', 'en', 'ms', 'jv'];
+    const records = languages.map((language) => ({ name: 'order_update', language, status: 'APPROVED', body: `Pesanan {{1}} (${language})` }));
+    await withTemplates(records, async () => {
+      const params = { msisdn: '6281299990062', template: { name: 'order_update', parameters: ['4711'] } };
+      const preview = await channel.call(SEND, params);
+      expect(structuredOf(preview).outcome).toBe('preview');
+      expect(textOf(preview)).toMatch(/and 1 more of that name, in language jv/);
+
+      (records[3] as Record<string, unknown>).body = 'Teks lain {{1}}';
+      const before = countCarriedOut(sandbox, SEND);
+      const again = await channel.call(SEND, params, { confirmationToken: tokenOf(preview) });
+      expect(structuredOf(again).outcome, textOf(again)).not.toBe('done');
+      expect(countCarriedOut(sandbox, SEND)).toBe(before);
+    });
+  });
+
+  it('a template shown whole, unchanged, still sends on its yes', async () => {
+    const params = { msisdn: '6281299990063', template: { name: 'promo_umum', language: 'id', parameters: ['Bayu', 'diskon'] } };
+    const preview = await channel.call(SEND, params);
+    expect(textOf(preview)).not.toMatch(/cut after/);
+    const before = countCarriedOut(sandbox, SEND);
+    const again = await channel.call(SEND, params, { confirmationToken: tokenOf(preview) });
+    expect(structuredOf(again).outcome, textOf(again)).toBe('done');
+    expect(countCarriedOut(sandbox, SEND)).toBe(before + 1);
+  });
+});
