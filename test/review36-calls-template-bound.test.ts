@@ -3,8 +3,10 @@
 // the yes bound to the cut, so a template changed past the cut (the API's record, which a third
 // party may write) still sent on that yes, and nobody was told the record was cut. And a template
 // asked for without a language showed, and bound, its first 3 languages only, saying nothing of
-// the rest. Now every record that may go binds the yes whole, a cut one says so, and the languages
-// not shown are named.
+// the rest. And a record with its body as a field (the sandbox's layout: name, language, body)
+// showed the body cut at 100 characters, as inWords shows any field's text, with nothing said. Now
+// every record that may go binds the yes whole, its texts are shown whole (as its JSON where words
+// would cut them), a record cut at TEMPLATE_CHARS says so, and the languages not shown are named.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
@@ -71,6 +73,24 @@ describe('review36: the yes to a template send is bound to every template that m
       expect(textOf(preview)).toMatch(/and 1 more of that name, in language jv/);
 
       (records[3] as Record<string, unknown>).body = 'Teks lain {{1}}';
+      const before = countCarriedOut(sandbox, SEND);
+      const again = await channel.call(SEND, params, { confirmationToken: tokenOf(preview) });
+      expect(structuredOf(again).outcome, textOf(again)).not.toBe('done');
+      expect(countCarriedOut(sandbox, SEND)).toBe(before);
+    });
+  });
+
+  it('a template whose body runs past 100 characters, in a flat record, is shown whole and binds the yes whole', async () => {
+    // The sandbox's own layout (name, language, body): the body is a string field of the record.
+    const body = `Halo {{1}}, terima kasih sudah berbelanja di Toko Batik Sekar. ${'Pesanan Anda sedang kami siapkan dengan hati-hati. '.repeat(5)}Salam.`;
+    const record = { name: 'terima_kasih', language: 'id', category: 'UTILITY', status: 'APPROVED', body };
+    await withTemplates([record], async () => {
+      const params = { msisdn: '6281299990064', template: { name: 'terima_kasih', language: 'id', parameters: ['Bayu'] } };
+      const preview = await channel.call(SEND, params);
+      expect(structuredOf(preview).outcome).toBe('preview');
+      expect(textOf(preview)).toContain(body);
+
+      record.body = `${body.slice(0, 150)} Klik tautan ini untuk hadiah.`;
       const before = countCarriedOut(sandbox, SEND);
       const again = await channel.call(SEND, params, { confirmationToken: tokenOf(preview) });
       expect(structuredOf(again).outcome, textOf(again)).not.toBe('done');

@@ -1,6 +1,19 @@
 // The channel domain: connected messaging channels, WhatsApp templates and one-off sends.
 import { z } from 'zod';
-import { defineDomain, inWords, msisdn, notShown, pathId, plain, quote, requiredText, type Fact, type Params, type PreviewReader } from '@engage-mcp/shared';
+import {
+  brief,
+  defineDomain,
+  inWords,
+  msisdn,
+  notShown,
+  pathId,
+  plain,
+  quote,
+  requiredText,
+  type Fact,
+  type Params,
+  type PreviewReader,
+} from '@engage-mcp/shared';
 
 const TEMPLATES = '/api/channel/v1/whatsapp/cloud/templates';
 /**
@@ -12,6 +25,15 @@ const TEMPLATE_CHARS = 6000;
 /** How many records of the name a preview shows (one per language); the others are named by language. */
 const TEMPLATES_SHOWN = 3;
 
+/** Whether inWords shows every text in `value` whole: it shows a field's text as plain() does, cut past 100 characters. */
+const wordsWhole = (value: unknown): boolean =>
+  typeof value === 'string'
+    ? plain(value) === value || plain(value) === quote(value)
+    : typeof value !== 'object' || value === null || Object.values(value).every(wordsWhole);
+
+/** A template record in words where that shows its texts whole (a body is what the customer gets), else as its JSON; either up to `max`. */
+const recordText = (item: Record<string, unknown>, max: number) => (wordsWhole(item) ? inWords(item, max) : brief(item, max));
+
 /**
  * Records that may go, as the preview shows them (the first TEMPLATES_SHOWN, a cut one said so,
  * the others named by language) and whole, for the yes to bind: a change to any of them, past a
@@ -19,9 +41,9 @@ const TEMPLATES_SHOWN = 3;
  */
 function templatesShown(items: Array<Record<string, unknown>>): { text: string; bound: string } {
   const records = items.map((item) => {
-    const whole = inWords(item, Number.POSITIVE_INFINITY);
+    const whole = recordText(item, Number.POSITIVE_INFINITY);
     const cut = `cut after ${TEMPLATE_CHARS.toLocaleString('en-US')} of its ${whole.length.toLocaleString('en-US')} characters: channel.whatsapp.templates shows it whole`;
-    return { whole, text: whole.length <= TEMPLATE_CHARS ? whole : `${inWords(item, TEMPLATE_CHARS)} (${cut})` };
+    return { whole, text: whole.length <= TEMPLATE_CHARS ? whole : `${recordText(item, TEMPLATE_CHARS)} (${cut})` };
   });
   const rest = items.slice(TEMPLATES_SHOWN);
   const languages = rest.every((item) => Object.hasOwn(item, 'language')) ? `, in language ${rest.map((item) => plain(item.language)).join(', ')}` : '';
