@@ -7,6 +7,7 @@
 // showed the body cut at 100 characters, as inWords shows any field's text, with nothing said. Now
 // every record that may go binds the yes whole, its texts are shown whole (as its JSON where words
 // would cut them), a record cut at TEMPLATE_CHARS says so, and the languages not shown are named.
+// A list read in a layout that is not a list was said to have failed; it is said to be that now.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
@@ -96,6 +97,22 @@ describe('review36: the yes to a template send is bound to every template that m
       expect(structuredOf(again).outcome, textOf(again)).not.toBe('done');
       expect(countCarriedOut(sandbox, SEND)).toBe(before);
     });
+  });
+
+  it('a template list the API gives in another layout (not a list) is said so, not said to have failed', async () => {
+    const params = { msisdn: '6281299990065', template: { name: 'promo_umum', language: 'id' } };
+    // The spec does not show the list's layout: here the records come inside an object.
+    const tenant = sandbox.tenant('A') as unknown as { templates: unknown };
+    const seeded = tenant.templates;
+    tenant.templates = { templates: seeded };
+    const preview = await channel.call(SEND, params).finally(() => {
+      tenant.templates = seeded;
+    });
+    expect(structuredOf(preview).outcome).toBe('preview');
+    expect(textOf(preview)).not.toMatch(/the look-up failed/);
+    expect(textOf(preview)).toMatch(
+      /Template “promo_umum”: the API's template list came in a layout this server does not read \(not a list\), so it is not shown here/,
+    );
   });
 
   it('a template shown whole, unchanged, still sends on its yes', async () => {

@@ -64,7 +64,12 @@ async function templateFact(params: Params, read: PreviewReader): Promise<Fact |
   const template = params.template as { name?: unknown; language?: unknown } | undefined;
   if (template === undefined) return undefined;
   const listed = await read(TEMPLATES);
-  if (!Array.isArray(listed)) return notShown(`Template ${quote(template.name)}`, undefined);
+  if (listed === undefined) return notShown(`Template ${quote(template.name)}`, undefined);
+  // Read, but not as a list (the spec does not show its layout): said so, and the yes bound to what was read.
+  if (!Array.isArray(listed)) {
+    const text = `Template ${quote(template.name)}: the API's template list came in a layout this server does not read (not a list), so it is not shown here. Check it (channel.whatsapp.templates) before agreeing.`;
+    return { text, bound: `${text} ${brief(listed, Number.POSITIVE_INFINITY)}` };
+  }
   const named = listed.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && item.name === template.name);
   if (named.length === 0)
     return `Template ${quote(template.name)}: not among the approved templates the API lists now (channel.whatsapp.templates): check the name before asking the user.`;
