@@ -115,6 +115,20 @@ describe('review36: the yes to a template send is bound to every template that m
     );
   });
 
+  it('a name listed many times over names its other languages once each, at most a few, and the preview is still shown', async () => {
+    const records = Array.from({ length: 2_000 }, (_, index) => ({
+      name: 'order_update',
+      language: index < 3 ? 'id' : `bahasa_daerah_${index % 40}_${'x'.repeat(40)}`,
+      status: 'APPROVED',
+      body: `Pesanan {{1}} (${index})`,
+    }));
+    await withTemplates(records, async () => {
+      const preview = await channel.call(SEND, { msisdn: '6281299990066', template: { name: 'order_update', parameters: ['4711'] } });
+      expect(structuredOf(preview).outcome, textOf(preview)).toBe('preview');
+      expect(textOf(preview)).toMatch(/and 1,997 more of that name, in 40 other languages: bahasa_daerah_3_x+, bahasa_daerah_4_x+, /);
+    });
+  });
+
   it('a template shown whole, unchanged, still sends on its yes', async () => {
     const params = { msisdn: '6281299990063', template: { name: 'promo_umum', language: 'id', parameters: ['Bayu', 'diskon'] } };
     const preview = await channel.call(SEND, params);

@@ -34,6 +34,18 @@ const wordsWhole = (value: unknown): boolean =>
 /** A template record in words where that shows its texts whole (a body is what the customer gets), else as its JSON; either up to `max`. */
 const recordText = (item: Record<string, unknown>, max: number) => (wordsWhole(item) ? inWords(item, max) : brief(item, max));
 
+/** How many languages of the records not shown are named: a list may hold a name many times over. */
+const LANGUAGES_NAMED = 5;
+
+/** The languages of records not shown, each once, the first LANGUAGES_NAMED of them; none where a record has no language field. */
+function otherLanguages(rest: Array<Record<string, unknown>>): string {
+  if (!rest.every((item) => Object.hasOwn(item, 'language'))) return '';
+  const languages = [...new Set(rest.map((item) => plain(item.language)))];
+  const named = languages.slice(0, LANGUAGES_NAMED).join(', ');
+  if (languages.length === 1) return `, in language ${named}`;
+  return `, in ${languages.length.toLocaleString('en-US')} other languages: ${named}${languages.length > LANGUAGES_NAMED ? ', …' : ''}`;
+}
+
 /**
  * Records that may go, as the preview shows them (the first TEMPLATES_SHOWN, a cut one said so,
  * the others named by language) and whole, for the yes to bind: a change to any of them, past a
@@ -46,8 +58,7 @@ function templatesShown(items: Array<Record<string, unknown>>): { text: string; 
     return { whole, text: whole.length <= TEMPLATE_CHARS ? whole : `${recordText(item, TEMPLATE_CHARS)} (${cut})` };
   });
   const rest = items.slice(TEMPLATES_SHOWN);
-  const languages = rest.every((item) => Object.hasOwn(item, 'language')) ? `, in language ${rest.map((item) => plain(item.language)).join(', ')}` : '';
-  const more = rest.length > 0 ? ` (and ${rest.length} more of that name${languages}, not shown here)` : '';
+  const more = rest.length > 0 ? ` (and ${rest.length.toLocaleString('en-US')} more of that name${otherLanguages(rest)}, not shown here)` : '';
   const text = `${records
     .slice(0, TEMPLATES_SHOWN)
     .map((record) => record.text)
