@@ -1,6 +1,19 @@
 // The channel domain: connected messaging channels, WhatsApp templates and one-off sends.
 import { z } from 'zod';
-import { defineDomain, inWords, msisdn, notShown, pathId, quote, requiredText, type Fact, type Params, type PreviewReader } from '@engage-mcp/shared';
+import {
+  brief,
+  defineDomain,
+  inWords,
+  msisdn,
+  notShown,
+  pathId,
+  plain,
+  quote,
+  requiredText,
+  type Fact,
+  type Params,
+  type PreviewReader,
+} from '@engage-mcp/shared';
 
 const TEMPLATES = '/api/channel/v1/whatsapp/cloud/templates';
 /**
@@ -9,6 +22,49 @@ const TEMPLATES = '/api/channel/v1/whatsapp/cloud/templates';
  * a record far past any template is cut.
  */
 const TEMPLATE_CHARS = 6000;
+/** How many records of the name a preview shows (one per language); the others are named by language. */
+const TEMPLATES_SHOWN = 3;
+
+/** Whether inWords shows every text in `value` whole: it shows a field's text as plain() does, cut past 100 characters. */
+const wordsWhole = (value: unknown): boolean =>
+  typeof value === 'string'
+    ? plain(value) === value || plain(value) === quote(value)
+    : typeof value !== 'object' || value === null || Object.values(value).every(wordsWhole);
+
+/** A template record in words where that shows its texts whole (a body is what the customer gets), else as its JSON; either up to `max`. */
+const recordText = (item: Record<string, unknown>, max: number) => (wordsWhole(item) ? inWords(item, max) : brief(item, max));
+
+/** How many languages of the records not shown are named: a list may hold a name many times over. */
+const LANGUAGES_NAMED = 5;
+
+/** The languages of records not shown, each once, the first LANGUAGES_NAMED of them; none where a record has no language field. */
+function otherLanguages(rest: Array<Record<string, unknown>>): string {
+  if (!rest.every((item) => Object.hasOwn(item, 'language'))) return '';
+  const languages = [...new Set(rest.map((item) => plain(item.language)))];
+  const named = languages.slice(0, LANGUAGES_NAMED).join(', ');
+  if (languages.length === 1) return `, in language ${named}`;
+  return `, in ${languages.length.toLocaleString('en-US')} other languages: ${named}${languages.length > LANGUAGES_NAMED ? ', …' : ''}`;
+}
+
+/**
+ * Records that may go, as the preview shows them (the first TEMPLATES_SHOWN, a cut one said so,
+ * the others named by language) and whole, for the yes to bind: a change to any of them, past a
+ * cut or in one not shown, undoes the yes.
+ */
+function templatesShown(items: Array<Record<string, unknown>>): { text: string; bound: string } {
+  const records = items.map((item) => {
+    const whole = recordText(item, Number.POSITIVE_INFINITY);
+    const cut = `cut after ${TEMPLATE_CHARS.toLocaleString('en-US')} of its ${whole.length.toLocaleString('en-US')} characters: channel.whatsapp.templates shows it whole`;
+    return { whole, text: whole.length <= TEMPLATE_CHARS ? whole : `${recordText(item, TEMPLATE_CHARS)} (${cut})` };
+  });
+  const rest = items.slice(TEMPLATES_SHOWN);
+  const more = rest.length > 0 ? ` (and ${rest.length.toLocaleString('en-US')} more of that name${otherLanguages(rest)}, not shown here)` : '';
+  const text = `${records
+    .slice(0, TEMPLATES_SHOWN)
+    .map((record) => record.text)
+    .join(' | ')}${more}`;
+  return { text, bound: records.map((record) => record.whole).join(' | ') };
+}
 
 /**
  * The approved template a send names, as the template list shows it (its layout is not in the
@@ -19,21 +75,24 @@ async function templateFact(params: Params, read: PreviewReader): Promise<Fact |
   const template = params.template as { name?: unknown; language?: unknown } | undefined;
   if (template === undefined) return undefined;
   const listed = await read(TEMPLATES);
-  if (!Array.isArray(listed)) return notShown(`Template ${quote(template.name)}`, undefined);
+  if (listed === undefined) return notShown(`Template ${quote(template.name)}`, undefined);
+  // Read, but not as a list (the spec does not show its layout): said so, and the yes bound to what was read.
+  if (!Array.isArray(listed)) {
+    const text = `Template ${quote(template.name)}: the API's template list came in a layout this server does not read (not a list), so it is not shown here. Check it (channel.whatsapp.templates) before agreeing.`;
+    return { text, bound: `${text} ${brief(listed, Number.POSITIVE_INFINITY)}` };
+  }
   const named = listed.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && item.name === template.name);
   if (named.length === 0)
     return `Template ${quote(template.name)}: not among the approved templates the API lists now (channel.whatsapp.templates): check the name before asking the user.`;
-  const shown = (items: Array<Record<string, unknown>>) =>
-    items
-      .slice(0, 3)
-      .map((item) => inWords(item, TEMPLATE_CHARS))
-      .join(' | ');
   // A list whose records carry no `language` field (its layout is not in the spec) cannot say a language is missing.
   const byLanguage = template.language !== undefined && named.some((item) => Object.hasOwn(item, 'language'));
   const inLanguage = byLanguage ? named.filter((item) => item.language === template.language) : named;
-  if (inLanguage.length === 0)
-    return `Template ${quote(template.name)}: the API lists it, but none in language ${quote(template.language)}, only: ${shown(named)}. Check the language before asking the user.`;
-  return `Template as the API lists it: ${shown(inLanguage)}`;
+  const line = (shown: string) =>
+    inLanguage.length === 0
+      ? `Template ${quote(template.name)}: the API lists it, but none in language ${quote(template.language)}, only: ${shown}. Check the language before asking the user.`
+      : `Template as the API lists it: ${shown}`;
+  const { text, bound } = templatesShown(inLanguage.length === 0 ? named : inLanguage);
+  return { text: line(text), bound: line(bound) };
 }
 
 export const channel = defineDomain('channel', 'Channels', [

@@ -60,7 +60,7 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown, op: Operation): st
     const more = issue.keys.length > MAX_KEYS_LISTED ? `; and ${issue.keys.length - MAX_KEYS_LISTED} more fields that are not` : '';
     // A field inside a nested object (a contact of an import) is named where it is, and is no list argument of the tool.
     const where = issue.path.length > 0 ? `a field of ${path}` : 'a field of this operation';
-    const hint = (key: string) => (issue.path.length > 0 ? '' : listArgumentHint(key) || filterHint(op, key));
+    const hint = (key: string) => (issue.path.length > 0 ? '' : listArgumentHint(key) || misspelledParamHint(op, key) || filterHint(op, key));
     return (
       issue.keys
         .slice(0, MAX_KEYS_LISTED)
@@ -75,6 +75,19 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown, op: Operation): st
 }
 
 const listArgumentHint = (key: string) => ((LIST_ARGUMENTS as readonly string[]).includes(key) ? ` (${key} is an argument of the tool: ${BESIDE_PARAMS})` : '');
+
+/** A field name as a model may misspell it: letter case, and _ . - between words, aside. */
+const looseName = (name: string) => name.toLowerCase().replace(/[_.-]/g, '');
+
+/**
+ * A field that is one of the operation's own params, misspelled (`campaignId` for `campaignID`):
+ * named, before any other hint (the search hint would have the model drop a param it needs).
+ */
+function misspelledParamHint(op: Operation, key: string): string {
+  const shape = (op.params.def as { shape?: Record<string, unknown> }).shape ?? {};
+  const meant = Object.keys(shape).find((name) => name !== key && looseName(name) === looseName(key));
+  return meant === undefined ? '' : ` (did you mean params.${meant}?)`;
+}
 
 /**
  * A list read given a field to filter by (`{tags: "vip"}`): the API's list takes no filter, the
