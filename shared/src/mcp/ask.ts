@@ -16,6 +16,7 @@ import type { Asking, PersonsAnswer } from '../call/context.js';
 import type { Operation } from '../model/types.js';
 import type { Logger } from '../safe/log.js';
 import { isolateRightToLeft } from '../safe/sanitize.js';
+import { callSignalOf } from './call-signal.js';
 
 export type ProtocolEra = 'legacy' | 'modern';
 
@@ -71,7 +72,8 @@ function returnedAnswer(ctx: ServerContext): Pick<Asking, 'returned'> {
  * `result: null`, `"yes"`, `true`, without settling the question, so it is watched for here).
  */
 async function elicit(mcp: McpServer, ctx: ServerContext, question: string, op: Operation, log: Logger): Promise<PersonsAnswer | { kind: 'not-shown' }> {
-  const signal = ctx.mcpReq.signal;
+  // The call's own signal: in remote mode a 2025 session's dropped POST withdraws the question too.
+  const signal = callSignalOf(ctx);
   const unreadable = new AbortController();
   const stopWatching = onUnreadableMessage(mcp, () => unreadable.abort());
   try {

@@ -22,6 +22,7 @@ import { cleanText, oneLine } from '../safe/sanitize.js';
 import type { CallContext } from '../upstream/api-client.js';
 import { toolViewMeta, type ViewInfo } from './apps.js';
 import { askingFor, type ProtocolEra } from './ask.js';
+import { callSignalOf } from './call-signal.js';
 import type { Telemetry, ToolCallSpan, ToolCallStart } from './telemetry.js';
 import { ACTION_OUTPUT_SCHEMA, READ_OUTPUT_SCHEMA, annotations, type ArgumentParser } from './tools.js';
 
@@ -252,15 +253,4 @@ function progressReporter(ctx: ServerContext): Pick<CallContext, 'signal' | 'onW
               })
               .catch(() => undefined),
   };
-}
-
-/**
- * The call's signal: the SDK's (the client's cancel, its session closed), and in remote mode the
- * request's own connection closed before its answer was written (authInfo.extra.closedUnanswered,
- * set by the service's handler). A 2025 session's call otherwise outlived its dropped POST: its
- * answer went to no one, a write waiting out a 429 was sent after its client had gone.
- */
-function callSignalOf(ctx: ServerContext): AbortSignal {
-  const closed = ctx.http?.authInfo?.extra?.closedUnanswered;
-  return closed instanceof AbortSignal ? AbortSignal.any([ctx.mcpReq.signal, closed]) : ctx.mcpReq.signal;
 }
