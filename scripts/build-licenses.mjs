@@ -76,7 +76,9 @@ function inlinedPackages(file, hostDir) {
 /** The `sources` of a file's own source map (its sourceMappingURL: a file beside it, or inline), or none. */
 function sourcesOf(file) {
   const text = readFileSync(file, 'utf8');
-  const url = /\/[/*][#@]\s*sourceMappingURL=(\S+?)\s*(?:\*\/)?\s*$/.exec(text.slice(-4096))?.[1];
+  // The last such comment, which ends the file (an inline map is longer than any fixed tail).
+  const at = text.lastIndexOf('sourceMappingURL=');
+  const url = at < 0 ? undefined : /\/[/*][#@]\s*sourceMappingURL=(\S+?)\s*(?:\*\/)?\s*$/.exec(text.slice(Math.max(0, at - 8)))?.[1];
   if (!url) return [];
   try {
     const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(url)?.[1];
