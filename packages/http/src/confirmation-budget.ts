@@ -74,13 +74,22 @@ function bringsConfirmation(body: unknown): boolean {
   return typeof params.requestState === 'string' || typeof args?.confirmationToken === 'string';
 }
 
+/**
+ * The refusal. Keys the API has not accepted share one allowance that anyone can use up (a made-up
+ * key's values are counted before they are checked), and a tenant's key is among them until this
+ * service has seen the API answer it: a preview that reads nothing (a WhatsApp send's) leaves it
+ * there. One read with the key moves it to a share of its own, which the refusal says.
+ */
 function overBudget(limit: number, accepted: boolean, waitMs: number) {
-  const whose = accepted ? 'with this API key' : 'with API keys the API has not accepted yet (all together)';
+  const whose = accepted ? 'with this API key' : 'with API keys the API has not accepted yet (all together: keys this service has not yet seen the API answer)';
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const wayOut = accepted
+    ? ''
+    : ' If this key is valid, make one read with it first (any tool that reads from the API): a key the API has answered has a share of its own, and the same confirmation can then be brought again.';
   return {
     status: 429,
     error: 'too_many_confirmations',
-    message: `More than ${limit} confirmations were brought ${whose} in the last ${WINDOW_MS / 60_000} minutes: nothing was run. Try again in ${seconds} s.`,
+    message: `More than ${limit} requests bringing a confirmation came ${whose} in the last ${WINDOW_MS / 60_000} minutes: nothing was run. Try again in ${seconds} s.${wayOut}`,
     headers: { 'retry-after': String(seconds) },
   };
 }

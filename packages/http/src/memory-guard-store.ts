@@ -1,10 +1,11 @@
 // The guardrails' state of a service without Redis (one replica): the core's memory store, bounded.
 // Remote mode takes any key that comes, made-up ones too, so what its calls leave behind must not
 // grow for the life of the process: every write that reaches an end (a 401 for a made-up key, a
-// cap's refusal sent nowhere) adds an audit line, and the core's store kept every line, and every
-// expired counter and idempotency record nobody looked up again, until the process ran out of memory
-// for every tenant. Nothing reads this record (it is gone at a restart; Redis keeps the one
-// `engage-mcp-audit verify --remote` checks), so only its latest lines are kept.
+// cap's refusal sent nowhere) adds an audit line, every send under a daily cap its key's counter,
+// and the core's store kept every line, and every expired counter and idempotency record nobody
+// looked up again, until the process ran out of memory for every tenant. Nothing reads this record
+// (it is gone at a restart; Redis keeps the one `engage-mcp-audit verify --remote` checks), so only
+// its latest lines are kept.
 import type { AuditEntry } from '@engage-mcp/shared';
 import { MemoryGuardStore } from '@engage-mcp/shared';
 
@@ -33,6 +34,15 @@ export class ServiceMemoryGuardStore extends MemoryGuardStore {
   override async take(counter: string, amount: number, cap: number, expiresAt: number) {
     this.sweep();
     return super.take(counter, amount, cap, expiresAt);
+  }
+
+  /**
+   * A counter given back to nothing is forgotten (a missing one counts 0): else a send the API
+   * refused (a made-up key's 401) left its key's day counter for 26 hours, one per made-up key.
+   */
+  override async giveBack(counter: string, amount: number) {
+    await super.giveBack(counter, amount);
+    if (this.counters.get(counter)?.value === 0) this.counters.delete(counter);
   }
 
   override async reserve(...args: Parameters<MemoryGuardStore['reserve']>) {

@@ -189,6 +189,7 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
   if (!(await ctx.store.claimOnce(used, PENDING_TTL_MS))) return answered();
   // A store that stops answering here is "try again" on the error page: the same form sent again is no second answer.
   const code = await untilIssued(ctx.store, used, async () => {
+    await ctx.clients.confirm(pending.clientId);
     const grant = await ctx.grants.create({
       clientId: pending.clientId,
       clientName: pending.clientName,

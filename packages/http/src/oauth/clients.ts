@@ -17,6 +17,8 @@ export interface Client {
   secretHash?: string;
   /** From a metadata document (its URL is the client_id). */
   cimd: boolean;
+  /** When it was registered (ms), so it keeps its lifetime when a sign-in confirms it; missing in a record an earlier version wrote. */
+  registeredAt?: number;
 }
 
 const REGISTRATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -81,13 +83,14 @@ export class Clients {
     const metadata = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     if ((await this.store.count(`dcr:${requester}`, 60 * 60 * 1000)) > REGISTRATIONS_PER_HOUR)
       throw new ClientProblem('too many registrations; try later', 'temporarily_unavailable');
-    const client = clientFrom(metadata, newId(), false);
+    const client: Client = { ...clientFrom(metadata, newId(), false), registeredAt: Date.now() };
     let secret: string | undefined;
     if (client.authMethod !== 'none') {
       secret = newSecret(SECRET_PREFIX);
       client.secretHash = hashOf(secret);
     }
-    await this.store.put(`client:${client.clientId}`, client, REGISTRATION_TTL_MS);
+    // Anyone may register: until a sign-in uses it (confirm), a full in-process store drops it first.
+    await this.store.put(`client:${client.clientId}`, client, REGISTRATION_TTL_MS, { disposable: true });
     const issuedAt = Math.floor(Date.now() / 1000);
     return {
       client_id: client.clientId,
@@ -106,6 +109,18 @@ export class Clients {
     if (clientId.startsWith('https://')) return this.fromDocument(clientId, requester);
     if (!/^[\w-]{1,64}$/.test(clientId)) return undefined;
     return this.store.get<Client>(`client:${clientId}`);
+  }
+
+  /**
+   * A registration a person signed in with (a consent given with a key the API accepted): no longer
+   * disposable (store.ts), so registrations made by anyone never push it out. Its lifetime is kept.
+   */
+  async confirm(clientId: string): Promise<void> {
+    if (!/^[\w-]{1,64}$/.test(clientId)) return; // a metadata document's URL: nothing stored
+    const client = await this.store.get<Client>(`client:${clientId}`);
+    if (!client) return;
+    const left = (client.registeredAt ?? Date.now()) + REGISTRATION_TTL_MS - Date.now();
+    if (left > 0) await this.store.replace(`client:${clientId}`, client, left);
   }
 
   /** Token and revocation endpoints: the client, if its authentication (none, or its secret) holds. */

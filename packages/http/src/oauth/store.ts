@@ -4,8 +4,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Owed, RedisReplyError, type RedisClient } from '../redis.js';
 
+/** `disposable`: a record anyone may make (a client registration no sign-in has used yet): a full in-process store drops it before any other live record. */
+export interface PutOptions {
+  disposable?: boolean;
+}
+
 export interface OAuthStore {
-  put(key: string, value: unknown, ttlMs: number): Promise<void>;
+  put(key: string, value: unknown, ttlMs: number, options?: PutOptions): Promise<void>;
   /** Writes only over a live record (false when it is gone): an update never brings back what was deleted meanwhile. */
   replace(key: string, value: unknown, ttlMs: number): Promise<boolean>;
   get<T>(key: string): Promise<T | undefined>;
@@ -25,43 +30,59 @@ export interface OAuthStore {
   removeMember(set: string, member: string): Promise<void>;
 }
 
-/** How many records one process keeps at most: expired ones are dropped first, then the oldest. */
+/** How many records one process keeps at most: expired ones are dropped first, then the oldest disposable one, then the oldest. */
 const MEMORY_LIMIT = 200_000;
 /** A full store looks for expired records at most this often (a sweep reads every record). */
 const SWEEP_GAP_MS = 1_000;
 
 export class MemoryOAuthStore implements OAuthStore {
   private readonly records = new Map<string, { value: unknown; expiresAt: number }>();
+  /** The keys of disposable records, oldest first. */
+  private readonly disposable = new Set<string>();
   private sweptAt = 0;
+
+  /** `limit`: MEMORY_LIMIT but in tests. */
+  constructor(private readonly limit = MEMORY_LIMIT) {}
 
   private live(key: string): { value: unknown; expiresAt: number } | undefined {
     const record = this.records.get(key);
-    if (record && record.expiresAt <= Date.now()) this.records.delete(key);
+    if (record && record.expiresAt <= Date.now()) this.drop(key);
     return record && record.expiresAt > Date.now() ? record : undefined;
   }
 
-  private set(key: string, value: unknown, ttlMs: number): void {
+  private drop(key: string): void {
     this.records.delete(key);
-    if (this.records.size >= MEMORY_LIMIT) this.makeRoom();
+    this.disposable.delete(key);
+  }
+
+  private set(key: string, value: unknown, ttlMs: number, disposable = false): void {
+    this.drop(key);
+    if (this.records.size >= this.limit) this.makeRoom();
     this.records.set(key, { value, expiresAt: Date.now() + ttlMs });
+    if (disposable) this.disposable.add(key);
   }
 
   /**
    * Expired records first: most are never looked up again (a spent token's claim, a counter), and
    * dropping only the oldest let one tenant's refreshes in a loop, or a busy service in time, push
-   * out every tenant's live grants, tokens and client registrations. The oldest live one only then.
+   * out every tenant's live grants, tokens and client registrations. Then the oldest disposable one:
+   * registrations cost nothing but an address (20 an hour each), and one with many addresses (an
+   * IPv6 /48 is 65,536 of them) filled the store with registrations living 30 days, after which
+   * every new record pushed out the oldest live one, a tenant's registration, whose refresh then
+   * failed (invalid_client) and whose person had to sign in again. The oldest live one only then.
    */
   private makeRoom(): void {
     const now = Date.now();
     if (Math.abs(now - this.sweptAt) >= SWEEP_GAP_MS) {
       this.sweptAt = now;
-      for (const [key, record] of this.records) if (record.expiresAt <= now) this.records.delete(key);
+      for (const [key, record] of this.records) if (record.expiresAt <= now) this.drop(key);
     }
-    if (this.records.size >= MEMORY_LIMIT) this.records.delete(this.records.keys().next().value as string);
+    if (this.records.size < this.limit) return;
+    this.drop((this.disposable.values().next().value ?? this.records.keys().next().value) as string);
   }
 
-  async put(key: string, value: unknown, ttlMs: number): Promise<void> {
-    this.set(key, structuredClone(value), ttlMs);
+  async put(key: string, value: unknown, ttlMs: number, options?: PutOptions): Promise<void> {
+    this.set(key, structuredClone(value), ttlMs, options?.disposable === true);
   }
 
   async replace(key: string, value: unknown, ttlMs: number): Promise<boolean> {
@@ -76,7 +97,7 @@ export class MemoryOAuthStore implements OAuthStore {
   }
 
   async delete(key: string): Promise<void> {
-    this.records.delete(key);
+    this.drop(key);
   }
 
   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
@@ -86,7 +107,7 @@ export class MemoryOAuthStore implements OAuthStore {
   }
 
   async unclaim(key: string): Promise<void> {
-    this.records.delete(key);
+    this.drop(key);
   }
 
   async count(key: string, ttlMs: number): Promise<number> {

@@ -1,0 +1,69 @@
+// Review 36 (remote): without Redis each key has a share of confirmations (review35,
+// confirmation-budget.ts), and keys the API has not accepted share one allowance between them. A
+// request is counted when it brings a confirmationToken or a requestState, before the value is
+// checked: a made-up key sending values that were never issued ("not-a-token") uses up that
+// allowance at no cost, no preview needed. A tenant's key is among those keys until this service has
+// seen the API answer it, and a WhatsApp send's preview reads nothing: the tenant's yes was refused
+// as "API keys the API has not accepted yet", which says its key is bad, and nothing said how to get
+// past it. The refusal now says: one read with a valid key gives it a share of its own, and the same
+// confirmation then goes through. Shown with an allowance of 50.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { CATALOGS } from '../packages/http/src/catalogs.js';
+import { startService, type Service } from '../packages/http/src/service.js';
+import { modernClient } from './service-process.js';
+import { structuredOf, textOf } from './helpers.js';
+
+let sandbox: Sandbox;
+let service: Service;
+const clients: ModernClient[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  service = await startService({
+    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
+    catalogs: CATALOGS,
+    port: 0,
+    writeLog: () => undefined,
+    confirmationBudget: { perKey: 100, unaccepted: 50 },
+  });
+});
+afterAll(async () => {
+  await Promise.allSettled(clients.map((client) => client.close()));
+  await service?.close();
+  await sandbox?.close();
+});
+
+async function client(key: string, domain = 'channel'): Promise<ModernClient> {
+  const made = await modernClient(service.url, key, { domain });
+  clients.push(made);
+  return made;
+}
+
+const send = (message: string, confirmationToken?: string) => ({
+  name: 'channel_action',
+  arguments: { operationId: 'channel.whatsapp.send', params: { msisdn: '081234567890', message }, ...(confirmationToken ? { confirmationToken } : {}) },
+});
+
+describe("values never issued, from a made-up key, and a tenant's first yes on this service", () => {
+  it('the refusal says how to get past it, and past one read the same confirmation is carried out', { timeout: 60_000 }, async () => {
+    const attacker = await client('made-up-key-0123456789abcdef');
+    for (let at = 0; at < 50; at++) expect(textOf((await attacker.callTool(send('x', 'not-a-token'))) as never)).toMatch(/not valid/);
+    const tenant = await client(sandbox.keys.otherTenant);
+    const preview = structuredOf((await tenant.callTool(send('Your order shipped'))) as never);
+    const token = preview.confirmationToken as string;
+    const refused = await tenant.callTool(send('Your order shipped', token)).then(
+      () => '',
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/too_many_confirmations/);
+    expect(refused).toMatch(/nothing was run/);
+    expect(refused).toMatch(/make one read with it first/);
+    // As the refusal says: one read, then the same confirmation.
+    const reader = await client(sandbox.keys.otherTenant, 'channel');
+    expect((await reader.callTool({ name: 'channel_read', arguments: { operationId: 'channel.list' } })).isError).toBeFalsy();
+    const done = await tenant.callTool(send('Your order shipped', token));
+    expect(structuredOf(done as never).outcome, textOf(done as never)).toBe('done');
+  });
+});
