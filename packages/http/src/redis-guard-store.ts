@@ -55,14 +55,21 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {1, count}
 `);
 
-/** KEYS[1] the counter. ARGV: amount. Takes it back, never below 0; a counter that expired stays gone (no key without expiry). */
+/**
+ * KEYS[1] the counter. ARGV: amount. Takes it back, never below 0; a counter that expired stays gone
+ * (no key without expiry), and one given back to 0 goes (a made-up key's refused send leaves nothing).
+ */
 export const GIVE_BACK = script(`
 local held = redis.call('GET', KEYS[1])
 if not held then return 0 end
 local count = tonumber(held)
 if count == nil then return redis.error_reply('ENGAGE not a counter') end
 local left = math.max(0, count - tonumber(ARGV[1]))
-redis.call('DECRBY', KEYS[1], count - left)
+if left == 0 then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('DECRBY', KEYS[1], count - left)
+end
 return left
 `);
 
