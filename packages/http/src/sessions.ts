@@ -125,14 +125,16 @@ export class Sessions {
    * used session; a key the API has not accepted yet takes the place of the least recently used
    * of such keys' sessions (made-up keys push out only each other). When every accepted place is
    * taken, the key holding the most gives up its least recently used one to a key holding at least
-   * two fewer: one tenant's many keys cannot keep every other tenant out. False: no such key.
+   * two fewer: one tenant's many keys cannot keep every other tenant out. A session with a call in
+   * flight is given up last (its call would never be answered), and never for another key: with
+   * none of that key's idle, the new session is refused. False: no such key, or no idle session.
    */
   private makeRoom(keyId: string): boolean {
     const own = [...this.open].filter(([, session]) => session.keyId === keyId);
-    if (own.length >= this.limits.maxSessionsPerKey) void this.close(leastRecentlyUsed(own));
+    if (own.length >= this.limits.maxSessionsPerKey) void this.close(leastRecentlyUsedIdleFirst(own));
     if (!this.isAccepted(keyId)) {
       const unaccepted = [...this.open].filter(([, session]) => !this.isAccepted(session.keyId));
-      if (unaccepted.length >= this.limits.maxUnacceptedSessions) void this.close(leastRecentlyUsed(unaccepted));
+      if (unaccepted.length >= this.limits.maxUnacceptedSessions) void this.close(leastRecentlyUsedIdleFirst(unaccepted));
       return true;
     }
     const byKey = new Map<string, Array<[string, Session]>>();
@@ -147,7 +149,9 @@ export class Sessions {
     if (accepted < this.limits.maxSessions) return true;
     const largest = [...byKey.values()].reduce((most, each) => (each.length > most.length ? each : most), []);
     if (largest.length <= (byKey.get(keyId)?.length ?? 0) + 1) return false;
-    void this.close(leastRecentlyUsed(largest));
+    const idle = largest.filter(([, session]) => session.calls.size === 0);
+    if (idle.length === 0) return false;
+    void this.close(leastRecentlyUsed(idle));
     return true;
   }
 
@@ -221,4 +225,10 @@ function keyIdOf(clientId: string): string {
 
 function leastRecentlyUsed(sessions: Array<[string, Session]>): string {
   return sessions.reduce((oldest, each) => (each[1].lastSeen < oldest[1].lastSeen ? each : oldest))[0];
+}
+
+/** The least recently used session with no call in flight, the least recently used of all if every one has one. */
+function leastRecentlyUsedIdleFirst(sessions: Array<[string, Session]>): string {
+  const idle = sessions.filter(([, session]) => session.calls.size === 0);
+  return leastRecentlyUsed(idle.length > 0 ? idle : sessions);
 }
