@@ -273,6 +273,8 @@ export class ApiClient {
     const callerSignal = ctx.signal;
     if (callerSignal?.aborted) throw new UpstreamError('cancelled', 'cancelled', { mayHaveHappened: false });
     const dispatcher = await this.getDispatcher();
+    // A stop that landed during the attempt's awaits (the mark's renewal, the first load of undici): no write begins after it.
+    if (!req.safe && this.stopping.signal.aborted) throw new UpstreamError('cancelled', 'the server is stopping', { mayHaveHappened: false });
     const timeoutMs = req.lookup ? Math.min(this.config.timeoutMs, LOOKUP_TIMEOUT_MS) : this.config.timeoutMs;
     // A write, once it leaves, is not abandoned when the host cancels: it runs to its answer within
     // its deadline, so the server learns (and remembers) whether it was carried out. A host that
