@@ -17,6 +17,8 @@ export interface GuardSettings {
   allowedOrigins: string[];
   maxBodyBytes: number;
   maxConcurrentPerKey: number;
+  /** Calls in flight of all keys the API has not accepted yet, together (their upstream share is 2 slots). */
+  maxInFlightUnaccepted: number;
   requestTimeoutMs: number;
 }
 
@@ -26,6 +28,8 @@ export interface GuardDeps {
   metrics: ServiceMetrics;
   /** OAuth, when ENGAGE_OAUTH_KEK is set. */
   oauth?: OAuth;
+  /** Has the API accepted this key (fairness.ts)? Without it, every key counts as accepted. */
+  isAccepted?: (keyId: string) => boolean;
 }
 
 /** The 401 for a key that is a placeholder or an unexpanded reference; the value is never quoted. */
@@ -136,11 +140,20 @@ function bodySizeGuard(deps: GuardDeps): Guard['check'] {
   };
 }
 
-/** Calls (POSTs) count against the key's limit; long-lived 2025 notification streams (GET) and session ends (DELETE) do not. */
-function perKeyLimitGuard({ settings, metrics }: GuardDeps): Guard['check'] {
+/**
+ * Calls (POSTs) count against the key's limit; long-lived 2025 notification streams (GET) and
+ * session ends (DELETE) do not. Calls of keys the API has not accepted yet (new or made-up: any
+ * string passes as a key until the API answers 401) also count against one bound for all such keys:
+ * they share 2 upstream slots, so more in flight only wait, each holding its request, and anyone
+ * could otherwise hold the service's memory without a key.
+ */
+function perKeyLimitGuard(deps: GuardDeps): Guard['check'] {
+  const { settings, metrics } = deps;
   const perKey = new Map<string, number>();
   const limit = settings.maxConcurrentPerKey;
-  return ({ req, res, keyId }) => {
+  let unaccepted = 0;
+  return (exchange) => {
+    const { req, res, keyId } = exchange;
     if (req.method !== 'POST' || keyId === undefined) return undefined;
     const current = perKey.get(keyId) ?? 0;
     if (current >= limit) {
@@ -148,8 +161,15 @@ function perKeyLimitGuard({ settings, metrics }: GuardDeps): Guard['check'] {
       const message = `More than ${limit} calls in flight with this key; retry after a call finishes.`;
       return { status: 429, error: 'too_many_requests', message, headers: { 'retry-after': '1' } };
     }
+    const counted = deps.isAccepted?.(keyId) === false;
+    if (counted && unaccepted >= settings.maxInFlightUnaccepted) {
+      const message = `More than ${settings.maxInFlightUnaccepted} calls of keys this service has not yet seen the API accept are in flight; retry in a moment. A key's calls are not held back by this once the API has answered one of them.`;
+      return refused(deps, exchange, 'unaccepted_busy', { status: 503, error: 'unaccepted_keys_busy', message, headers: { 'retry-after': '1' } });
+    }
     perKey.set(keyId, current + 1);
+    if (counted) unaccepted++;
     res.once('close', () => {
+      if (counted) unaccepted--;
       const left = (perKey.get(keyId) ?? 1) - 1;
       if (left > 0) perKey.set(keyId, left);
       else perKey.delete(keyId);

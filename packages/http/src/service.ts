@@ -92,6 +92,8 @@ export interface ServiceOptions {
   spent?: SpentStore;
   /** Confirmations each key may bring per 10 minutes while spent ones are kept in this process (confirmation-budget.ts). */
   confirmationBudget?: ConfirmationBudgetLimits;
+  /** Calls in flight of all keys the API has not accepted yet, together (guards.ts); 256 by default. */
+  unacceptedInFlight?: number;
   secret?: Uint8Array;
   /** The pace of one key: a local Pacer by default, shared through Redis for several replicas. */
   pace?: (keyFingerprint: string) => PaceKeeper;
@@ -138,6 +140,9 @@ const DEFAULTS = {
   maxSessionsPerKey: 100,
   // About 24 KiB each (10,000 took 237 MiB): made-up keys hold at most ~24 MiB, and never an accepted key's place.
   maxUnacceptedSessions: 1_000,
+  // Calls of keys not yet accepted share 2 upstream slots, so more in flight only wait: a few hundred
+  // is a deep queue, and bounds what anyone without a key can hold (bodies up to 4 MiB each).
+  unacceptedInFlight: 256,
 };
 
 type Settings = typeof DEFAULTS & ServiceOptions;
@@ -181,7 +186,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     (keyId) => fairness.isAccepted(keyId),
   );
   const handle = requestHandler({
-    guards: createGuards({ settings: guardSettings(settings, endpoints), drain, metrics, ...(oauth ? { oauth } : {}) }),
+    guards: createGuards({
+      settings: guardSettings(settings, endpoints),
+      drain,
+      metrics,
+      isAccepted: (keyId) => fairness.isAccepted(keyId),
+      ...(oauth ? { oauth } : {}),
+    }),
     mcpPaths: new Set(endpoints.keys()),
     drain,
     metrics,
@@ -254,6 +265,7 @@ function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) 
     allowedOrigins: settings.allowedOrigins ?? localhostAllowedOrigins(),
     maxBodyBytes: settings.maxBodyBytes,
     maxConcurrentPerKey: settings.maxConcurrentPerKey,
+    maxInFlightUnaccepted: settings.unacceptedInFlight,
     requestTimeoutMs: settings.requestTimeoutMs,
   };
 }
