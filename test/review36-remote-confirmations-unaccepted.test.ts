@@ -6,7 +6,8 @@
 // seen the API answer it, and a WhatsApp send's preview reads nothing: the tenant's yes was refused
 // as "API keys the API has not accepted yet", which says its key is bad, and nothing said how to get
 // past it. The refusal now says: one read with a valid key gives it a share of its own, and the same
-// confirmation then goes through. Shown with an allowance of 50.
+// confirmation then goes through. Shown with an allowance of 50. (Since review37 a share is charged
+// when a value is spent, so the allowance is used here with values a made-up key really spent.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
@@ -48,8 +49,10 @@ const send = (message: string, confirmationToken?: string) => ({
 
 describe("values never issued, from a made-up key, and a tenant's first yes on this service", () => {
   it('the refusal says how to get past it, and past one read the same confirmation is carried out', { timeout: 60_000 }, async () => {
+    // Spent values (review37: values never issued are no longer charged): each token brought back with other params is spent, and a fresh one comes back.
     const attacker = await client('made-up-key-0123456789abcdef');
-    for (let at = 0; at < 50; at++) expect(textOf((await attacker.callTool(send('x', 'not-a-token'))) as never)).toMatch(/not valid/);
+    let spent = structuredOf((await attacker.callTool(send('x'))) as never).confirmationToken as string;
+    for (let at = 0; at < 50; at++) spent = structuredOf((await attacker.callTool(send(`x ${at}`, spent))) as never).confirmationToken as string;
     const tenant = await client(sandbox.keys.otherTenant);
     const preview = structuredOf((await tenant.callTool(send('Your order shipped'))) as never);
     const token = preview.confirmationToken as string;

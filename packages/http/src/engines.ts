@@ -38,6 +38,12 @@ export interface EngineOptions {
   slots?: (keyFingerprint: string) => UpstreamSlots;
   /** Has the API accepted this key (fairness.ts)? Only such keys' locks share the room of every tenant's (key-locks.ts). */
   isAccepted?: (keyFingerprint: string) => boolean;
+  /**
+   * Charged just before a confirmation is spent (`token:<nonce>` or `state:<nonce>`, as the core's
+   * confirmations.ts names it): may refuse it (throws: nothing spent); returns how to give the
+   * charge back when the value was not spent after all (spent before, or the store refused it).
+   */
+  chargeSpend?: (id: string) => () => void;
   /** Told when the API answers 401 for a request's key (OAuth ends the grants made with it). */
   onKeyRefused?: (apiKey: string) => void;
   /** The guardrails' counters, idempotency records and audit record: Redis for several replicas, else this process's memory. */
@@ -66,7 +72,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   if (!first?.ok) throw new StartupError('no domains to serve');
   const client = new ApiClient(first.config, log);
   if (options.onKeyRefused) tellKeyRefused(client, options.onKeyRefused);
-  const spent = countedSpentStore(options.spent ?? new MemorySpentStore(), metrics);
+  const spent = countedSpentStore(options.spent ?? new MemorySpentStore(), metrics, options.chargeSpend);
   const paceOf = pacesOfKeys(options.pace);
   const onCall = ({ domain, ok, ms }: { domain: string; ok: boolean; ms: number }) => {
     metrics.calls.inc({ domain, outcome: ok ? 'ok' : 'error' });
@@ -123,10 +129,18 @@ function tellKeyRefused(client: ApiClient, onKeyRefused: (apiKey: string) => voi
   };
 }
 
-function countedSpentStore(store: SpentStore, metrics: ServiceMetrics): SpentStore {
+/** The store, counted in the metrics; each value spent is charged first (`chargeSpend`), and given back unless it was spent now. */
+function countedSpentStore(store: SpentStore, metrics: ServiceMetrics, chargeSpend?: (id: string) => () => void): SpentStore {
   return {
     async consume(nonce, expiresAt) {
-      const firstUse = await store.consume(nonce, expiresAt);
+      // Charged before the store is asked, so concurrent spends of one key see each other's charges.
+      const giveBack = chargeSpend?.(nonce);
+      let firstUse = false;
+      try {
+        firstUse = await store.consume(nonce, expiresAt);
+      } finally {
+        if (!firstUse) giveBack?.();
+      }
       metrics.confirmations.inc({ outcome: firstUse ? 'redeemed' : 'replayed' });
       return firstUse;
     },

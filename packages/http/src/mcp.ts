@@ -105,7 +105,8 @@ export type NodeMcpHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: S
 
 /**
  * The MCP face as a Node handler; the request's authInfo (its key) was set by the guards.
- * `confirmations`: the share of confirmations each key may bring (confirmation-budget.ts), when spent ones are kept in this process.
+ * `confirmations`: the share of confirmations each key may spend (confirmation-budget.ts), when spent ones are kept in this process:
+ * a request bringing one is refused here when its key's share is used, and notes which key brought it.
  */
 export function mcpHandler(
   endpoints: Map<string, McpEndpoint>,

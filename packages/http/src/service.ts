@@ -90,7 +90,7 @@ export interface ServiceOptions {
   maxUnacceptedSessions?: number;
   /** Spent confirmation nonces: in-process by default (one replica), Redis for several. */
   spent?: SpentStore;
-  /** Confirmations each key may bring per 10 minutes while spent ones are kept in this process (confirmation-budget.ts). */
+  /** Confirmations each key may spend per 10 minutes while spent ones are kept in this process (confirmation-budget.ts). */
   confirmationBudget?: ConfirmationBudgetLimits;
   /** Calls in flight of all keys the API has not accepted yet, together (guards.ts); 256 by default. */
   unacceptedInFlight?: number;
@@ -170,8 +170,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const fairness = new Fairness({ perKey: settings.upstreamPerKey, unaccepted: settings.upstreamUnaccepted });
   let oauth: OAuth | undefined;
   const onKeyRefused = options.oauth ? { onKeyRefused: (key: string) => oauth?.keyRefused(key) } : {};
+  const confirmations = confirmationBudgetOf(options, fairness);
+  const chargeSpend = confirmations ? { chargeSpend: (id: string) => confirmations.chargeSpend(id) } : {};
   const engines = startEngines(
-    { ...options, ...onKeyRefused, slots: (keyId) => fairness.slotsOf(keyId), isAccepted: (keyId) => fairness.isAccepted(keyId) },
+    { ...options, ...onKeyRefused, ...chargeSpend, slots: (keyId) => fairness.slotsOf(keyId), isAccepted: (keyId) => fairness.isAccepted(keyId) },
     metrics,
     log,
   );
@@ -196,7 +198,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     mcpPaths: new Set(endpoints.keys()),
     drain,
     metrics,
-    serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log, confirmationBudgetOf(options, fairness)),
+    serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log, confirmations),
     ...(oauth ? { oauth } : {}),
   });
   const server = await listen(settings, handle, log, new Set(endpoints.keys()));
