@@ -10,7 +10,7 @@ export { createLogger, logSafe, redactor, type Logger } from './safe/log.js';
 export { ApiClient } from './upstream/api-client.js';
 export { Pacer, type PaceKeeper, type UpstreamSlots } from './upstream/pacing.js';
 export { validateParams } from './call/validate.js';
-export { Confirmations, MemorySpentStore, canonicalJson, keyFingerprint, type SpentStore } from './call/confirmations.js';
+export { Confirmations, MemorySpentStore, canonicalJson, issuedIdOf, keyFingerprint, type SpentStore } from './call/confirmations.js';
 export { CONFIRMATION_NOT_CHECKED } from './call/outcomes.js';
 export { chainAuditLine, remoteAuditSecret, type AuditEntry, type AuditHead } from './call/audit.js';
 export { ClaimsPaused, MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';

@@ -13,7 +13,7 @@
 // once all pass the arrival check, so the spend checks again, before the value is spent: past the
 // share it is refused there (a tool error, nothing spent), and no share is ever exceeded.
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { InputError } from '@engage-mcp/shared';
+import { InputError, issuedIdOf } from '@engage-mcp/shared';
 import { refusalResponse } from './respond.js';
 
 export interface ConfirmationBudgetLimits {
@@ -35,8 +35,6 @@ const KEYS_BEFORE_SWEEP = 10_000;
 const MAX_NOTES = 20_000;
 /** Values noted from one request: a call brings one (two at most); the rest are charged as a made-up key's. */
 const MAX_NOTES_PER_REQUEST = 4;
-/** The first part of a value we issue (shared/src/call/confirmations.ts): its prefix and nonce. */
-const ISSUED_HEAD = { token: /^ct_[\w-]{1,64}$/, state: /^rs_[\w-]{1,64}$/ };
 
 export const CONFIRMATION_BUDGET: ConfirmationBudgetLimits = { perKey: 2_000, unaccepted: 10_000 };
 
@@ -140,8 +138,8 @@ function confirmationIdsIn(body: unknown): string[] | undefined {
       const value = brought[kind];
       if (typeof value !== 'string') continue;
       brings = true;
-      const head = value.split('.', 1)[0] as string;
-      if (ISSUED_HEAD[kind].test(head)) ids.push(`${kind}:${head}`);
+      const id = issuedIdOf(kind, value);
+      if (id) ids.push(id);
     }
   }
   return brings ? ids : undefined;

@@ -17,6 +17,18 @@ export type ConfirmationKind = 'token' | 'state';
 const PREFIX: Record<ConfirmationKind, string> = { token: 'ct_', state: 'rs_' };
 const TTL: Record<ConfirmationKind, number> = { token: TOKEN_TTL_MS, state: REQUEST_STATE_TTL_MS };
 
+/** A value's first part as this server issues it: its prefix and its nonce (16 random bytes, base64url). */
+const ISSUED_HEAD: Record<ConfirmationKind, RegExp> = { token: /^ct_[\w-]{1,64}$/, state: /^rs_[\w-]{1,64}$/ };
+
+/**
+ * The id the spent store knows a value by (`token:<nonce>`), if the value has the shape this server
+ * issues (not that it is genuine: only `redeem` says that); undefined for anything else.
+ */
+export function issuedIdOf(kind: ConfirmationKind, value: string): string | undefined {
+  const head = value.split('.', 1)[0] ?? '';
+  return ISSUED_HEAD[kind].test(head) ? `${kind}:${head}` : undefined;
+}
+
 /** `mismatch`: issued for another call, and spent by this one; `spent-mismatch`: the same, but spent before (its write may have run). */
 export type Redemption = 'ok' | 'unknown' | 'expired' | 'mismatch' | 'spent-mismatch' | 'spent';
 
