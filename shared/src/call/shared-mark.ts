@@ -126,14 +126,24 @@ function storeSilentBeforeSend(op: Operation, mark: SharedMark, why: string): st
   return `${op.id} was not sent: after a long wait to send it, this server could not check with the shared state store that no other server had taken the same write over (${why}). Nothing was sent by this call.${again}`;
 }
 
-/** How the marked write ended, told to the shared store (tried SETTLE_TRIES times; a failure is logged, and the lease ends the mark). */
-export async function settleShared(deps: CallDeps, mark: SharedMark | undefined, outcome: 'done' | 'unknown' | 'refused'): Promise<void> {
+/**
+ * How the marked write ended, told to the shared store (tried SETTLE_TRIES times; a failure is
+ * logged, and the lease ends the mark). `unread`: its host had gone by its answer; noted for a
+ * write that needs no yes, so the same write asked on any server sharing the store is told, once.
+ */
+export async function settleShared(
+  deps: CallDeps,
+  mark: SharedMark | undefined,
+  outcome: 'done' | 'unknown' | 'refused',
+  { unread = false }: { unread?: boolean } = {},
+): Promise<void> {
   if (!mark) return;
   clearInterval(mark.renewing);
   const store = deps.guard.store();
+  const noted = unread && outcome === 'done' && !mark.needsYes;
   for (let tries = 1; ; tries++) {
     try {
-      await store.settleWrite?.(mark.write, mark.id, outcome);
+      await store.settleWrite?.(mark.write, mark.id, outcome, ...(noted ? [true] : []));
       if (mark.confirmation) await noteSharedConfirmation(deps, mark.confirmation, { at: mark.at, outcome });
       return;
     } catch (error) {
@@ -143,6 +153,14 @@ export async function settleShared(deps: CallDeps, mark: SharedMark | undefined,
       }
     }
   }
+}
+
+/** The write's unread answer was given by the server that kept it: the shared store's note goes too (best effort: logged). */
+export async function forgetSharedUnread(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<void> {
+  await deps.guard
+    .store()
+    .forgetUnread?.(writeDigest(call.caller.keyId, op.id, params))
+    .catch((error: unknown) => deps.log.warn(`the shared store did not drop the unread note of ${op.id}: ${messageOf(error)}`));
 }
 
 /**

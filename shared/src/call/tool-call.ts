@@ -12,6 +12,7 @@ import { confirm, isApproval, lastSentOf, spentUnsent, type Approval } from './c
 import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
 import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
 import { failedCall, notConfigured, refusedAfterToken, stoppedWhileWaiting, type CallStage } from './outcomes.js';
+import { forgetSharedUnread } from './shared-mark.js';
 import { answer, claim, gate, prepare, resolve, screen, send } from './stages.js';
 import { answerUnread, keepUnread, takeUnread } from './undelivered.js';
 
@@ -59,6 +60,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     const unread = ungated ? takeUnread(call, op, prepared.params) : undefined;
     if (unread) {
       write.held.repeated = true;
+      await forgetSharedUnread(deps, call, op, prepared.params);
       return unread;
     }
     const early = call.kind === 'action' ? await beforeConfirm(deps.guard, call, op, prepared.params, write.held) : undefined;
