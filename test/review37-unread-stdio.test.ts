@@ -90,26 +90,50 @@ it('a write whose answer was read is sent again by the next server, as before', 
   expect(countCarriedOut(sandbox, SEND) - carried).toBe(2);
 });
 
-it('the server that kept the answer in memory gives it, and the note in the state directory goes with it', { timeout: 60_000 }, async () => {
-  const dir = stateDir();
-  const params = { msisdn: '6281377700074', message: 'Pesanan 9004 dikirim' };
-  const carried = countCarriedOut(sandbox, SEND);
-  const [first, other] = await Promise.all([launched(dir), launched(dir)]);
+/** The host of `server` cancels the send while it is at the API; the server stays up, its answer kept in its memory. */
+async function cancelMidSend(server: LaunchedServer, params: Record<string, unknown>, carried: number): Promise<void> {
   sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 600 });
   const before = requestsAtApi(sandbox, SEND);
   const host = new AbortController();
-  const pending = first.client
+  const pending = server.client
     .callTool({ name: 'channel_action', arguments: { operationId: SEND, params } }, undefined, { signal: host.signal })
     .catch(() => undefined);
   await until('the send at the API', () => requestsAtApi(sandbox, SEND) > before);
   host.abort();
   await pending;
   await until('the send carried out', () => countCarriedOut(sandbox, SEND) - carried === 1);
-  let repeat = await callSend(first, { params });
-  while (/still being sent/.test(textOf(repeat))) repeat = await callSend(first, { params });
+}
+
+/** The same call until the first has ended at its server (until then it is refused as still being sent). */
+async function repeatOnceEnded(server: LaunchedServer, params: Record<string, unknown>) {
+  let repeat = await callSend(server, { params });
+  while (/still being sent/.test(textOf(repeat))) repeat = await callSend(server, { params });
+  return repeat;
+}
+
+it('the server that kept the answer in memory gives it, and the note in the state directory goes with it', { timeout: 60_000 }, async () => {
+  const dir = stateDir();
+  const params = { msisdn: '6281377700074', message: 'Pesanan 9004 dikirim' };
+  const carried = countCarriedOut(sandbox, SEND);
+  const [first, other] = await Promise.all([launched(dir), launched(dir)]);
+  await cancelMidSend(first, params, carried);
+  const repeat = await repeatOnceEnded(first, params);
   // This server's own answer, with its data.
   expect(textOf(repeat)).toMatch(/that call's answer, which never reached you, is repeated below/);
   const elsewhere = await callSend(other, { params });
   expect(textOf(elsewhere)).not.toMatch(/never reached you/);
+  expect(countCarriedOut(sandbox, SEND) - carried).toBe(2);
+});
+
+it('told on another server first, the server that kept the answer sends the next call', { timeout: 60_000 }, async () => {
+  const dir = stateDir();
+  const params = { msisdn: '6281377700075', message: 'Pesanan 9005 dikirim' };
+  const carried = countCarriedOut(sandbox, SEND);
+  const [first, other] = await Promise.all([launched(dir), launched(dir)]);
+  await cancelMidSend(first, params, carried);
+  const told = await repeatOnceEnded(other, params);
+  expect(textOf(told)).toMatch(/its answer never reached you, and nothing was sent again/);
+  const meant = await callSend(first, { params });
+  expect(textOf(meant)).not.toMatch(/never reached you/);
   expect(countCarriedOut(sandbox, SEND) - carried).toBe(2);
 });

@@ -160,11 +160,11 @@ export class FileGuardStore implements GuardStore {
     });
   }
 
-  forgetUnread(write: string) {
-    return this.entryTurn('writes', write, AFTER_SEND, (entry): EntryChange<SentWrite, void> => {
-      if (!entry?.value.unread) return { result: undefined, entry: 'unchanged' };
+  takeUnread(write: string) {
+    return this.entryTurn('writes', write, AFTER_SEND, (entry): EntryChange<SentWrite, boolean> => {
+      if (!entry?.value.unread || !this.unexpired(entry, this.now())) return { result: false, entry: 'unchanged' };
       const { unread: _given, ...rest } = entry.value;
-      return { result: undefined, entry: { ...entry, value: rest } };
+      return { result: true, entry: { ...entry, value: rest } };
     });
   }
 

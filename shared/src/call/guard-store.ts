@@ -77,8 +77,11 @@ export interface GuardStore {
    * answer, noted for the next identical claim (claimWrite).
    */
   settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>, unread?: boolean): Promise<void>;
-  /** The write's unread note dropped: its answer was given by the server that kept it (undelivered.ts). */
-  forgetUnread?(write: string): Promise<void>;
+  /**
+   * The write's unread note taken for the server that kept its answer (undelivered.ts), in one
+   * atomic step: false when there is none (another server's repeat took it, or the write went out again).
+   */
+  takeUnread?(write: string): Promise<boolean>;
   /** The write's last attempt that went out, on any replica (for a preview's warning). */
   lastSentWrite?(write: string, now: number): Promise<Attempt | undefined>;
   /**

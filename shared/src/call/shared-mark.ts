@@ -39,6 +39,8 @@ export interface SharedMark {
   renewed: { at: number; steady: number };
   /** A yes sent it (given, or by a token); else it needs none, and the store is a help rather than a condition. */
   needsYes: boolean;
+  /** Settled as carried out with its answer unread, and the store took that: the answer kept for the repeat takes the note first. */
+  unreadNoted?: boolean;
 }
 
 /**
@@ -144,6 +146,7 @@ export async function settleShared(
   for (let tries = 1; ; tries++) {
     try {
       await store.settleWrite?.(mark.write, mark.id, outcome, ...(noted ? [true] : []));
+      if (noted && store.takeUnread) mark.unreadNoted = true;
       if (mark.confirmation) await noteSharedConfirmation(deps, mark.confirmation, { at: mark.at, outcome });
       return;
     } catch (error) {
@@ -155,12 +158,18 @@ export async function settleShared(
   }
 }
 
-/** The write's unread answer was given by the server that kept it: the shared store's note goes too (best effort: logged). */
-export async function forgetSharedUnread(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<void> {
-  await deps.guard
-    .store()
-    .forgetUnread?.(writeDigest(call.caller.keyId, op.id, params))
-    .catch((error: unknown) => deps.log.warn(`the shared store did not drop the unread note of ${op.id}: ${messageOf(error)}`));
+/**
+ * The unread note of a write whose answer this server kept, taken from the shared store: false when
+ * another server's repeat took it (that one was told, so this one is sent), or the write went out
+ * again since. A store that does not answer leaves the kept answer to be given (logged).
+ */
+export async function takeSharedUnread(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<boolean> {
+  const store = deps.guard.store();
+  if (!store.takeUnread) return true;
+  return store.takeUnread(writeDigest(call.caller.keyId, op.id, params)).catch((error: unknown) => {
+    deps.log.warn(`the shared store did not answer for the unread note of ${op.id} (${messageOf(error)}): its kept answer is given`);
+    return true;
+  });
 }
 
 /**
