@@ -132,7 +132,7 @@ export class FileGuardStore implements GuardStore {
       const held = sentWrite(entry && this.unexpired(entry, clockNow) ? entry : undefined, clockNow, this.steadyReading());
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       // Its answer never read: this claim is told so, instead of sending it again, and takes the note.
-      if (entry && held?.unread && approvedAt === NO_YES) {
+      if (entry && held?.unread && held.outcome === 'done' && approvedAt === NO_YES) {
         const { unread: _taken, ...told } = entry.value;
         return { result: { at: held.at, outcome: 'done', unread: true }, entry: { ...entry, value: told } };
       }

@@ -108,7 +108,7 @@ export function isSentWrite(entry: unknown): entry is Expiring<SentWrite> {
     (owner === undefined || typeof owner === 'string') &&
     (alive === undefined || isTime(alive)) &&
     (sender === undefined || typeof sender === 'string') &&
-    (unread === undefined || (unread === true && outcome === 'done')) &&
+    (unread === undefined || unread === true) &&
     beforeOk
   );
 }
