@@ -372,7 +372,8 @@ return {stamp(), 1}
 
 /**
  * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
- * owner, WRITE_MEMORY_MS. Puts back a mark Redis lost or holds an older state of (a copy that
+ * owner, WRITE_MEMORY_MS, '1' when its answer was never read (the note put back too). Puts back a
+ * mark Redis lost or holds an older state of (a copy that
  * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it
  * did, counted as a claim (so a Redis that goes back again, to before it was put back, is seen).
  */
@@ -390,6 +391,7 @@ if ARGV[7] == 'in-flight' then
 end
 if at + memory <= now then return {stamp(), 0} end
 redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7])
+if ARGV[10] == '1' and ARGV[7] == 'done' then redis.call('HSET', KEYS[1], 'unread', ARGV[6]) end
 redis.call('PEXPIRE', KEYS[1], string.format('%d', at + memory - now))
 countClaim()
 return {stamp(), 1}
@@ -680,7 +682,10 @@ export class RedisGuardStore implements GuardStore {
     }
     if (reply[0] === 'quiet') throw new ClaimsPaused(STATE_LOST);
     if (reply[0] === 'held') return attemptOf(reply.slice(1));
-    if (reply[0] === 'unread') return { ...attemptOf(['done', reply[1]]), unread: true };
+    if (reply[0] === 'unread') {
+      this.kept.told(write);
+      return { ...attemptOf(['done', reply[1]]), unread: true };
+    }
     if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
     this.kept.marked(write, id, reply[1]);
     this.watchEpoch();
@@ -702,7 +707,7 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false) {
-    this.kept.settled(write, id, outcome);
+    this.kept.settled(write, id, outcome, unread);
     const noted = unread ? '1' : '0';
     try {
       await this.run(SETTLE_WRITE, [this.writeKey(write)], [id, outcome, WRITE_MEMORY_MS, noted]);
@@ -714,6 +719,7 @@ export class RedisGuardStore implements GuardStore {
   }
 
   async takeUnread(write: string) {
+    this.kept.told(write);
     return (await this.run(TAKE_UNREAD, [this.writeKey(write)], [])) === 1;
   }
 
@@ -796,8 +802,17 @@ export class RedisGuardStore implements GuardStore {
     for (let from = 0; from < marks.length; from = stamps.length) {
       const batch = marks.slice(from, from === 0 ? 1 : from + RESTORE_BATCH);
       const results = await Promise.allSettled(
-        batch.map(([write, { at, outcome, owner }]) =>
-          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}:`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
+        batch.map(([write, { at, outcome, owner, unread }]) =>
+          this.run(RESTORE_WRITE, this.markKeys(write), [
+            ...this.clock(now),
+            `${epoch}:${seq}:`,
+            this.lossQuietMs,
+            at,
+            outcome,
+            owner,
+            WRITE_MEMORY_MS,
+            unread ? '1' : '0',
+          ]),
         ),
       );
       for (const result of results) {
