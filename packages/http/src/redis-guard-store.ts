@@ -20,6 +20,8 @@ import {
   type IdempotencyRecord,
 } from '@engage-mcp/shared';
 import { KeptMarks } from './redis-kept-marks.js';
+/** The yes of a write that needs none (shared-mark.ts NO_YES, which the package does not export): its claim takes an unread note. */
+const NO_YES = Number.MAX_SAFE_INTEGER;
 import { Owed, RedisReplyError, type RedisClient } from './redis.js';
 
 export const GUARD_STORE_UNAVAILABLE =
@@ -316,20 +318,29 @@ local quiet = now < quietUntil
 
 /**
  * KEYS[1] a write's last attempt (a hash: at, outcome, its owner's id, when the owner last renewed
- * it, and the attempt before it; times by Redis's clock), KEYS[2-5] and ARGV[1-5] as REDIS_CLOCK's;
+ * it, and the attempt before it; times by Redis's clock; `unread`, the time of a done attempt whose
+ * answer nobody read), KEYS[2-5] and ARGV[1-5] as REDIS_CLOCK's;
  * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
- * lease (ms), WRITE_MEMORY_MS, the new owner's id. {stamp, 'held', outcome, at (on the caller's
- * clock)} of the attempt that refuses this one (in flight, or sent since the yes); {stamp, 'quiet'}
- * after a loss; else marks it in flight for the owner, keeping the attempt before for a refusal to
+ * lease (ms), WRITE_MEMORY_MS, the new owner's id, '1' for a write that needs no yes. {stamp,
+ * 'held', outcome, at (on the caller's clock)} of the attempt that refuses this one (in flight, or
+ * sent since the yes); {stamp, 'unread', at} of a write needing no yes whose last attempt was done
+ * and never read (its note taken: a second repeat sends); {stamp, 'quiet'} after a loss; else marks
+ * it in flight for the owner, keeping the attempt before for a refusal to
  * restore: {stamp, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
+ * `unread` holds its attempt's time, so one a replica of the version before left on a later
+ * attempt (it neither writes nor clears the field) never applies to it.
  */
 export const CLAIM_WRITE = script(`${REDIS_CLOCK}
 if quiet then return {stamp(), 'quiet'} end
-local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive')
+local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive', 'unread')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
 if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7]) then outcome = 'unknown' end
 if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {stamp(), 'held', outcome, at - ahead} end
+if ARGV[10] == '1' and outcome == 'done' and tonumber(held[4]) == at then
+  redis.call('HDEL', KEYS[1], 'unread')
+  return {stamp(), 'unread', at - ahead}
+end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
 else
@@ -361,7 +372,8 @@ return {stamp(), 1}
 
 /**
  * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
- * owner, WRITE_MEMORY_MS. Puts back a mark Redis lost or holds an older state of (a copy that
+ * owner, WRITE_MEMORY_MS, '1' when its answer was never read (the note put back too). Puts back a
+ * mark Redis lost or holds an older state of (a copy that
  * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it
  * did, counted as a claim (so a Redis that goes back again, to before it was put back, is seen).
  */
@@ -379,17 +391,20 @@ if ARGV[7] == 'in-flight' then
 end
 if at + memory <= now then return {stamp(), 0} end
 redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7])
+if ARGV[10] == '1' and ARGV[7] == 'done' then redis.call('HSET', KEYS[1], 'unread', ARGV[6]) end
 redis.call('PEXPIRE', KEYS[1], string.format('%d', at + memory - now))
 countClaim()
 return {stamp(), 1}
 `);
 
 /**
- * KEYS[1] as CLAIM_WRITE's. ARGV: the owner's id, outcome (done, unknown, refused), WRITE_MEMORY_MS.
- * Settles the owner's mark only; a refused attempt gives the place back to the one before it.
+ * KEYS[1] as CLAIM_WRITE's. ARGV: the owner's id, outcome (done, unknown, refused), WRITE_MEMORY_MS,
+ * '1' when its answer was never read (noted as `unread`, its attempt's time, for CLAIM_WRITE).
+ * Settles the owner's mark only; a refused attempt gives the place back to the one before it (an
+ * unread note of that one, left alone, applies to it again).
  */
 export const SETTLE_WRITE = script(`
-local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner', 'beforeAt', 'beforeOutcome')
+local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner', 'beforeAt', 'beforeOutcome', 'at')
 if held[1] ~= 'in-flight' or held[2] ~= ARGV[1] then return 0 end
 if ARGV[2] == 'refused' then
   if held[3] and held[4] then
@@ -401,8 +416,17 @@ if ARGV[2] == 'refused' then
   return 1
 end
 redis.call('HSET', KEYS[1], 'outcome', ARGV[2])
+if ARGV[4] == '1' and ARGV[2] == 'done' then redis.call('HSET', KEYS[1], 'unread', held[5]) end
 redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome', 'owner', 'alive')
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`);
+
+/** KEYS[1] as CLAIM_WRITE's. Takes the unread note of its done attempt (the replica that kept its answer gives it): 1, or 0 if none. */
+export const TAKE_UNREAD = script(`
+local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'unread')
+if held[2] ~= 'done' or not held[3] or tonumber(held[3]) ~= tonumber(held[1]) then return 0 end
+redis.call('HDEL', KEYS[1], 'unread')
 return 1
 `);
 
@@ -451,8 +475,8 @@ export class RedisGuardStore implements GuardStore {
   private readonly unclaimed = new Owed((write, items) =>
     Promise.all(
       items.map((item) => {
-        const [owner, outcome] = JSON.parse(item) as [string, string];
-        return this.run(SETTLE_WRITE, [this.writeKey(write)], [owner, outcome, WRITE_MEMORY_MS]);
+        const [owner, outcome, unread = '0'] = JSON.parse(item) as [string, string, string?];
+        return this.run(SETTLE_WRITE, [this.writeKey(write)], [owner, outcome, WRITE_MEMORY_MS, unread]);
       }),
     ),
   );
@@ -649,7 +673,8 @@ export class RedisGuardStore implements GuardStore {
     await this.unclaimed.now(write);
     let reply: unknown[];
     try {
-      reply = await this.mark(CLAIM_WRITE, write, now, [approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id]);
+      const noYes = approvedAt === NO_YES ? '1' : '0';
+      reply = await this.mark(CLAIM_WRITE, write, now, [approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id, noYes]);
     } catch (error) {
       // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
       this.unclaimed.remember(write, settleItem(id, 'refused'), now + WRITE_MEMORY_MS);
@@ -657,6 +682,10 @@ export class RedisGuardStore implements GuardStore {
     }
     if (reply[0] === 'quiet') throw new ClaimsPaused(STATE_LOST);
     if (reply[0] === 'held') return attemptOf(reply.slice(1));
+    if (reply[0] === 'unread') {
+      this.kept.told(write);
+      return { ...attemptOf(['done', reply[1]]), unread: true };
+    }
     if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
     this.kept.marked(write, id, reply[1]);
     this.watchEpoch();
@@ -677,15 +706,21 @@ export class RedisGuardStore implements GuardStore {
     return (await this.mark(RENEW_WRITE, write, at(), [id, WRITE_MEMORY_MS]))[0] === 1;
   }
 
-  async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
-    this.kept.settled(write, id, outcome);
+  async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false) {
+    this.kept.settled(write, id, outcome, unread);
+    const noted = unread ? '1' : '0';
     try {
-      await this.run(SETTLE_WRITE, [this.writeKey(write)], [id, outcome, WRITE_MEMORY_MS]);
+      await this.run(SETTLE_WRITE, [this.writeKey(write)], [id, outcome, WRITE_MEMORY_MS, noted]);
     } catch (error) {
       // Left in flight, the mark would say "still being sent", then "unknown", on every replica: settled once Redis answers.
-      this.unclaimed.remember(write, settleItem(id, outcome), Date.now() + WRITE_MEMORY_MS);
+      this.unclaimed.remember(write, settleItem(id, outcome, noted), Date.now() + WRITE_MEMORY_MS);
       throw error;
     }
+  }
+
+  async takeUnread(write: string) {
+    this.kept.told(write);
+    return (await this.run(TAKE_UNREAD, [this.writeKey(write)], [])) === 1;
   }
 
   async lastSentWrite(write: string, now: number) {
@@ -767,8 +802,17 @@ export class RedisGuardStore implements GuardStore {
     for (let from = 0; from < marks.length; from = stamps.length) {
       const batch = marks.slice(from, from === 0 ? 1 : from + RESTORE_BATCH);
       const results = await Promise.allSettled(
-        batch.map(([write, { at, outcome, owner }]) =>
-          this.run(RESTORE_WRITE, this.markKeys(write), [...this.clock(now), `${epoch}:${seq}:`, this.lossQuietMs, at, outcome, owner, WRITE_MEMORY_MS]),
+        batch.map(([write, { at, outcome, owner, unread }]) =>
+          this.run(RESTORE_WRITE, this.markKeys(write), [
+            ...this.clock(now),
+            `${epoch}:${seq}:`,
+            this.lossQuietMs,
+            at,
+            outcome,
+            owner,
+            WRITE_MEMORY_MS,
+            unread ? '1' : '0',
+          ]),
         ),
       );
       for (const result of results) {
@@ -871,8 +915,8 @@ function lifetime(expiresAt: number): number {
 }
 
 /** What an owner's mark is to be settled as, for the Owed that settles it again. */
-function settleItem(owner: string, outcome: 'done' | 'unknown' | 'refused'): string {
-  return JSON.stringify([owner, outcome]);
+function settleItem(owner: string, outcome: 'done' | 'unknown' | 'refused', unread = '0'): string {
+  return JSON.stringify([owner, outcome, unread]);
 }
 
 /** A write's attempt from a script's {outcome, at} (one of `outcomes`); anything else fails closed. */

@@ -13,6 +13,8 @@ export interface KeptMark {
   owner: string;
   /** Until when it is kept (performance.now()): a mark in flight until it ends; an ended one for `memoryMs` after. */
   keptUntil: number;
+  /** Done with its answer never read, and no claim or kept answer of this replica's has told of it yet: put back with the note. */
+  unread?: boolean;
 }
 
 export class KeptMarks {
@@ -26,12 +28,18 @@ export class KeptMarks {
     if (this.marks.size > KEPT_MARKS) this.forgetOne();
   }
 
-  /** The owner's mark ended: one refused did nothing (forgotten), another is kept its memory's time. */
-  settled(write: string, owner: string, outcome: 'done' | 'unknown' | 'refused'): void {
+  /** The owner's mark ended: one refused did nothing (forgotten), another is kept its memory's time (`unread`: its answer never read). */
+  settled(write: string, owner: string, outcome: 'done' | 'unknown' | 'refused', unread = false): void {
     const mark = this.marks.get(write);
     if (!mark || mark.owner !== owner) return;
     if (outcome === 'refused') this.marks.delete(write);
-    else Object.assign(mark, { outcome, keptUntil: performance.now() + this.memoryMs });
+    else Object.assign(mark, { outcome, keptUntil: performance.now() + this.memoryMs, unread: unread && outcome === 'done' });
+  }
+
+  /** The write's unread note was taken here (told, or its kept answer given): a mark put back holds it no more. */
+  told(write: string): void {
+    const mark = this.marks.get(write);
+    if (mark) mark.unread = false;
   }
 
   /** How many marks are held, some perhaps past their keeping (kept() drops those). */

@@ -17,7 +17,7 @@ import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './a
 import { GuardStateError, type GuardStore, type IdempotencyRecord } from './guard-store.js';
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
-import { WRITE_MARK_LEASE_MS } from './shared-mark.js';
+import { NO_YES, WRITE_MARK_LEASE_MS } from './shared-mark.js';
 import { makeDirectories } from './make-directories.js';
 import { moveAsideCommand, openAuditFile, ownDirectory, readOwnFile } from './own-files.js';
 import { processIsDead, systemSteadyClock, thisProcess, type SteadyClock } from './process-place.js';
@@ -131,7 +131,13 @@ export class FileGuardStore implements GuardStore {
     return this.entryTurn('writes', write, DURABLE, (entry): EntryChange<SentWrite, Attempt | undefined> => {
       const held = sentWrite(entry && this.unexpired(entry, clockNow) ? entry : undefined, clockNow, this.steadyReading());
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
-      const before = held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome } : undefined;
+      // Its answer never read: this claim is told so, instead of sending it again, and takes the note.
+      if (entry && held?.unread && held.outcome === 'done' && approvedAt === NO_YES) {
+        const { unread: _taken, ...told } = entry.value;
+        return { result: { at: held.at, outcome: 'done', unread: true }, entry: { ...entry, value: told } };
+      }
+      const before =
+        held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome, ...(held.unread ? { unread: true as const } : {}) } : undefined;
       const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, sender: thisProcess(), ...(before ? { before } : {}) };
       return { result: undefined, entry: this.renewed(value, now + WRITE_MEMORY_MS) };
     });
@@ -144,12 +150,21 @@ export class FileGuardStore implements GuardStore {
     });
   }
 
-  settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused') {
+  settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false) {
     return this.entryTurn('writes', write, AFTER_SEND, (entry): EntryChange<SentWrite, void> => {
       if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: undefined, entry: 'unchanged' };
       const { before } = entry.value;
       if (outcome === 'refused') return { result: undefined, entry: before ? { ...entry, value: before } : undefined };
-      return { result: undefined, entry: { value: { at: entry.value.at, outcome }, expiresAt: this.now() + WRITE_MEMORY_MS } };
+      const note = unread && outcome === 'done' ? { unread: true as const } : {};
+      return { result: undefined, entry: { value: { at: entry.value.at, outcome, ...note }, expiresAt: this.now() + WRITE_MEMORY_MS } };
+    });
+  }
+
+  takeUnread(write: string) {
+    return this.entryTurn('writes', write, AFTER_SEND, (entry): EntryChange<SentWrite, boolean> => {
+      if (!entry?.value.unread || !this.unexpired(entry, this.now())) return { result: false, entry: 'unchanged' };
+      const { unread: _given, ...rest } = entry.value;
+      return { result: true, entry: { ...entry, value: rest } };
     });
   }
 

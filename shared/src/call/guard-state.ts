@@ -23,7 +23,9 @@ export interface SentWrite {
   alive?: number;
   /** The process that sends it, named as a lock names its owner (file-guard-store.ts): once it is dead, the outcome is unknown. */
   sender?: string;
-  before?: { at: number; outcome: 'done' | 'unknown' };
+  before?: { at: number; outcome: 'done' | 'unknown'; unread?: true };
+  /** Done, for a call whose host had gone by its answer (a write needing no yes): the next identical claim is told, once. */
+  unread?: true;
 }
 
 export interface GuardState {
@@ -98,7 +100,7 @@ const isSentOutcome = (value: unknown): value is 'done' | 'unknown' => value ===
 
 export function isSentWrite(entry: unknown): entry is Expiring<SentWrite> {
   if (!isObject(entry) || !isTime(entry.expiresAt) || !isObject(entry.value)) return false;
-  const { at, outcome, owner, alive, sender, before } = entry.value;
+  const { at, outcome, owner, alive, sender, before, unread } = entry.value;
   const beforeOk = before === undefined || (isObject(before) && isTime(before.at) && isSentOutcome(before.outcome));
   return (
     isTime(at) &&
@@ -106,6 +108,7 @@ export function isSentWrite(entry: unknown): entry is Expiring<SentWrite> {
     (owner === undefined || typeof owner === 'string') &&
     (alive === undefined || isTime(alive)) &&
     (sender === undefined || typeof sender === 'string') &&
+    (unread === undefined || unread === true) &&
     beforeOk
   );
 }

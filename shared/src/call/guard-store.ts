@@ -63,13 +63,25 @@ export interface GuardStore {
    * outlived its lease is judged at `clockNow` (the system clock as it reads now; `now` if not
    * given): a time that stands after the clock was set back would make a mark renewed a moment ago
    * look lapsed, and its write, still at the API, be sent again. A store the replicas share may
-   * judge leases by its own clock and ignore `clockNow` (Redis TIME).
+   * judge leases by its own clock and ignore `clockNow` (Redis TIME). A write that needs no yes
+   * (`approvedAt` NO_YES) whose last attempt was carried out for a host that never read its answer
+   * (settled `unread`) is not marked: that attempt is the answer, `unread` set, and its note is
+   * taken in the same step, so of two servers' repeats one is told and the other sends.
    */
   claimWrite?(write: string, id: string, approvedAt: number, now: number, clockNow?: number): Promise<Attempt | undefined>;
   /** The owner's mark is still at the API (its lease goes on): false when the mark is no longer the owner's in flight (another server took it over). */
   renewWrite?(write: string, id: string, now: number): Promise<boolean>;
-  /** How the owner's marked write ended; a refused one gives the place back to the attempt before it. Another's mark is left alone. */
-  settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>): Promise<void>;
+  /**
+   * How the owner's marked write ended; a refused one gives the place back to the attempt before it.
+   * Another's mark is left alone. `unread`: carried out for a call whose host had gone by its
+   * answer, noted for the next identical claim (claimWrite).
+   */
+  settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>, unread?: boolean): Promise<void>;
+  /**
+   * The write's unread note taken for the server that kept its answer (undelivered.ts), in one
+   * atomic step: false when there is none (another server's repeat took it, or the write went out again).
+   */
+  takeUnread?(write: string): Promise<boolean>;
   /** The write's last attempt that went out, on any replica (for a preview's warning). */
   lastSentWrite?(write: string, now: number): Promise<Attempt | undefined>;
   /**

@@ -39,6 +39,8 @@ export interface Attempt {
   outcome: AttemptOutcome;
   /** Who sent it, as an answer names it, when it was read from a store other servers share (shared-mark.ts `fromSharedStore`); else this server. */
   by?: string;
+  /** Carried out (needing no yes) for a call whose host had gone by its answer: nobody read it (a shared store's note, taken by the claim that reads it). */
+  unread?: boolean;
 }
 /** One write this server carried out: its params and the answer's plain top-level fields, and their size. */
 interface JournalEntry {

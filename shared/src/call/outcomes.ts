@@ -680,3 +680,14 @@ export function answerNeverRead(op: Operation, reply: CallToolResult, sentAt: nu
     ...(structured ? { structuredContent: { ...structured, notes: [note, ...notes] } } : {}),
   };
 }
+
+/**
+ * The same, asked on a server that does not hold that answer (another one sharing the state, or
+ * this one after a restart): the shared store noted it as never read. Said once; nothing is sent.
+ */
+export function neverReadElsewhere(op: Operation, earlier: Attempt): CallToolResult {
+  const text =
+    `Exactly this ${op.id} was sent by ${sender(earlier)} at ${at(earlier.at)} for an earlier call that was cancelled (or whose host stopped waiting, or quit) while it was at the API, and it was carried out: its answer never reached you, and nothing was sent again. ` +
+    `That answer is not held here.${seeResult(op)} Do not repeat it unless the user asks for it again: the same call then sends it again.`;
+  return { content: [{ type: 'text', text }], structuredContent: { operationId: op.id, outcome: 'done', notes: [text] } };
+}

@@ -39,6 +39,8 @@ export interface SharedMark {
   renewed: { at: number; steady: number };
   /** A yes sent it (given, or by a token); else it needs none, and the store is a help rather than a condition. */
   needsYes: boolean;
+  /** Settled as carried out with its answer unread, and the store took that: the answer kept for the repeat takes the note first. */
+  unreadNoted?: boolean;
 }
 
 /**
@@ -126,14 +128,25 @@ function storeSilentBeforeSend(op: Operation, mark: SharedMark, why: string): st
   return `${op.id} was not sent: after a long wait to send it, this server could not check with the shared state store that no other server had taken the same write over (${why}). Nothing was sent by this call.${again}`;
 }
 
-/** How the marked write ended, told to the shared store (tried SETTLE_TRIES times; a failure is logged, and the lease ends the mark). */
-export async function settleShared(deps: CallDeps, mark: SharedMark | undefined, outcome: 'done' | 'unknown' | 'refused'): Promise<void> {
+/**
+ * How the marked write ended, told to the shared store (tried SETTLE_TRIES times; a failure is
+ * logged, and the lease ends the mark). `unread`: its host had gone by its answer; noted for a
+ * write that needs no yes, so the same write asked on any server sharing the store is told, once.
+ */
+export async function settleShared(
+  deps: CallDeps,
+  mark: SharedMark | undefined,
+  outcome: 'done' | 'unknown' | 'refused',
+  { unread = false }: { unread?: boolean } = {},
+): Promise<void> {
   if (!mark) return;
   clearInterval(mark.renewing);
   const store = deps.guard.store();
+  const noted = unread && outcome === 'done' && !mark.needsYes;
   for (let tries = 1; ; tries++) {
     try {
-      await store.settleWrite?.(mark.write, mark.id, outcome);
+      await store.settleWrite?.(mark.write, mark.id, outcome, ...(noted ? [true] : []));
+      if (noted && store.takeUnread) mark.unreadNoted = true;
       if (mark.confirmation) await noteSharedConfirmation(deps, mark.confirmation, { at: mark.at, outcome });
       return;
     } catch (error) {
@@ -143,6 +156,20 @@ export async function settleShared(deps: CallDeps, mark: SharedMark | undefined,
       }
     }
   }
+}
+
+/**
+ * The unread note of a write whose answer this server kept, taken from the shared store: false when
+ * another server's repeat took it (that one was told, so this one is sent), or the write went out
+ * again since. A store that does not answer leaves the kept answer to be given (logged).
+ */
+export async function takeSharedUnread(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<boolean> {
+  const store = deps.guard.store();
+  if (!store.takeUnread) return true;
+  return store.takeUnread(writeDigest(call.caller.keyId, op.id, params)).catch((error: unknown) => {
+    deps.log.warn(`the shared store did not answer for the unread note of ${op.id} (${messageOf(error)}): its kept answer is given`);
+    return true;
+  });
 }
 
 /**

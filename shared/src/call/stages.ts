@@ -12,8 +12,19 @@ import type { CallDeps, Reply, ToolCall } from './context.js';
 import { ClaimsPaused } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { lockKey, screenComposed } from './key-guesses.js';
-import { carriedOut, keyLocked, notGranted, outcomeOfFailure, refusedAfterToken, sentSince, stillRunning, stoppedBeforeSend } from './outcomes.js';
+import {
+  carriedOut,
+  keyLocked,
+  neverReadElsewhere,
+  notGranted,
+  outcomeOfFailure,
+  refusedAfterToken,
+  sentSince,
+  stillRunning,
+  stoppedBeforeSend,
+} from './outcomes.js';
 import { checkStillOwned, fromSharedStore, markShared, NO_YES, settleShared, type SharedMark } from './shared-mark.js';
+import { answerUnread } from './undelivered.js';
 import { validateParams } from './validate.js';
 
 export interface Prepared {
@@ -144,11 +155,11 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
     }
     journal.attempt(keyId, op.id, params, 'refused'); // another replica's attempt refuses it: nothing was sent
   }
-  const refusal = earlier.outcome === 'in-flight' ? stillRunning(op, earlier) : sentSince(op, earlier);
+  const refusal = earlier.unread ? neverReadElsewhere(op, earlier) : earlier.outcome === 'in-flight' ? stillRunning(op, earlier) : sentSince(op, earlier);
   // Nothing new was sent: what the guardrails counted and reserved for this call is given back.
   await releaseHoldings(deps.guard, held);
-  // The same write still on its way: this call repeated it (the audit record says so, not 'unknown').
-  if (earlier.outcome === 'in-flight') held.repeated = true;
+  // The same write still on its way, or its unread answer told: this call repeated it (the audit record says so).
+  if (earlier.outcome === 'in-flight' || earlier.unread) held.repeated = true;
   return refusal;
 }
 
@@ -185,7 +196,8 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
     }
     throw error;
   }
-  if (write) await settleShared(deps, mark, 'done');
+  // Its host gone by now (cancelled, or quit): a write that needs no yes is noted as unread for any server's repeat.
+  if (write) await settleShared(deps, mark, 'done', { unread: answerUnread(call) });
   return data;
 }
 

@@ -12,8 +12,9 @@ import { confirm, isApproval, lastSentOf, spentUnsent, type Approval } from './c
 import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
 import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
 import { failedCall, notConfigured, refusedAfterToken, stoppedWhileWaiting, type CallStage } from './outcomes.js';
+import { takeSharedUnread, type SharedMark } from './shared-mark.js';
 import { answer, claim, gate, prepare, resolve, screen, send } from './stages.js';
-import { answerUnread, keepUnread, takeUnread } from './undelivered.js';
+import { answerUnread, keepUnread, takeKeptUnread } from './undelivered.js';
 
 export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply> {
   const trace: CallTrace = {};
@@ -21,7 +22,8 @@ export async function runToolCall(deps: CallDeps, call: ToolCall): Promise<Reply
   // A yes this call spent, its write never sent (a guardrail, another attempt of the same write, a failure before sending).
   if (trace.unsentConfirmation) await spentUnsent(deps, call, trace.unsentConfirmation);
   // A write that needs no yes, carried out for a host that cancelled the call meanwhile: its answer is kept for the repeat.
-  if (trace.unread && answerUnread(call)) keepUnread(call, trace.unread.op, trace.unread.params, reply as CallToolResult);
+  if (trace.unread && answerUnread(call))
+    keepUnread(call, trace.unread.op, trace.unread.params, reply as CallToolResult, trace.unread.mark?.unreadNoted === true);
   call.telemetry?.settled(factsOf(call, trace, reply));
   if (trace.write) {
     // The answer stands whatever happens to the record: a failure to write it is logged, never turned into a false "failed".
@@ -38,7 +40,7 @@ interface CallTrace {
   write?: WriteTrace;
   unsentConfirmation?: string;
   /** A write that needs no yes, carried out: its answer is kept if its host cancelled the call meanwhile. */
-  unread?: { op: Operation; params: Params };
+  unread?: { op: Operation; params: Params; mark?: SharedMark };
 }
 
 async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise<Reply> {
@@ -56,10 +58,11 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     if (call.kind === 'action') trace.write = write;
     const ungated = call.kind === 'action' && !gate(deps, call, op);
     // The same write, carried out for a call whose host cancelled it: that answer, never read, and nothing sent.
-    const unread = ungated ? takeUnread(call, op, prepared.params) : undefined;
-    if (unread) {
+    const unread = ungated ? takeKeptUnread(call, op, prepared.params) : undefined;
+    // Noted in the shared store too: given only if no other server's repeat was told first.
+    if (unread && (!unread.shared || (await takeSharedUnread(deps, call, op, prepared.params)))) {
       write.held.repeated = true;
-      return unread;
+      return unread.reply;
     }
     const early = call.kind === 'action' ? await beforeConfirm(deps.guard, call, op, prepared.params, write.held) : undefined;
     if (early) return early;
@@ -78,7 +81,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     trace.unsentConfirmation = undefined;
     const data = await send(deps, call, prepared);
     stage = 'answered';
-    if (ungated) trace.unread = { op, params: prepared.params };
+    if (ungated) trace.unread = { op, params: prepared.params, mark: prepared.mark };
     return answer(call, prepared, data);
   } catch (error) {
     if (!(error instanceof InputError))

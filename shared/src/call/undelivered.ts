@@ -24,6 +24,8 @@ interface Untold {
   at: number;
   keptAt: number;
   reply: CallToolResult;
+  /** Noted as unread in the store other servers share too: given only while that note is there to take. */
+  shared: boolean;
 }
 
 /** What one server keeps: by key, then by write (its digest), oldest first. */
@@ -65,8 +67,11 @@ export function answerUnread(call: ToolCall): boolean {
   return call.request.signal?.aborted === true;
 }
 
-/** Keeps the answer of a write that was carried out but whose host cancelled the call: the same write asked again gets it. */
-export function keepUnread(call: ToolCall, op: Operation, params: Params, reply: CallToolResult): void {
+/**
+ * Keeps the answer of a write that was carried out but whose host cancelled the call: the same
+ * write asked again gets it. `shared`: the shared store noted it as unread too (shared-mark.ts).
+ */
+export function keepUnread(call: ToolCall, op: Operation, params: Params, reply: CallToolResult, shared = false): void {
   const { journal, keyId } = call.caller;
   const attempt = journal.lastSent(keyId, op.id, params);
   if (attempt?.outcome !== 'done') return;
@@ -78,7 +83,7 @@ export function keepUnread(call: ToolCall, op: Operation, params: Params, reply:
     own = new Map();
     kept.byKey.set(keyId, own);
   }
-  own.set(digest, { at: attempt.at, keptAt: forwardNow(), reply });
+  own.set(digest, { at: attempt.at, keptAt: forwardNow(), reply, shared });
   kept.size++;
   keepWithinBounds(kept, keyId);
 }
@@ -88,6 +93,11 @@ export function keepUnread(call: ToolCall, op: Operation, params: Params, reply:
  * note that it is repeated; undefined when there is none, or the write went out again since.
  */
 export function takeUnread(call: ToolCall, op: Operation, params: Params): CallToolResult | undefined {
+  return takeKeptUnread(call, op, params)?.reply;
+}
+
+/** takeUnread's answer, and whether its note in the shared store is to be taken before it is given (tool-call.ts). */
+export function takeKeptUnread(call: ToolCall, op: Operation, params: Params): { reply: CallToolResult; shared: boolean } | undefined {
   const { journal, keyId } = call.caller;
   const kept = byJournal.get(journal);
   // Nearly always none of this key's: no digest is worked out then.
@@ -98,5 +108,5 @@ export function takeUnread(call: ToolCall, op: Operation, params: Params): CallT
   forget(kept, keyId, digest);
   const last = journal.lastSent(keyId, op.id, params);
   if (found.keptAt < forwardNow() - KEPT_MS || last?.outcome !== 'done' || last.at !== found.at) return undefined;
-  return answerNeverRead(op, found.reply, found.at);
+  return { reply: answerNeverRead(op, found.reply, found.at), shared: found.shared };
 }
