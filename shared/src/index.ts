@@ -16,7 +16,7 @@ export { chainAuditLine, remoteAuditSecret, type AuditEntry, type AuditHead } fr
 export { ClaimsPaused, MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
 export { KeyGuesses } from './call/key-guesses.js';
 export type { Attempt } from './call/journal.js';
-export { WRITE_MARK_LEASE_MS } from './call/shared-mark.js';
+export { NO_YES, WRITE_MARK_LEASE_MS } from './call/shared-mark.js';
 export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';
 export { describeTool } from './mcp/tools.js';
 export { startTelemetry, telemetrySignals, type Telemetry } from './mcp/telemetry.js';

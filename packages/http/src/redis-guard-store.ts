@@ -11,6 +11,7 @@ import {
   chainAuditLine,
   ClaimsPaused,
   InputError,
+  NO_YES,
   remoteAuditSecret,
   WRITE_MARK_LEASE_MS,
   type Attempt,
@@ -20,8 +21,6 @@ import {
   type IdempotencyRecord,
 } from '@engage-mcp/shared';
 import { KeptMarks } from './redis-kept-marks.js';
-/** The yes of a write that needs none (shared-mark.ts NO_YES, which the package does not export): its claim takes an unread note. */
-const NO_YES = Number.MAX_SAFE_INTEGER;
 import { Owed, RedisReplyError, type RedisClient } from './redis.js';
 
 export const GUARD_STORE_UNAVAILABLE =
