@@ -44,7 +44,7 @@ for (const kind of ['v1', 'v2-modern'] as const) {
     expect(repeat.isError).toBeFalsy();
     expect(structuredOf(repeat).outcome).toBe('done');
     expect(textOf(repeat)).toMatch(
-      /earlier call that was cancelled .* carried out: that call's answer, which never reached you, is repeated below, and nothing was sent again/,
+      /earlier call with this API key \(this host's, or another's using the same key\) that was cancelled .* carried out: that call's answer, which never reached you, is repeated below, and nothing was sent again/,
     );
     expect(textOf(repeat)).toMatch(/Done: channel\.whatsapp\.send was carried out\.\n.*"messageId"/s);
 

@@ -79,6 +79,8 @@ describe.each(Object.entries(eras))('%s', (era, connect) => {
       const told = await Promise.race([waiting, new Promise<Error>((resolve) => setTimeout(() => resolve(new Error('no answer')), 2_000))]);
       expect(told instanceof Error ? told.message : structuredOf(told).outcome).toBe('refused');
       expect(textOf(told as Result)).toMatch(/not sent and nothing was carried out/);
+      // Said as a replica's restart, not as a host that closed its server.
+      expect(textOf(told as Result)).toMatch(/in remote mode, this replica is being restarted/);
     } finally {
       await Promise.allSettled([leaving.close(), staying.close()]);
       await stopService(second.child);

@@ -72,12 +72,12 @@ export function serverStopping(): CallToolResult {
 }
 
 /** A write taken before its server began stopping, not yet sent (its preview being read, its person asked): it is not sent, nor asked about, now. */
+/** Why a server stops: a stdio server's host, or a remote replica's restart (its drain). */
+const STOPPING_WHY = 'its host closed it or told it to stop, or, in remote mode, this replica is being restarted';
+const ASK_AGAIN_AFTER_STOP = 'Ask again once its host has started it again (in remote mode, in a moment: another replica answers).';
+
 export function stoppedBeforeSend(op: Operation): CallToolResult {
-  return writeFailure(
-    op,
-    'refused',
-    `This server began stopping (its host closed it or told it to stop) before ${op.id} went out, so nothing was sent. Ask again once the host has started it again.`,
-  );
+  return writeFailure(op, 'refused', `This server began stopping (${STOPPING_WHY}) before ${op.id} went out, so nothing was sent. ${ASK_AGAIN_AFTER_STOP}`);
 }
 
 /**
@@ -88,7 +88,7 @@ export function stoppedWhileWaiting(op: Operation): CallToolResult {
   return writeFailure(
     op,
     'refused',
-    `This server began stopping (its host closed it or told it to stop) while ${op.id} waited to be sent (after the API's rate limit, or for its turn), so it was not sent and nothing was carried out. Ask again once the host has started it again.`,
+    `This server began stopping (${STOPPING_WHY}) while ${op.id} waited to be sent (after the API's rate limit, or for its turn), so it was not sent and nothing was carried out. ${ASK_AGAIN_AFTER_STOP}`,
   );
 }
 
@@ -670,7 +670,7 @@ export function idempotentWriteUnsettled(op: Operation, first: { at: number; sto
  */
 export function answerNeverRead(op: Operation, reply: CallToolResult, sentAt: number): CallToolResult {
   const note =
-    `Exactly this ${op.id} was sent by this server at ${at(sentAt)} for an earlier call that was cancelled (or whose host stopped waiting) while it was at the API, and it was carried out: ` +
+    `Exactly this ${op.id} was sent by this server at ${at(sentAt)} for an earlier call with this API key (this host's, or another's using the same key) that was cancelled (or whose host stopped waiting) while it was at the API, and it was carried out: ` +
     "that call's answer, which never reached you, is repeated below, and nothing was sent again. Do not repeat it unless the user asks for it again: the same call then sends it again.";
   const structured = reply.structuredContent as Record<string, unknown> | undefined;
   const notes = Array.isArray(structured?.notes) ? structured.notes : [];
