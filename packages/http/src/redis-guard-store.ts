@@ -322,7 +322,7 @@ local quiet = now < quietUntil
  * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
  * lease (ms), WRITE_MEMORY_MS, the new owner's id, '1' for a write that needs no yes. {stamp,
  * 'held', outcome, at (on the caller's clock)} of the attempt that refuses this one (in flight, or
- * sent since the yes); {stamp, 'unread', at} of a write needing no yes whose last attempt was done
+ * sent since the yes); {stamp, 'unread', at, at by Redis's clock} of a write needing no yes whose last attempt was done
  * and never read (its note taken: a second repeat sends); {stamp, 'quiet'} after a loss; else marks
  * it in flight for the owner, keeping the attempt before for a refusal to
  * restore: {stamp, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
@@ -338,7 +338,7 @@ if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7
 if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {stamp(), 'held', outcome, at - ahead} end
 if ARGV[10] == '1' and outcome == 'done' and tonumber(held[4]) == at then
   redis.call('HDEL', KEYS[1], 'unread')
-  return {stamp(), 'unread', at - ahead}
+  return {stamp(), 'unread', at - ahead, at}
 end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
@@ -371,7 +371,8 @@ return {stamp(), 1}
 
 /**
  * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
- * owner, WRITE_MEMORY_MS, '1' when its answer was never read (the note put back too). Puts back a
+ * owner, WRITE_MEMORY_MS, '1' when its answer was never read (the note put back too), 'told' when a
+ * claim of this replica took its note (a note put back for the same attempt is dropped). Puts back a
  * mark Redis lost or holds an older state of (a copy that
  * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it
  * did, counted as a claim (so a Redis that goes back again, to before it was put back, is seen).
@@ -380,6 +381,7 @@ export const RESTORE_WRITE = script(`${REDIS_CLOCK}
 local at, memory = tonumber(ARGV[6]), tonumber(ARGV[9])
 local was = redis.call('HMGET', KEYS[1], 'at', 'owner')
 local wasAt = tonumber(was[1])
+if ARGV[10] == 'told' and wasAt == at then redis.call('HDEL', KEYS[1], 'unread') end
 if wasAt and (wasAt > at or (wasAt == at and was[2] ~= ARGV[8])) then return {stamp(), 0} end
 redis.call('DEL', KEYS[1])
 if ARGV[7] == 'in-flight' then
@@ -682,7 +684,8 @@ export class RedisGuardStore implements GuardStore {
     if (reply[0] === 'quiet') throw new ClaimsPaused(STATE_LOST);
     if (reply[0] === 'held') return attemptOf(reply.slice(1));
     if (reply[0] === 'unread') {
-      this.kept.told(write);
+      // Remembered as told, with the attempt's time on Redis's clock: a loss must not bring the note back from its settling replica.
+      if (typeof reply[2] === 'number') this.kept.told(write, { at: reply[2], owner: id });
       return { ...attemptOf(['done', reply[1]]), unread: true };
     }
     if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
@@ -801,7 +804,7 @@ export class RedisGuardStore implements GuardStore {
     for (let from = 0; from < marks.length; from = stamps.length) {
       const batch = marks.slice(from, from === 0 ? 1 : from + RESTORE_BATCH);
       const results = await Promise.allSettled(
-        batch.map(([write, { at, outcome, owner, unread }]) =>
+        batch.map(([write, { at, outcome, owner, unread, told }]) =>
           this.run(RESTORE_WRITE, this.markKeys(write), [
             ...this.clock(now),
             `${epoch}:${seq}:`,
@@ -810,7 +813,7 @@ export class RedisGuardStore implements GuardStore {
             outcome,
             owner,
             WRITE_MEMORY_MS,
-            unread ? '1' : '0',
+            unread ? '1' : told ? 'told' : '0',
           ]),
         ),
       );
