@@ -52,3 +52,16 @@ describe('an unread note another replica took', () => {
     expect(await b.claimWrite(write, 'owner-b-again', NO_YES, Date.now())).toBeUndefined();
   });
 });
+
+describe("an unread note another replica gave (an idempotency key's first answer told of it)", () => {
+  it('stays taken after Redis lost what it held', async () => {
+    const write = freshWrite();
+    const [a, b] = [replica(0), replica(1)];
+    expect(await a.claimWrite(write, 'owner-a', NO_YES, Date.now())).toBeUndefined();
+    await a.settleWrite(write, 'owner-a', 'done', true);
+    await b.lastSentWrite(freshWrite(), Date.now()); // B has used Redis (so it knows a loss when it sees one)
+    expect(await b.takeUnread(write)).toBe(true);
+    await loseRedis(b, write);
+    expect(await b.claimWrite(write, 'owner-b-again', NO_YES, Date.now())).toBeUndefined();
+  });
+});

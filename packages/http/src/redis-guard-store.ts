@@ -179,6 +179,9 @@ export const REFUSED_KEYS_AUDIT = '~refused-keys';
 /** The Redis key of a key fingerprint's audit record; `{…}` keeps the list and its head in one cluster slot. */
 export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix}audit:{${keyPrefix}}`;
 
+/** The owner a note taken by TAKE_UNREAD is put back under (as done and told: no mark in flight has it). */
+const TOLD_HERE = 'told-here';
+
 /** How long a write's last attempt is kept, as this process's journal keeps it. */
 export const WRITE_MEMORY_MS = 30 * 60 * 1000;
 /**
@@ -423,12 +426,16 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `);
 
-/** KEYS[1] as CLAIM_WRITE's. Takes the unread note of its done attempt (the replica that kept its answer gives it): 1, or 0 if none. */
+/**
+ * KEYS[1] as CLAIM_WRITE's. Takes the unread note of its done attempt (the replica that kept its
+ * answer gives it, or an idempotency key's first answer told of it): the attempt's time (Redis's
+ * clock, ms), or 0 if none.
+ */
 export const TAKE_UNREAD = script(`
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'unread')
 if held[2] ~= 'done' or not held[3] or tonumber(held[3]) ~= tonumber(held[1]) then return 0 end
 redis.call('HDEL', KEYS[1], 'unread')
-return 1
+return tonumber(held[1])
 `);
 
 /** A reservation of this store's: the reserving call's id, and when the record expires. */
@@ -722,7 +729,11 @@ export class RedisGuardStore implements GuardStore {
 
   async takeUnread(write: string) {
     this.kept.told(write);
-    return (await this.run(TAKE_UNREAD, [this.writeKey(write)], [])) === 1;
+    const takenAt = await this.run(TAKE_UNREAD, [this.writeKey(write)], []);
+    if (typeof takenAt !== 'number' || takenAt <= 0) return false;
+    // Remembered as told even where another replica settled it: a loss must not bring the note back from there.
+    this.kept.told(write, { at: takenAt, owner: TOLD_HERE });
+    return true;
   }
 
   async lastSentWrite(write: string, now: number) {
