@@ -642,7 +642,11 @@ export function idempotencyKeyReused(op: Operation, first: { operationId: string
 
 /** The first answer given for an idempotency key, repeated: said so first, nothing sent again. */
 export function firstOutcomeRepeated(reply: CallToolResult, first: { at: number }): CallToolResult {
-  const note = `This idempotencyKey was first used at ${at(first.at)}; its first answer is repeated below, and nothing was sent again.`;
+  return withNoteFirst(reply, `This idempotencyKey was first used at ${at(first.at)}; its first answer is repeated below, and nothing was sent again.`);
+}
+
+/** An answer given again, with what it is said first: in its text and among its notes. */
+function withNoteFirst(reply: CallToolResult, note: string): CallToolResult {
   const structured = reply.structuredContent as Record<string, unknown> | undefined;
   const notes = Array.isArray(structured?.notes) ? structured.notes : [];
   return {
@@ -672,13 +676,7 @@ export function answerNeverRead(op: Operation, reply: CallToolResult, sentAt: nu
   const note =
     `Exactly this ${op.id} was sent by this server at ${at(sentAt)} for an earlier call with this API key (this host's, or another's using the same key) that was cancelled (or whose host stopped waiting) while it was at the API, and it was carried out: ` +
     "that call's answer, which never reached you, is repeated below, and nothing was sent again. Do not repeat it unless the user asks for it again: the same call then sends it again.";
-  const structured = reply.structuredContent as Record<string, unknown> | undefined;
-  const notes = Array.isArray(structured?.notes) ? structured.notes : [];
-  return {
-    ...reply,
-    content: [{ type: 'text', text: note }, ...reply.content],
-    ...(structured ? { structuredContent: { ...structured, notes: [note, ...notes] } } : {}),
-  };
+  return withNoteFirst(reply, note);
 }
 
 /**
