@@ -23,6 +23,8 @@ beforeAll(async () => {
     port: 0,
     writeLog: () => undefined,
     unacceptedInFlight: 3,
+    // Every client here is one address (127.0.0.1): its share is the whole bound.
+    unacceptedInFlightPerAddress: 3,
   });
 });
 afterAll(async () => {

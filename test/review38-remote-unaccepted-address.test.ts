@@ -1,0 +1,75 @@
+// The bound on calls in flight of keys the API has not accepted yet (3eff1e9) was one for all such
+// keys together: one address holding it (calls of made-up keys whose bodies trickle in, each held up
+// to the 60 s receive bound, then sent again) refused the first call of every tenant this replica
+// had not yet seen accepted (right after a deploy: every tenant), for as long as it went on. One
+// address now holds at most a share of that bound (a quarter by default); the rest is others'.
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOGS } from '../packages/http/src/catalogs.js';
+import { startService, type Service } from '../packages/http/src/service.js';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { until } from './helpers.js';
+import { modernClient } from './service-process.js';
+
+let sandbox: Sandbox;
+let service: Service;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  service = await startService({
+    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
+    catalogs: CATALOGS,
+    port: 0,
+    writeLog: () => undefined,
+    unacceptedInFlight: 4,
+  });
+});
+afterAll(async () => {
+  await service?.close();
+  await sandbox?.close();
+});
+
+const list = { name: 'contact_read', arguments: { operationId: 'contact.list' } };
+
+/** A POST of a made-up key from another local address; `trickle`: its body is never finished. Resolves with its status, if answered. */
+function madeUpCall(index: number, trickle: boolean): { status: Promise<number | undefined>; stop(): void } {
+  const url = new URL('/mcp/contact', service.url);
+  const req = request(url, {
+    method: 'POST',
+    localAddress: '127.0.0.2',
+    headers: {
+      authorization: `Bearer eng_live_madeup_${String(index).padStart(4, '0')}_0123456789abcdef`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': '100000',
+    },
+  });
+  const status = new Promise<number | undefined>((resolve) => {
+    req.once('response', (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.once('error', () => resolve(undefined));
+  });
+  req.write('{"jsonrpc":"2.0",');
+  if (!trickle) req.end('x'.repeat(100_000 - 17));
+  return { status, stop: () => req.destroy() };
+}
+
+describe('calls in flight of keys not yet accepted, from one address', () => {
+  it('hold only a share of the bound: a tenant new to this replica still gets its call through', async () => {
+    const held = [1, 2, 3, 4].map((index) => madeUpCall(index, true));
+    try {
+      // The address is at its share once one more of its calls is refused at the door.
+      let probe = 100;
+      await until('the address refused', async () => (await madeUpCall(probe++, false).status) === 503);
+      const tenant = await modernClient(service.url, sandbox.createKey(['contact.read']), { domain: 'contact' });
+      // Before, the address held the whole bound: this was 503 unaccepted_keys_busy.
+      const read = await tenant.callTool(list);
+      expect(read.isError).toBeFalsy();
+      await tenant.close();
+    } finally {
+      for (const call of held) call.stop();
+    }
+  });
+});
