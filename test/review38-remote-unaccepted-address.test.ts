@@ -13,31 +13,32 @@ import { modernClient } from './service-process.js';
 
 let sandbox: Sandbox;
 let service: Service;
+/** The same, behind one proxy: the client is the address X-Forwarded-For names. */
+let proxied: Service;
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    unacceptedInFlight: 4,
-  });
+  const options = { env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => undefined, unacceptedInFlight: 4 };
+  service = await startService(options);
+  proxied = await startService({ ...options, trustedProxyHops: 1 });
 });
 afterAll(async () => {
   await service?.close();
+  await proxied?.close();
   await sandbox?.close();
 });
 
 const list = { name: 'contact_read', arguments: { operationId: 'contact.list' } };
 
-/** A POST of a made-up key from another local address; `trickle`: its body is never finished. Resolves with its status, if answered. */
-function madeUpCall(index: number, trickle: boolean): { status: Promise<number | undefined>; stop(): void } {
-  const url = new URL('/mcp/contact', service.url);
+/** A POST of a made-up key from another client; `trickle`: its body is never finished. Resolves with its status, if answered. */
+function madeUpCall(index: number, trickle: boolean, on = service): { status: Promise<number | undefined>; stop(): void } {
+  const url = new URL('/mcp/contact', on.url);
   const req = request(url, {
     method: 'POST',
-    localAddress: '127.0.0.2',
+    // Not the tenant's 127.0.0.1; behind the proxy, the same peer as the tenant, told apart by the header alone.
+    ...(on === proxied ? {} : { localAddress: '127.0.0.2' }),
     headers: {
+      'x-forwarded-for': '192.0.2.7',
       authorization: `Bearer eng_live_madeup_${String(index).padStart(4, '0')}_0123456789abcdef`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
@@ -57,13 +58,16 @@ function madeUpCall(index: number, trickle: boolean): { status: Promise<number |
 }
 
 describe('calls in flight of keys not yet accepted, from one address', () => {
-  it('hold only a share of the bound: a tenant new to this replica still gets its call through', async () => {
-    const held = [1, 2, 3, 4].map((index) => madeUpCall(index, true));
+  it.each([
+    ['its TCP peer', () => service],
+    ['the address its proxy names (ENGAGE_TRUSTED_PROXY_HOPS)', () => proxied],
+  ])('(%s) hold only a share of the bound: a tenant new to this replica still gets its call through', async (_, on) => {
+    const held = [1, 2, 3, 4].map((index) => madeUpCall(index, true, on()));
     try {
       // The address is at its share once one more of its calls is refused at the door.
       let probe = 100;
-      await until('the address refused', async () => (await madeUpCall(probe++, false).status) === 503);
-      const tenant = await modernClient(service.url, sandbox.createKey(['contact.read']), { domain: 'contact' });
+      await until('the address refused', async () => (await madeUpCall(probe++, false, on()).status) === 503);
+      const tenant = await modernClient(on().url, sandbox.createKey(['contact.read']), { domain: 'contact' });
       // Before, the address held the whole bound: this was 503 unaccepted_keys_busy.
       const read = await tenant.callTool(list);
       expect(read.isError).toBeFalsy();
