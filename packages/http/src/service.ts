@@ -206,6 +206,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     drain,
     metrics,
     serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log, confirmations),
+    trustedProxyHops: trustedProxyHopsOf(settings),
     ...(oauth ? { oauth } : {}),
   });
   const server = await listen(settings, handle, log, new Set(endpoints.keys()));
@@ -266,6 +267,10 @@ function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines,
   return createOAuth(options, { scopesByPath, allowedHosts, checkKey, onAdmitted: (keyId) => fairness.vouch(keyId), log });
 }
 
+function trustedProxyHopsOf(settings: Settings): number {
+  return settings.trustedProxyHops ?? settings.oauth?.trustedProxyHops ?? 0;
+}
+
 function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) {
   return {
     mcpPaths: new Set(endpoints.keys()),
@@ -277,7 +282,7 @@ function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) 
     maxInFlightUnaccepted: settings.unacceptedInFlight,
     // One address cannot hold it all; behind a proxy not named in trustedProxyHops, every caller is one address.
     maxInFlightUnacceptedPerAddress: settings.unacceptedInFlightPerAddress ?? Math.max(1, Math.ceil(settings.unacceptedInFlight / 4)),
-    trustedProxyHops: settings.trustedProxyHops ?? settings.oauth?.trustedProxyHops ?? 0,
+    trustedProxyHops: trustedProxyHopsOf(settings),
     requestTimeoutMs: settings.requestTimeoutMs,
   };
 }
