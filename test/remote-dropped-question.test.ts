@@ -10,6 +10,7 @@ import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sd
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { countCarriedOut, requestsAtApi, until } from './helpers.js';
 import { launchService, stopService } from './service-process.js';
+import { droppingFetch } from './helpers/dropping-fetch.js';
 
 const SEND = 'channel.whatsapp.send';
 let sandbox: Sandbox;
@@ -30,14 +31,7 @@ afterAll(async () => {
 
 describe('a 2025 session whose POST drops while the person is asked', () => {
   it('withdraws the question and ends the call; a yes given after it sends nothing', async () => {
-    const calls: AbortController[] = [];
-    const dropping = ((input: string | URL | Request, init?: RequestInit) => {
-      const isCall = init?.method === 'POST' && typeof init.body === 'string' && init.body.includes('"tools/call"');
-      if (!isCall) return fetch(input, init);
-      const drop = new AbortController();
-      calls.push(drop);
-      return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, drop.signal]) : drop.signal });
-    }) as typeof fetch;
+    const { fetch: dropping, drop } = droppingFetch();
     const client = new Client({ name: 'dropped-question', version: '0' }, { capabilities: { elicitation: {} } });
     let answer: ((result: ElicitResult) => void) | undefined;
     let asked = 0;
@@ -55,7 +49,7 @@ describe('a 2025 session whose POST drops while the person is asked', () => {
       const params = { msisdn: '081234567890', message: 'asked, then the client went away' };
       void client.callTool({ name: 'channel_action', arguments: { operationId: SEND, params } }).catch(() => undefined);
       await until('the person asked', () => asked === 1);
-      calls[0]?.abort();
+      drop(0);
       await until('the call ended at the service', () => /channel\.whatsapp\.send failed: .*abort/i.test(log.slice(logged).join('')));
       answer?.({ action: 'accept', content: { confirm: true } });
       await new Promise((resolve) => setTimeout(resolve, 300));

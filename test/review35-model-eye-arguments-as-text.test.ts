@@ -2,24 +2,15 @@
 // '{"campaignID":"…"}', limit as "10", fields as "name,msisdn". The answers said "params must be an
 // object of the operation's params", "limit must be a whole number from 1 to 500", and the model,
 // whose value held just that, sent it again the same way. Now a string is named as the problem.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { DOMAINS, inProcess, textOf, type InProcess } from './helpers.js';
+import { textOf } from './helpers.js';
+import { inProcessPerFile } from './helpers/in-process-per-file.js';
 
-let sandbox: Sandbox;
-let contact: InProcess;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  contact = await inProcess(DOMAINS.contact!, sandbox);
-});
-afterAll(async () => {
-  await contact?.close();
-  await sandbox?.close();
-});
+const file = inProcessPerFile('contact');
 
 const answer = async (args: Record<string, unknown>) =>
-  textOf((await contact.client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', ...args } })) as CallToolResult);
+  textOf((await file.server.client.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list', ...args } })) as CallToolResult);
 
 describe('review35: an argument written as a string', () => {
   it.each([
@@ -31,11 +22,11 @@ describe('review35: an argument written as a string', () => {
     [{ offset: '50' }, 'offset must be a whole number of at least 0: a JSON number, not a string holding one.'],
     [{ fields: 'name,msisdn' }, 'fields must be a list of at most 50 field names: a JSON array such as ["name", "email"], not a string holding one.'],
   ])('%j: said to be a string', async (args, message) => {
-    sandbox.clearLogs();
+    file.sandbox.clearLogs();
     const text = await answer(args);
     expect(text).toContain(message);
     expect(text).toMatch(/Nothing was sent\.$/);
-    expect(sandbox.requests()).toEqual([]);
+    expect(file.sandbox.requests()).toEqual([]);
   });
 
   it.each([[{ limit: 0 }], [{ params: [] }], [{ fields: [1] }]])('%j, not a string: no such words', async (args) => {

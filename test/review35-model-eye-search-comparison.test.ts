@@ -3,23 +3,14 @@
 // text; the answer said "no records" and nothing more, and the model told the person no ticket was
 // older than a week, though all were. Now a word written as a comparison is named back, with the
 // one form that names a field and what to do instead.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { DOMAINS, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
+import { structuredOf, textOf } from './helpers.js';
+import { inProcessPerFile } from './helpers/in-process-per-file.js';
 
-let sandbox: Sandbox;
-let inbox: InProcess;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  inbox = await inProcess(DOMAINS.inbox!, sandbox);
-});
-afterAll(async () => {
-  await inbox?.close();
-  await sandbox?.close();
-});
+const file = inProcessPerFile('inbox');
 
-const search = async (words: string) => (await inbox.call('inbox.ticket.list', undefined, { search: words })) as CallToolResult;
+const search = async (words: string) => (await file.server.call('inbox.ticket.list', undefined, { search: words })) as CallToolResult;
 const NO_COMPARISONS = /The search has no comparisons: /;
 
 describe('review35: a search word written as a comparison', () => {

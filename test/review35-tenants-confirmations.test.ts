@@ -5,41 +5,14 @@
 // back, with a fresh token): anyone could fill that memory in minutes, and every tenant's yes was
 // refused. Each key now has a share of confirmations per window, and keys the API has not accepted
 // one between them. Shown here with a memory of 500 and shares of 100 and 200.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service, type ServiceOptions } from '../packages/http/src/service.js';
+import { describe, expect, it } from 'vitest';
 import { MemorySpentStore } from '../shared/src/call/confirmations.js';
-import { modernClient } from './service-process.js';
 import { structuredOf, textOf } from './helpers.js';
+import { servicePerFile } from './helpers/service-per-file.js';
 
-let sandbox: Sandbox;
-let service: Service;
-const clients: ModernClient[] = [];
+const file = servicePerFile({ spent: new MemorySpentStore(Date.now, 500), confirmationBudget: { perKey: 100, unaccepted: 200 } });
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    spent: new MemorySpentStore(Date.now, 500),
-    confirmationBudget: { perKey: 100, unaccepted: 200 },
-  } as ServiceOptions);
-});
-afterAll(async () => {
-  await Promise.allSettled(clients.map((client) => client.close()));
-  await service?.close();
-  await sandbox?.close();
-});
-
-async function client(key: string, domain = 'channel'): Promise<ModernClient> {
-  const made = await modernClient(service.url, key, { domain });
-  clients.push(made);
-  return made;
-}
+const client = (key: string, domain = 'channel') => file.client(key, domain);
 
 const send = (message: string, confirmationToken?: string) => ({
   name: 'channel_action',
@@ -49,7 +22,7 @@ const send = (message: string, confirmationToken?: string) => ({
 describe("made-up keys spending confirmations, and another tenant's yes", () => {
   it('the tenant key that the API accepted still has its yes carried out', { timeout: 120_000 }, async () => {
     // The tenant has used the service before: the API accepted its key.
-    const reader = await client(sandbox.keys.otherTenant, 'tenant');
+    const reader = await client(file.sandbox.keys.otherTenant, 'tenant');
     expect((await reader.callTool({ name: 'tenant_list', arguments: { operationId: 'tenant.list' } })).isError).toBeFalsy();
     let spent = 0;
     const refusals: string[] = [];
@@ -69,7 +42,7 @@ describe("made-up keys spending confirmations, and another tenant's yes", () => 
     // Past their share, made-up keys are told so (429), and nothing runs.
     expect(refusals.length).toBeGreaterThan(0);
     for (const message of refusals) expect(message).toMatch(/too_many_confirmations.*API keys the API has not accepted yet/);
-    const tenant = await client(sandbox.keys.otherTenant);
+    const tenant = await client(file.sandbox.keys.otherTenant);
     const preview = structuredOf((await tenant.callTool(send('Your order shipped'))) as never);
     const done = await tenant.callTool(send('Your order shipped', preview.confirmationToken as string));
     expect(structuredOf(done as never).outcome, textOf(done as never)).toBe('done');

@@ -4,45 +4,25 @@
 // room in minutes and keep it full; a tenant whose key was then pasted into a chat got that one call
 // refused, and every later call with the exposed key ran as before. Keys the API has not accepted
 // now lock in a room of their own.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
+import { describe, expect, it, vi } from 'vitest';
 import { KeyGuesses } from '../shared/src/call/key-guesses.js';
 import { keyFingerprint } from '../shared/src/call/confirmations.js';
-import { modernClient } from './service-process.js';
 import { textOf, toolOf } from './helpers.js';
+import { servicePerFile } from './helpers/service-per-file.js';
 
-let sandbox: Sandbox;
-let service: Service;
-const clients: ModernClient[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => undefined });
-});
-afterAll(async () => {
-  await Promise.allSettled(clients.map((client) => client.close()));
-  await service?.close();
-  await sandbox?.close();
-});
+const file = servicePerFile();
 
 const LIST = (search?: string) => ({
   name: toolOf('tenant.list'),
   arguments: { operationId: 'tenant.list', ...(search === undefined ? {} : { search }) },
 });
 
-async function client(key: string): Promise<ModernClient> {
-  const made = await modernClient(service.url, key, { domain: 'tenant' });
-  clients.push(made);
-  return made;
-}
+const client = (key: string) => file.client(key, 'tenant');
 
 describe("made-up keys' locks, and a tenant's key pasted into a chat", () => {
   it('the tenant key is locked however many made-up keys locked themselves first', { timeout: 60_000 }, async () => {
     const checked = vi.spyOn(KeyGuesses.prototype, 'locked');
-    const tenant = await client(sandbox.keys.otherTenant);
+    const tenant = await client(file.sandbox.keys.otherTenant);
     expect(textOf((await tenant.callTool(LIST())) as never)).not.toMatch(/refused/);
     const guesses = checked.mock.contexts[0] as KeyGuesses;
     checked.mockRestore();
@@ -54,7 +34,7 @@ describe("made-up keys' locks, and a tenant's key pasted into a chat", () => {
     // 100,000 more such keys, at the locks (over HTTP it is the same, slower).
     for (let at = 0; at < 100_000; at++) guesses.lock(keyFingerprint(`made-up-${at}`));
     // The tenant's key pasted into the chat: that call is refused, and so is every later one.
-    expect(textOf((await tenant.callTool(LIST(sandbox.keys.otherTenant))) as never)).toMatch(/arguments hold the API key/);
+    expect(textOf((await tenant.callTool(LIST(file.sandbox.keys.otherTenant))) as never)).toMatch(/arguments hold the API key/);
     expect(textOf((await tenant.callTool(LIST())) as never)).toMatch(/every call made with it is refused for an hour/);
   });
 });

@@ -4,40 +4,19 @@
 // place, and every other tenant's 2025 client was refused (503) for as long as it kept them open.
 // Now, when every place is taken, the key holding the most gives up its least recently used
 // session to a key holding at least two fewer.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
 import { makeClient, textOf, type TestClient } from './helpers.js';
+import { servicePerFile } from './helpers/service-per-file.js';
 
-let sandbox: Sandbox;
-let service: Service;
-const open: TestClient[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    maxSessions: 4,
-    maxSessionsPerKey: 2,
-  });
-});
-afterAll(async () => {
-  await Promise.allSettled(open.map((client) => client.close()));
-  await service?.close();
-  await sandbox?.close();
-});
+const file = servicePerFile({ maxSessions: 4, maxSessionsPerKey: 2 });
 
 async function session(key: string): Promise<TestClient & { end(): Promise<void> }> {
   const client = makeClient({ kind: 'v1' });
   const requestInit = { headers: { authorization: `Bearer ${key}` } };
-  const transport = new V1HttpTransport(new URL('/mcp/contact', service.url), { requestInit });
+  const transport = new V1HttpTransport(new URL('/mcp/contact', file.service.url), { requestInit });
   await client.connect(transport);
-  open.push(client);
+  file.closeAfter(client);
   return Object.assign(client, { end: () => transport.terminateSession() });
 }
 
@@ -46,10 +25,10 @@ const list = (client: TestClient) => client.callTool({ name: 'contact_read', arg
 describe("one tenant's two keys holding every 2025 session", () => {
   it('do not keep another tenant out: the key holding the most gives up its least recently used', async () => {
     // Tenant B has used this service before: the API accepted its key.
-    const earlier = await session(sandbox.keys.otherTenant);
+    const earlier = await session(file.sandbox.keys.otherTenant);
     expect((await list(earlier)).isError).toBeFalsy();
     await earlier.end();
-    const tenantA = [sandbox.keys.full, sandbox.keys.full, sandbox.keys.readOnly, sandbox.keys.readOnly];
+    const tenantA = [file.sandbox.keys.full, file.sandbox.keys.full, file.sandbox.keys.readOnly, file.sandbox.keys.readOnly];
     const heldByA: TestClient[] = [];
     for (const key of tenantA) {
       const client = await session(key);
@@ -57,7 +36,7 @@ describe("one tenant's two keys holding every 2025 session", () => {
       expect(read.isError, textOf(read)).toBeFalsy();
       heldByA.push(client);
     }
-    const tenantB = await session(sandbox.keys.otherTenant);
+    const tenantB = await session(file.sandbox.keys.otherTenant);
     const read = await list(tenantB);
     expect(read.isError, textOf(read)).toBeFalsy();
     // One of A's sessions was ended (the first: least recently used of the key that held the most).

@@ -8,25 +8,16 @@
 // every record that may go binds the yes whole, its texts are shown whole (as its JSON where words
 // would cut them), a record cut at TEMPLATE_CHARS says so, and the languages not shown are named.
 // A list read in a layout that is not a list was said to have failed; it is said to be that now.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { DOMAINS, countCarriedOut, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
+import { countCarriedOut, structuredOf, textOf } from './helpers.js';
+import { inProcessPerFile } from './helpers/in-process-per-file.js';
 
-let sandbox: Sandbox;
-let channel: InProcess;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  channel = await inProcess(DOMAINS.channel!, sandbox);
-});
-afterAll(async () => {
-  await channel?.close();
-  await sandbox?.close();
-});
+const file = inProcessPerFile('channel');
 
 const SEND = 'channel.whatsapp.send';
 const tokenOf = (result: CallToolResult) => structuredOf(result).confirmationToken as string;
-const templates = () => sandbox.tenant('A').templates as Array<Record<string, unknown>>;
+const templates = () => file.sandbox.tenant('A').templates as Array<Record<string, unknown>>;
 
 /** Runs `body` with the tenant's templates replaced by `records`, then puts the seeded ones back. */
 async function withTemplates(records: Array<Record<string, unknown>>, body: () => Promise<void>) {
@@ -50,17 +41,17 @@ describe('review36: the yes to a template send is bound to every template that m
     expect(JSON.stringify(record).length).toBeGreaterThan(6000);
     await withTemplates([record], async () => {
       const params = { msisdn: '6281299990061', template: { name: 'katalog_batik', language: 'id' } };
-      const preview = await channel.call(SEND, params);
+      const preview = await file.server.call(SEND, params);
       expect(structuredOf(preview).outcome).toBe('preview');
       expect(textOf(preview)).not.toContain('Balas STOP untuk berhenti');
       expect(textOf(preview)).toMatch(/\(cut after 6,000 of its [\d,]+ characters: channel\.whatsapp\.templates shows it whole\)/);
 
       // The tail the preview did not show changes: the person never agreed to the new text.
       record.footer = 'Klik tautan ini untuk hadiah';
-      const before = countCarriedOut(sandbox, SEND);
-      const again = await channel.call(SEND, params, { confirmationToken: tokenOf(preview) });
+      const before = countCarriedOut(file.sandbox, SEND);
+      const again = await file.server.call(SEND, params, { confirmationToken: tokenOf(preview) });
       expect(structuredOf(again).outcome, textOf(again)).not.toBe('done');
-      expect(countCarriedOut(sandbox, SEND)).toBe(before);
+      expect(countCarriedOut(file.sandbox, SEND)).toBe(before);
     });
   });
 
@@ -69,15 +60,15 @@ describe('review36: the yes to a template send is bound to every template that m
     const records = languages.map((language) => ({ name: 'order_update', language, status: 'APPROVED', body: `Pesanan {{1}} (${language})` }));
     await withTemplates(records, async () => {
       const params = { msisdn: '6281299990062', template: { name: 'order_update', parameters: ['4711'] } };
-      const preview = await channel.call(SEND, params);
+      const preview = await file.server.call(SEND, params);
       expect(structuredOf(preview).outcome).toBe('preview');
       expect(textOf(preview)).toMatch(/and 1 more of that name, in language jv/);
 
       (records[3] as Record<string, unknown>).body = 'Teks lain {{1}}';
-      const before = countCarriedOut(sandbox, SEND);
-      const again = await channel.call(SEND, params, { confirmationToken: tokenOf(preview) });
+      const before = countCarriedOut(file.sandbox, SEND);
+      const again = await file.server.call(SEND, params, { confirmationToken: tokenOf(preview) });
       expect(structuredOf(again).outcome, textOf(again)).not.toBe('done');
-      expect(countCarriedOut(sandbox, SEND)).toBe(before);
+      expect(countCarriedOut(file.sandbox, SEND)).toBe(before);
     });
   });
 
@@ -87,25 +78,25 @@ describe('review36: the yes to a template send is bound to every template that m
     const record = { name: 'terima_kasih', language: 'id', category: 'UTILITY', status: 'APPROVED', body };
     await withTemplates([record], async () => {
       const params = { msisdn: '6281299990064', template: { name: 'terima_kasih', language: 'id', parameters: ['Bayu'] } };
-      const preview = await channel.call(SEND, params);
+      const preview = await file.server.call(SEND, params);
       expect(structuredOf(preview).outcome).toBe('preview');
       expect(textOf(preview)).toContain(body);
 
       record.body = `${body.slice(0, 150)} Klik tautan ini untuk hadiah.`;
-      const before = countCarriedOut(sandbox, SEND);
-      const again = await channel.call(SEND, params, { confirmationToken: tokenOf(preview) });
+      const before = countCarriedOut(file.sandbox, SEND);
+      const again = await file.server.call(SEND, params, { confirmationToken: tokenOf(preview) });
       expect(structuredOf(again).outcome, textOf(again)).not.toBe('done');
-      expect(countCarriedOut(sandbox, SEND)).toBe(before);
+      expect(countCarriedOut(file.sandbox, SEND)).toBe(before);
     });
   });
 
   it('a template list the API gives in another layout (not a list) is said so, not said to have failed', async () => {
     const params = { msisdn: '6281299990065', template: { name: 'promo_umum', language: 'id' } };
     // The spec does not show the list's layout: here the records come inside an object.
-    const tenant = sandbox.tenant('A') as unknown as { templates: unknown };
+    const tenant = file.sandbox.tenant('A') as unknown as { templates: unknown };
     const seeded = tenant.templates;
     tenant.templates = { templates: seeded };
-    const preview = await channel.call(SEND, params).finally(() => {
+    const preview = await file.server.call(SEND, params).finally(() => {
       tenant.templates = seeded;
     });
     expect(structuredOf(preview).outcome).toBe('preview');
@@ -123,7 +114,7 @@ describe('review36: the yes to a template send is bound to every template that m
       body: `Pesanan {{1}} (${index})`,
     }));
     await withTemplates(records, async () => {
-      const preview = await channel.call(SEND, { msisdn: '6281299990066', template: { name: 'order_update', parameters: ['4711'] } });
+      const preview = await file.server.call(SEND, { msisdn: '6281299990066', template: { name: 'order_update', parameters: ['4711'] } });
       expect(structuredOf(preview).outcome, textOf(preview)).toBe('preview');
       expect(textOf(preview)).toMatch(/and 1,997 more of that name, in 40 other languages: bahasa_daerah_3_x+, bahasa_daerah_4_x+, /);
     });
@@ -131,11 +122,11 @@ describe('review36: the yes to a template send is bound to every template that m
 
   it('a template shown whole, unchanged, still sends on its yes', async () => {
     const params = { msisdn: '6281299990063', template: { name: 'promo_umum', language: 'id', parameters: ['Bayu', 'diskon'] } };
-    const preview = await channel.call(SEND, params);
+    const preview = await file.server.call(SEND, params);
     expect(textOf(preview)).not.toMatch(/cut after/);
-    const before = countCarriedOut(sandbox, SEND);
-    const again = await channel.call(SEND, params, { confirmationToken: tokenOf(preview) });
+    const before = countCarriedOut(file.sandbox, SEND);
+    const again = await file.server.call(SEND, params, { confirmationToken: tokenOf(preview) });
     expect(structuredOf(again).outcome, textOf(again)).toBe('done');
-    expect(countCarriedOut(sandbox, SEND)).toBe(before + 1);
+    expect(countCarriedOut(file.sandbox, SEND)).toBe(before + 1);
   });
 });

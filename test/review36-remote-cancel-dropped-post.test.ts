@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { countCarriedOut, requestsAtApi, structuredOf, textOf, until } from './helpers.js';
 import { launchService, modernClient, stopService } from './service-process.js';
+import { droppingFetch } from './helpers/dropping-fetch.js';
 
 const SEND = 'channel.whatsapp.send';
 const READ = 'channel.list';
@@ -34,19 +35,6 @@ type Result = Parameters<typeof textOf>[0];
 interface AnyClient {
   callTool(params: never): Promise<unknown>;
   close(): Promise<void>;
-}
-
-/** A fetch whose tools/call POSTs can each be dropped (their connection closed), the client's own cancel never sent. */
-function droppingFetch() {
-  const calls: AbortController[] = [];
-  const droppable = ((input: string | URL | Request, init?: RequestInit) => {
-    const isCall = init?.method === 'POST' && typeof init.body === 'string' && init.body.includes('"tools/call"');
-    if (!isCall) return fetch(input, init);
-    const drop = new AbortController();
-    calls.push(drop);
-    return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, drop.signal]) : drop.signal });
-  }) as typeof fetch;
-  return { fetch: droppable, drop: (index: number) => calls[index]?.abort() };
 }
 
 const eras = {

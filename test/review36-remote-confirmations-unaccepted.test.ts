@@ -8,39 +8,13 @@
 // past it. The refusal now says: one read with a valid key gives it a share of its own, and the same
 // confirmation then goes through. Shown with an allowance of 50. (Since review37 a share is charged
 // when a value is spent, so the allowance is used here with values a made-up key really spent.)
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
-import { modernClient } from './service-process.js';
+import { describe, expect, it } from 'vitest';
 import { structuredOf, textOf } from './helpers.js';
+import { servicePerFile } from './helpers/service-per-file.js';
 
-let sandbox: Sandbox;
-let service: Service;
-const clients: ModernClient[] = [];
+const file = servicePerFile({ confirmationBudget: { perKey: 100, unaccepted: 50 } });
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    confirmationBudget: { perKey: 100, unaccepted: 50 },
-  });
-});
-afterAll(async () => {
-  await Promise.allSettled(clients.map((client) => client.close()));
-  await service?.close();
-  await sandbox?.close();
-});
-
-async function client(key: string, domain = 'channel'): Promise<ModernClient> {
-  const made = await modernClient(service.url, key, { domain });
-  clients.push(made);
-  return made;
-}
+const client = (key: string, domain = 'channel') => file.client(key, domain);
 
 const send = (message: string, confirmationToken?: string) => ({
   name: 'channel_action',
@@ -53,7 +27,7 @@ describe("values never issued, from a made-up key, and a tenant's first yes on t
     const attacker = await client('made-up-key-0123456789abcdef');
     let spent = structuredOf((await attacker.callTool(send('x'))) as never).confirmationToken as string;
     for (let at = 0; at < 50; at++) spent = structuredOf((await attacker.callTool(send(`x ${at}`, spent))) as never).confirmationToken as string;
-    const tenant = await client(sandbox.keys.otherTenant);
+    const tenant = await client(file.sandbox.keys.otherTenant);
     const preview = structuredOf((await tenant.callTool(send('Your order shipped'))) as never);
     const token = preview.confirmationToken as string;
     const refused = await tenant.callTool(send('Your order shipped', token)).then(
@@ -64,7 +38,7 @@ describe("values never issued, from a made-up key, and a tenant's first yes on t
     expect(refused).toMatch(/nothing was run/);
     expect(refused).toMatch(/make one read with it first/);
     // As the refusal says: one read, then the same confirmation.
-    const reader = await client(sandbox.keys.otherTenant, 'channel');
+    const reader = await client(file.sandbox.keys.otherTenant, 'channel');
     expect((await reader.callTool({ name: 'channel_read', arguments: { operationId: 'channel.list' } })).isError).toBeFalsy();
     const done = await tenant.callTool(send('Your order shipped', token));
     expect(structuredOf(done as never).outcome, textOf(done as never)).toBe('done');

@@ -5,40 +5,20 @@
 // first call holding the key (pasted into the chat) was refused, and the lock not kept, so every
 // later call with the exposed key ran, for as long as made-up keys kept the room full. The oldest
 // lock of that room now gives way to a new one.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
+import { describe, expect, it, vi } from 'vitest';
 import { KeyGuesses } from '../shared/src/call/key-guesses.js';
 import { keyFingerprint } from '../shared/src/call/confirmations.js';
-import { modernClient } from './service-process.js';
 import { textOf, toolOf } from './helpers.js';
+import { servicePerFile } from './helpers/service-per-file.js';
 
-let sandbox: Sandbox;
-let service: Service;
-const clients: ModernClient[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => undefined });
-});
-afterAll(async () => {
-  await Promise.allSettled(clients.map((client) => client.close()));
-  await service?.close();
-  await sandbox?.close();
-});
+const file = servicePerFile();
 
 const LIST = (search?: string) => ({
   name: toolOf('tenant.list'),
   arguments: { operationId: 'tenant.list', ...(search === undefined ? {} : { search }) },
 });
 
-async function client(key: string): Promise<ModernClient> {
-  const made = await modernClient(service.url, key, { domain: 'tenant' });
-  clients.push(made);
-  return made;
-}
+const client = (key: string) => file.client(key, 'tenant');
 
 describe("made-up keys' locks, and the key of a tenant this replica has not seen yet", () => {
   it('is locked when its first call holds it, however many made-up keys locked themselves first', { timeout: 60_000 }, async () => {
@@ -50,8 +30,8 @@ describe("made-up keys' locks, and the key of a tenant this replica has not seen
     // 100,000 made-up keys each sending a window of itself (no API request), at the locks.
     for (let at = 0; at < 100_000; at++) guesses.lock(keyFingerprint(`made-up-${at}`));
     // A tenant's first call on this replica, the key pasted into the chat: refused, and so is every later one.
-    const tenant = await client(sandbox.keys.otherTenant);
-    expect(textOf((await tenant.callTool(LIST(sandbox.keys.otherTenant))) as never)).toMatch(/arguments hold the API key/);
+    const tenant = await client(file.sandbox.keys.otherTenant);
+    expect(textOf((await tenant.callTool(LIST(file.sandbox.keys.otherTenant))) as never)).toMatch(/arguments hold the API key/);
     expect(textOf((await tenant.callTool(LIST())) as never)).toMatch(/every call made with it is refused for an hour/);
   });
 });

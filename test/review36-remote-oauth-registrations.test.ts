@@ -7,35 +7,17 @@
 // whose person had to sign in again. A registration no sign-in has used now goes first. Shown with a
 // store of 300 records behind a proxy the service trusts (ENGAGE_TRUSTED_PROXY_HOPS=1).
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
+import { describe, expect, it } from 'vitest';
 import { MemoryOAuthStore } from '../packages/http/src/oauth/index.js';
-import { startService, type Service } from '../packages/http/src/service.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { mcpStatus, REDIRECT, signIn, tokenRequest } from './oauth-helpers.js';
+import { servicePerFile } from './helpers/service-per-file.js';
 
-let sandbox: Sandbox;
-let service: Service;
 const store = new MemoryOAuthStore(300);
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    oauth: { kek: randomBytes(32), store, trustedProxyHops: 1 },
-  });
-});
-afterAll(async () => {
-  await service?.close();
-  await sandbox?.close();
-});
+const file = servicePerFile({ oauth: { kek: randomBytes(32), store, trustedProxyHops: 1 } });
 
 /** One registration from an address of 2001:db8:<n>::/48's /64s, as the proxy says. */
 async function registerFrom(at: number): Promise<number> {
-  const response = await fetch(`${service.url}/oauth/register`, {
+  const response = await fetch(`${file.service.url}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-forwarded-for': `2001:db8:0:${(Math.floor(at / 20) + 1).toString(16)}::1` },
     body: JSON.stringify({ client_name: 'Filler', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
@@ -46,15 +28,15 @@ async function registerFrom(at: number): Promise<number> {
 
 describe('client registrations from many addresses, in the in-process OAuth store', () => {
   it("do not push out a tenant's registration: its token still works and refreshes", { timeout: 60_000 }, async () => {
-    const tenant = await signIn(service.url, sandbox.keys.otherTenant);
+    const tenant = await signIn(file.service.url, file.sandbox.keys.otherTenant);
     const statuses = new Set<number>();
     for (let at = 0; at < 400; at++) statuses.add(await registerFrom(at));
     expect([...statuses]).toEqual([201]);
-    expect((await mcpStatus(`${service.url}/mcp`, `Bearer ${tenant.access}`)).status).not.toBe(401);
-    const refreshed = await tokenRequest(service.url, { grant_type: 'refresh_token', refresh_token: tenant.refresh, client_id: tenant.clientId });
+    expect((await mcpStatus(`${file.service.url}/mcp`, `Bearer ${tenant.access}`)).status).not.toBe(401);
+    const refreshed = await tokenRequest(file.service.url, { grant_type: 'refresh_token', refresh_token: tenant.refresh, client_id: tenant.clientId });
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
     // A person signing in meanwhile, with a client registered among the others, is not refused.
-    const newcomer = await signIn(service.url, sandbox.keys.full);
-    expect((await mcpStatus(`${service.url}/mcp`, `Bearer ${newcomer.access}`)).status).not.toBe(401);
+    const newcomer = await signIn(file.service.url, file.sandbox.keys.full);
+    expect((await mcpStatus(`${file.service.url}/mcp`, `Bearer ${newcomer.access}`)).status).not.toBe(401);
   });
 });

@@ -5,53 +5,34 @@
 // (review35-tenants). Calls of keys not yet accepted now share a bound of their own in flight
 // (256 by default); past it a call is answered 503 at once, and keys the API has accepted are
 // never held back by it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { requestsAtApi, until } from './helpers.js';
 import { modernClient } from './service-process.js';
+import { servicePerFile } from './helpers/service-per-file.js';
 
-let sandbox: Sandbox;
-let service: Service;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({
-    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
-    catalogs: CATALOGS,
-    port: 0,
-    writeLog: () => undefined,
-    unacceptedInFlight: 3,
-    // Every client here is one address (127.0.0.1): its share is the whole bound.
-    unacceptedInFlightPerAddress: 3,
-  });
-});
-afterAll(async () => {
-  await service?.close();
-  await sandbox?.close();
-});
+// Every client here is one address (127.0.0.1): its share is the whole bound.
+const file = servicePerFile({ unacceptedInFlight: 3, unacceptedInFlightPerAddress: 3 });
 
 const list = { name: 'contact_read', arguments: { operationId: 'contact.list' } };
 
 describe('calls of keys the API has not accepted yet', () => {
   it('share a bound in flight: past it a call is refused at once; an accepted key goes through', async () => {
     // A tenant the API accepted before the flood.
-    const tenant = await modernClient(service.url, sandbox.keys.full, { domain: 'contact' });
+    const tenant = await modernClient(file.service.url, file.sandbox.keys.full, { domain: 'contact' });
     expect((await tenant.callTool(list)).isError).toBeFalsy();
-    const before = requestsAtApi(sandbox, 'contact.list');
-    sandbox.injectFault({ kind: 'delay', operationId: 'contact.list', delayMs: 1_500, times: 3 });
+    const before = requestsAtApi(file.sandbox, 'contact.list');
+    file.sandbox.injectFault({ kind: 'delay', operationId: 'contact.list', delayMs: 1_500, times: 3 });
     // Three valid keys this replica has not seen accepted yet: their first calls wait at the API (two
     // slots), the third for a slot.
-    const fresh = await Promise.all([1, 2, 3].map(() => modernClient(service.url, sandbox.createKey(['contact.read']), { domain: 'contact' })));
-    const madeUp = await modernClient(service.url, 'eng_live_madeup_0123456789abcdef0123', { domain: 'contact' });
+    const fresh = await Promise.all([1, 2, 3].map(() => modernClient(file.service.url, file.sandbox.createKey(['contact.read']), { domain: 'contact' })));
+    const madeUp = await modernClient(file.service.url, 'eng_live_madeup_0123456789abcdef0123', { domain: 'contact' });
     const held = fresh.map((client) =>
       client.callTool(list).then(
         () => 'answered',
         () => 'failed',
       ),
     );
-    await until('two at the API', () => requestsAtApi(sandbox, 'contact.list') - before >= 2);
+    await until('two at the API', () => requestsAtApi(file.sandbox, 'contact.list') - before >= 2);
     const refused = await madeUp.callTool(list).then(
       (result) => JSON.stringify(result),
       (error: unknown) => String(error),

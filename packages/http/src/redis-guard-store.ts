@@ -179,6 +179,9 @@ export const REFUSED_KEYS_AUDIT = '~refused-keys';
 /** The Redis key of a key fingerprint's audit record; `{…}` keeps the list and its head in one cluster slot. */
 export const auditListKey = (keyPrefix: string, prefix = 'engage:') => `${prefix}audit:{${keyPrefix}}`;
 
+/** The owner a note taken by TAKE_UNREAD is put back under (as done and told: no mark in flight has it). */
+const TOLD_HERE = 'told-here';
+
 /** How long a write's last attempt is kept, as this process's journal keeps it. */
 export const WRITE_MEMORY_MS = 30 * 60 * 1000;
 /**
@@ -322,7 +325,7 @@ local quiet = now < quietUntil
  * then its yes's time less WRITE_CLOCK_SKEW_MS (ms, on the clock of the replica that gave it), the
  * lease (ms), WRITE_MEMORY_MS, the new owner's id, '1' for a write that needs no yes. {stamp,
  * 'held', outcome, at (on the caller's clock)} of the attempt that refuses this one (in flight, or
- * sent since the yes); {stamp, 'unread', at} of a write needing no yes whose last attempt was done
+ * sent since the yes); {stamp, 'unread', at, at by Redis's clock} of a write needing no yes whose last attempt was done
  * and never read (its note taken: a second repeat sends); {stamp, 'quiet'} after a loss; else marks
  * it in flight for the owner, keeping the attempt before for a refusal to
  * restore: {stamp, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
@@ -338,7 +341,7 @@ if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7
 if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {stamp(), 'held', outcome, at - ahead} end
 if ARGV[10] == '1' and outcome == 'done' and tonumber(held[4]) == at then
   redis.call('HDEL', KEYS[1], 'unread')
-  return {stamp(), 'unread', at - ahead}
+  return {stamp(), 'unread', at - ahead, at}
 end
 if outcome then
   redis.call('HSET', KEYS[1], 'beforeAt', at, 'beforeOutcome', outcome)
@@ -371,7 +374,8 @@ return {stamp(), 1}
 
 /**
  * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
- * owner, WRITE_MEMORY_MS, '1' when its answer was never read (the note put back too). Puts back a
+ * owner, WRITE_MEMORY_MS, '1' when its answer was never read (the note put back too), 'told' when a
+ * claim of this replica took its note (a note put back for the same attempt is dropped). Puts back a
  * mark Redis lost or holds an older state of (a copy that
  * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it
  * did, counted as a claim (so a Redis that goes back again, to before it was put back, is seen).
@@ -380,6 +384,7 @@ export const RESTORE_WRITE = script(`${REDIS_CLOCK}
 local at, memory = tonumber(ARGV[6]), tonumber(ARGV[9])
 local was = redis.call('HMGET', KEYS[1], 'at', 'owner')
 local wasAt = tonumber(was[1])
+if ARGV[10] == 'told' and wasAt == at then redis.call('HDEL', KEYS[1], 'unread') end
 if wasAt and (wasAt > at or (wasAt == at and was[2] ~= ARGV[8])) then return {stamp(), 0} end
 redis.call('DEL', KEYS[1])
 if ARGV[7] == 'in-flight' then
@@ -421,12 +426,16 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `);
 
-/** KEYS[1] as CLAIM_WRITE's. Takes the unread note of its done attempt (the replica that kept its answer gives it): 1, or 0 if none. */
+/**
+ * KEYS[1] as CLAIM_WRITE's. Takes the unread note of its done attempt (the replica that kept its
+ * answer gives it, or an idempotency key's first answer told of it): the attempt's time (Redis's
+ * clock, ms), or 0 if none.
+ */
 export const TAKE_UNREAD = script(`
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'unread')
 if held[2] ~= 'done' or not held[3] or tonumber(held[3]) ~= tonumber(held[1]) then return 0 end
 redis.call('HDEL', KEYS[1], 'unread')
-return 1
+return tonumber(held[1])
 `);
 
 /** A reservation of this store's: the reserving call's id, and when the record expires. */
@@ -682,7 +691,8 @@ export class RedisGuardStore implements GuardStore {
     if (reply[0] === 'quiet') throw new ClaimsPaused(STATE_LOST);
     if (reply[0] === 'held') return attemptOf(reply.slice(1));
     if (reply[0] === 'unread') {
-      this.kept.told(write);
+      // Remembered as told, with the attempt's time on Redis's clock: a loss must not bring the note back from its settling replica.
+      if (typeof reply[2] === 'number') this.kept.told(write, { at: reply[2], owner: id });
       return { ...attemptOf(['done', reply[1]]), unread: true };
     }
     if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
@@ -719,7 +729,11 @@ export class RedisGuardStore implements GuardStore {
 
   async takeUnread(write: string) {
     this.kept.told(write);
-    return (await this.run(TAKE_UNREAD, [this.writeKey(write)], [])) === 1;
+    const takenAt = await this.run(TAKE_UNREAD, [this.writeKey(write)], []);
+    if (typeof takenAt !== 'number' || takenAt <= 0) return false;
+    // Remembered as told even where another replica settled it: a loss must not bring the note back from there.
+    this.kept.told(write, { at: takenAt, owner: TOLD_HERE });
+    return true;
   }
 
   async lastSentWrite(write: string, now: number) {
@@ -801,7 +815,7 @@ export class RedisGuardStore implements GuardStore {
     for (let from = 0; from < marks.length; from = stamps.length) {
       const batch = marks.slice(from, from === 0 ? 1 : from + RESTORE_BATCH);
       const results = await Promise.allSettled(
-        batch.map(([write, { at, outcome, owner, unread }]) =>
+        batch.map(([write, { at, outcome, owner, unread, told }]) =>
           this.run(RESTORE_WRITE, this.markKeys(write), [
             ...this.clock(now),
             `${epoch}:${seq}:`,
@@ -810,7 +824,7 @@ export class RedisGuardStore implements GuardStore {
             outcome,
             owner,
             WRITE_MEMORY_MS,
-            unread ? '1' : '0',
+            unread ? '1' : told ? 'told' : '0',
           ]),
         ),
       );

@@ -15,6 +15,8 @@ export interface KeptMark {
   keptUntil: number;
   /** Done with its answer never read, and no claim or kept answer of this replica's has told of it yet: put back with the note. */
   unread?: boolean;
+  /** Its unread note was taken here: put back as told, so the note another replica puts back for it is dropped. */
+  told?: boolean;
 }
 
 export class KeptMarks {
@@ -36,10 +38,18 @@ export class KeptMarks {
     else Object.assign(mark, { outcome, keptUntil: performance.now() + this.memoryMs, unread: unread && outcome === 'done' });
   }
 
-  /** The write's unread note was taken here (told, or its kept answer given): a mark put back holds it no more. */
-  told(write: string): void {
+  /**
+   * The write's unread note was taken here (told, or its kept answer given): a mark put back holds
+   * it no more. `taken`: the attempt whose note a claim here took (Redis's clock, its settling
+   * replica's id), remembered if this replica keeps nothing as late, so that it is put back told.
+   */
+  told(write: string, taken?: { at: number; owner: string }): void {
     const mark = this.marks.get(write);
-    if (mark) mark.unread = false;
+    if (mark && (!taken || mark.at >= taken.at)) return void Object.assign(mark, { unread: false, told: true });
+    if (!taken) return;
+    this.marks.delete(write);
+    this.marks.set(write, { ...taken, outcome: 'done', keptUntil: performance.now() + this.memoryMs, told: true });
+    if (this.marks.size > KEPT_MARKS) this.forgetOne();
   }
 
   /** How many marks are held, some perhaps past their keeping (kept() drops those). */

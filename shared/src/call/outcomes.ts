@@ -71,11 +71,11 @@ export function serverStopping(): CallToolResult {
   );
 }
 
-/** A write taken before its server began stopping, not yet sent (its preview being read, its person asked): it is not sent, nor asked about, now. */
 /** Why a server stops: a stdio server's host, or a remote replica's restart (its drain). */
 const STOPPING_WHY = 'its host closed it or told it to stop, or, in remote mode, this replica is being restarted';
 const ASK_AGAIN_AFTER_STOP = 'Ask again once its host has started it again (in remote mode, in a moment: another replica answers).';
 
+/** A write taken before its server began stopping, not yet sent (its preview being read, its person asked): it is not sent, nor asked about, now. */
 export function stoppedBeforeSend(op: Operation): CallToolResult {
   return writeFailure(op, 'refused', `This server began stopping (${STOPPING_WHY}) before ${op.id} went out, so nothing was sent. ${ASK_AGAIN_AFTER_STOP}`);
 }

@@ -65,7 +65,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
       return unread.reply;
     }
     const early = call.kind === 'action' ? await beforeConfirm(deps.guard, call, op, prepared.params, write.held) : undefined;
-    if (early) return early;
+    if (early) return await keyTold(deps, call, op, write, early);
     let approval: Approval | undefined;
     if (gate(deps, call, op)) {
       const confirmed = await confirm(deps, call, op, prepared.params, write);
@@ -75,7 +75,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
       if (confirmed.confirmation) trace.unsentConfirmation = confirmed.confirmation;
     }
     const refusal = await claim(deps, call, prepared, approval, write.held);
-    if (refusal) return refusal;
+    if (refusal) return await keyTold(deps, call, op, write, refusal);
     // From here the write is marked in flight: how it ends is the journal's and the shared mark's to note.
     stage = 'sent';
     trace.unsentConfirmation = undefined;
@@ -99,6 +99,17 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
         : undefined;
     return failedCall(error, op, stage, call.kind === 'action', keySource, trace.write?.confirmation === 'token', earlier);
   }
+}
+
+/**
+ * An idempotency key's first answer, given again (it was carried out, nothing sent again): the
+ * model is told now, so the write's unread note in the shared store goes with it, and the user's
+ * next repeat of the same write is sent rather than told a second time.
+ */
+async function keyTold(deps: CallDeps, call: ToolCall, op: Operation, write: WriteTrace, reply: Reply): Promise<Reply> {
+  if (call.args.idempotencyKey !== undefined && write.held.repeated && !gate(deps, call, op) && outcomeOf(reply) === 'done')
+    await takeSharedUnread(deps, call, op, write.params);
+  return reply;
 }
 
 /** What the call's span is told as it ends (telemetry on). */
