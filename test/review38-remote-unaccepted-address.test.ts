@@ -4,35 +4,19 @@
 // had not yet seen accepted (right after a deploy: every tenant), for as long as it went on. One
 // address now holds at most a share of that bound (a quarter by default); the rest is others'.
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { until } from './helpers.js';
-import { modernClient } from './service-process.js';
+import { servicePerFile, type ServiceFile } from './helpers/service-per-file.js';
 
-let sandbox: Sandbox;
-let service: Service;
+const direct = servicePerFile({ unacceptedInFlight: 4 });
 /** The same, behind one proxy: the client is the address X-Forwarded-For names. */
-let proxied: Service;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  const options = { env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => undefined, unacceptedInFlight: 4 };
-  service = await startService(options);
-  proxied = await startService({ ...options, trustedProxyHops: 1 });
-});
-afterAll(async () => {
-  await service?.close();
-  await proxied?.close();
-  await sandbox?.close();
-});
+const proxied = servicePerFile({ unacceptedInFlight: 4, trustedProxyHops: 1 });
 
 const list = { name: 'contact_read', arguments: { operationId: 'contact.list' } };
 
 /** A POST of a made-up key from another client; `trickle`: its body is never finished. Resolves with its status, if answered. */
-function madeUpCall(index: number, trickle: boolean, on = service): { status: Promise<number | undefined>; stop(): void } {
-  const url = new URL('/mcp/contact', on.url);
+function madeUpCall(index: number, trickle: boolean, on: ServiceFile): { status: Promise<number | undefined>; stop(): void } {
+  const url = new URL('/mcp/contact', on.service.url);
   const req = request(url, {
     method: 'POST',
     // Not the tenant's 127.0.0.1; behind the proxy, the same peer as the tenant, told apart by the header alone.
@@ -59,19 +43,18 @@ function madeUpCall(index: number, trickle: boolean, on = service): { status: Pr
 
 describe('calls in flight of keys not yet accepted, from one address', () => {
   it.each([
-    ['its TCP peer', () => service],
-    ['the address its proxy names (ENGAGE_TRUSTED_PROXY_HOPS)', () => proxied],
+    ['its TCP peer', direct],
+    ['the address its proxy names (ENGAGE_TRUSTED_PROXY_HOPS)', proxied],
   ])('(%s) hold only a share of the bound: a tenant new to this replica still gets its call through', async (_, on) => {
-    const held = [1, 2, 3, 4].map((index) => madeUpCall(index, true, on()));
+    const held = [1, 2, 3, 4].map((index) => madeUpCall(index, true, on));
     try {
       // The address is at its share once one more of its calls is refused at the door.
       let probe = 100;
-      await until('the address refused', async () => (await madeUpCall(probe++, false, on()).status) === 503);
-      const tenant = await modernClient(on().url, sandbox.createKey(['contact.read']), { domain: 'contact' });
+      await until('the address refused', async () => (await madeUpCall(probe++, false, on).status) === 503);
+      const tenant = await on.client(on.sandbox.createKey(['contact.read']), 'contact');
       // Before, the address held the whole bound: this was 503 unaccepted_keys_busy.
       const read = await tenant.callTool(list);
       expect(read.isError).toBeFalsy();
-      await tenant.close();
     } finally {
       for (const call of held) call.stop();
     }

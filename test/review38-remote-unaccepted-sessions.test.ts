@@ -7,23 +7,11 @@
 // its own.
 import { request } from 'node:http';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGS } from '../packages/http/src/catalogs.js';
-import { startService, type Service } from '../packages/http/src/service.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { makeClient, textOf } from './helpers.js';
+import { servicePerFile } from './helpers/service-per-file.js';
 
-let sandbox: Sandbox;
-let service: Service;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  service = await startService({ env: { ENGAGE_BASE_URL: sandbox.baseUrl }, catalogs: CATALOGS, port: 0, writeLog: () => undefined, maxUnacceptedSessions: 3 });
-});
-afterAll(async () => {
-  await service?.close();
-  await sandbox?.close();
-});
+const file = servicePerFile({ maxUnacceptedSessions: 3 });
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
@@ -35,7 +23,7 @@ const INITIALIZE = JSON.stringify({
 /** A made-up key's initialize from another local address (127.0.0.2): the session id it was given. */
 function openFromElsewhere(index: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL('/mcp/contact', service.url), {
+    const req = request(new URL('/mcp/contact', file.service.url), {
       method: 'POST',
       localAddress: '127.0.0.2',
       headers: {
@@ -56,12 +44,12 @@ function openFromElsewhere(index: number): Promise<string | undefined> {
 describe('a 2025 session of a key this replica has not seen accepted', () => {
   it("is not pushed out by another address's sessions of made-up keys", async () => {
     const tenant = makeClient({ kind: 'v1' });
-    const key = sandbox.createKey(['contact.read']);
-    await tenant.connect(new V1HttpTransport(new URL('/mcp/contact', service.url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    file.closeAfter(tenant);
+    const key = file.sandbox.createKey(['contact.read']);
+    await tenant.connect(new V1HttpTransport(new URL('/mcp/contact', file.service.url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
     for (let index = 0; index < 6; index++) expect(await openFromElsewhere(index)).toBeTruthy();
     // Before, this was 404 session not found: the flood's sessions had closed the tenant's.
     const read = await tenant.callTool({ name: 'contact_read', arguments: { operationId: 'contact.list' } });
     expect(read.isError, textOf(read)).toBeFalsy();
-    await tenant.close();
   });
 });
