@@ -10,7 +10,8 @@ import { requestsAtApi, until } from './helpers.js';
 import { modernClient } from './service-process.js';
 import { servicePerFile } from './helpers/service-per-file.js';
 
-const file = servicePerFile({ unacceptedInFlight: 3 });
+// Every client here is one address (127.0.0.1): its share is the whole bound.
+const file = servicePerFile({ unacceptedInFlight: 3, unacceptedInFlightPerAddress: 3 });
 
 const list = { name: 'contact_read', arguments: { operationId: 'contact.list' } };
 

@@ -35,6 +35,12 @@ const KEYS_BEFORE_SWEEP = 10_000;
 const MAX_NOTES = 20_000;
 /** Values noted from one request: a call brings one (two at most); the rest are charged as a made-up key's. */
 const MAX_NOTES_PER_REQUEST = 4;
+/**
+ * Notes one key keeps; a newer one drops that key's oldest. A note needs only the shape of our
+ * values (any `ct_…`), so without it one tenant's flood of values never spent dropped every other
+ * tenant's note, and their spends fell on the allowance of keys not yet accepted.
+ */
+const MAX_NOTES_PER_KEY = 64;
 
 export const CONFIRMATION_BUDGET: ConfirmationBudgetLimits = { perKey: 2_000, unaccepted: 10_000 };
 
@@ -57,6 +63,8 @@ export class ConfirmationBudget {
   private readonly ofUnaccepted: Window = { count: 0, since: 0 };
   /** Who brought each value not yet spent, by the id the spent store knows it by (`token:<nonce>`, `state:<nonce>`). */
   private readonly bringers = new Map<string, Bringer>();
+  /** The ids noted for each key, oldest first (MAX_NOTES_PER_KEY). */
+  private readonly notedOf = new Map<string, Set<string>>();
   private sweptAt = 0;
 
   constructor(
@@ -73,7 +81,9 @@ export class ConfirmationBudget {
     const bringer = { keyId, accepted: this.isAccepted(keyId) };
     const { window, limit } = this.shareOf(bringer);
     if (window.count >= limit) return refusalResponse(overBudget(limit, bringer.accepted, window.since + WINDOW_MS - this.now()));
-    for (const id of ids.slice(0, MAX_NOTES_PER_REQUEST)) this.note(id, bringer);
+    // A key not accepted is charged as an unknown bringer is: noting its values changes nothing, and
+    // they are anyone's to send at no cost (a made-up key's flood dropped the notes of tenants).
+    if (bringer.accepted) for (const id of ids.slice(0, MAX_NOTES_PER_REQUEST)) this.note(id, bringer);
     return undefined;
   }
 
@@ -84,7 +94,7 @@ export class ConfirmationBudget {
    */
   chargeSpend(id: string): () => void {
     const bringer = this.bringers.get(id) ?? UNKNOWN_BRINGER;
-    this.bringers.delete(id);
+    this.forget(id);
     const { window, limit } = this.shareOf(bringer);
     if (window.count >= limit) throw new InputError(overBudget(limit, bringer.accepted, window.since + WINDOW_MS - this.now()).message);
     window.count++;
@@ -95,9 +105,22 @@ export class ConfirmationBudget {
   }
 
   private note(id: string, bringer: Bringer): void {
-    this.bringers.delete(id);
-    if (this.bringers.size >= MAX_NOTES) this.bringers.delete(this.bringers.keys().next().value as string);
+    this.forget(id);
+    let noted = this.notedOf.get(bringer.keyId);
+    if (!noted) this.notedOf.set(bringer.keyId, (noted = new Set()));
+    if (noted.size >= MAX_NOTES_PER_KEY) this.forget(noted.values().next().value as string);
+    if (this.bringers.size >= MAX_NOTES) this.forget(this.bringers.keys().next().value as string);
     this.bringers.set(id, bringer);
+    noted.add(id);
+  }
+
+  private forget(id: string): void {
+    const bringer = this.bringers.get(id);
+    if (!bringer) return;
+    this.bringers.delete(id);
+    const noted = this.notedOf.get(bringer.keyId);
+    noted?.delete(id);
+    if (noted?.size === 0) this.notedOf.delete(bringer.keyId);
   }
 
   /** The bringer's window (begun again once a window has passed) and limit. */

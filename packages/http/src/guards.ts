@@ -8,6 +8,7 @@ import type { Drain } from './drain.js';
 import type { Exchange, Guard } from './exchange.js';
 import type { ServiceMetrics } from './metrics.js';
 import { TOKEN_PREFIX, type OAuth } from './oauth/index.js';
+import { requesterOf } from './oauth/requester.js';
 import { sendJson, type Refusal } from './respond.js';
 
 export interface GuardSettings {
@@ -19,6 +20,10 @@ export interface GuardSettings {
   maxConcurrentPerKey: number;
   /** Calls in flight of all keys the API has not accepted yet, together (their upstream share is 2 slots). */
   maxInFlightUnaccepted: number;
+  /** Of those, the most one client address may hold (requesterOf: an IPv6 /64 counts as one). */
+  maxInFlightUnacceptedPerAddress: number;
+  /** Proxies in front whose X-Forwarded-For names the client (requesterOf); 0: the TCP peer is the client. */
+  trustedProxyHops: number;
   requestTimeoutMs: number;
 }
 
@@ -143,15 +148,14 @@ function bodySizeGuard(deps: GuardDeps): Guard['check'] {
 /**
  * Calls (POSTs) count against the key's limit; long-lived 2025 notification streams (GET) and
  * session ends (DELETE) do not. Calls of keys the API has not accepted yet (new or made-up: any
- * string passes as a key until the API answers 401) also count against one bound for all such keys:
- * they share 2 upstream slots, so more in flight only wait, each holding its request, and anyone
- * could otherwise hold the service's memory without a key.
+ * string passes as a key until the API answers 401) also count against one bound for all such keys
+ * (unacceptedBound).
  */
 function perKeyLimitGuard(deps: GuardDeps): Guard['check'] {
   const { settings, metrics } = deps;
   const perKey = new Map<string, number>();
   const limit = settings.maxConcurrentPerKey;
-  let unaccepted = 0;
+  const unaccepted = unacceptedBound(deps);
   return (exchange) => {
     const { req, res, keyId } = exchange;
     if (req.method !== 'POST' || keyId === undefined) return undefined;
@@ -161,18 +165,57 @@ function perKeyLimitGuard(deps: GuardDeps): Guard['check'] {
       const message = `More than ${limit} calls in flight with this key; retry after a call finishes.`;
       return { status: 429, error: 'too_many_requests', message, headers: { 'retry-after': '1' } };
     }
-    const counted = deps.isAccepted?.(keyId) === false;
-    if (counted && unaccepted >= settings.maxInFlightUnaccepted) {
-      const message = `More than ${settings.maxInFlightUnaccepted} calls of keys this service has not yet seen the API accept are in flight; retry in a moment. A key's calls are not held back by this once the API has answered one of them.`;
-      return refused(deps, exchange, 'unaccepted_busy', { status: 503, error: 'unaccepted_keys_busy', message, headers: { 'retry-after': '1' } });
+    if (deps.isAccepted?.(keyId) === false) {
+      const refusal = unaccepted(exchange);
+      if (refusal) return refusal;
     }
     perKey.set(keyId, current + 1);
-    if (counted) unaccepted++;
     res.once('close', () => {
-      if (counted) unaccepted--;
       const left = (perKey.get(keyId) ?? 1) - 1;
       if (left > 0) perKey.set(keyId, left);
       else perKey.delete(keyId);
+    });
+    return undefined;
+  };
+}
+
+/**
+ * Calls of keys not yet accepted share 2 upstream slots, so more in flight only wait, each holding
+ * its request: without a bound anyone could hold the service's memory without a key. One address
+ * holds at most a share of the bound: else one client's made-up keys (bodies that trickle in hold
+ * their place up to the receive bound) refused the first call of every tenant this replica had not
+ * yet seen accepted, every tenant right after a deploy, for as long as it went on. Counts the call
+ * (until its response closes) and returns undefined, or returns the refusal.
+ */
+function unacceptedBound(deps: GuardDeps): (exchange: Exchange) => Refusal | undefined {
+  const { maxInFlightUnaccepted: bound, maxInFlightUnacceptedPerAddress: share, trustedProxyHops } = deps.settings;
+  const ofAddress = new Map<string, number>();
+  let total = 0;
+  const busy = (whose: string) => ({
+    status: 503,
+    error: 'unaccepted_keys_busy',
+    message: `${whose} are in flight; retry in a moment. A key's calls are not held back by this once the API has answered one of them.`,
+    headers: { 'retry-after': '1' },
+  });
+  return (exchange) => {
+    const address = requesterOf(exchange.req, trustedProxyHops);
+    const held = ofAddress.get(address) ?? 0;
+    if (total >= bound)
+      return refused(deps, exchange, 'unaccepted_busy', busy(`More than ${bound} calls of keys this service has not yet seen the API accept`));
+    if (held >= share)
+      return refused(
+        deps,
+        exchange,
+        'unaccepted_busy',
+        busy(`More than ${share} calls from this address with keys this service has not yet seen the API accept`),
+      );
+    total++;
+    ofAddress.set(address, held + 1);
+    exchange.res.once('close', () => {
+      total--;
+      const left = (ofAddress.get(address) ?? 1) - 1;
+      if (left > 0) ofAddress.set(address, left);
+      else ofAddress.delete(address);
     });
     return undefined;
   };

@@ -7,6 +7,7 @@ import type { Drain } from './drain.js';
 import { pathOf, type Exchange, type Guard } from './exchange.js';
 import type { NodeMcpHandler } from './mcp.js';
 import type { ServiceMetrics } from './metrics.js';
+import { requesterOf } from './oauth/requester.js';
 import { OWN_PATHS, PROBE_PATHS, answerMetrics, answerProbe } from './endpoints.js';
 import { sendJson, sendRefusal, sendStreamHeadAtOnce, type Refusal } from './respond.js';
 
@@ -16,6 +17,8 @@ export interface HandlerDeps {
   drain: Drain;
   metrics: ServiceMetrics;
   serveMcp: NodeMcpHandler;
+  /** Proxies in front whose X-Forwarded-For names the client (requesterOf), for the limits by client address. */
+  trustedProxyHops?: number;
   /** OAuth's own routes (discovery, consent, token…), when it is on. */
   oauth?: { owns(path: string): boolean; serve(req: IncomingMessage, res: ServerResponse, path: string, log: Logger): Promise<void> };
 }
@@ -50,6 +53,8 @@ export function requestHandler(deps: HandlerDeps): RequestHandler {
         ...auth.extra,
         requestId: id,
         peer: { address: req.socket.remoteAddress, port: req.socket.remotePort },
+        // The client's address group, behind trusted proxies too: what the sessions of keys not yet accepted are shared by.
+        requester: requesterOf(req, deps.trustedProxyHops ?? 0),
         closedUnanswered: unanswered.signal,
       };
       req.auth = { ...auth, extra };

@@ -94,6 +94,13 @@ export interface ServiceOptions {
   confirmationBudget?: ConfirmationBudgetLimits;
   /** Calls in flight of all keys the API has not accepted yet, together (guards.ts); 256 by default. */
   unacceptedInFlight?: number;
+  /** Of those, the most one client address may hold (guards.ts); a quarter of unacceptedInFlight by default. */
+  unacceptedInFlightPerAddress?: number;
+  /**
+   * Proxies in front whose X-Forwarded-For names the client (ENGAGE_TRUSTED_PROXY_HOPS), for the
+   * limits by address; OAuth's own setting when not given.
+   */
+  trustedProxyHops?: number;
   secret?: Uint8Array;
   /** The pace of one key: a local Pacer by default, shared through Redis for several replicas. */
   pace?: (keyFingerprint: string) => PaceKeeper;
@@ -199,6 +206,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     drain,
     metrics,
     serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log, confirmations),
+    trustedProxyHops: trustedProxyHopsOf(settings),
     ...(oauth ? { oauth } : {}),
   });
   const server = await listen(settings, handle, log, new Set(endpoints.keys()));
@@ -259,6 +267,10 @@ function startOAuth(options: OAuthOptions, settings: Settings, engines: Engines,
   return createOAuth(options, { scopesByPath, allowedHosts, checkKey, onAdmitted: (keyId) => fairness.vouch(keyId), log });
 }
 
+function trustedProxyHopsOf(settings: Settings): number {
+  return settings.trustedProxyHops ?? settings.oauth?.trustedProxyHops ?? 0;
+}
+
 function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) {
   return {
     mcpPaths: new Set(endpoints.keys()),
@@ -268,6 +280,9 @@ function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) 
     maxBodyBytes: settings.maxBodyBytes,
     maxConcurrentPerKey: settings.maxConcurrentPerKey,
     maxInFlightUnaccepted: settings.unacceptedInFlight,
+    // One address cannot hold it all; behind a proxy not named in trustedProxyHops, every caller is one address.
+    maxInFlightUnacceptedPerAddress: settings.unacceptedInFlightPerAddress ?? Math.max(1, Math.ceil(settings.unacceptedInFlight / 4)),
+    trustedProxyHops: trustedProxyHopsOf(settings),
     requestTimeoutMs: settings.requestTimeoutMs,
   };
 }

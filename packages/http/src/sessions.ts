@@ -12,6 +12,8 @@ interface Session {
   /** The key's fingerprint, whichever grant it came through: what the limits count, and what the API accepted or not. */
   keyId: string;
   endpoint: string;
+  /** The client address group that opened it (authInfo.extra.requester): sessions of keys not yet accepted are shared by it. */
+  requester: string;
   lastSeen: number;
   /** The ids of the client's requests the session's server has not answered yet (callIdOf). */
   calls: Set<string>;
@@ -100,7 +102,8 @@ export class Sessions {
   private async start(request: Request, target: LegacyTarget, authInfo: AuthInfo): Promise<Response> {
     if (request.method !== 'POST') return refusalResponse(NO_SESSION);
     const keyId = keyIdOf(authInfo.clientId);
-    if (!this.makeRoom(keyId)) return refusalResponse(TOO_MANY);
+    const requester = typeof authInfo.extra?.requester === 'string' ? authInfo.extra.requester : 'unknown';
+    if (!this.makeRoom(keyId, requester)) return refusalResponse(TOO_MANY);
     const mcp = target.factory('legacy', authInfo);
     let opened: string | undefined;
     const calls = new Set<string>();
@@ -109,7 +112,7 @@ export class Sessions {
       maxRequestBodySize: this.limits.maxBodyBytes,
       onsessioninitialized: (id) => {
         opened = id;
-        this.open.set(id, { transport, mcp, clientId: authInfo.clientId, keyId, endpoint: target.name, lastSeen: Date.now(), calls });
+        this.open.set(id, { transport, mcp, clientId: authInfo.clientId, keyId, endpoint: target.name, requester, lastSeen: Date.now(), calls });
       },
       onsessionclosed: (id) => void this.close(id),
     } as ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0]);
@@ -123,18 +126,20 @@ export class Sessions {
   /**
    * Room for one more session of this key: a key at its own bound gives up its least recently
    * used session; a key the API has not accepted yet takes the place of the least recently used
-   * of such keys' sessions (made-up keys push out only each other). When every accepted place is
+   * of such keys' sessions opened from the client address holding the most of them (made-up keys
+   * push out only each other's, and one client's flood its own: right after a deploy every tenant
+   * is among them, its session idle until the person's first call). When every accepted place is
    * taken, the key holding the most gives up its least recently used one to a key holding at least
    * two fewer: one tenant's many keys cannot keep every other tenant out. A session with a call in
    * flight is given up last (its call would never be answered), and never for another key: with
    * none of that key's idle, the new session is refused. False: no such key, or no idle session.
    */
-  private makeRoom(keyId: string): boolean {
+  private makeRoom(keyId: string, requester: string): boolean {
     const own = [...this.open].filter(([, session]) => session.keyId === keyId);
     if (own.length >= this.limits.maxSessionsPerKey) void this.close(leastRecentlyUsedIdleFirst(own));
     if (!this.isAccepted(keyId)) {
       const unaccepted = [...this.open].filter(([, session]) => !this.isAccepted(session.keyId));
-      if (unaccepted.length >= this.limits.maxUnacceptedSessions) void this.close(leastRecentlyUsedIdleFirst(unaccepted));
+      if (unaccepted.length >= this.limits.maxUnacceptedSessions) void this.close(leastRecentlyUsedIdleFirst(ofBusiestRequester(unaccepted, requester)));
       return true;
     }
     const byKey = new Map<string, Array<[string, Session]>>();
@@ -221,6 +226,18 @@ function releaseOnAnswer(transport: WebStandardStreamableHTTPServerTransport, ca
  */
 function keyIdOf(clientId: string): string {
   return clientId.split(':')[0] as string;
+}
+
+/** The sessions opened from the client address that opened the most of them (on a tie, the newcomer's own). */
+function ofBusiestRequester(sessions: Array<[string, Session]>, newcomer: string): Array<[string, Session]> {
+  const byRequester = new Map<string, Array<[string, Session]>>([[newcomer, []]]);
+  for (const entry of sessions) {
+    const group = byRequester.get(entry[1].requester);
+    if (group) group.push(entry);
+    else byRequester.set(entry[1].requester, [entry]);
+  }
+  const busiest = [...byRequester.values()].reduce((most, each) => (each.length > most.length ? each : most));
+  return busiest.length > 0 ? busiest : sessions;
 }
 
 function leastRecentlyUsed(sessions: Array<[string, Session]>): string {
