@@ -82,6 +82,8 @@ async function start(settings: HttpSettings, redis: RedisClient | undefined): Pr
       maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
       maxSessions: settings.maxSessions,
       maxSessionsPerKey: settings.maxSessionsPerKey,
+      // Who a caller is, behind a proxy: each client address's share of what keys not yet accepted may hold.
+      trustedProxyHops: settings.trustedProxyHops,
       requestTimeoutMs: settings.requestTimeoutMs,
       drainTimeoutMs: settings.drainTimeoutMs,
       drainDelayMs: settings.drainDelayMs,

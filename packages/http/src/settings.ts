@@ -28,6 +28,8 @@ export interface HttpSettings {
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   /** OAuth (ENGAGE_OAUTH_KEK set): the KEK, the public origin, and whether tenant keys are still accepted. */
   oauth: OAuthSettings | undefined;
+  /** ENGAGE_TRUSTED_PROXY_HOPS: who a caller is behind proxies (OAuth's limits, each client address's share of what keys not yet accepted hold). */
+  trustedProxyHops: number;
 }
 
 const MIN_SECRET_BYTES = 32;
@@ -71,6 +73,7 @@ export function readHttpSettings(env: NodeJS.ProcessEnv): { ok: true; settings: 
     ...store,
     logLevel: level as HttpSettings['logLevel'],
     oauth,
+    trustedProxyHops,
   };
   return problems.length > 0 ? { ok: false, problems } : { ok: true, settings };
 }
