@@ -3,10 +3,10 @@
 // to the 60 s receive bound, then sent again) refused the first call of every tenant this replica
 // had not yet seen accepted (right after a deploy: every tenant), for as long as it went on. One
 // address now holds at most a share of that bound (a quarter by default); the rest is others'.
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { until } from './helpers.js';
 import { servicePerFile, type ServiceFile } from './helpers/service-per-file.js';
+import { madeUpCall } from './helpers/made-up-call.js';
 
 const direct = servicePerFile({ unacceptedInFlight: 4 });
 /** The same, behind one proxy: the client is the address X-Forwarded-For names. */
@@ -14,43 +14,26 @@ const proxied = servicePerFile({ unacceptedInFlight: 4, trustedProxyHops: 1 });
 
 const list = { name: 'contact_read', arguments: { operationId: 'contact.list' } };
 
-/** A POST of a made-up key from another client; `trickle`: its body is never finished. Resolves with its status, if answered. */
-function madeUpCall(index: number, trickle: boolean, on: ServiceFile): { status: Promise<number | undefined>; stop(): void } {
-  const url = new URL('/mcp/contact', on.service.url);
-  const req = request(url, {
-    method: 'POST',
-    // Not the tenant's 127.0.0.1; behind the proxy, the same peer as the tenant, told apart by the header alone.
+/** A made-up key's call from another client than the tenant's: behind the proxy the same peer, told apart by the header alone. */
+const call = (index: number, trickle: boolean, on: ServiceFile) =>
+  madeUpCall(new URL('/mcp/contact', on.service.url), {
+    index,
+    forwardedFor: '192.0.2.7',
+    trickle,
+    length: 100_000,
     ...(on === proxied ? {} : { localAddress: '127.0.0.2' }),
-    headers: {
-      'x-forwarded-for': '192.0.2.7',
-      authorization: `Bearer eng_live_madeup_${String(index).padStart(4, '0')}_0123456789abcdef`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'content-length': '100000',
-    },
   });
-  const status = new Promise<number | undefined>((resolve) => {
-    req.once('response', (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    });
-    req.once('error', () => resolve(undefined));
-  });
-  req.write('{"jsonrpc":"2.0",');
-  if (!trickle) req.end('x'.repeat(100_000 - 17));
-  return { status, stop: () => req.destroy() };
-}
 
 describe('calls in flight of keys not yet accepted, from one address', () => {
   it.each([
     ['its TCP peer', direct],
     ['the address its proxy names (ENGAGE_TRUSTED_PROXY_HOPS)', proxied],
   ])('(%s) hold only a share of the bound: a tenant new to this replica still gets its call through', async (_, on) => {
-    const held = [1, 2, 3, 4].map((index) => madeUpCall(index, true, on));
+    const held = [1, 2, 3, 4].map((index) => call(index, true, on));
     try {
       // The address is at its share once one more of its calls is refused at the door.
       let probe = 100;
-      await until('the address refused', async () => (await madeUpCall(probe++, false, on).status) === 503);
+      await until('the address refused', async () => (await call(probe++, false, on).status) === 503);
       const tenant = await on.client(on.sandbox.createKey(['contact.read']), 'contact');
       // Before, the address held the whole bound: this was 503 unaccepted_keys_busy.
       const read = await tenant.callTool(list);
