@@ -4,28 +4,14 @@
 // was on, so behind a proxy every caller was the proxy's one address and shared one quarter of the
 // bound: one client's made-up keys refused every other client's first calls. Checked on the built
 // service, as an operator starts it.
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { until } from './helpers.js';
-import { launchService, stopService } from './service-process.js';
 import { madeUpCall } from './helpers/made-up-call.js';
+import { launchedServicePerFile } from './helpers/launched-service-per-file.js';
 
-let sandbox: Sandbox;
-let url: string;
-let child: ChildProcess | undefined;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_TRUSTED_PROXY_HOPS: '1' });
-  child = started.child;
-  url = await started.url;
-}, 30_000);
-afterAll(async () => {
-  if (child) await stopService(child, 'SIGKILL');
-  await sandbox?.close();
-});
+const file = launchedServicePerFile({ ENGAGE_TRUSTED_PROXY_HOPS: '1' });
 
-const call = (index: number, forwardedFor: string, trickle: boolean) => madeUpCall(new URL('/mcp/contact', url), { index, forwardedFor, trickle });
+const call = (index: number, forwardedFor: string, trickle: boolean) => madeUpCall(new URL('/mcp/contact', file.url), { index, forwardedFor, trickle });
 
 describe('the built service behind one trusted proxy', () => {
   it("tells clients apart by the proxy's address: one client at its share does not hold back another", async () => {

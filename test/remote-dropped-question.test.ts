@@ -2,32 +2,16 @@
 // asking the person (elicitation/create) was awaited on the SDK's signal alone: it stayed open until
 // the client answered it late or 10 minutes passed, and the call with it. The question now takes the
 // call's own signal, and is withdrawn at the drop; a yes given after it sends nothing.
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { countCarriedOut, requestsAtApi, until } from './helpers.js';
-import { launchService, stopService } from './service-process.js';
 import { droppingFetch } from './helpers/dropping-fetch.js';
+import { launchedServicePerFile } from './helpers/launched-service-per-file.js';
 
 const SEND = 'channel.whatsapp.send';
-let sandbox: Sandbox;
-let url: string;
-let child: ChildProcess | undefined;
-let log: string[];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_LOG_LEVEL: 'info' });
-  child = started.child;
-  log = started.stderr;
-  url = await started.url;
-}, 30_000);
-afterAll(async () => {
-  if (child) await stopService(child, 'SIGKILL');
-  await sandbox?.close();
-});
+const file = launchedServicePerFile({ ENGAGE_LOG_LEVEL: 'info' });
 
 describe('a 2025 session whose POST drops while the person is asked', () => {
   it('withdraws the question and ends the call; a yes given after it sends nothing', async () => {
@@ -41,20 +25,20 @@ describe('a 2025 session whose POST drops while the person is asked', () => {
         answer = resolve;
       });
     });
-    const headers = { authorization: `Bearer ${sandbox.keys.full}` };
-    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp/channel', url), { requestInit: { headers }, fetch: dropping }));
+    const headers = { authorization: `Bearer ${file.sandbox.keys.full}` };
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp/channel', file.url), { requestInit: { headers }, fetch: dropping }));
     try {
-      const [before, carried] = [requestsAtApi(sandbox, SEND), countCarriedOut(sandbox, SEND)];
-      const logged = log.length;
+      const [before, carried] = [requestsAtApi(file.sandbox, SEND), countCarriedOut(file.sandbox, SEND)];
+      const logged = file.log.length;
       const params = { msisdn: '081234567890', message: 'asked, then the client went away' };
       void client.callTool({ name: 'channel_action', arguments: { operationId: SEND, params } }).catch(() => undefined);
       await until('the person asked', () => asked === 1);
       drop(0);
-      await until('the call ended at the service', () => /channel\.whatsapp\.send failed: .*abort/i.test(log.slice(logged).join('')));
+      await until('the call ended at the service', () => /channel\.whatsapp\.send failed: .*abort/i.test(file.log.slice(logged).join('')));
       answer?.({ action: 'accept', content: { confirm: true } });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(requestsAtApi(sandbox, SEND) - before).toBe(0);
-      expect(countCarriedOut(sandbox, SEND) - carried).toBe(0);
+      expect(requestsAtApi(file.sandbox, SEND) - before).toBe(0);
+      expect(countCarriedOut(file.sandbox, SEND) - carried).toBe(0);
     } finally {
       await client.close().catch(() => undefined);
     }

@@ -3,42 +3,29 @@
 // and a 2025 session's DELETE ends its calls. The write runs to its answer and is carried out; its
 // answer reaches nobody. The same write asked again (a new connection, as a host's retry is) was
 // sent again as new; now it is answered with that first answer, and nothing is sent.
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { countCarriedOut, requestsAtApi, textOf, until } from './helpers.js';
-import { launchService, modernClient, stopService } from './service-process.js';
+import { modernClient } from './service-process.js';
+import { launchedServicePerFile } from './helpers/launched-service-per-file.js';
 
 const SEND = 'channel.whatsapp.send';
-let sandbox: Sandbox;
-let url: string;
-let child: ChildProcess | undefined;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none' });
-  child = started.child;
-  url = await started.url;
-}, 30_000);
-afterAll(async () => {
-  if (child) await stopService(child, 'SIGKILL');
-  await sandbox?.close();
-});
+const file = launchedServicePerFile({ ENGAGE_CONFIRM: 'none' });
 
 const call = (params: Record<string, unknown>) => ({ name: 'channel_action', arguments: { operationId: SEND, params } });
 
 /** A 2026-07-28 client whose connections are dropped when `drop` aborts (its way to cancel). */
 const droppingClient = (drop?: AbortSignal) =>
   modernClient(
-    url,
-    sandbox.keys.full,
+    file.url,
+    file.sandbox.keys.full,
     drop ? { fetch: ((input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, signal: drop })) as typeof fetch } : {},
   );
 
 /** A 2025 session of the v1 client, and its transport (for the session's DELETE). */
 async function sessionClient() {
-  const transport = new V1HttpTransport(new URL('/mcp/channel', url), { requestInit: { headers: { authorization: `Bearer ${sandbox.keys.full}` } } });
+  const transport = new V1HttpTransport(new URL('/mcp/channel', file.url), { requestInit: { headers: { authorization: `Bearer ${file.sandbox.keys.full}` } } });
   const client = new Client({ name: 'review35', version: '0' });
   await client.connect(transport);
   return { client, transport };
@@ -80,13 +67,13 @@ const goAway = {
 describe.each(Object.entries(goAway))('%s', (name, leave) => {
   it('a send carried out after its client went away is not sent again by the repeat, which gets its answer', async () => {
     const params = { msisdn: '081234567890', message: `remote ${name}` };
-    const [before, carried] = [requestsAtApi(sandbox, SEND), countCarriedOut(sandbox, SEND)];
-    sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 1_000 });
-    await leave(params, () => until('the send at the API', () => requestsAtApi(sandbox, SEND) > before));
-    await until('the send carried out', () => countCarriedOut(sandbox, SEND) > carried);
+    const [before, carried] = [requestsAtApi(file.sandbox, SEND), countCarriedOut(file.sandbox, SEND)];
+    file.sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 1_000 });
+    await leave(params, () => until('the send at the API', () => requestsAtApi(file.sandbox, SEND) > before));
+    await until('the send carried out', () => countCarriedOut(file.sandbox, SEND) > carried);
     const repeat = await repeatOnceEnded(params);
     expect(textOf(repeat)).toMatch(/cancelled .* carried out: that call's answer, which never reached you, is repeated below, and nothing was sent again/);
-    expect(countCarriedOut(sandbox, SEND) - carried).toBe(1);
-    expect(requestsAtApi(sandbox, SEND) - before).toBe(1);
+    expect(countCarriedOut(file.sandbox, SEND) - carried).toBe(1);
+    expect(requestsAtApi(file.sandbox, SEND) - before).toBe(1);
   });
 });

@@ -4,32 +4,17 @@
 // so it can never be resumed) and was sent again by its repeat. Now the call ends with its POST, as
 // a client's cancel ends it. A 2026-07-28 client's dropped POST already did (review35), and is
 // checked beside it; a second POST of the same session is not touched by the first one's drop.
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { countCarriedOut, requestsAtApi, structuredOf, textOf, until } from './helpers.js';
-import { launchService, modernClient, stopService } from './service-process.js';
+import { modernClient } from './service-process.js';
 import { droppingFetch } from './helpers/dropping-fetch.js';
+import { launchedServicePerFile } from './helpers/launched-service-per-file.js';
 
 const SEND = 'channel.whatsapp.send';
 const READ = 'channel.list';
-let sandbox: Sandbox;
-let url: string;
-let child: ChildProcess | undefined;
-let log: string[];
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  const started = launchService({ ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_CONFIRM: 'none', ENGAGE_LOG_LEVEL: 'info' });
-  child = started.child;
-  log = started.stderr;
-  url = await started.url;
-}, 30_000);
-afterAll(async () => {
-  if (child) await stopService(child, 'SIGKILL');
-  await sandbox?.close();
-});
+const file = launchedServicePerFile({ ENGAGE_CONFIRM: 'none', ENGAGE_LOG_LEVEL: 'info' });
 
 type Result = Parameters<typeof textOf>[0];
 interface AnyClient {
@@ -39,12 +24,13 @@ interface AnyClient {
 
 const eras = {
   '2025 session': async (fetch: typeof globalThis.fetch): Promise<AnyClient> => {
-    const headers = { authorization: `Bearer ${sandbox.keys.full}` };
+    const headers = { authorization: `Bearer ${file.sandbox.keys.full}` };
     const client = new Client({ name: 'review36', version: '0' });
-    await client.connect(new V1HttpTransport(new URL('/mcp/channel', url), { requestInit: { headers }, fetch }));
+    await client.connect(new V1HttpTransport(new URL('/mcp/channel', file.url), { requestInit: { headers }, fetch }));
     return client as unknown as AnyClient;
   },
-  '2026-07-28': async (fetch: typeof globalThis.fetch): Promise<AnyClient> => modernClient(url, sandbox.keys.full, { fetch }) as unknown as Promise<AnyClient>,
+  '2026-07-28': async (fetch: typeof globalThis.fetch): Promise<AnyClient> =>
+    modernClient(file.url, file.sandbox.keys.full, { fetch }) as unknown as Promise<AnyClient>,
 };
 
 const action = (params: Record<string, unknown>) => ({ name: 'channel_action', arguments: { operationId: SEND, params } }) as never;
@@ -65,17 +51,17 @@ describe.each(Object.entries(eras))('%s', (era, connect) => {
     const client = await connect(fetch);
     try {
       const params = { msisdn: '081234567890', message: `dropped while waiting (${era})` };
-      const [before, carried] = [requestsAtApi(sandbox, SEND), countCarriedOut(sandbox, SEND)];
-      sandbox.injectFault({ kind: 'rate-limit', operationId: SEND, retryAfter: '3' });
+      const [before, carried] = [requestsAtApi(file.sandbox, SEND), countCarriedOut(file.sandbox, SEND)];
+      file.sandbox.injectFault({ kind: 'rate-limit', operationId: SEND, retryAfter: '3' });
       void client.callTool(action(params)).catch(() => undefined);
-      await until('the 429 answered', () => requestsAtApi(sandbox, SEND) > before);
+      await until('the 429 answered', () => requestsAtApi(file.sandbox, SEND) > before);
       drop(0);
       const repeat = await repeatOnceEnded(client, params);
       expect(structuredOf(repeat).outcome, textOf(repeat)).toBe('done');
       expect(textOf(repeat)).not.toMatch(/never reached you|also sent/);
-      expect(countCarriedOut(sandbox, SEND) - carried).toBe(1);
+      expect(countCarriedOut(file.sandbox, SEND) - carried).toBe(1);
       // The 429, then the repeat: the dropped call sent nothing after its client had gone.
-      expect(requestsAtApi(sandbox, SEND) - before).toBe(2);
+      expect(requestsAtApi(file.sandbox, SEND) - before).toBe(2);
     } finally {
       await client.close().catch(() => undefined);
     }
@@ -86,16 +72,16 @@ describe.each(Object.entries(eras))('%s', (era, connect) => {
     const client = await connect(fetch);
     try {
       const params = { msisdn: '081234567890', message: `dropped at the API (${era})` };
-      const [before, carried] = [requestsAtApi(sandbox, SEND), countCarriedOut(sandbox, SEND)];
-      sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 1_000 });
+      const [before, carried] = [requestsAtApi(file.sandbox, SEND), countCarriedOut(file.sandbox, SEND)];
+      file.sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 1_000 });
       void client.callTool(action(params)).catch(() => undefined);
-      await until('the send at the API', () => requestsAtApi(sandbox, SEND) > before);
+      await until('the send at the API', () => requestsAtApi(file.sandbox, SEND) > before);
       drop(0);
-      await until('the send carried out', () => countCarriedOut(sandbox, SEND) > carried);
+      await until('the send carried out', () => countCarriedOut(file.sandbox, SEND) > carried);
       const repeat = await repeatOnceEnded(client, params);
       expect(textOf(repeat)).toMatch(/cancelled .* carried out: that call's answer, which never reached you, is repeated below, and nothing was sent again/);
-      expect(countCarriedOut(sandbox, SEND) - carried).toBe(1);
-      expect(requestsAtApi(sandbox, SEND) - before).toBe(1);
+      expect(countCarriedOut(file.sandbox, SEND) - carried).toBe(1);
+      expect(requestsAtApi(file.sandbox, SEND) - before).toBe(1);
     } finally {
       await client.close().catch(() => undefined);
     }
@@ -105,17 +91,17 @@ describe.each(Object.entries(eras))('%s', (era, connect) => {
     const { fetch, drop } = droppingFetch();
     const client = await connect(fetch);
     try {
-      const before = requestsAtApi(sandbox, READ);
-      const logged = log.length;
-      sandbox.injectFault({ kind: 'rate-limit', operationId: READ, retryAfter: '3' });
+      const before = requestsAtApi(file.sandbox, READ);
+      const logged = file.log.length;
+      file.sandbox.injectFault({ kind: 'rate-limit', operationId: READ, retryAfter: '3' });
       void client.callTool(read()).catch(() => undefined);
-      await until('the 429 answered', () => requestsAtApi(sandbox, READ) > before);
+      await until('the 429 answered', () => requestsAtApi(file.sandbox, READ) > before);
       drop(0);
-      await until('the read ended, cancelled', () => /channel\.list failed: .*cancel/i.test(log.slice(logged).join('')));
-      expect(requestsAtApi(sandbox, READ) - before).toBe(1);
+      await until('the read ended, cancelled', () => /channel\.list failed: .*cancel/i.test(file.log.slice(logged).join('')));
+      expect(requestsAtApi(file.sandbox, READ) - before).toBe(1);
       const next = (await client.callTool(read())) as Result;
       expect(next.isError, textOf(next)).toBeFalsy();
-      expect(requestsAtApi(sandbox, READ) - before).toBe(2);
+      expect(requestsAtApi(file.sandbox, READ) - before).toBe(2);
     } finally {
       await client.close().catch(() => undefined);
     }
@@ -127,17 +113,17 @@ it('2025 session: one POST dropped ends its own call only; a call on a second PO
   const client = await eras['2025 session'](fetch);
   try {
     const params = { msisdn: '081234567890', message: 'the second POST of a session' };
-    const carried = countCarriedOut(sandbox, SEND);
-    const [sendsBefore, before] = [requestsAtApi(sandbox, SEND), requestsAtApi(sandbox, READ)];
-    sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 1_500 });
-    sandbox.injectFault({ kind: 'delay', operationId: READ, delayMs: 1_500 });
+    const carried = countCarriedOut(file.sandbox, SEND);
+    const [sendsBefore, before] = [requestsAtApi(file.sandbox, SEND), requestsAtApi(file.sandbox, READ)];
+    file.sandbox.injectFault({ kind: 'delay', operationId: SEND, delayMs: 1_500 });
+    file.sandbox.injectFault({ kind: 'delay', operationId: READ, delayMs: 1_500 });
     const sending = client.callTool(action(params)) as Promise<Result>;
     void client.callTool(read()).catch(() => undefined);
-    await until('both at the API', () => requestsAtApi(sandbox, READ) > before && requestsAtApi(sandbox, SEND) > sendsBefore);
+    await until('both at the API', () => requestsAtApi(file.sandbox, READ) > before && requestsAtApi(file.sandbox, SEND) > sendsBefore);
     drop(1);
     const sent = await sending;
     expect(structuredOf(sent).outcome, textOf(sent)).toBe('done');
-    expect(countCarriedOut(sandbox, SEND) - carried).toBe(1);
+    expect(countCarriedOut(file.sandbox, SEND) - carried).toBe(1);
   } finally {
     await client.close().catch(() => undefined);
   }

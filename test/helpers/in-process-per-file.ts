@@ -3,6 +3,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/index.js';
 import { DOMAINS, inProcess, type InProcess } from '../helpers.js';
+import { started } from './started.js';
 
 export function inProcessPerFile(domain: keyof typeof DOMAINS): { readonly sandbox: Sandbox; readonly server: InProcess } {
   let sandbox: Sandbox | undefined;
@@ -15,10 +16,6 @@ export function inProcessPerFile(domain: keyof typeof DOMAINS): { readonly sandb
     await server?.close();
     await sandbox?.close();
   });
-  const started = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`the ${what} starts in beforeAll`);
-    return value;
-  };
   return {
     get sandbox() {
       return started(sandbox, 'sandbox');

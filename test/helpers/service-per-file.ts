@@ -7,6 +7,7 @@ import { startService, type Service, type ServiceOptions } from '../../packages/
 import { startSandbox, type Sandbox } from '../../packages/sandbox/src/index.js';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { modernClient } from '../service-process.js';
+import { started } from './started.js';
 
 export interface ServiceFile {
   readonly sandbox: Sandbox;
@@ -37,10 +38,6 @@ export function servicePerFile(options: Partial<ServiceOptions> = {}): ServiceFi
     await service?.close();
     await sandbox?.close();
   });
-  const started = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`the ${what} starts in beforeAll`);
-    return value;
-  };
   return {
     get sandbox() {
       return started(sandbox, 'sandbox');
