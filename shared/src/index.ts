@@ -14,7 +14,7 @@ export { Confirmations, MemorySpentStore, canonicalJson, issuedIdOf, keyFingerpr
 export { CONFIRMATION_NOT_CHECKED } from './call/outcomes.js';
 export { chainAuditLine, remoteAuditSecret, type AuditEntry, type AuditHead } from './call/audit.js';
 export { ClaimsPaused, MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
-export { KeyGuesses } from './call/key-guesses.js';
+export { KEY_LOCK_MS, KeyGuesses } from './call/key-guesses.js';
 export type { Attempt } from './call/journal.js';
 export { NO_YES, WRITE_MARK_LEASE_MS } from './call/shared-mark.js';
 export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';

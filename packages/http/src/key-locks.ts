@@ -4,10 +4,8 @@
 // minutes, after which a tenant's key pasted into a chat was refused for that call only and not
 // locked. Keys the API has not accepted (fairness.ts) now lock in a room of their own, where the
 // oldest lock gives way to a new one.
-import { KeyGuesses } from '@engage-mcp/shared';
+import { KEY_LOCK_MS, KeyGuesses } from '@engage-mcp/shared';
 
-/** As the core's KEY_LOCK_MS (key-guesses.ts): an hour. */
-const LOCK_MS = 60 * 60 * 1000;
 /** As many as the core's room keeps. */
 const UNACCEPTED_LOCKS_KEPT = 100_000;
 
@@ -25,7 +23,7 @@ class UnacceptedLocks {
 
   lock(keyId: string): void {
     this.locks.delete(keyId); // re-inserted: oldest first
-    this.locks.set(keyId, this.now() + LOCK_MS);
+    this.locks.set(keyId, this.now() + KEY_LOCK_MS);
     if (this.locks.size > UNACCEPTED_LOCKS_KEPT) this.locks.delete(this.locks.keys().next().value as string);
   }
 
