@@ -43,3 +43,23 @@ describe('sandbox contacts', () => {
     expect(answer.json.data.msisdn).toBe(first.msisdn);
   });
 });
+
+describe('sandbox products', () => {
+  // The spec: deleting a product deletes it "together with its images". The sandbox keeps a product's
+  // image files apart and deletes those; an update that set other images left the old files as the
+  // ones deleted, so the delete's answer counted images the product no longer had.
+  it('deletes the images a product has when it is deleted, after an update changed them', async () => {
+    const created = await api('POST', '/api/product/v1/products', { name: 'Batik Sogan', images: ['https://cdn.example.co.id/a.jpg'] });
+    expect(created.status).toBe(200);
+    const id = created.json.data._id as string;
+    const images = ['https://cdn.example.co.id/b.jpg', 'https://cdn.example.co.id/c.jpg', 'https://cdn.example.co.id/d.jpg'];
+    expect((await api('PUT', `/api/product/v1/products/${id}`, { images })).status).toBe(200);
+    expect(sandbox.tenant('A').images.get(id)).toEqual(images);
+    // A value that is not a list of addresses names no image files: refused, and nothing changes.
+    expect((await api('PUT', `/api/product/v1/products/${id}`, { images: 'https://cdn.example.co.id/e.jpg' })).status).toBe(400);
+    expect(sandbox.tenant('A').images.get(id)).toEqual(images);
+    const deleted = await api('DELETE', `/api/product/v1/products/${id}`);
+    expect(deleted.json.data).toEqual({ deleted: id, imagesDeleted: 3 });
+    expect(sandbox.tenant('A').images.has(id)).toBe(false);
+  });
+});
