@@ -107,6 +107,8 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     risk: 'destructive',
     summary: 'Reply to the customer (delivered at once).',
     params: z.strictObject({ ticketID, message: requiredText('reply text', 4096) }),
+    // The answer is untyped (spec): it may be the ticket, with the customer's messages.
+    customerText: true,
     findIdsWith: 'inbox.ticket.list',
     verifyWith: 'inbox.ticket.get',
     messages: async () => 1,
@@ -124,6 +126,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     risk: 'confirm',
     summary: 'Close a ticket.',
     params: z.strictObject({ ticketID }),
+    customerText: true,
     findIdsWith: 'inbox.ticket.list',
     verifyWith: 'inbox.ticket.get',
     confirmation: {
