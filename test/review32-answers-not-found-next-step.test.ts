@@ -44,9 +44,7 @@ it('a read by a status the API does not know, answered 404, names the param to c
   sandbox.injectFault({ kind: 'status', status: 404, operationId: 'inbox.ticket.byStatus', message: 'not found' });
   const answer = await callBuilt('inbox', 'inbox_read', { operationId: 'inbox.ticket.byStatus', params: { status: 'archived' } });
   expect(answer.isError).toBe(true);
-  expect(answer.text).toMatch(
-    /^Not found \(HTTP 404\): “not found”\. The API has nothing for the value given in params\.status \(ticket status, e\.g\. open\): check it/,
-  );
+  expect(answer.text).toMatch(/^Not found \(HTTP 404\): “not found”\. The API has nothing for the value given in params\.status \(ticket status\): check it/);
   expect(answer.text).toMatch(/ask the user for the right value/);
 });
 

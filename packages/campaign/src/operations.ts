@@ -127,6 +127,8 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
       message: requiredText('message text', 4096),
       channel: z.enum(['whatsapp', 'telegram', 'email'], { error: 'expected whatsapp, telegram or email' }).describe('whatsapp|telegram|email'),
     }),
+    // Its answer and those below are untyped (spec): each may be the campaign, named by whoever made it (see campaign.list).
+    customerText: true,
     verifyWith: 'campaign.list',
     confirmation: {
       effect: (p) =>
@@ -142,6 +144,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     summary: 'Send a campaign to all its recipients now; uses message quota.',
     params: z.strictObject({ id: pathId('campaign _id') }),
     findIdsWith: 'campaign.list',
+    customerText: true,
     verifyWith: 'campaign.progress',
     afterDone: "The API has started sending to the campaign's recipients; campaign.progress shows how many have gone.",
     messages: recipientCount,
@@ -173,6 +176,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     summary: "Stop a sending campaign's remaining queue.",
     params: z.strictObject({ id: pathId('campaign _id') }),
     findIdsWith: 'campaign.list',
+    customerText: true,
     verifyWith: 'campaign.progress',
     confirmation: {
       effect: (p) => `Cancel campaign ${String(p.id)}: the rest of its queue is not sent; messages already sent stay sent.`,
@@ -188,6 +192,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     summary: 'Delete a campaign and its statistics for good.',
     params: z.strictObject({ id: pathId('campaign _id') }),
     findIdsWith: 'campaign.list',
+    customerText: true,
     verifyWith: 'campaign.list',
     confirmation: {
       effect: (p) => `Delete campaign ${String(p.id)} together with its statistics.`,

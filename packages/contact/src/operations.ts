@@ -105,6 +105,8 @@ export const contact = defineDomain('contact', 'Contacts', [
     risk: 'destructive',
     summary: 'Delete a contact for good (its conversations stay).',
     params: z.strictObject({ id: pathId('contact _id') }),
+    // The answer is untyped (spec): it may be the deleted contact, named by the customer.
+    customerText: true,
     findIdsWith: 'contact.list',
     verifyWith: 'contact.list',
     confirmation: {
@@ -127,6 +129,7 @@ export const contact = defineDomain('contact', 'Contacts', [
         .max(10_000, 'at most 10,000 contacts per import: split the list into imports of 10,000 or fewer, each confirmed')
         .describe('[{name, msisdn (62…), email?}]'),
     }),
+    customerText: true,
     verifyWith: 'contact.list',
     confirmation: {
       effect: (p) => {

@@ -57,7 +57,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     path: `${TICKETS}/{ticketID}`,
     scope: 'inbox.read',
     risk: 'safe',
-    summary: 'One ticket with its message history.',
+    summary: 'One ticket with its messages.',
     params: z.strictObject({ ticketID }),
     customerText: true,
     findIdsWith: 'inbox.ticket.list',
@@ -68,8 +68,10 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     path: `${TICKETS}/status/{status}`,
     scope: 'inbox.read',
     risk: 'safe',
-    summary: 'Tickets with one status (e.g. open, closed).',
-    params: z.strictObject({ status: pathId('ticket status, e.g. open') }),
+    // The spec does not give the statuses: the model takes them from the list, not from a guess here
+    // (one the API spells otherwise may come back as an empty list, read as "none").
+    summary: 'Tickets of one status, spelt as in inbox.ticket.list.',
+    params: z.strictObject({ status: pathId('ticket status (inbox.ticket.list)') }),
     list: { idField: 'ticketID' },
     customerText: true,
   },
@@ -105,6 +107,8 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     risk: 'destructive',
     summary: 'Reply to the customer (delivered at once).',
     params: z.strictObject({ ticketID, message: requiredText('reply text', 4096) }),
+    // The answer is untyped (spec): it may be the ticket, with the customer's messages.
+    customerText: true,
     findIdsWith: 'inbox.ticket.list',
     verifyWith: 'inbox.ticket.get',
     messages: async () => 1,
@@ -122,6 +126,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     risk: 'confirm',
     summary: 'Close a ticket.',
     params: z.strictObject({ ticketID }),
+    customerText: true,
     findIdsWith: 'inbox.ticket.list',
     verifyWith: 'inbox.ticket.get',
     confirmation: {

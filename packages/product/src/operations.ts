@@ -101,6 +101,8 @@ export const product = defineDomain('product', 'Products', [
     risk: 'destructive',
     summary: 'Delete a product with its images.',
     params: z.strictObject({ productID: pathId('product id') }),
+    // The answer is untyped (spec): it may be the deleted product, its text from third parties.
+    customerText: true,
     findIdsWith: 'product.list',
     verifyWith: 'product.get',
     confirmation: {

@@ -1,6 +1,6 @@
 // Contacts: list, by campaign, create, update, delete, bulk import. A contact's msisdn is unique
 // within its tenant.
-import { objectId, type Contact } from '../data.js';
+import { objectId, type Contact, type TenantState } from '../data.js';
 import { bad, conflict } from '../failure.js';
 import { checkEmail, checkMsisdn, str } from './input.js';
 import { find, now, route, type HandlerContext } from './route.js';
@@ -36,9 +36,14 @@ function byCampaign({ tenant, params }: HandlerContext) {
     .map(({ _id, name, msisdn, email }) => ({ _id, name, msisdn, ...(email ? { email } : {}) }));
 }
 
+/** A 409 when another contact than `self` has this number: a tenant's numbers are unique, on create and on update alike. */
+function checkNumberFree(tenant: TenantState, msisdn: string | undefined, self?: Contact): void {
+  if (tenant.contacts.some((contact) => contact !== self && contact.msisdn === msisdn)) throw conflict('a contact with this msisdn exists');
+}
+
 function createContact({ tenant, body }: HandlerContext) {
   const input = contactInput(body, true);
-  if (tenant.contacts.some((contact) => contact.msisdn === input.msisdn)) throw conflict('a contact with this msisdn exists');
+  checkNumberFree(tenant, input.msisdn);
   const contact = newContact(input);
   tenant.contacts.push(contact);
   return contact;
@@ -48,6 +53,7 @@ function updateContact({ tenant, params, body }: HandlerContext) {
   const contact = find(tenant.contacts, '_id', params.id as string, 'contact');
   const input = contactInput(body, false);
   if (input.name === undefined && input.msisdn === undefined && input.email === undefined) throw bad('nothing to update');
+  if (input.msisdn !== undefined) checkNumberFree(tenant, input.msisdn, contact);
   Object.assign(contact, Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)));
   return contact;
 }

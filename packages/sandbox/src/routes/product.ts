@@ -12,6 +12,9 @@ function productInput(body: Record<string, unknown>, required: boolean) {
   if (body.stock !== undefined && (typeof body.stock !== 'number' || !Number.isInteger(body.stock) || body.stock < 0))
     throw bad('stock must be a whole number');
   if (body.description !== undefined && typeof body.description !== 'string') throw bad('description must be a string');
+  // The image files a delete takes with it (tenant.images): a list of addresses, kept in step with the record.
+  if (body.images !== undefined && !(Array.isArray(body.images) && body.images.every((image) => typeof image === 'string')))
+    throw bad('images must be a list of image addresses');
   return { ...body, ...(name !== undefined ? { name } : {}) };
 }
 
@@ -29,7 +32,7 @@ function createProduct({ tenant, body }: HandlerContext) {
     createdAt: now(),
   };
   tenant.products.push(product as TenantState['products'][number]);
-  tenant.images.set(product._id, [...(Array.isArray(product.images) ? product.images : [])]);
+  tenant.images.set(product._id, [...product.images]);
   return product;
 }
 
@@ -40,6 +43,7 @@ function updateProduct({ tenant, params, body }: HandlerContext) {
   if (Object.keys(input).length === 0) throw bad('nothing to update');
   const { _id: _ignored, createdAt: _created, ...changes } = input as Record<string, unknown>;
   Object.assign(product, changes);
+  if (Array.isArray(changes.images)) tenant.images.set(product._id, [...(changes.images as string[])]);
   return product;
 }
 
