@@ -4,12 +4,13 @@
 // the calls in flight, then exits 0.
 import { readFileSync } from 'node:fs';
 import { startTelemetry } from '@engage-mcp/shared';
+import { misspelledSettings } from '@engage-mcp/shared/config';
 import { connectRedis, RedisPaceKeeper, RedisSpentStore, type RedisClient } from './redis.js';
 import { RedisGuardStore } from './redis-guard-store.js';
 import { CATALOGS } from './catalogs.js';
 import { MemoryOAuthStore, RedisOAuthStore } from './oauth/index.js';
 import { startService, type Service } from './service.js';
-import { readHttpSettings, type HttpSettings } from './settings.js';
+import { HTTP_SETTING_NAMES, readHttpSettings, type HttpSettings } from './settings.js';
 import { createJsonLog, type LogLevel } from './log.js';
 
 // Every line of the CLI is written, whatever ENGAGE_LOG_LEVEL (which is for the service's own lines):
@@ -100,6 +101,12 @@ async function start(settings: HttpSettings, redis: RedisClient | undefined): Pr
   }
 }
 
+/** ENGAGE_READONLY=true was ignored without a word, every tenant's writes left on: a stdio server names such a name, and so does the service. */
+function warnAboutMisspelledSettings(): void {
+  const misspelled = misspelledSettings(process.env, process.platform, HTTP_SETTING_NAMES);
+  if (misspelled) line('warn', misspelled);
+}
+
 function warnAboutHost(settings: HttpSettings): void {
   if (settings.host !== '127.0.0.1' && settings.host !== 'localhost' && settings.host !== '::1' && settings.allowedHosts === undefined) {
     const why = 'only requests whose Host is localhost are accepted. Set it to the public hostname(s) the proxy forwards.';
@@ -145,6 +152,7 @@ function stopOnSignals(service: Service, redis: RedisClient | undefined): void {
 async function main(): Promise<void> {
   refuseArguments(process.argv.slice(2));
   const settings = readSettings();
+  warnAboutMisspelledSettings();
   const redis = await openRedis(settings);
   warnAboutHost(settings);
   const service = await start(settings, redis);

@@ -34,6 +34,31 @@ export interface HttpSettings {
 
 const MIN_SECRET_BYTES = 32;
 
+/** Every name this module reads: a name within two letters of one is taken for a misspelling of it (cli.ts). */
+export const HTTP_SETTING_NAMES: readonly string[] = [
+  'ENGAGE_HTTP_HOST',
+  'ENGAGE_HTTP_PORT',
+  'ENGAGE_ALLOWED_HOSTS',
+  'ENGAGE_ALLOWED_ORIGINS',
+  'ENGAGE_HTTP_MAX_BODY_BYTES',
+  'ENGAGE_HTTP_MAX_CONCURRENT_PER_KEY',
+  'ENGAGE_HTTP_MAX_CONNECTIONS',
+  'ENGAGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS',
+  'ENGAGE_HTTP_MAX_SESSIONS',
+  'ENGAGE_HTTP_MAX_SESSIONS_PER_KEY',
+  'ENGAGE_HTTP_REQUEST_TIMEOUT_MS',
+  'ENGAGE_HTTP_DRAIN_TIMEOUT_MS',
+  'ENGAGE_HTTP_DRAIN_DELAY_MS',
+  'ENGAGE_REDIS_URL',
+  'ENGAGE_REDIS_CA_FILE',
+  'ENGAGE_STATE_SECRET',
+  'ENGAGE_LOG_LEVEL',
+  'ENGAGE_OAUTH_KEK',
+  'ENGAGE_PUBLIC_URL',
+  'ENGAGE_OAUTH_KEY_MODE',
+  'ENGAGE_TRUSTED_PROXY_HOPS',
+];
+
 export interface OAuthSettings {
   kek: Uint8Array;
   publicUrl: string;

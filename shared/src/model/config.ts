@@ -135,9 +135,14 @@ export function loadDotenvSafely(env: NodeJS.ProcessEnv, cwd: string): DotenvSet
  * ENGAGE_* names in the host's environment that look like a mistyped setting of these servers
  * (ENGAGE_READONLY for ENGAGE_READ_ONLY): ignored like any other name, so a person who meant a
  * safety setting would believe it applied. One line for stderr, names only, never values.
+ * `ownSettings`: a program's settings besides the servers' (remote mode's ENGAGE_HTTP_*).
  */
-export function misspelledSettings(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
-  const known = [...DOTENV_SETTINGS, ...HOST_ONLY_SETTINGS];
+export function misspelledSettings(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+  ownSettings: readonly string[] = [],
+): string | undefined {
+  const known = [...DOTENV_SETTINGS, ...HOST_ONLY_SETTINGS, ...ownSettings];
   const squeeze = (name: string) => name.toUpperCase().replace(/_/g, '');
   const guesses = Object.keys(env).flatMap((name) => {
     if (!/^engage_/i.test(name) || name.length > 64 || known.includes(name)) return [];
