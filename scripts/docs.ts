@@ -73,6 +73,10 @@ export function replaceReference(readme: string, reference: string): string {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const readme = await readFile(README, 'utf8');
-  await writeFile(README, replaceReference(readme, await renderToolReference()));
-  process.stderr.write('README.md tool reference updated\n');
+  const updated = replaceReference(readme, await renderToolReference());
+  if (updated === readme) process.stderr.write('README.md tool reference already up to date\n');
+  else {
+    await writeFile(README, updated);
+    process.stderr.write('README.md tool reference updated\n');
+  }
 }

@@ -29,6 +29,7 @@ function say(text: string, to: NodeJS.WriteStream = process.stdout): void {
 const USAGE = `usage: engage-mcp-audit verify [file] [--state-dir DIR]
        engage-mcp-audit verify --remote file      (an export of remote mode's record; ENGAGE_STATE_SECRET set as on the service)
        engage-mcp-audit tail [file] [-n N] [--state-dir DIR]
+       engage-mcp-audit tail --remote file [-n N] (the last lines of such an export, for a person)
 The file is ENGAGE_AUDIT_LOG, or audit.jsonl in the state directory.`;
 
 interface Options {
