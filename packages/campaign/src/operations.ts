@@ -103,6 +103,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     summary: 'Performance summary: sent, opened, failed.',
     params: z.strictObject({}),
     view: 'campaign-dashboard',
+    customerText: true,
   },
   {
     id: 'campaign.progress',
@@ -114,6 +115,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     params: z.strictObject({ id: pathId('campaign _id') }),
     view: 'campaign-dashboard',
     findIdsWith: 'campaign.list',
+    customerText: true,
   },
   {
     id: 'campaign.create',

@@ -16,6 +16,8 @@ export const tenant = defineReadOnlyDomain(
       summary: 'Tenants the key holder can reach.',
       params: z.strictObject({}),
       list: {},
+      // Other tenants' names, written by their owners.
+      customerText: true,
     },
     {
       id: 'tenant.setting',
