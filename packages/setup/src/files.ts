@@ -90,7 +90,7 @@ export async function replaceConfig(path: string, text: string, existed: boolean
   } catch (error) {
     await rm(temporary, { force: true });
     if (backup) await rm(backup, { force: true });
-    throw error;
+    throw cannotWrite(path, error);
   }
   // After the rename, so the backup stays whatever this says: the new file is in place by now.
   await syncFolder(dirname(target)).catch((error: NodeJS.ErrnoException) => {
@@ -172,7 +172,11 @@ const exists = (path: string) =>
     () => false,
   );
 
-/** A file that did not exist, with this mode from its first byte (the umask cannot widen it), and this owner if given. */
+/**
+ * A file that did not exist, with this mode from its first byte (the umask cannot widen it), and this
+ * owner if given. One made but not filled (the disk full) is removed: left, an empty lock would
+ * hold off the next run, and an empty backup would stand for the file.
+ */
 async function writeNew(path: string, content: string | Buffer, mode: number, owner?: Owner): Promise<void> {
   const handle = await open(path, 'wx', mode);
   try {
@@ -180,9 +184,31 @@ async function writeNew(path: string, content: string | Buffer, mode: number, ow
     await handle.chmod(mode);
     await handle.writeFile(content);
     await handle.sync();
-  } finally {
+  } catch (error) {
     await handle.close();
+    await rm(path, { force: true });
+    throw error;
   }
+  await handle.close();
+}
+
+/** What the person can do about a file system's refusal to write, by its code. */
+const WRITE_REFUSALS: Record<string, string> = {
+  ENOSPC: 'its disk is full: free some space on it',
+  EDQUOT: 'your disk quota is used up: free some space',
+  EFBIG: 'a file there would be larger than this process may write (ulimit -f): raise that limit',
+  EROFS: 'its file system is mounted read-only',
+  EACCES: 'you may not write in its folder: run as the user who owns it',
+  EPERM: 'you may not write in its folder: run as the user who owns it',
+};
+
+/** A failure to write beside `path` (its lock, the new text, the backup), said as what happened and what to do. */
+function cannotWrite(path: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined || error instanceof ConfigRefused) return error as Error;
+  const next = WRITE_REFUSALS[code];
+  const what = next ? `(${code}): ${next}, then run again` : `(${(error as Error).message})`;
+  return new ConfigRefused(`${path} cannot be written ${what}. Nothing was changed.`);
 }
 
 /** `<file>.backup-20250101-120000`, never overwriting an earlier backup; its owner's only, as it may hold keys. */
@@ -212,7 +238,9 @@ const LOCK_ORPHAN_MS = 5_000;
  */
 export async function withConfigLock<T>(path: string, change: () => Promise<T>): Promise<T> {
   const target = await realpath(path).catch(() => resolve(path));
-  await makeFolder(dirname(target));
+  await makeFolder(dirname(target)).catch((error: unknown) => {
+    throw cannotWrite(path, error);
+  });
   const lock = `${target}.engage-setup.lock`;
   await acquireLock(lock, path);
   try {
@@ -230,7 +258,7 @@ async function acquireLock(lock: string, path: string): Promise<void> {
       return;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw new ConfigRefused(`${path} cannot be written (${code ?? (error as Error).message}); nothing was changed.`);
+      if (code !== 'EEXIST') throw cannotWrite(path, error);
     }
     if (await removeIfStale(lock)) continue;
     if (Date.now() > deadline) {
