@@ -3,12 +3,13 @@
 // and the folder synced, so a crash never leaves half a file nor brings back the old one. A file
 // holding the key, and every backup, is its owner's only. Run by root in another user's home
 // (sudo keeping HOME), what it makes stays that user's, or their host could not read its config.
-import { lchown, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { lchown, lstat, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { dirname, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
 
 /** The file's text, or undefined when there is none yet. Refuses what it could not write back as it was. */
 export async function readConfig(path: string): Promise<string | undefined> {
+  await refuseForeignLinks(path);
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -19,6 +20,34 @@ export async function readConfig(path: string): Promise<string | undefined> {
   }
   await refuseReadOnly(path);
   return decodeUtf8(bytes, path);
+}
+
+/**
+ * Run as root (in another user's home), a symbolic link on the way to the config that a user made
+ * to something not theirs is not followed: the user could point it at any file (/etc/…), and root
+ * would rewrite it, its mode made 0600. The rule of the kernel's protected_symlinks, on every link
+ * of the path: followed when root made it or its maker owns where it leads. Not for other runs:
+ * there the system's permissions already keep a person to their own files.
+ */
+async function refuseForeignLinks(path: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const full = resolve(path);
+  let at = parse(full).root;
+  for (const part of relative(at, full).split(sep)) {
+    at = resolve(at, part);
+    const link = await lstat(at).catch(() => undefined);
+    if (link === undefined) return;
+    if (!link.isSymbolicLink() || link.uid === 0) continue;
+    // A link to nothing yet: a new file replaces the link itself, and a folder cannot be made through it.
+    const target = await stat(at).catch(() => undefined);
+    if (target === undefined || target.uid === link.uid) continue;
+    const which = at === full ? 'is' : `leads through ${at},`;
+    throw new ConfigRefused(
+      `${path} ${which} a symbolic link of user ${link.uid} to ${await realpath(at)}, which is user ${target.uid}'s; ` +
+        'run as root, setup does not follow it, as its maker could point it at any file. Nothing was changed. ' +
+        'Run setup as the user whose home this is (sudo -u that user), or replace the link with what it points to.',
+    );
+  }
 }
 
 /** Decoding another encoding as UTF-8 would replace its bytes for good when the file is written back. */
@@ -75,6 +104,7 @@ export interface Written {
  * readable by its owner only; otherwise an existing file keeps its mode.
  */
 export async function replaceConfig(path: string, text: string, existed: boolean, holdsKey: boolean, now = new Date()): Promise<Written> {
+  await refuseForeignLinks(path);
   const target = existed ? await realpath(path) : path;
   await makeFolder(dirname(target));
   if (existed) await refuseReadOnly(target);
@@ -237,6 +267,7 @@ const LOCK_ORPHAN_MS = 5_000;
  * one file read, merge and write one after another and none loses another's entries.
  */
 export async function withConfigLock<T>(path: string, change: () => Promise<T>): Promise<T> {
+  await refuseForeignLinks(path);
   const target = await realpath(path).catch(() => resolve(path));
   await makeFolder(dirname(target)).catch((error: unknown) => {
     throw cannotWrite(path, error);
