@@ -51,7 +51,7 @@ Without flags it asks; in a script, give every answer:
   --print             print the entries (key hidden) instead of writing them; with
                       --config-path, as a write to that file would give them
   --yes               write without asking for confirmation
-  --help              this text
+  --help, -h          this text
 
 Optional guardrails, the same in every server added. A flag left out keeps what an earlier
 run wrote (else the server's default holds); to remove a setting, delete it from the entries' env:
@@ -90,13 +90,49 @@ function parseOptions(argv: string[]): Options {
         'config-path': { type: 'string' },
         print: { type: 'boolean' },
         yes: { type: 'boolean' },
-        help: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(GUARDRAILS.map(({ flag }) => [flag, { type: 'string' as const }])),
       },
     }).values as Options;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(argumentProblem(error as NodeJS.ErrnoException));
   }
+}
+
+const FLAGS = ['host', 'servers', 'base-url', 'key-env', 'key-stdin', 'config-path', 'print', 'yes', 'help', ...GUARDRAILS.map(({ flag }) => flag)];
+
+const KEY_FROM = 'give it with --key-stdin (printf \'%s\\n\' "$KEY" | npx @engage-mcp/setup … --key-stdin) or --key-env NAME';
+
+/**
+ * parseArgs' refusal, for the person: a word without a flag is not repeated (a key pasted there
+ * would be printed again, into a terminal or a CI log), a key flag says where the key comes from,
+ * and a misspelt flag names the one meant.
+ */
+function argumentProblem(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const word = /'(.*)'/s.exec(error.message)?.[1] ?? '';
+    const host = HOST_IDS.find((id) => squeezed(id) === squeezed(word) || squeezed(HOSTS[id].name) === squeezed(word));
+    if (host) return `every answer is given with its flag: --host ${host}, not ${host} alone.`;
+    return `a word was given without a flag before it (not shown: it may be the key). Every answer is given with its flag; the API key never is: ${KEY_FROM}.`;
+  }
+  if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return error.message;
+  const name = (/'-*([^']*)'/.exec(error.message)?.[1] ?? '').toLowerCase();
+  if (/^(api[-_]?)?(key|token|secret)$/.test(name))
+    return `${error.message}. The API key is never taken as a flag's value, where other programs can see it: ${KEY_FROM}.`;
+  const meant = FLAGS.find((flag) => flag === name) ?? FLAGS.find((flag) => editDistance(flag, name) <= 2);
+  return meant ? `${error.message}. Did you mean --${meant}?` : error.message;
+}
+
+/** How many letters to add, remove or change to turn one word into the other. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }
 
 const interactive = () => process.stdin.isTTY === true;
@@ -190,7 +226,7 @@ function guardrailSettings(options: Options): Record<string, string> {
 async function readKey(options: Options, check: (key: string) => void): Promise<string> {
   if (options['key-env'] !== undefined) {
     const value = process.env[options['key-env']];
-    if (!value) throw new UsageError(`--key-env ${options['key-env']}: that environment variable is not set.`);
+    if (!value) throw new UsageError(keyEnvUnset(options['key-env']));
     check(value.trim());
     return value.trim();
   }
@@ -214,6 +250,19 @@ async function readKey(options: Options, check: (key: string) => void): Promise<
       return key;
     },
     askHidden,
+  );
+}
+
+/**
+ * --key-env NAME naming no set variable. The name is repeated only when it is spelled as variables
+ * are (ENGAGE_KEY): `--key-env "$ENGAGE_KEY"` gives the key itself, which is not printed again.
+ */
+function keyEnvUnset(name: string): string {
+  const exported = (shownName: string) => `exported (export ${shownName}=…) in the shell that runs setup, then run again`;
+  if (/^[A-Z_][A-Z0-9_]{0,31}$/.test(name)) return `--key-env ${name}: that environment variable is not set; it must be ${exported(name)}.`;
+  return (
+    '--key-env takes the name of an environment variable that holds the key (ENGAGE_KEY, say), and no variable of the name given is set ' +
+    `(not shown: it may be the key itself, as with --key-env "$ENGAGE_KEY"; then give --key-env ENGAGE_KEY). The variable must be ${exported('ENGAGE_KEY')}.`
   );
 }
 
