@@ -376,13 +376,25 @@ function forTerminal(text: string): string {
   return printable([liveKey, JSON.stringify(liveKey).slice(1, -1)].reduce((hidden, form) => hidden.split(form).join(KEY_PLACEHOLDER), text));
 }
 
+/** A key the host would change as it reads the file: written as it is, the server would send another key. */
+function refuseExpanded(host: Host, key: string): void {
+  if (!host.expandsInValues?.test(key)) return;
+  throw new UsageError(
+    `the key holds a $ where ${host.name} reads the name of an environment variable, which it puts in its place as it reads its config (there is no way to keep it as written), ` +
+      'so the server would be sent another key; nothing was written. Create another key in the tenant console under API key settings and give that one.',
+  );
+}
+
 /** The live key only for the host's own per-user file; elsewhere a reference, the key not even asked for. */
 async function keyFor(host: Host, path: string, options: Options, check: (key: string) => void): Promise<KeyToWrite> {
   // VS Code asks for the key itself and keeps it in its secret storage; the file only names it.
   if (host.asksForKey) return { key: `\${input:${VSCODE_KEY_INPUT.id}}`, secret: false };
   const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
   if (placement.kind === 'key') {
-    liveKey = await readKey(options, check);
+    liveKey = await readKey(options, (key) => {
+      check(key);
+      refuseExpanded(host, key);
+    });
     return { key: liveKey, secret: true };
   }
   if (placement.kind === 'forward') {
