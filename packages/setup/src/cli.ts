@@ -11,7 +11,7 @@ import { ConfigRefused } from './config-error.js';
 import { disabledNotes, shadowedNotes } from './disabled.js';
 import { nearNameNotes } from './near-names.js';
 import { prefixCopyNotes } from './prefix-copies.js';
-import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
+import { mergeIntoConfig, readConfig, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
 import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
@@ -409,21 +409,6 @@ async function keyFor(host: Host, path: string, options: Options, check: (key: s
   return { key: placement.reference, secret: false, note };
 }
 
-/**
- * Merges into the file as it is now, another run having perhaps changed it since it was read for
- * the question: read, merge and write happen under the file's lock. Undefined: nothing to change.
- * `holdsKey`: the entries carry the live key, so the file becomes its owner's only (whether the
- * file's text shows the key is no test: JSON and TOML escape a quote or a backslash in it).
- */
-async function writeUnderLock(path: string, merge: (current: string | undefined) => string, holdsKey: boolean): Promise<Written | undefined> {
-  return withConfigLock(path, async () => {
-    const current = await readConfig(path);
-    const text = merge(current);
-    if (text === current) return undefined;
-    return replaceConfig(path, text, current !== undefined, holdsKey);
-  });
-}
-
 async function main(argv: string[]): Promise<number> {
   const options = parseOptions(argv);
   if (options.help) {
@@ -468,7 +453,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write('Nothing was changed.\n');
     return 1;
   }
-  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), keyToWrite.secret);
+  const written = await mergeIntoConfig(path, (current) => render(host, current, entries, path), keyToWrite.secret);
   process.stdout.write(forTerminal((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + notes));
   return 0;
 }

@@ -99,11 +99,53 @@ export interface Written {
   backup?: string;
 }
 
+/** The file was changed by someone else (its host saving it) while setup wrote its own text. */
+class ChangedMeanwhile extends Error {}
+
+/** How many times a merge is made again from the file as it is, when it changed while being written. */
+const MERGE_ATTEMPTS = 3;
+
+/**
+ * Merges into the file as it is now (another run or the host may have changed it since it was read
+ * for the question) and writes the result, under the file's lock. The host does not take the lock,
+ * so the file is read again just before the new one takes its place, and the merge is made again
+ * from it if it changed: the host's own save is not lost. Undefined: nothing to change.
+ * `holdsKey`: the entries carry the live key, so the file becomes its owner's only (whether the
+ * file's text shows the key is no test: JSON and TOML escape a quote or a backslash in it).
+ */
+export async function mergeIntoConfig(path: string, merge: (current: string | undefined) => string, holdsKey: boolean): Promise<Written | undefined> {
+  return withConfigLock(path, async () => {
+    for (let attempt = 1; ; attempt++) {
+      const current = await readConfig(path);
+      const text = merge(current);
+      if (text === current) return undefined;
+      try {
+        return await replaceConfig(path, text, current !== undefined, holdsKey, new Date(), { text: current });
+      } catch (error) {
+        if (!(error instanceof ChangedMeanwhile)) throw error;
+        if (attempt === MERGE_ATTEMPTS)
+          throw new ConfigRefused(
+            `${path} changed each time setup was about to replace it (the host saving it, say); nothing was changed. Quit the host, then run again.`,
+          );
+      }
+    }
+  });
+}
+
 /**
  * Replaces the file with `text`. `holdsKey`: the text has the live key, so the file becomes
- * readable by its owner only; otherwise an existing file keeps its mode.
+ * readable by its owner only; otherwise an existing file keeps its mode. `mergedFrom`: the file's
+ * text the new one was made from (undefined: there was none); if the file holds anything else by
+ * the time it would be replaced, nothing is written and ChangedMeanwhile is thrown.
  */
-export async function replaceConfig(path: string, text: string, existed: boolean, holdsKey: boolean, now = new Date()): Promise<Written> {
+export async function replaceConfig(
+  path: string,
+  text: string,
+  existed: boolean,
+  holdsKey: boolean,
+  now = new Date(),
+  mergedFrom?: { text: string | undefined },
+): Promise<Written> {
   await refuseForeignLinks(path);
   const target = existed ? await realpath(path) : path;
   await makeFolder(dirname(target));
@@ -116,6 +158,7 @@ export async function replaceConfig(path: string, text: string, existed: boolean
   try {
     await writeNew(temporary, text, mode, owner);
     if (existed) backup = await backupOf(target, now, owner);
+    if (mergedFrom && (await textOf(target)) !== mergedFrom.text) throw new ChangedMeanwhile();
     await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });
@@ -130,6 +173,16 @@ export async function replaceConfig(path: string, text: string, existed: boolean
     );
   });
   return { path: target, ...(backup ? { backup } : {}) };
+}
+
+/** The file's text as it is now, undefined for none (compared only: read leniently). */
+async function textOf(path: string): Promise<string | undefined> {
+  try {
+    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(await readFile(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** Codes of a platform that cannot sync a folder (Windows, some filesystems): the rename stands as it is. */
