@@ -158,6 +158,14 @@ async function answer<T>(flag: string, given: string | undefined, question: stri
 /** How a host is named, compared: "VS Code", "vs-code" and "vscode" alike. */
 const squeezed = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
 
+/** --config-path as given: a file's path. Empty (--config-path "$FILE" with FILE unset) or ending in a slash, it names none. */
+function configPathGiven(value: string | undefined): string | undefined {
+  if (value === undefined || (value.trim() !== '' && !/[/\\]$/.test(value))) return value;
+  throw new UsageError(
+    `--config-path ${JSON.stringify(value)} names no file: give the config file's own path (.mcp.json, say), or leave the flag out for the host's usual file.`,
+  );
+}
+
 /** The number shown, the id, or the name the question shows ("Cursor", "Gemini CLI"). */
 function parseHost(value: string): Host {
   const byNumber = /^\d+$/.test(value) ? HOST_IDS[Number(value) - 1] : undefined;
@@ -417,6 +425,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // Before any question, so a mistyped flag costs no answers.
   const guardrails = guardrailSettings(options);
+  const configPath = configPathGiven(options['config-path']);
   const host = await answer(
     'host',
     options.host,
@@ -427,13 +436,13 @@ async function main(argv: string[]): Promise<number> {
     options.servers === undefined
       ? await answer('servers', undefined, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServersAnswer)
       : parseServers(options.servers);
-  if (options.print) return printSnippet(host, servers, options['base-url'], guardrails, options['config-path']);
+  if (options.print) return printSnippet(host, servers, options['base-url'], guardrails, configPath);
 
   const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ', (value) => {
     checkSettings(undefined, value);
     return value;
   });
-  const path = options['config-path'] ?? host.configPath(currentEnvironment());
+  const path = configPath ?? host.configPath(currentEnvironment());
   const keyToWrite = await keyFor(host, path, options, (key) => checkSettings(key, baseUrl));
   const existing = await readConfig(path);
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
@@ -539,7 +548,9 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof UsageError) process.stderr.write(`engage-mcp-setup: ${error.message}\nRun with --help for the flags.\n`);
     else if (error instanceof ConfigRefused) process.stderr.write(forTerminal(`engage-mcp-setup: ${error.message}\n`));
-    else if (error instanceof Cancelled) process.stderr.write('engage-mcp-setup: cancelled; nothing was changed.\n');
+    // Ctrl-C at a question (readline's AbortError) is a cancel too, as at the key's.
+    else if (error instanceof Cancelled || (error as NodeJS.ErrnoException).code === 'ABORT_ERR')
+      process.stderr.write('engage-mcp-setup: cancelled; nothing was changed.\n');
     else process.stderr.write(forTerminal(`engage-mcp-setup: ${(error as Error).message ?? String(error)}\n`));
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },

@@ -16,6 +16,10 @@ export async function readConfig(path: string): Promise<string | undefined> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
+    if (code === 'EISDIR')
+      throw new ConfigRefused(
+        `${path} is a folder, where a config file was expected; nothing was changed. Move the folder aside if it stands where the host's file goes, or name a file with --config-path.`,
+      );
     throw new ConfigRefused(`${path} cannot be read (${code ?? (error as Error).message}); nothing was changed.`);
   }
   await refuseReadOnly(path);
