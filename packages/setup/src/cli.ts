@@ -10,6 +10,7 @@ import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
 import { disabledNotes, shadowedNotes } from './disabled.js';
 import { nearNameNotes } from './near-names.js';
+import { otherServerNotes } from './other-servers.js';
 import { prefixCopyNotes } from './prefix-copies.js';
 import { mergeIntoConfig, readConfig, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
@@ -450,6 +451,7 @@ async function main(argv: string[]): Promise<number> {
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
   const notes =
     turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment())) +
+    section('Not part of this run:', otherServerNotes(host, merged, entries)) +
     section('Installed in the folder npx is given (remove it, or the host cannot start the server):', prefixCopyNotes(entries));
   if (merged === existing) {
     process.stdout.write(forTerminal(unchanged + notes));
