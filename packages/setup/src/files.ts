@@ -3,8 +3,8 @@
 // and the folder synced, so a crash never leaves half a file nor brings back the old one. A file
 // holding the key, and every backup, is its owner's only. Run by root in another user's home
 // (sudo keeping HOME), what it makes stays that user's, or their host could not read its config.
-import { lchown, lstat, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
-import { dirname, parse, relative, resolve, sep } from 'node:path';
+import { lchown, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
 
 /** The file's text, or undefined when there is none yet. Refuses what it could not write back as it was. */
@@ -332,10 +332,23 @@ export async function withConfigLock<T>(path: string, change: () => Promise<T>):
   const lock = `${target}.engage-setup.lock`;
   await acquireLock(lock, path);
   try {
+    await removeLeftovers(target);
     return await change();
   } finally {
     await rm(lock, { force: true });
   }
+}
+
+/**
+ * New texts a run left beside the file, ended before it renamed one into place (Ctrl-C, a crash, a
+ * closed terminal): each may hold the key. Runs write them only under the lock, so under it any
+ * there is left over. A link of that name is removed, not what it points to.
+ */
+async function removeLeftovers(target: string): Promise<void> {
+  const prefix = `${basename(target)}.engage-setup-`;
+  const names = await readdir(dirname(target)).catch(() => [] as string[]);
+  const leftovers = names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp'));
+  await Promise.all(leftovers.map((name) => rm(join(dirname(target), name)).catch(() => undefined)));
 }
 
 async function acquireLock(lock: string, path: string): Promise<void> {
