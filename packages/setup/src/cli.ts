@@ -18,6 +18,7 @@ import { mergeJsonConfig } from './json-config.js';
 import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
 import { printable, shown } from './shown.js';
+import { sudoNotes } from './sudo.js';
 import { mergeTomlConfig, scanToml, serverNames } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
@@ -452,7 +453,8 @@ async function main(argv: string[]): Promise<number> {
   const notes =
     turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment())) +
     section('Not part of this run:', otherServerNotes(host, merged, entries)) +
-    section('Installed in the folder npx is given (remove it, or the host cannot start the server):', prefixCopyNotes(entries));
+    section('Installed in the folder npx is given (remove it, or the host cannot start the server):', prefixCopyNotes(entries)) +
+    section('Run with sudo:', configPath === undefined ? sudoNotes(currentEnvironment().home, host.name) : []);
   if (merged === existing) {
     process.stdout.write(forTerminal(unchanged + notes));
     return 0;
