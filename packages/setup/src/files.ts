@@ -3,6 +3,7 @@
 // and the folder synced, so a crash never leaves half a file nor brings back the old one. A file
 // holding the key, and every backup, is its owner's only. Run by root in another user's home
 // (sudo keeping HOME), what it makes stays that user's, or their host could not read its config.
+import { statSync } from 'node:fs';
 import { lchown, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
@@ -20,7 +21,8 @@ export async function readConfig(path: string): Promise<string | undefined> {
       throw new ConfigRefused(
         `${path} is a folder, where a config file was expected; nothing was changed. Move the folder aside if it stands where the host's file goes, or name a file with --config-path.`,
       );
-    throw new ConfigRefused(`${path} cannot be read (${code ?? (error as Error).message}); nothing was changed.`);
+    const advice = code !== undefined && ACCESS_REFUSED.has(code) ? `: ${accessAdvice(path)}, then run again` : '';
+    throw new ConfigRefused(`${path} cannot be read (${code ?? (error as Error).message})${advice}. Nothing was changed.`);
   }
   await refuseReadOnly(path);
   return decodeUtf8(bytes, path);
@@ -285,15 +287,38 @@ const WRITE_REFUSALS: Record<string, string> = {
   EDQUOT: 'your disk quota is used up: free some space',
   EFBIG: 'a file there would be larger than this process may write (ulimit -f): raise that limit',
   EROFS: 'its file system is mounted read-only',
-  EACCES: 'you may not write in its folder: run as the user who owns it',
-  EPERM: 'you may not write in its folder: run as the user who owns it',
 };
+
+/** Refusals of access: what to do depends on whose the file or folder is. */
+const ACCESS_REFUSED = new Set(['EACCES', 'EPERM']);
+
+/**
+ * What to do about a file or folder this user may not read or write. Often it was made by a run
+ * with sudo, and so is root's, in the person's own home: then it is to be taken back, not made
+ * writable, which they cannot do.
+ */
+function accessAdvice(at: string): string {
+  let found: { uid: number; folder: boolean };
+  try {
+    const stats = statSync(at);
+    found = { uid: stats.uid, folder: stats.isDirectory() };
+  } catch {
+    return `run as the user ${at} belongs to`;
+  }
+  if (found.uid === process.getuid?.()) return `make ${at} readable and writable for you (chmod ${found.folder ? 'u+rwx' : 'u+rw'} ${at})`;
+  return (
+    `${at} belongs to another user (uid ${found.uid}); if it is yours, made another's by a run with sudo, ` +
+    `take it back (sudo chown ${found.folder ? '-R ' : ''}"$(id -un)" ${at})`
+  );
+}
 
 /** A failure to write beside `path` (its lock, the new text, the backup), said as what happened and what to do. */
 function cannotWrite(path: string, error: unknown): Error {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined || error instanceof ConfigRefused) return error as Error;
-  const next = WRITE_REFUSALS[code];
+  // The folder the file was to be made in (error.path: the lock, the new text or the backup).
+  const folder = dirname((error as NodeJS.ErrnoException).path ?? path);
+  const next = ACCESS_REFUSED.has(code) ? `you may not write in its folder: ${accessAdvice(folder)}` : WRITE_REFUSALS[code];
   const what = next ? `(${code}): ${next}, then run again` : `(${(error as Error).message})`;
   return new ConfigRefused(`${path} cannot be written ${what}. Nothing was changed.`);
 }
