@@ -5,6 +5,7 @@
 // scripts. The key is never printed and never taken on the command line, where other users and
 // the shell's history would see it. The guardrails (caps, quiet hours, where state is kept) are
 // optional flags only, checked by the servers' own rules and written into every server's env.
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
@@ -15,7 +16,7 @@ import { prefixCopyNotes } from './prefix-copies.js';
 import { mergeIntoConfig, readConfig, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
-import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
+import { gitWorkTreeOf, KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
 import { printable, shown } from './shown.js';
 import { sudoNotes } from './sudo.js';
@@ -467,7 +468,9 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const written = await mergeIntoConfig(path, (current) => render(host, current, entries, path), keyToWrite.secret);
-  process.stdout.write(forTerminal((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + notes));
+  const backupNote = written?.backup ? await backupInWorkTreeNote(written.backup) : undefined;
+  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote]) : unchanged;
+  process.stdout.write(forTerminal(done + notes));
   return 0;
 }
 
@@ -537,11 +540,25 @@ async function approved(path: string, existing: string | undefined, changes: str
 }
 
 /** What was written, and what the person does next. */
-function doneText(host: Host, written: Written, changes: string, note: string | undefined): string {
+function doneText(host: Host, written: Written, changes: string, notes: (string | undefined)[]): string {
   return (
     `Wrote ${shown(written.path)}${written.backup ? ` (the previous file is kept as ${shown(written.backup)})` : ''}:\n${changes}` +
     `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
-    (note ? `${note}\n` : '')
+    notes.map((note) => (note ? `${note}\n` : '')).join('')
+  );
+}
+
+/**
+ * A backup made in a git work tree (a project's .mcp.json) is a new file there, which `git add -A`
+ * takes in: it holds the file as it was, a key written in it by hand too, even where setup has just
+ * put a reference in the key's place.
+ */
+async function backupInWorkTreeNote(backup: string): Promise<string | undefined> {
+  const workTree = await gitWorkTreeOf(dirname(backup));
+  if (workTree === undefined) return undefined;
+  return (
+    `The backup is inside the git work tree ${shown(workTree)}, and holds the file as it was (a key in it too): ` +
+    'delete it once the new file works, and keep it out of commits until then.'
   );
 }
 
