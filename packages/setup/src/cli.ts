@@ -11,6 +11,7 @@ import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
 import { disabledNotes, shadowedNotes } from './disabled.js';
 import { nearNameNotes } from './near-names.js';
+import { missingFolderNote } from './new-folder.js';
 import { otherServerNotes } from './other-servers.js';
 import { prefixCopyNotes } from './prefix-copies.js';
 import { mergeIntoConfig, readConfig, type Written } from './files.js';
@@ -448,6 +449,8 @@ async function main(argv: string[]): Promise<number> {
   const path = configPath ?? host.configPath(currentEnvironment());
   const keyToWrite = await keyFor(host, path, options, (key) => checkSettings(key, baseUrl));
   const existing = await readConfig(path);
+  // Looked at before the write makes the folder.
+  const missingFolder = configPath === undefined ? missingFolderNote(host, path) : undefined;
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
   const merged = render(host, existing, entries, path);
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
@@ -455,7 +458,8 @@ async function main(argv: string[]): Promise<number> {
     turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment())) +
     section('Not part of this run:', otherServerNotes(host, merged, entries)) +
     section('Installed in the folder npx is given (remove it, or the host cannot start the server):', prefixCopyNotes(entries)) +
-    section('Run with sudo:', configPath === undefined ? sudoNotes(currentEnvironment().home, host.name) : []);
+    section('Run with sudo:', configPath === undefined ? sudoNotes(currentEnvironment().home, host.name) : []) +
+    section('A new folder:', missingFolder ? [missingFolder] : []);
   if (merged === existing) {
     process.stdout.write(forTerminal(unchanged + notes));
     return 0;
