@@ -92,11 +92,18 @@ function utf8PrefixLength(bytes: Buffer): number {
 /** Root may write anything, so the mode bits say whether the person meant the file to stay as it is. */
 async function refuseReadOnly(path: string): Promise<void> {
   const { mode } = await stat(path);
-  if ((mode & 0o200) === 0) {
+  if ((mode & 0o200) !== 0) return;
+  const target = await realpath(path);
+  // A link to a read-only file: another tool made it and writes it (home-manager's into /nix/store, a dotfiles manager's).
+  if (target !== resolve(path)) {
     throw new ConfigRefused(
-      `${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`,
+      `${path} is a link to ${target}, which is read-only: the tool that made the link keeps that file (home-manager, a dotfiles manager), ` +
+        'and would undo a change made here; nothing was changed. Add the servers where that tool takes its settings (--print shows them).',
     );
   }
+  throw new ConfigRefused(
+    `${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`,
+  );
 }
 
 export interface Written {
