@@ -14,7 +14,7 @@ import { nearNameNotes } from './near-names.js';
 import { missingFolderNote } from './new-folder.js';
 import { otherServerNotes } from './other-servers.js';
 import { prefixCopyNotes } from './prefix-copies.js';
-import { mergeIntoConfig, readConfig, type Written } from './files.js';
+import { keepToOwner, mergeIntoConfig, readConfig, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
 import { gitWorkTreeOf, KEY_VARIABLE, keyPlacement } from './key-placement.js';
@@ -461,7 +461,10 @@ async function main(argv: string[]): Promise<number> {
     section('Run with sudo:', configPath === undefined ? sudoNotes(currentEnvironment().home, host.name) : []) +
     section('A new folder:', missingFolder ? [missingFolder] : []);
   if (merged === existing) {
-    process.stdout.write(forTerminal(unchanged + notes));
+    // Nothing to write, but a file holding the key stays its owner's only, as a written one is made.
+    const narrowed = keyToWrite.secret ? await keepToOwner(path) : undefined;
+    const modeNote = narrowed === undefined ? '' : `It holds the key and was readable by others (mode ${narrowed}); it is now readable by you only (0600).\n`;
+    process.stdout.write(forTerminal(unchanged + modeNote + notes));
     return 0;
   }
   const changes = changesOf(host, existing, entries, path)

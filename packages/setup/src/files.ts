@@ -4,7 +4,7 @@
 // holding the key, and every backup, is its owner's only. Run by root in another user's home
 // (sudo keeping HOME), what it makes stays that user's, or their host could not read its config.
 import { statSync } from 'node:fs';
-import { lchown, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
 
@@ -104,6 +104,18 @@ async function refuseReadOnly(path: string): Promise<void> {
   throw new ConfigRefused(
     `${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`,
   );
+}
+
+/**
+ * Makes the file its owner's only (0600) if others may read or write it: the mode it had, as octal
+ * text, or undefined where it was so already.
+ */
+export async function keepToOwner(path: string): Promise<string | undefined> {
+  const target = await realpath(path);
+  const { mode } = await stat(target);
+  if ((mode & 0o077) === 0) return undefined;
+  await chmod(target, 0o600);
+  return `0${(mode & 0o777).toString(8)}`;
 }
 
 export interface Written {
