@@ -2,7 +2,9 @@
 // it), a backup of what was there, then the new text written beside it, synced and renamed over it,
 // and the folder synced, so a crash never leaves half a file nor brings back the old one. A file
 // holding the key, and every backup, is its owner's only. Run by root in another user's home
-// (sudo keeping HOME), what it makes stays that user's, or their host could not read its config.
+// (sudo keeping HOME), what it makes stays that user's, or their host could not read its config,
+// and no link that user made to a file not theirs is followed. The host takes no lock: a save it
+// makes while setup writes is merged, not lost. What a run ended mid-write left is removed.
 import { statSync } from 'node:fs';
 import { chmod, lchown, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
@@ -93,11 +95,10 @@ function utf8PrefixLength(bytes: Buffer): number {
 async function refuseReadOnly(path: string): Promise<void> {
   const { mode } = await stat(path);
   if ((mode & 0o200) !== 0) return;
-  const target = await realpath(path);
   // A link to a read-only file: another tool made it and writes it (home-manager's into /nix/store, a dotfiles manager's).
-  if (target !== resolve(path)) {
+  if ((await lstat(path)).isSymbolicLink()) {
     throw new ConfigRefused(
-      `${path} is a link to ${target}, which is read-only: the tool that made the link keeps that file (home-manager, a dotfiles manager), ` +
+      `${path} is a link to ${await realpath(path)}, which is read-only: the tool that made the link keeps that file (home-manager, a dotfiles manager), ` +
         'and would undo a change made here; nothing was changed. Add the servers where that tool takes its settings (--print shows them).',
     );
   }
