@@ -4,7 +4,7 @@
 // chosen for another editor, or a host never run as this user. Now, where the host's own folder
 // was not there before the run, setup says so, and for VS Code names the file of another build it
 // finds beside it, with the --config-path that writes it.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { homePerTest, setupWith, setupWithKey } from './setup-run.js';
@@ -29,6 +29,13 @@ describe("the host's own folder not there before the run", () => {
     const ran = await setupWithKey(home.dir, 'cursor', KEY);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain(`There was no ${join(home.dir, '.cursor')} before this run: Cursor has not been started as this user on this machine`);
+  });
+
+  it('Claude Code, ~/.claude.json there but no ~/.claude: the file is where the host looks, nothing said', async () => {
+    await writeFile(join(home.dir, '.claude.json'), '{"numStartups": 3}\n');
+    const ran = await setupWithKey(home.dir, 'claude-code', KEY);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).not.toContain('A new folder');
   });
 
   it.each([

@@ -449,8 +449,8 @@ async function main(argv: string[]): Promise<number> {
   const path = configPath ?? host.configPath(currentEnvironment());
   const keyToWrite = await keyFor(host, path, options, (key) => checkSettings(key, baseUrl));
   const existing = await readConfig(path);
-  // Looked at before the write makes the folder.
-  const missingFolder = configPath === undefined ? missingFolderNote(host, path) : undefined;
+  // Looked at before the write makes the folder; a file there already is where the host (or a hand) put it.
+  const missingFolder = configPath === undefined && existing === undefined ? missingFolderNote(host, path) : undefined;
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
   const merged = render(host, existing, entries, path);
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
