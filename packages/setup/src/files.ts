@@ -112,6 +112,8 @@ async function refuseReadOnly(path: string): Promise<void> {
  * text, or undefined where it was so already.
  */
 export async function keepToOwner(path: string): Promise<string | undefined> {
+  // Windows keeps no such bits: a file's mode reads 0666 whatever its access list says.
+  if (process.platform === 'win32') return undefined;
   const target = await realpath(path);
   const { mode } = await stat(target);
   if ((mode & 0o077) === 0) return undefined;
@@ -318,6 +320,8 @@ const ACCESS_REFUSED = new Set(['EACCES', 'EPERM']);
  * writable, which they cannot do.
  */
 function accessAdvice(at: string): string {
+  // Windows: no owner ids to compare, and access lists are not chmod's; a program holding it open is the usual cause.
+  if (process.platform === 'win32') return `close any program that has ${at} open, and check that your account may change it`;
   let found: { uid: number; folder: boolean };
   try {
     const stats = statSync(at);
