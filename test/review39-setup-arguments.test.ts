@@ -3,7 +3,8 @@
 // refusal, into a terminal or a CI log; --key said only "Unknown option", not where the key comes
 // from; a misspelt flag (--hots) named no flag meant; -h was refused. Now the value is not repeated
 // (a variable's name is, when spelled as one), --key says to use --key-stdin or --key-env, a
-// misspelt flag names the one meant, a host given without --host is pointed to it, and -h is --help.
+// misspelt flag (or server) names the one meant, a host given without --host is pointed to it, and
+// -h is --help.
 import { describe, expect, it } from 'vitest';
 import { homePerTest, setupWith } from './setup-run.js';
 
@@ -45,6 +46,7 @@ describe('a slip in the flags', () => {
     [['--Host', 'cursor'], "Unknown option '--Host'. Did you mean --host?"],
     [['--quiet-hour', '21:00-08:00'], 'Did you mean --quiet-hours?'],
     [['cursor', ...ANSWERS], 'every answer is given with its flag: --host cursor, not cursor alone.'],
+    [['--host', 'cursor', '--servers', 'contakt,campaing'], 'unknown server contakt, campaing (did you mean contact, campaign?): choose from'],
   ])('%j: names what was meant', async (args, expected) => {
     const ran = await run(args);
     expect(ran.code).toBe(2);

@@ -199,7 +199,11 @@ function parseServers(value: string): string[] {
     .filter((name) => name !== '');
   if (chosen.length === 0) throw new UsageError(`${JSON.stringify(value)} names no server: give all, or a comma list of ${DOMAIN_NAMES.join(', ')}.`);
   const unknown = chosen.filter((name) => !DOMAIN_NAMES.includes(name));
-  if (unknown.length > 0) throw new UsageError(`unknown server ${unknown.join(', ')}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
+  if (unknown.length > 0) {
+    const meant = unknown.map((name) => DOMAIN_NAMES.find((domain) => editDistance(domain, name) <= 2)).filter((name) => name !== undefined);
+    const guess = meant.length === unknown.length ? ` (did you mean ${meant.join(', ')}?)` : '';
+    throw new UsageError(`unknown server ${unknown.join(', ')}${guess}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
+  }
   return DOMAIN_NAMES.filter((name) => chosen.includes(name));
 }
 
