@@ -5,18 +5,22 @@
 // scripts. The key is never printed and never taken on the command line, where other users and
 // the shell's history would see it. The guardrails (caps, quiet hours, where state is kept) are
 // optional flags only, checked by the servers' own rules and written into every server's env.
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DOMAIN_NAMES, loadConfig } from '@engage-mcp/shared/config';
 import { ConfigRefused } from './config-error.js';
 import { disabledNotes, shadowedNotes } from './disabled.js';
 import { nearNameNotes } from './near-names.js';
+import { missingFolderNote } from './new-folder.js';
+import { otherServerNotes } from './other-servers.js';
 import { prefixCopyNotes } from './prefix-copies.js';
-import { readConfig, replaceConfig, withConfigLock, type Written } from './files.js';
+import { keepToOwner, mergeIntoConfig, readConfig, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
-import { KEY_VARIABLE, keyPlacement } from './key-placement.js';
+import { gitWorkTreeOf, KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
 import { printable, shown } from './shown.js';
+import { sudoNotes } from './sudo.js';
 import { mergeTomlConfig, scanToml, serverNames } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
@@ -51,7 +55,7 @@ Without flags it asks; in a script, give every answer:
   --print             print the entries (key hidden) instead of writing them; with
                       --config-path, as a write to that file would give them
   --yes               write without asking for confirmation
-  --help              this text
+  --help, -h          this text
 
 Optional guardrails, the same in every server added. A flag left out keeps what an earlier
 run wrote (else the server's default holds); to remove a setting, delete it from the entries' env:
@@ -90,13 +94,49 @@ function parseOptions(argv: string[]): Options {
         'config-path': { type: 'string' },
         print: { type: 'boolean' },
         yes: { type: 'boolean' },
-        help: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(GUARDRAILS.map(({ flag }) => [flag, { type: 'string' as const }])),
       },
     }).values as Options;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(argumentProblem(error as NodeJS.ErrnoException));
   }
+}
+
+const FLAGS = ['host', 'servers', 'base-url', 'key-env', 'key-stdin', 'config-path', 'print', 'yes', 'help', ...GUARDRAILS.map(({ flag }) => flag)];
+
+const KEY_FROM = 'give it with --key-stdin (printf \'%s\\n\' "$KEY" | npx @engage-mcp/setup … --key-stdin) or --key-env NAME';
+
+/**
+ * parseArgs' refusal, for the person: a word without a flag is not repeated (a key pasted there
+ * would be printed again, into a terminal or a CI log), a key flag says where the key comes from,
+ * and a misspelt flag names the one meant.
+ */
+function argumentProblem(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const word = /'(.*)'/s.exec(error.message)?.[1] ?? '';
+    const host = HOST_IDS.find((id) => squeezed(id) === squeezed(word) || squeezed(HOSTS[id].name) === squeezed(word));
+    if (host) return `every answer is given with its flag: --host ${host}, not ${host} alone.`;
+    return `a word was given without a flag before it (not shown: it may be the key). Every answer is given with its flag; the API key never is: ${KEY_FROM}.`;
+  }
+  if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return error.message;
+  const name = (/'-*([^']*)'/.exec(error.message)?.[1] ?? '').toLowerCase();
+  if (/^(api[-_]?)?(key|token|secret)$/.test(name))
+    return `${error.message}. The API key is never taken as a flag's value, where other programs can see it: ${KEY_FROM}.`;
+  const meant = FLAGS.find((flag) => flag === name) ?? FLAGS.find((flag) => editDistance(flag, name) <= 2);
+  return meant ? `${error.message}. Did you mean --${meant}?` : error.message;
+}
+
+/** How many letters to add, remove or change to turn one word into the other. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }
 
 const interactive = () => process.stdin.isTTY === true;
@@ -121,6 +161,14 @@ async function answer<T>(flag: string, given: string | undefined, question: stri
 
 /** How a host is named, compared: "VS Code", "vs-code" and "vscode" alike. */
 const squeezed = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
+
+/** --config-path as given: a file's path. Empty (--config-path "$FILE" with FILE unset) or ending in a slash, it names none. */
+function configPathGiven(value: string | undefined): string | undefined {
+  if (value === undefined || (value.trim() !== '' && !/[/\\]$/.test(value))) return value;
+  throw new UsageError(
+    `--config-path ${JSON.stringify(value)} names no file: give the config file's own path (.mcp.json, say), or leave the flag out for the host's usual file.`,
+  );
+}
 
 /** The number shown, the id, or the name the question shows ("Cursor", "Gemini CLI"). */
 function parseHost(value: string): Host {
@@ -151,7 +199,11 @@ function parseServers(value: string): string[] {
     .filter((name) => name !== '');
   if (chosen.length === 0) throw new UsageError(`${JSON.stringify(value)} names no server: give all, or a comma list of ${DOMAIN_NAMES.join(', ')}.`);
   const unknown = chosen.filter((name) => !DOMAIN_NAMES.includes(name));
-  if (unknown.length > 0) throw new UsageError(`unknown server ${unknown.join(', ')}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
+  if (unknown.length > 0) {
+    const meant = unknown.map((name) => DOMAIN_NAMES.find((domain) => editDistance(domain, name) <= 2)).filter((name) => name !== undefined);
+    const guess = meant.length === unknown.length ? ` (did you mean ${meant.join(', ')}?)` : '';
+    throw new UsageError(`unknown server ${unknown.join(', ')}${guess}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
+  }
   return DOMAIN_NAMES.filter((name) => chosen.includes(name));
 }
 
@@ -190,7 +242,7 @@ function guardrailSettings(options: Options): Record<string, string> {
 async function readKey(options: Options, check: (key: string) => void): Promise<string> {
   if (options['key-env'] !== undefined) {
     const value = process.env[options['key-env']];
-    if (!value) throw new UsageError(`--key-env ${options['key-env']}: that environment variable is not set.`);
+    if (!value) throw new UsageError(keyEnvUnset(options['key-env']));
     check(value.trim());
     return value.trim();
   }
@@ -214,6 +266,19 @@ async function readKey(options: Options, check: (key: string) => void): Promise<
       return key;
     },
     askHidden,
+  );
+}
+
+/**
+ * --key-env NAME naming no set variable. The name is repeated only when it is spelled as variables
+ * are (ENGAGE_KEY): `--key-env "$ENGAGE_KEY"` gives the key itself, which is not printed again.
+ */
+function keyEnvUnset(name: string): string {
+  const exported = (shownName: string) => `exported (export ${shownName}=…) in the shell that runs setup, then run again`;
+  if (/^[A-Z_][A-Z0-9_]{0,31}$/.test(name)) return `--key-env ${name}: that environment variable is not set; it must be ${exported(name)}.`;
+  return (
+    '--key-env takes the name of an environment variable that holds the key (ENGAGE_KEY, say), and no variable of the name given is set ' +
+    `(not shown: it may be the key itself, as with --key-env "$ENGAGE_KEY"; then give --key-env ENGAGE_KEY). The variable must be ${exported('ENGAGE_KEY')}.`
   );
 }
 
@@ -327,13 +392,25 @@ function forTerminal(text: string): string {
   return printable([liveKey, JSON.stringify(liveKey).slice(1, -1)].reduce((hidden, form) => hidden.split(form).join(KEY_PLACEHOLDER), text));
 }
 
+/** A key the host would change as it reads the file: written as it is, the server would send another key. */
+function refuseExpanded(host: Host, key: string): void {
+  if (!host.expandsInValues?.test(key)) return;
+  throw new UsageError(
+    `the key holds a $ where ${host.name} reads the name of an environment variable, which it puts in its place as it reads its config (there is no way to keep it as written), ` +
+      'so the server would be sent another key; nothing was written. Create another key in the tenant console under API key settings and give that one.',
+  );
+}
+
 /** The live key only for the host's own per-user file; elsewhere a reference, the key not even asked for. */
 async function keyFor(host: Host, path: string, options: Options, check: (key: string) => void): Promise<KeyToWrite> {
   // VS Code asks for the key itself and keeps it in its secret storage; the file only names it.
   if (host.asksForKey) return { key: `\${input:${VSCODE_KEY_INPUT.id}}`, secret: false };
   const placement = await keyPlacement(host, path, host.configPath(currentEnvironment()));
   if (placement.kind === 'key') {
-    liveKey = await readKey(options, check);
+    liveKey = await readKey(options, (key) => {
+      check(key);
+      refuseExpanded(host, key);
+    });
     return { key: liveKey, secret: true };
   }
   if (placement.kind === 'forward') {
@@ -348,21 +425,6 @@ async function keyFor(host: Host, path: string, options: Options, check: (key: s
   return { key: placement.reference, secret: false, note };
 }
 
-/**
- * Merges into the file as it is now, another run having perhaps changed it since it was read for
- * the question: read, merge and write happen under the file's lock. Undefined: nothing to change.
- * `holdsKey`: the entries carry the live key, so the file becomes its owner's only (whether the
- * file's text shows the key is no test: JSON and TOML escape a quote or a backslash in it).
- */
-async function writeUnderLock(path: string, merge: (current: string | undefined) => string, holdsKey: boolean): Promise<Written | undefined> {
-  return withConfigLock(path, async () => {
-    const current = await readConfig(path);
-    const text = merge(current);
-    if (text === current) return undefined;
-    return replaceConfig(path, text, current !== undefined, holdsKey);
-  });
-}
-
 async function main(argv: string[]): Promise<number> {
   const options = parseOptions(argv);
   if (options.help) {
@@ -371,6 +433,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // Before any question, so a mistyped flag costs no answers.
   const guardrails = guardrailSettings(options);
+  const configPath = configPathGiven(options['config-path']);
   const host = await answer(
     'host',
     options.host,
@@ -381,23 +444,31 @@ async function main(argv: string[]): Promise<number> {
     options.servers === undefined
       ? await answer('servers', undefined, `Which servers? all, or some of ${DOMAIN_NAMES.join(', ')} [all]: `, parseServersAnswer)
       : parseServers(options.servers);
-  if (options.print) return printSnippet(host, servers, options['base-url'], guardrails, options['config-path']);
+  if (options.print) return printSnippet(host, servers, options['base-url'], guardrails, configPath);
 
   const baseUrl = await answer('base-url', options['base-url'], 'API base address (https://…): ', (value) => {
     checkSettings(undefined, value);
     return value;
   });
-  const path = options['config-path'] ?? host.configPath(currentEnvironment());
+  const path = configPath ?? host.configPath(currentEnvironment());
   const keyToWrite = await keyFor(host, path, options, (key) => checkSettings(key, baseUrl));
   const existing = await readConfig(path);
+  // Looked at before the write makes the folder; a file there already is where the host (or a hand) put it.
+  const missingFolder = configPath === undefined && existing === undefined ? missingFolderNote(host, path) : undefined;
   const entries = entriesFor(host, servers, keyToWrite, baseUrl, guardrails, path);
   const merged = render(host, existing, entries, path);
   const unchanged = `${path} already has ${servers.map((domain) => `engage-${domain}`).join(', ')} as given; nothing to change.\n`;
   const notes =
     turnedOffText(host, merged, Object.keys(entries), path === host.configPath(currentEnvironment())) +
-    section('Installed in the folder npx is given (remove it, or the host cannot start the server):', prefixCopyNotes(entries));
+    section('Not part of this run:', otherServerNotes(host, merged, entries)) +
+    section('Installed in the folder npx is given (remove it, or the host cannot start the server):', prefixCopyNotes(entries)) +
+    section('Run with sudo:', configPath === undefined ? sudoNotes(currentEnvironment().home, host.name) : []) +
+    section('A new folder:', missingFolder ? [missingFolder] : []);
   if (merged === existing) {
-    process.stdout.write(forTerminal(unchanged + notes));
+    // Nothing to write, but a file holding the key stays its owner's only, as a written one is made.
+    const narrowed = keyToWrite.secret ? await keepToOwner(path) : undefined;
+    const modeNote = narrowed === undefined ? '' : `It holds the key and was readable by others (mode ${narrowed}); it is now readable by you only (0600).\n`;
+    process.stdout.write(forTerminal(unchanged + modeNote + notes));
     return 0;
   }
   const changes = changesOf(host, existing, entries, path)
@@ -407,8 +478,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write('Nothing was changed.\n');
     return 1;
   }
-  const written = await writeUnderLock(path, (current) => render(host, current, entries, path), keyToWrite.secret);
-  process.stdout.write(forTerminal((written ? doneText(host, written, changes, keyToWrite.note) : unchanged) + notes));
+  const written = await mergeIntoConfig(path, (current) => render(host, current, entries, path), keyToWrite.secret);
+  const backupNote = written?.backup ? await backupInWorkTreeNote(written.backup) : undefined;
+  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote]) : unchanged;
+  process.stdout.write(forTerminal(done + notes));
   return 0;
 }
 
@@ -478,11 +551,25 @@ async function approved(path: string, existing: string | undefined, changes: str
 }
 
 /** What was written, and what the person does next. */
-function doneText(host: Host, written: Written, changes: string, note: string | undefined): string {
+function doneText(host: Host, written: Written, changes: string, notes: (string | undefined)[]): string {
   return (
     `Wrote ${shown(written.path)}${written.backup ? ` (the previous file is kept as ${shown(written.backup)})` : ''}:\n${changes}` +
     `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
-    (note ? `${note}\n` : '')
+    notes.map((note) => (note ? `${note}\n` : '')).join('')
+  );
+}
+
+/**
+ * A backup made in a git work tree (a project's .mcp.json) is a new file there, which `git add -A`
+ * takes in: it holds the file as it was, a key written in it by hand too, even where setup has just
+ * put a reference in the key's place.
+ */
+async function backupInWorkTreeNote(backup: string): Promise<string | undefined> {
+  const workTree = await gitWorkTreeOf(dirname(backup));
+  if (workTree === undefined) return undefined;
+  return (
+    `The backup is inside the git work tree ${shown(workTree)}, and holds the file as it was (a key in it too): ` +
+    'delete it once the new file works, and keep it out of commits until then.'
   );
 }
 
@@ -493,7 +580,9 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof UsageError) process.stderr.write(`engage-mcp-setup: ${error.message}\nRun with --help for the flags.\n`);
     else if (error instanceof ConfigRefused) process.stderr.write(forTerminal(`engage-mcp-setup: ${error.message}\n`));
-    else if (error instanceof Cancelled) process.stderr.write('engage-mcp-setup: cancelled; nothing was changed.\n');
+    // Ctrl-C at a question (readline's AbortError) is a cancel too, as at the key's.
+    else if (error instanceof Cancelled || (error as NodeJS.ErrnoException).code === 'ABORT_ERR')
+      process.stderr.write('engage-mcp-setup: cancelled; nothing was changed.\n');
     else process.stderr.write(forTerminal(`engage-mcp-setup: ${(error as Error).message ?? String(error)}\n`));
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },

@@ -2,23 +2,60 @@
 // it), a backup of what was there, then the new text written beside it, synced and renamed over it,
 // and the folder synced, so a crash never leaves half a file nor brings back the old one. A file
 // holding the key, and every backup, is its owner's only. Run by root in another user's home
-// (sudo keeping HOME), what it makes stays that user's, or their host could not read its config.
-import { lchown, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+// (sudo keeping HOME), what it makes stays that user's, or their host could not read its config,
+// and no link that user made to a file not theirs is followed. The host takes no lock: a save it
+// makes while setup writes is merged, not lost. What a run ended mid-write left is removed.
+import { statSync } from 'node:fs';
+import { chmod, lchown, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
 
 /** The file's text, or undefined when there is none yet. Refuses what it could not write back as it was. */
 export async function readConfig(path: string): Promise<string | undefined> {
+  await refuseForeignLinks(path);
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw new ConfigRefused(`${path} cannot be read (${code ?? (error as Error).message}); nothing was changed.`);
+    if (code === 'EISDIR')
+      throw new ConfigRefused(
+        `${path} is a folder, where a config file was expected; nothing was changed. Move the folder aside if it stands where the host's file goes, or name a file with --config-path.`,
+      );
+    const advice = code !== undefined && ACCESS_REFUSED.has(code) ? `: ${accessAdvice(path)}, then run again` : '';
+    throw new ConfigRefused(`${path} cannot be read (${code ?? (error as Error).message})${advice}. Nothing was changed.`);
   }
   await refuseReadOnly(path);
   return decodeUtf8(bytes, path);
+}
+
+/**
+ * Run as root (in another user's home), a symbolic link on the way to the config that a user made
+ * to something not theirs is not followed: the user could point it at any file (/etc/…), and root
+ * would rewrite it, its mode made 0600. The rule of the kernel's protected_symlinks, on every link
+ * of the path: followed when root made it or its maker owns where it leads. Not for other runs:
+ * there the system's permissions already keep a person to their own files.
+ */
+async function refuseForeignLinks(path: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const full = resolve(path);
+  let at = parse(full).root;
+  for (const part of relative(at, full).split(sep)) {
+    at = resolve(at, part);
+    const link = await lstat(at).catch(() => undefined);
+    if (link === undefined) return;
+    if (!link.isSymbolicLink() || link.uid === 0) continue;
+    // A link to nothing yet: a new file replaces the link itself, and a folder cannot be made through it.
+    const target = await stat(at).catch(() => undefined);
+    if (target === undefined || target.uid === link.uid) continue;
+    const which = at === full ? 'is' : `leads through ${at},`;
+    throw new ConfigRefused(
+      `${path} ${which} a symbolic link of user ${link.uid} to ${await realpath(at)}, which is user ${target.uid}'s; ` +
+        'run as root, setup does not follow it, as its maker could point it at any file. Nothing was changed. ' +
+        'Run setup as the user whose home this is (sudo -u that user), or replace the link with what it points to.',
+    );
+  }
 }
 
 /** Decoding another encoding as UTF-8 would replace its bytes for good when the file is written back. */
@@ -57,11 +94,31 @@ function utf8PrefixLength(bytes: Buffer): number {
 /** Root may write anything, so the mode bits say whether the person meant the file to stay as it is. */
 async function refuseReadOnly(path: string): Promise<void> {
   const { mode } = await stat(path);
-  if ((mode & 0o200) === 0) {
+  if ((mode & 0o200) !== 0) return;
+  // A link to a read-only file: another tool made it and writes it (home-manager's into /nix/store, a dotfiles manager's).
+  if ((await lstat(path)).isSymbolicLink()) {
     throw new ConfigRefused(
-      `${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`,
+      `${path} is a link to ${await realpath(path)}, which is read-only: the tool that made the link keeps that file (home-manager, a dotfiles manager), ` +
+        'and would undo a change made here; nothing was changed. Add the servers where that tool takes its settings (--print shows them).',
     );
   }
+  throw new ConfigRefused(
+    `${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`,
+  );
+}
+
+/**
+ * Makes the file its owner's only (0600) if others may read or write it: the mode it had, as octal
+ * text, or undefined where it was so already.
+ */
+export async function keepToOwner(path: string): Promise<string | undefined> {
+  // Windows keeps no such bits: a file's mode reads 0666 whatever its access list says.
+  if (process.platform === 'win32') return undefined;
+  const target = await realpath(path);
+  const { mode } = await stat(target);
+  if ((mode & 0o077) === 0) return undefined;
+  await chmod(target, 0o600);
+  return `0${(mode & 0o777).toString(8)}`;
 }
 
 export interface Written {
@@ -70,11 +127,54 @@ export interface Written {
   backup?: string;
 }
 
+/** The file was changed by someone else (its host saving it) while setup wrote its own text. */
+class ChangedMeanwhile extends Error {}
+
+/** How many times a merge is made again from the file as it is, when it changed while being written. */
+const MERGE_ATTEMPTS = 3;
+
+/**
+ * Merges into the file as it is now (another run or the host may have changed it since it was read
+ * for the question) and writes the result, under the file's lock. The host does not take the lock,
+ * so the file is read again just before the new one takes its place, and the merge is made again
+ * from it if it changed: the host's own save is not lost. Undefined: nothing to change.
+ * `holdsKey`: the entries carry the live key, so the file becomes its owner's only (whether the
+ * file's text shows the key is no test: JSON and TOML escape a quote or a backslash in it).
+ */
+export async function mergeIntoConfig(path: string, merge: (current: string | undefined) => string, holdsKey: boolean): Promise<Written | undefined> {
+  return withConfigLock(path, async () => {
+    for (let attempt = 1; ; attempt++) {
+      const current = await readConfig(path);
+      const text = merge(current);
+      if (text === current) return undefined;
+      try {
+        return await replaceConfig(path, text, current !== undefined, holdsKey, new Date(), { text: current });
+      } catch (error) {
+        if (!(error instanceof ChangedMeanwhile)) throw error;
+        if (attempt === MERGE_ATTEMPTS)
+          throw new ConfigRefused(
+            `${path} changed each time setup was about to replace it (the host saving it, say); nothing was changed. Quit the host, then run again.`,
+          );
+      }
+    }
+  });
+}
+
 /**
  * Replaces the file with `text`. `holdsKey`: the text has the live key, so the file becomes
- * readable by its owner only; otherwise an existing file keeps its mode.
+ * readable by its owner only; otherwise an existing file keeps its mode. `mergedFrom`: the file's
+ * text the new one was made from (undefined: there was none); if the file holds anything else by
+ * the time it would be replaced, nothing is written and ChangedMeanwhile is thrown.
  */
-export async function replaceConfig(path: string, text: string, existed: boolean, holdsKey: boolean, now = new Date()): Promise<Written> {
+export async function replaceConfig(
+  path: string,
+  text: string,
+  existed: boolean,
+  holdsKey: boolean,
+  now = new Date(),
+  mergedFrom?: { text: string | undefined },
+): Promise<Written> {
+  await refuseForeignLinks(path);
   const target = existed ? await realpath(path) : path;
   await makeFolder(dirname(target));
   if (existed) await refuseReadOnly(target);
@@ -86,11 +186,12 @@ export async function replaceConfig(path: string, text: string, existed: boolean
   try {
     await writeNew(temporary, text, mode, owner);
     if (existed) backup = await backupOf(target, now, owner);
+    if (mergedFrom && (await textOf(target)) !== mergedFrom.text) throw new ChangedMeanwhile();
     await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });
     if (backup) await rm(backup, { force: true });
-    throw error;
+    throw cannotWrite(path, error);
   }
   // After the rename, so the backup stays whatever this says: the new file is in place by now.
   await syncFolder(dirname(target)).catch((error: NodeJS.ErrnoException) => {
@@ -100,6 +201,16 @@ export async function replaceConfig(path: string, text: string, existed: boolean
     );
   });
   return { path: target, ...(backup ? { backup } : {}) };
+}
+
+/** The file's text as it is now, undefined for none (compared only: read leniently). */
+async function textOf(path: string): Promise<string | undefined> {
+  try {
+    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(await readFile(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** Codes of a platform that cannot sync a folder (Windows, some filesystems): the rename stands as it is. */
@@ -172,7 +283,11 @@ const exists = (path: string) =>
     () => false,
   );
 
-/** A file that did not exist, with this mode from its first byte (the umask cannot widen it), and this owner if given. */
+/**
+ * A file that did not exist, with this mode from its first byte (the umask cannot widen it), and this
+ * owner if given. One made but not filled (the disk full) is removed: left, an empty lock would
+ * hold off the next run, and an empty backup would stand for the file.
+ */
 async function writeNew(path: string, content: string | Buffer, mode: number, owner?: Owner): Promise<void> {
   const handle = await open(path, 'wx', mode);
   try {
@@ -180,9 +295,56 @@ async function writeNew(path: string, content: string | Buffer, mode: number, ow
     await handle.chmod(mode);
     await handle.writeFile(content);
     await handle.sync();
-  } finally {
+  } catch (error) {
     await handle.close();
+    await rm(path, { force: true });
+    throw error;
   }
+  await handle.close();
+}
+
+/** What the person can do about a file system's refusal to write, by its code. */
+const WRITE_REFUSALS: Record<string, string> = {
+  ENOSPC: 'its disk is full: free some space on it',
+  EDQUOT: 'your disk quota is used up: free some space',
+  EFBIG: 'a file there would be larger than this process may write (ulimit -f): raise that limit',
+  EROFS: 'its file system is mounted read-only',
+};
+
+/** Refusals of access: what to do depends on whose the file or folder is. */
+const ACCESS_REFUSED = new Set(['EACCES', 'EPERM']);
+
+/**
+ * What to do about a file or folder this user may not read or write. Often it was made by a run
+ * with sudo, and so is root's, in the person's own home: then it is to be taken back, not made
+ * writable, which they cannot do.
+ */
+function accessAdvice(at: string): string {
+  // Windows: no owner ids to compare, and access lists are not chmod's; a program holding it open is the usual cause.
+  if (process.platform === 'win32') return `close any program that has ${at} open, and check that your account may change it`;
+  let found: { uid: number; folder: boolean };
+  try {
+    const stats = statSync(at);
+    found = { uid: stats.uid, folder: stats.isDirectory() };
+  } catch {
+    return `run as the user ${at} belongs to`;
+  }
+  if (found.uid === process.getuid?.()) return `make ${at} readable and writable for you (chmod ${found.folder ? 'u+rwx' : 'u+rw'} ${at})`;
+  return (
+    `${at} belongs to another user (uid ${found.uid}); if it is yours, made another's by a run with sudo, ` +
+    `take it back (sudo chown ${found.folder ? '-R ' : ''}"$(id -un)" ${at})`
+  );
+}
+
+/** A failure to write beside `path` (its lock, the new text, the backup), said as what happened and what to do. */
+function cannotWrite(path: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined || error instanceof ConfigRefused) return error as Error;
+  // The folder the file was to be made in (error.path: the lock, the new text or the backup).
+  const folder = dirname((error as NodeJS.ErrnoException).path ?? path);
+  const next = ACCESS_REFUSED.has(code) ? `you may not write in its folder: ${accessAdvice(folder)}` : WRITE_REFUSALS[code];
+  const what = next ? `(${code}): ${next}, then run again` : `(${(error as Error).message})`;
+  return new ConfigRefused(`${path} cannot be written ${what}. Nothing was changed.`);
 }
 
 /** `<file>.backup-20250101-120000`, never overwriting an earlier backup; its owner's only, as it may hold keys. */
@@ -211,15 +373,31 @@ const LOCK_ORPHAN_MS = 5_000;
  * one file read, merge and write one after another and none loses another's entries.
  */
 export async function withConfigLock<T>(path: string, change: () => Promise<T>): Promise<T> {
+  await refuseForeignLinks(path);
   const target = await realpath(path).catch(() => resolve(path));
-  await makeFolder(dirname(target));
+  await makeFolder(dirname(target)).catch((error: unknown) => {
+    throw cannotWrite(path, error);
+  });
   const lock = `${target}.engage-setup.lock`;
   await acquireLock(lock, path);
   try {
+    await removeLeftovers(target);
     return await change();
   } finally {
     await rm(lock, { force: true });
   }
+}
+
+/**
+ * New texts a run left beside the file, ended before it renamed one into place (Ctrl-C, a crash, a
+ * closed terminal): each may hold the key. Runs write them only under the lock, so under it any
+ * there is left over. A link of that name is removed, not what it points to.
+ */
+async function removeLeftovers(target: string): Promise<void> {
+  const prefix = `${basename(target)}.engage-setup-`;
+  const names = await readdir(dirname(target)).catch(() => [] as string[]);
+  const leftovers = names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp'));
+  await Promise.all(leftovers.map((name) => rm(join(dirname(target), name)).catch(() => undefined)));
 }
 
 async function acquireLock(lock: string, path: string): Promise<void> {
@@ -230,7 +408,7 @@ async function acquireLock(lock: string, path: string): Promise<void> {
       return;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw new ConfigRefused(`${path} cannot be written (${code ?? (error as Error).message}); nothing was changed.`);
+      if (code !== 'EEXIST') throw cannotWrite(path, error);
     }
     if (await removeIfStale(lock)) continue;
     if (Date.now() > deadline) {

@@ -58,6 +58,11 @@ export interface Host {
   keyReference?: string;
   /** The host passes a variable of its own environment on by name (Codex: env_vars = ["ENGAGE_API_KEY"]). */
   forwardsKeyByName?: boolean;
+  /**
+   * What the host replaces in a server's env values when it reads the file (a variable, a default),
+   * with no way to escape it: a key holding it would reach the server changed.
+   */
+  expandsInValues?: RegExp;
   configPath(environment: Environment): string;
   /** The entry in the host's own shape. */
   shape(entry: ServerEntry): Record<string, unknown>;
@@ -108,6 +113,8 @@ export const HOSTS: Record<HostId, Host> = {
     asksForKey: false,
     // Claude Code expands ${VAR} in .mcp.json from each person's environment.
     keyReference: '${ENGAGE_API_KEY}',
+    // ${VAR} and ${VAR:-default}, in ~/.claude.json as in .mcp.json; a bare $VAR is left.
+    expandsInValues: /\$\{[^}]*\}/,
     // User scope: every project. A project's shared .mcp.json takes the same shape (--config-path).
     configPath: ({ home }) => join(home, '.claude.json'),
     shape: typedStdio,
@@ -129,6 +136,8 @@ export const HOSTS: Record<HostId, Host> = {
     asksForKey: false,
     // Cursor's mcp.json interpolates ${env:NAME}.
     keyReference: '${env:ENGAGE_API_KEY}',
+    // ${env:NAME}, ${userHome}, ${workspaceFolder} and the like.
+    expandsInValues: /\$\{[^}]*\}/,
     configPath: ({ home }) => join(home, '.cursor', 'mcp.json'),
     shape: plain,
   },
@@ -150,6 +159,7 @@ export const HOSTS: Record<HostId, Host> = {
     asksForKey: false,
     // Gemini CLI expands $VAR and ${VAR} in a server's env.
     keyReference: '${ENGAGE_API_KEY}',
+    expandsInValues: /\$(?:\w|\{[^}]*\})/,
     configPath: ({ home }) => join(home, '.gemini', 'settings.json'),
     shape: plain,
   },

@@ -1,8 +1,8 @@
 // Reading a TOML file (a host's config, the person's own text, possibly hostile) as a list of
 // statements: table headers, key = value lines, and blank or comment lines. Values are read only
-// far enough to know where each ends, multi-line strings and arrays included; the one thing kept
-// from them is an array of one-line strings (env_vars). Anything it cannot tell the kind of is
-// refused with TomlSyntax, never guessed at.
+// far enough to know where each ends, multi-line strings and arrays included; all that is kept of
+// them is a one-line string or an array of them (an env setting, env_vars). Anything it cannot tell
+// the kind of is refused with TomlSyntax, never guessed at.
 import { quoted } from './shown.js';
 
 export interface Statement {
@@ -16,6 +16,8 @@ export interface Statement {
   valueEnd?: number;
   /** keyval: the items of its value when that is an array of one-line strings (env_vars). */
   strings?: string[];
+  /** keyval: its value when that is a one-line string (an env setting). */
+  string?: string;
   arrayTable?: boolean;
 }
 
@@ -90,7 +92,8 @@ class TomlScanner {
     const valueEnd = this.at;
     this.endOfLine();
     const strings = Array.isArray(read) ? read : undefined;
-    return { kind: 'keyval', start, end: this.at, keys, valueEnd, ...(strings ? { strings } : {}) };
+    const string = typeof read === 'string' ? read : undefined;
+    return { kind: 'keyval', start, end: this.at, keys, valueEnd, ...(strings ? { strings } : {}), ...(string !== undefined ? { string } : {}) };
   }
 
   /** A key's parts: bare, "quoted" or 'literal', joined by dots. */
