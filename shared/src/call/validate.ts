@@ -61,7 +61,8 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown, op: Operation): st
     const more = issue.keys.length > MAX_KEYS_LISTED ? `; and ${issue.keys.length - MAX_KEYS_LISTED} more fields that are not` : '';
     // A field inside a nested object (a contact of an import) is named where it is, and is no list argument of the tool.
     const where = issue.path.length > 0 ? `a field of ${path}` : 'a field of this operation';
-    const hint = (key: string) => (issue.path.length > 0 ? '' : listArgumentHint(key) || misspelledParamHint(op, key) || filterHint(op, key));
+    const hint = (key: string) =>
+      issue.path.length > 0 ? '' : listArgumentHint(key) || misspelledParamHint(op, key) || filterHint(op, key) || noParamsHint(op);
     return (
       issue.keys
         .slice(0, MAX_KEYS_LISTED)
@@ -126,6 +127,17 @@ function misspelledParamHint(op: Operation, key: string): string {
  * The key passed checkShape's FIELD_NAME, so it is shown as it is.
  */
 const filterHint = (op: Operation, key: string) => (op.list ? ` (to filter the list, give search beside params: search "${key}:<value>")` : '');
+
+/**
+ * A read that takes no params, given one (campaign.analytics {id}, billing.quota {month}): its answer
+ * is the same whatever is given. Told only "Expected params {}", a model dropped the id, read the
+ * summary, and gave it to the person as that one campaign's figures.
+ */
+function noParamsHint(op: Operation): string {
+  const shape = (op.params.def as { shape?: Record<string, unknown> }).shape ?? {};
+  if (op.risk !== 'safe' || Object.keys(shape).length > 0) return '';
+  return ` (${op.id} takes no params: nothing given narrows its answer to one record or period)`;
+}
 
 /** Depth, field names and the key, checked without recursion (the input may be hostile). */
 function checkShape(raw: unknown, hasKey: (text: string) => boolean): string | undefined {
