@@ -53,6 +53,29 @@ function recipientsListed(total: unknown, recipients: unknown): string | undefin
     : undefined;
 }
 
+/** The message quota's remaining count, where the quota read holds one under a field named for messages (its layout is not in the spec). */
+function messagesLeft(quota: unknown): number | undefined {
+  if (typeof quota !== 'object' || quota === null) return undefined;
+  const counts = Object.entries(quota)
+    .filter(([key]) => /message/i.test(key))
+    .map(([, value]) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>).remaining : undefined));
+  return counts.length === 1 && isCount(counts[0]) ? counts[0] : undefined;
+}
+
+/**
+ * Said where the campaign has more recipients than messages are left: the quota line alone left a
+ * model to compare two numbers a person agreed past. Live: the quota moves on its own.
+ */
+function quotaShort(found: Record<string, unknown> | undefined, recipients: unknown, quota: unknown): Fact | undefined {
+  const counts = [found?.totalRecipients, Array.isArray(recipients) ? recipients.length : undefined].filter(isCount);
+  const left = messagesLeft(quota);
+  if (counts.length === 0 || left === undefined || left >= Math.max(...counts)) return undefined;
+  const many = (count: number) => count.toLocaleString('en-US');
+  return live(
+    `Not enough message quota for every recipient: ${many(Math.max(...counts))} recipients, ${many(left)} messages left. The API does not say whether it then refuses the send or sends until the quota runs out.`,
+  );
+}
+
 /**
  * The campaign as the preview shows it, or that it could not be shown; a yes is bound to all of it
  * but the count sent so far, which a sending campaign moves on its own.
@@ -165,6 +188,7 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
           campaignMessage(found, p, written),
           recipientsListed(found?.totalRecipients, recipients),
           quota === undefined ? undefined : live(`Quota before sending: ${inWords(quota)}.`),
+          quotaShort(found, recipients, quota),
         ];
       },
     },

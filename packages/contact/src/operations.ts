@@ -9,6 +9,7 @@ import {
   pathId,
   plain,
   quote,
+  quoteName,
   requiredText,
   withNames,
   type Fact,
@@ -24,6 +25,47 @@ async function contactName(params: Params, read: PreviewReader): Promise<Fact> {
   const contact = findRecord(contacts, '_id', params.id);
   if (!contact) return notShown('Contact', contacts);
   return withNames((name) => `Contact: ${name(contact.name)} (${contact.msisdn === undefined ? 'no number' : plain(contact.msisdn)}).`);
+}
+
+/** How many contacts of an import a preview names in one line; the count says how many more. */
+const NAMED_IN_LINE = 5;
+
+/** Names and numbers, at most NAMED_IN_LINE of them, with how many more. */
+function someOf(items: string[]): string {
+  const more = items.length - NAMED_IN_LINE;
+  return `${items.slice(0, NAMED_IN_LINE).join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+}
+
+/**
+ * Contacts of an import that give one number twice or more, as validation wrote the numbers
+ * (0812-… and 62812… are one number): the person counts on each row arriving as a contact.
+ */
+function repeatedNumbers(users: Array<{ name: string; msisdn: string }>): string | undefined {
+  const byNumber = new Map<string, string[]>();
+  for (const user of users) byNumber.set(user.msisdn, [...(byNumber.get(user.msisdn) ?? []), quote(user.name)]);
+  const repeated = [...byNumber].filter(([, names]) => names.length > 1).map(([number, names]) => `${number}: ${names.join(', ')}`);
+  if (repeated.length === 0) return undefined;
+  return `Numbers given twice or more in this import: ${repeated.length} (${someOf(repeated)}). The API does not say which of them it keeps.`;
+}
+
+/**
+ * Contacts of an import whose number a contact of the tenant has already, as the contact list
+ * reads now. The yes is bound to those numbers and names, not to the list's length, which others change.
+ */
+async function numbersHeld(users: Array<{ msisdn: string }>, read: PreviewReader): Promise<Fact> {
+  const contacts = await read(CONTACTS);
+  const what = 'Numbers a contact already has';
+  if (contacts === undefined) return notShown(what, undefined);
+  if (!Array.isArray(contacts)) return `${what}: the contact list did not read as a list, so they are not shown. Check them before agreeing.`;
+  const held = new Map<unknown, unknown>(
+    contacts.map((contact) => [(contact as Record<string, unknown> | null)?.msisdn, (contact as Record<string, unknown> | null)?.name]),
+  );
+  const numbers = [...new Set(users.map((user) => user.msisdn))].filter((number) => held.has(number));
+  const line = (name: (value: unknown) => string, among: string) =>
+    numbers.length === 0
+      ? `${what}${among}: none.`
+      : `${what}${among}: ${numbers.length} (${someOf(numbers.map((number) => `${number}: ${name(held.get(number))}`))}). The API does not say whether it skips, refuses or adds them again.`;
+  return { text: line(quoteName, ` (of the ${contacts.length} contacts the API lists now)`), bound: line(quote, '') };
 }
 
 const contactFields = {
@@ -139,6 +181,10 @@ export const contact = defineDomain('contact', 'Contacts', [
           .map((user) => quote(user.name))
           .join(', ');
         return `Import ${users.length} contact(s): ${sample}${users.length > 3 ? ', …' : ''}.`;
+      },
+      facts: async (p, read) => {
+        const users = p.users as Array<{ name: string; msisdn: string }>;
+        return [repeatedNumbers(users), await numbersHeld(users, read)];
       },
     },
   },

@@ -44,7 +44,12 @@ function shapedAnswer(op: Operation, data: unknown, args: ListShape, scrub: Scru
     const { page } = shaped;
     // A search naming a field no record has is told so by shapePage (render.ts); this one is for fields that are there.
     const fieldAbsent = shaped.notes.some((note) => note.startsWith('No record has the field'));
-    notes.push(...shaped.notes, ...comparisonNote(args.search), ...(fieldAbsent ? [] : wholeValueNote(args.search, page)));
+    notes.push(
+      ...shaped.notes,
+      ...comparisonNote(args.search),
+      ...(fieldAbsent ? [] : wholeValueNote(args.search, page)),
+      ...listedFieldsNote(args.search, page),
+    );
     const next = page.nextOffset !== undefined ? ` Next page: offset ${page.nextOffset}.` : ' No more records.';
     const head = `${op.id}: ${pageRange(page)}.${next}`;
     const text = [head, ...notes, ...shaped.itemsJson].join('\n');
@@ -95,6 +100,20 @@ function wholeValueNote(search: string | undefined, page: { total: number; match
   if (page.matched > 0 || page.total === 0 || !/(^|\s)[\w.-]+:\S/.test(search ?? '')) return [];
   return [
     'A field:value word matches only a field whose whole value is that word (case aside): a space ends the word, quotes are taken as part of it, and part of a value does not match (name:budi does not find “Budi Santoso”, a date does not find a date with a time). To find part of a value, search for that part as a word of its own.',
+  ];
+}
+
+/**
+ * A plain search word is looked for in the fields the list gives each record, and nowhere else: a
+ * ticket list holds no messages, so "Batik Tulis" matched none of the tickets whose customers asked
+ * about it, and a model told the person no one had. Said when such a search matched nothing in a
+ * list that has records.
+ */
+function listedFieldsNote(search: string | undefined, page: { total: number; matched: number }): string[] {
+  const plainWord = (search ?? '').split(/\s+/).some((word) => word !== '' && !/^[\w.-]+:\S/.test(word) && !/^[A-Za-z_][\w.-]{0,60}(<|>|=|!=)/.test(word));
+  if (page.matched > 0 || page.total === 0 || !plainWord) return [];
+  return [
+    "The search looked only in the fields this list gives each record; what a record holds beyond them (a ticket's messages, for one) was not searched, so that none matches here does not show that no record mentions it.",
   ];
 }
 

@@ -5,7 +5,7 @@ import type { ToolArguments } from './context.js';
 import type { Operation, Params } from '../model/types.js';
 import { InputError } from '../model/errors.js';
 import { paramShape } from '../model/manifest.js';
-import { describeHiddenText } from '../safe/sanitize.js';
+import { describeHiddenText, inlineText } from '../safe/sanitize.js';
 
 const MAX_ISSUES = 5;
 const MAX_KEYS_LISTED = 10;
@@ -47,7 +47,8 @@ export function validateParams(op: Operation, raw: unknown, hasKey: (text: strin
     const problems = issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue, raw, op));
     // Five shown must not read as all of them: the model would fix those and meet the next five.
     if (issues.length > MAX_ISSUES) problems.push(`and ${issues.length - MAX_ISSUES} more problems (fix them all before calling again)`);
-    throw new InputError(`Invalid params for ${op.id}: ${problems.join('; ')}. Expected params ${paramShape(op)}. Nothing was sent.`, op);
+    const entries = entriesNamed(issues.slice(0, MAX_ISSUES), raw);
+    throw new InputError(`Invalid params for ${op.id}: ${problems.join('; ')}. Expected params ${paramShape(op)}.${entries} Nothing was sent.`, op);
   }
   const hidden = describeHiddenText(result.data);
   if (hidden) throw new InputError(`Invalid params for ${op.id}: ${hidden}. Nothing was sent.`, op);
@@ -60,7 +61,8 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown, op: Operation): st
     const more = issue.keys.length > MAX_KEYS_LISTED ? `; and ${issue.keys.length - MAX_KEYS_LISTED} more fields that are not` : '';
     // A field inside a nested object (a contact of an import) is named where it is, and is no list argument of the tool.
     const where = issue.path.length > 0 ? `a field of ${path}` : 'a field of this operation';
-    const hint = (key: string) => (issue.path.length > 0 ? '' : listArgumentHint(key) || misspelledParamHint(op, key) || filterHint(op, key));
+    const hint = (key: string) =>
+      issue.path.length > 0 ? '' : listArgumentHint(key) || misspelledParamHint(op, key) || filterHint(op, key) || noParamsHint(op);
     return (
       issue.keys
         .slice(0, MAX_KEYS_LISTED)
@@ -72,6 +74,36 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown, op: Operation): st
   for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   if (value === undefined && issue.path.length > 0) return `${path} is required`;
   return `${path} ${issue.message.replace(/^Invalid input: /, '')}`;
+}
+
+/** How much of an entry's name an error shows: enough to tell rows apart. */
+const ENTRY_NAME_CHARS = 60;
+
+/**
+ * The entries of a list that the problems name (params.users.28), as a person counts them: from 1,
+ * of how many, with the entry's name where it has one. Told "users.28", a model told the person of
+ * row 28 of their list, which is row 29, and could not say whose it was without counting.
+ */
+function entriesNamed(issues: readonly z.core.$ZodIssue[], raw: unknown): string {
+  const named = new Map<string, string>();
+  for (const { path } of issues) {
+    let value: unknown = raw;
+    for (const [at, key] of path.entries()) {
+      if (Array.isArray(value) && typeof key === 'number' && key < value.length) {
+        const where = `params.${path.slice(0, at + 1).join('.')}`;
+        const name = (value[key] as { name?: unknown } | null)?.name;
+        const shown = typeof name === 'string' && name.trim() !== '' ? ` (${entryName(name)})` : '';
+        if (!named.has(where)) named.set(where, `${where} is entry ${key + 1} of ${value.length}${shown}`);
+      }
+      value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+    }
+  }
+  return named.size === 0 ? '' : ` Entries are counted from 0: ${[...named.values()].join('; ')}.`;
+}
+
+function entryName(name: string): string {
+  const characters = Array.from(name);
+  return `“${inlineText(characters.slice(0, ENTRY_NAME_CHARS).join(''))}${characters.length > ENTRY_NAME_CHARS ? '…' : ''}”`;
 }
 
 const listArgumentHint = (key: string) => ((LIST_ARGUMENTS as readonly string[]).includes(key) ? ` (${key} is an argument of the tool: ${BESIDE_PARAMS})` : '');
@@ -95,6 +127,17 @@ function misspelledParamHint(op: Operation, key: string): string {
  * The key passed checkShape's FIELD_NAME, so it is shown as it is.
  */
 const filterHint = (op: Operation, key: string) => (op.list ? ` (to filter the list, give search beside params: search "${key}:<value>")` : '');
+
+/**
+ * A read that takes no params, given one (campaign.analytics {id}, billing.quota {month}): its answer
+ * is the same whatever is given. Told only "Expected params {}", a model dropped the id, read the
+ * summary, and gave it to the person as that one campaign's figures.
+ */
+function noParamsHint(op: Operation): string {
+  const shape = (op.params.def as { shape?: Record<string, unknown> }).shape ?? {};
+  if (op.risk !== 'safe' || Object.keys(shape).length > 0) return '';
+  return ` (${op.id} takes no params: nothing given narrows its answer to one record or period)`;
+}
 
 /** Depth, field names and the key, checked without recursion (the input may be hostile). */
 function checkShape(raw: unknown, hasKey: (text: string) => boolean): string | undefined {
