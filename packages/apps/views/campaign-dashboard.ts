@@ -57,6 +57,8 @@ let stopPolling: (() => void) | undefined;
  * order drew an earlier campaign's progress under the later one's id.
  */
 let latestRequest = 0;
+/** Something was drawn in place of "Loading…" (a result, or that the call was cancelled). */
+let drawn = false;
 
 const app = startView('campaign dashboard', {
   onInput(args) {
@@ -64,7 +66,23 @@ const app = startView('campaign dashboard', {
   },
   onResult(result) {
     latestRequest++;
+    drawn = true;
     show(result);
+  },
+  onCancelled(reason) {
+    // Before any result the view would say "Loading…" for as long as it is on screen.
+    if (drawn) return;
+    drawn = true;
+    render(
+      el('section', {}, [
+        el('h1', { text: 'Campaigns' }),
+        el('p', {
+          class: 'notice notice-warning',
+          text: `The host cancelled this call${reason ? ` (${withoutStackedMarks(reason)})` : ''}: there is nothing to show.`,
+          attrs: { role: 'status' },
+        }),
+      ]),
+    );
   },
   onTeardown() {
     stopPolling?.();

@@ -32,6 +32,14 @@ let shownPreview: Preview | undefined;
  * cancelled card would show its preview again, offering a token that was spent or cancelled.
  */
 let acted = false;
+/**
+ * The host cancelled the call this card is for (the person stopped it, or the host gave up): no
+ * preview is offered after that, not even one the host sends later. A Confirm still on screen was a
+ * yes the person could give to a call that, to them and the host, had been stopped.
+ */
+let cancelled = false;
+/** A result was drawn (a preview or an outcome). */
+let resultShown = false;
 
 const app = startView('confirmation card', {
   onInput(args) {
@@ -45,8 +53,29 @@ const app = startView('confirmation card', {
   onResult(result) {
     if (acted) return;
     const preview = previewOf(result);
+    if (preview && cancelled) return;
+    resultShown = true;
     if (preview) showPreview(preview);
     else showOutcome(undefined, outcomeOf(result));
+  },
+  onCancelled(reason) {
+    // After a yes or a no the card is the person's: the cancel was of the call that drew it.
+    if (acted || cancelled) return;
+    cancelled = true;
+    const why = reason ? ` (${withoutStackedMarks(reason)})` : '';
+    if (shownPreview?.token) {
+      shownPreview.token = undefined;
+      showOutcome(shownPreview, {
+        kind: 'declined',
+        text: `Cancelled by the host${why}: ${shownPreview.operationId} was not run, and this card will not run it.`,
+      });
+    } else if (!resultShown) {
+      // The call may have been a write that needed no yes, cancelled while the API carried it out.
+      showOutcome(undefined, {
+        kind: 'unknown',
+        text: `The host cancelled this call before its answer came${why}. If it was a write that needs no confirmation, it may have been carried out: check before trying again. This card will not run anything.`,
+      });
+    }
   },
 });
 
