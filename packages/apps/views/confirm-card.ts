@@ -219,7 +219,7 @@ function showPreview(preview: Preview, refused = false): void {
       reason,
       el('p', { class: 'muted', text: 'Nothing has been done yet.' }),
       ...statementNodes(preview.statement),
-      preview.expiresAt ? el('p', { class: 'muted', text: expiry(preview.expiresAt) }) : undefined,
+      preview.expiresAt ? expiryLine(preview.expiresAt) : undefined,
       el('div', { class: 'actions' }, [confirm, cancel]),
       status,
     ]),
@@ -266,6 +266,7 @@ const OUTCOME_LOOK = {
 
 /** The outcome, below the statement it belongs to (when there is one). */
 function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
+  clearTimeout(expiryTimer);
   const look = OUTCOME_LOOK[outcome.kind];
   // A done answer is "Done: … was carried out." and then the API's data, which is folded away.
   // Either may quote the API's text: combining marks past 4 in a row are shown as escapes.
@@ -299,6 +300,23 @@ function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
 function tellModel(text: string): void {
   if (!app.getHostCapabilities()?.updateModelContext) return;
   app.updateModelContext({ content: [{ type: 'text', text }] }).catch(() => undefined);
+}
+
+/** Turns the shown expiry to "expired" when its moment passes; cleared when the card is drawn again. */
+let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+/** setTimeout's longest delay: a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The line saying until when the token works, kept true while the card is on screen: it said "You
+ * can confirm until 20:19" at 20:25 to a person who had left the card open, as if a yes still could.
+ */
+function expiryLine(expiresAt: string): HTMLElement {
+  clearTimeout(expiryTimer);
+  const line = el('p', { class: 'muted', text: expiry(expiresAt) });
+  const left = Date.parse(expiresAt) - Date.now();
+  if (left > 0 && left <= MAX_TIMER_MS) expiryTimer = setTimeout(() => (line.textContent = expiry(expiresAt)), left + 1);
+  return line;
 }
 
 /**
