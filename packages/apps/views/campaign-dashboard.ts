@@ -11,6 +11,7 @@ import {
   hostToolName,
   render,
   resultText,
+  root,
   startView,
   structured,
   svg,
@@ -187,7 +188,11 @@ function showProgress(initial: Data, id: string | undefined): void {
   const poll = () => {
     if (id) pollProgress(view, id);
   };
-  view.refresh.addEventListener('click', poll);
+  view.refresh.addEventListener('click', () => {
+    poll();
+    // The button pressed is hidden while it refreshes: keyboard focus waits on what is refreshed, not the document's body.
+    view.summary.focus();
+  });
   render(progressSection(view, id));
   const progress = updateProgress(view, initial);
   if (isActive(progress)) poll();
@@ -202,7 +207,7 @@ function progressView(): ProgressView {
     bar: el('div', { class: 'progress', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-labelledby': 'progress-text' } }, [
       fill,
     ]),
-    summary: el('p', { class: 'progress-text', attrs: { id: 'progress-text' } }),
+    summary: el('p', { class: 'progress-text', attrs: { id: 'progress-text', tabindex: '-1' } }),
     counts: el('div'),
     chart: el('div'),
     announce: el('p', { class: 'sr-only', attrs: { role: 'status', 'aria-live': 'polite' } }),
@@ -263,6 +268,8 @@ function pollProgress(view: ProgressView, id: string): void {
     stopped = true;
     clearTimeout(timer);
     view.refresh.hidden = false;
+    // Focus moved to the summary by Refresh goes back to it: the person is where they pressed it.
+    if (document.activeElement === view.summary) view.refresh.focus();
   };
   const tick = async () => {
     if (stopped) return;
@@ -419,6 +426,19 @@ async function openProgress(id: string | undefined): Promise<void> {
       }),
     );
   }
+  focusWhatWasOpened();
+}
+
+/**
+ * The list, and the Progress button pressed in it, are gone: keyboard focus goes to the heading of
+ * what took their place (or its error), which a screen reader then reads, and Tab goes on from
+ * there. It fell to the document's body, and the person was back at the top with nothing said.
+ */
+function focusWhatWasOpened(): void {
+  const target = root().querySelector<HTMLElement>('h1, [role="alert"]');
+  if (!target) return;
+  target.tabIndex = -1;
+  target.focus();
 }
 
 // ---- pieces ------------------------------------------------------------------------------
