@@ -189,7 +189,11 @@ function showPreview(preview: Preview, refused = false): void {
     status.textContent = 'Waiting for the details of the call…';
   }
 
-  confirm.addEventListener('click', () => {
+  confirm.addEventListener('click', (event) => {
+    // The second click of a double click (detail 2; 0 from the keyboard) is no yes: after a refused
+    // token the new preview's Confirm is drawn where the pressed one was, and the second click of a
+    // double click on the first landed on it, a yes to a statement no one had read.
+    if (event.detail > 1) return;
     // One click, one call: whatever happens next, this token is not sent again.
     const token = preview.token;
     if (!token || !callArguments) return;
