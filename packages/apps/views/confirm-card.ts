@@ -114,7 +114,31 @@ function outcomeOf(result: CallToolResult): Outcome {
  * text: the API's message, which it may quote before that, could name any read (or a write).
  */
 function checkWith(text: string): string | undefined {
-  return [...text.matchAll(/check with ([a-z]+(?:\.[\w]+)+)/gi)].at(-1)?.[1];
+  return [...withoutQuoted(text).matchAll(/check with ([a-z]+(?:\.[\w]+)+)/gi)].at(-1)?.[1];
+}
+
+/**
+ * `text` with what it quotes (“…”: the API's message, a customer's name; its own quotes escaped by
+ * the server) left out, and the rest of an unclosed quote: where the server names no read of its
+ * own ("check the current state"), the API's message saying "check with campaign.delete" was the
+ * card's advice, in bold, under "Outcome unknown".
+ */
+function withoutQuoted(text: string): string {
+  let kept = '';
+  for (let at = 0; at < text.length; at++) {
+    if (text[at] === '\\') {
+      kept += text.slice(at, at + 2);
+      at += 1;
+    } else if (text[at] !== '“') {
+      kept += text[at];
+    } else {
+      let end = at + 1;
+      while (end < text.length && text[end] !== '”') end += text[end] === '\\' ? 2 : 1;
+      kept += '“”';
+      at = end;
+    }
+  }
+  return kept;
 }
 
 /** The statement as the server wrote it: effect lines, "- " facts, then what cannot be undone. */
