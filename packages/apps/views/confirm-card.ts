@@ -164,11 +164,15 @@ function statementNodes(statement: string): Node[] {
   return nodes;
 }
 
+/** Quotes whose text is isolated, each with its closing mark: the server's “…”, and the "…" of a JSON string. */
+const QUOTE_PAIRS: Record<string, string> = { '“': '”', '"': '"' };
+
 /**
  * The statement's text with each quoted text (“…”: a name or message, its own quotes and
- * backslashes escaped by the server) in a <bdi>: right-to-left letters in it are ordered on their
- * own and cannot move what is around them (a customer named `שלום 12 (6289999)` would otherwise
- * draw the ticket's real number inside the quotes, and the made-up one where the number goes).
+ * backslashes escaped by the server; "…": a string of the JSON of fields sent as given) in a
+ * <bdi>: right-to-left letters in it are ordered on their own and cannot move what is around them
+ * (a customer named `שלום 12 (6289999)` would otherwise draw the ticket's real number inside the
+ * quotes, and the made-up one where the number goes; `tags = ["שלום",12]` was drawn [12,"שלום"]).
  */
 function isolatedQuotes(text: string): Array<Node | string> {
   const parts: Array<Node | string> = [];
@@ -180,18 +184,24 @@ function isolatedQuotes(text: string): Array<Node | string> {
       at += 1;
       continue;
     }
-    if (text[at] !== '“') {
+    const close = QUOTE_PAIRS[text[at] as string];
+    if (!close) {
       plain += text[at];
       continue;
     }
     let end = at + 1;
-    while (end < text.length && text[end] !== '”') end += text[end] === '\\' ? 2 : 1;
+    while (end < text.length && text[end] !== close) end += text[end] === '\\' ? 2 : 1;
+    if (end >= text.length && close === '"') {
+      // A lone " (an inch, our own words) opens nothing: a quote after it is still isolated.
+      plain += '"';
+      continue;
+    }
     if (end >= text.length) {
       plain += text.slice(at);
       break;
     }
-    parts.push(`${plain}“`, el('bdi', { text: text.slice(at + 1, end) }));
-    plain = '”';
+    parts.push(`${plain}${text[at]}`, el('bdi', { text: text.slice(at + 1, end) }));
+    plain = close;
     at = end;
   }
   if (plain) parts.push(plain);
@@ -305,7 +315,7 @@ function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
     outcome.kind === 'unknown' && outcome.check ? el('span', { text: `Check with ${outcome.check} before trying again.\n` }) : undefined,
     first,
     rest.length > 0
-      ? el('details', {}, [el('summary', { text: 'What the API answered' }), el('p', { class: 'statement mono', text: rest.join('\n') })])
+      ? el('details', {}, [el('summary', { text: 'What the API answered' }), el('p', { class: 'statement mono' }, isolatedQuotes(rest.join('\n')))])
       : undefined,
   ]);
   if (preview) {
