@@ -348,7 +348,9 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
   const rows = campaigns.map((campaign) => {
     const progress = readProgress(campaign);
     const id = typeof campaign._id === 'string' ? campaign._id : undefined;
-    const name = campaign.name === undefined ? (id ?? '—') : shown(campaign.name);
+    // A name of nothing but blanks read as a row with no name, its button "Show the progress of ".
+    const unnamed = campaign.name === undefined || (typeof campaign.name === 'string' && campaign.name.trim() === '');
+    const name = unnamed ? (id ?? '—') : shown(campaign.name);
     const counts =
       progress.sent !== undefined && progress.total !== undefined
         ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)}${progress.percent === undefined ? '' : ` (${formatNumber(progress.percent, app)}%)`}`
