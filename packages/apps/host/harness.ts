@@ -26,6 +26,7 @@ export interface ViewOptions {
   /** The tool's definition from tools/list (its _meta.ui.resourceUri names the view). */
   tool: { name: string; [key: string]: unknown };
   toolInput: Record<string, unknown>;
+  /** Undefined: the host sends no result (the call is still running, or was cancelled). */
   toolResult: unknown;
   theme?: 'light' | 'dark';
   width?: number;
@@ -50,6 +51,8 @@ export interface HostedView {
   /** Sends the view a tool input or result again, as a host replaying its notifications would. */
   sendToolInput(args: Record<string, unknown>): Promise<void>;
   sendToolResult(result: unknown): Promise<void>;
+  /** Tells the view its tool call was cancelled (ui/notifications/tool-cancelled). */
+  sendToolCancelled(reason?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -165,6 +168,11 @@ export async function hostView(browser: Browser, options: ViewOptions): Promise<
       page.evaluate(
         (output) => (globalThis as unknown as { engageHost: { sendToolResult(r: unknown): Promise<void> } }).engageHost.sendToolResult(output),
         result,
+      ),
+    sendToolCancelled: (reason) =>
+      page.evaluate(
+        (why) => (globalThis as unknown as { engageHost: { sendToolCancelled(r?: string): Promise<void> } }).engageHost.sendToolCancelled(why),
+        reason,
       ),
     close: () => page.close(),
   };

@@ -14,7 +14,7 @@ export interface MountOptions {
   /** The tool's definition, as tools/list returned it. */
   tool: Tool;
   toolInput: Record<string, unknown>;
-  toolResult: CallToolResult;
+  toolResult: CallToolResult | undefined;
   theme: 'light' | 'dark';
   width: number;
 }
@@ -28,6 +28,8 @@ declare global {
       /** Sends the view the tool's input or result (again): a host that replays its notifications. */
       sendToolInput(args: Record<string, unknown>): Promise<void>;
       sendToolResult(result: CallToolResult): Promise<void>;
+      /** Tells the view its tool call was cancelled (ui/notifications/tool-cancelled), as a host does when the person stops it. */
+      sendToolCancelled(reason?: string): Promise<void>;
     };
     engageCallServerTool(params: CallToolParams): Promise<CallToolResult>;
   }
@@ -84,7 +86,8 @@ async function mount(options: MountOptions): Promise<void> {
   iframe.srcdoc = options.html;
   await initialized;
   await bridge.sendToolInput({ arguments: options.toolInput });
-  await bridge.sendToolResult(options.toolResult);
+  // A host that has no result yet (the call still running, or cancelled) sends none.
+  if (options.toolResult !== undefined) await bridge.sendToolResult(options.toolResult);
 }
 
 function bridge(): AppBridge {
@@ -98,4 +101,5 @@ window.engageHost = {
   log,
   sendToolInput: (args) => bridge().sendToolInput({ arguments: args }),
   sendToolResult: (result) => bridge().sendToolResult(result),
+  sendToolCancelled: (reason) => bridge().sendToolCancelled(reason === undefined ? {} : { reason }),
 };

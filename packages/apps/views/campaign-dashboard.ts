@@ -11,6 +11,7 @@ import {
   hostToolName,
   render,
   resultText,
+  root,
   startView,
   structured,
   svg,
@@ -57,6 +58,8 @@ let stopPolling: (() => void) | undefined;
  * order drew an earlier campaign's progress under the later one's id.
  */
 let latestRequest = 0;
+/** Something was drawn in place of "Loading…" (a result, or that the call was cancelled). */
+let drawn = false;
 
 const app = startView('campaign dashboard', {
   onInput(args) {
@@ -64,7 +67,23 @@ const app = startView('campaign dashboard', {
   },
   onResult(result) {
     latestRequest++;
+    drawn = true;
     show(result);
+  },
+  onCancelled(reason) {
+    // Before any result the view would say "Loading…" for as long as it is on screen.
+    if (drawn) return;
+    drawn = true;
+    render(
+      el('section', {}, [
+        el('h1', { text: 'Campaigns' }),
+        el('p', {
+          class: 'notice notice-warning',
+          text: `The host cancelled this call${reason ? ` (${withoutStackedMarks(reason)})` : ''}: there is nothing to show.`,
+          attrs: { role: 'status' },
+        }),
+      ]),
+    );
   },
   onTeardown() {
     stopPolling?.();
@@ -89,13 +108,14 @@ function show(result: CallToolResult): void {
   }
   const operationId = String(content.operationId ?? callArguments.operationId ?? '');
   const data = content.data;
-  if (operationId === 'campaign.progress' && isRecord(data)) showProgress(data, progressId(data));
-  else if (operationId === 'campaign.analytics' && isRecord(data)) showAnalytics(data);
+  if (operationId === 'campaign.progress' && isRecord(data)) showProgress({ data, notes: content.notes }, progressId(data));
+  else if (operationId === 'campaign.analytics' && isRecord(data)) showAnalytics(data, content.notes);
   else if (operationId === 'campaign.list' && Array.isArray(data)) showList(data.filter(isRecord), content.page, content.notes);
   else
     render(
       el('section', {}, [
         el('h1', { text: operationId || 'Campaigns' }),
+        ...notesOf(content.notes),
         isRecord(data) ? countsList(data) : el('p', { class: 'statement', text: withoutStackedMarks(JSON.stringify(data, null, 2) ?? '') }),
       ]),
     );
@@ -147,6 +167,8 @@ interface ProgressView {
   fill: HTMLElement;
   bar: HTMLElement;
   summary: HTMLElement;
+  /** The server's notes on the reading shown (that it was shortened, that its strings are customers'). */
+  notes: HTMLElement;
   counts: HTMLElement;
   chart: HTMLElement;
   announce: HTMLElement;
@@ -164,12 +186,22 @@ interface PollWatch {
   last?: string;
 }
 
-function showProgress(initial: Data, id: string | undefined): void {
+/** One answer of campaign.progress: its data, and the server's notes on it. */
+interface Reading {
+  data: Data;
+  notes: unknown;
+}
+
+function showProgress(initial: Reading, id: string | undefined): void {
   const view = progressView();
   const poll = () => {
     if (id) pollProgress(view, id);
   };
-  view.refresh.addEventListener('click', poll);
+  view.refresh.addEventListener('click', () => {
+    poll();
+    // The button pressed is hidden while it refreshes: keyboard focus waits on what is refreshed, not the document's body.
+    view.summary.focus();
+  });
   render(progressSection(view, id));
   const progress = updateProgress(view, initial);
   if (isActive(progress)) poll();
@@ -184,7 +216,8 @@ function progressView(): ProgressView {
     bar: el('div', { class: 'progress', attrs: { role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-labelledby': 'progress-text' } }, [
       fill,
     ]),
-    summary: el('p', { class: 'progress-text', attrs: { id: 'progress-text' } }),
+    summary: el('p', { class: 'progress-text', attrs: { id: 'progress-text', tabindex: '-1' } }),
+    notes: el('div'),
     counts: el('div'),
     chart: el('div'),
     announce: el('p', { class: 'sr-only', attrs: { role: 'status', 'aria-live': 'polite' } }),
@@ -197,6 +230,7 @@ function progressSection(view: ProgressView, id: string | undefined): HTMLElemen
   return el('section', { attrs: { 'aria-labelledby': 'dashboard-title' } }, [
     el('div', { class: 'head' }, [el('h1', { text: 'Campaign progress', attrs: { id: 'dashboard-title' } }), view.badge]),
     id ? el('p', { class: 'muted' }, ['Campaign ', el('span', { class: 'mono', text: id })]) : undefined,
+    view.notes,
     view.bar,
     view.summary,
     view.counts,
@@ -208,8 +242,9 @@ function progressSection(view: ProgressView, id: string | undefined): HTMLElemen
 }
 
 /** Shows one reading of the progress in the view's nodes. */
-function updateProgress(view: ProgressView, data: Data): Progress {
+function updateProgress(view: ProgressView, { data, notes }: Reading): Progress {
   const progress = readProgress(data);
+  view.notes.replaceChildren(...notesOf(notes));
   const { badge, bar, summary } = view;
   badge.textContent = progress.status ?? (data.status === undefined || data.status === null ? 'status not given' : shown(data.status));
   badge.className = badgeClass(progress.status);
@@ -245,14 +280,16 @@ function pollProgress(view: ProgressView, id: string): void {
     stopped = true;
     clearTimeout(timer);
     view.refresh.hidden = false;
+    // Focus moved to the summary by Refresh goes back to it: the person is where they pressed it.
+    if (document.activeElement === view.summary) view.refresh.focus();
   };
   const tick = async () => {
     if (stopped) return;
     try {
-      const data = await fetchProgress(id);
+      const reading = await fetchProgress(id);
       if (stopped) return;
       watch.failures = 0;
-      if (!showReading(view, data, watch)) return stopPolling?.();
+      if (!showReading(view, reading, watch)) return stopPolling?.();
     } catch (error) {
       if (stopped) return;
       if (++watch.failures >= MAX_POLL_FAILURES) {
@@ -266,17 +303,17 @@ function pollProgress(view: ProgressView, id: string): void {
 }
 
 /** One reading of the campaign's progress; throws when the answer has none. */
-async function fetchProgress(id: string): Promise<Data> {
+async function fetchProgress(id: string): Promise<Reading> {
   const result = (await app.callServerTool({ name: toolName(), arguments: { operationId: 'campaign.progress', params: { id } } })) as CallToolResult;
-  const data = structured(result).data;
+  const { data, notes } = structured(result);
   if (result.isError || !isRecord(data)) throw new Error(resultText(result) || 'the answer had no progress data');
-  return data;
+  return { data, notes };
 }
 
 /** Shows a reading; whether polling goes on (not once the campaign is done, nor when nothing has moved for long). */
-function showReading(view: ProgressView, data: Data, watch: PollWatch): boolean {
-  if (!isActive(updateProgress(view, data))) return false;
-  const seen = JSON.stringify(data);
+function showReading(view: ProgressView, reading: Reading, watch: PollWatch): boolean {
+  if (!isActive(updateProgress(view, reading))) return false;
+  const seen = JSON.stringify(reading.data);
   watch.unchanged = seen === watch.last ? watch.unchanged + 1 : 0;
   watch.last = seen;
   if (watch.unchanged < MAX_UNCHANGED_POLLS && Date.now() - watch.started < MAX_POLLING_MS) return true;
@@ -287,7 +324,7 @@ function showReading(view: ProgressView, data: Data, watch: PollWatch): boolean 
 
 // ---- analytics ---------------------------------------------------------------------------
 
-function showAnalytics(data: Data): void {
+function showAnalytics(data: Data, notes: unknown): void {
   const sent = pick(data, FIELDS.sent);
   const opened = pick(data, FIELDS.opened);
   const failed = pick(data, FIELDS.failed);
@@ -296,6 +333,7 @@ function showAnalytics(data: Data): void {
   render(
     el('section', { attrs: { 'aria-labelledby': 'dashboard-title' } }, [
       el('h1', { text: 'Campaign analytics', attrs: { id: 'dashboard-title' } }),
+      ...notesOf(notes),
       countsList(data),
       outcomeChart(sent, opened, failed),
       el('ul', { class: 'facts' }, [rate(opened, 'Opened'), rate(failed, 'Failed')]),
@@ -310,7 +348,9 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
   const rows = campaigns.map((campaign) => {
     const progress = readProgress(campaign);
     const id = typeof campaign._id === 'string' ? campaign._id : undefined;
-    const name = campaign.name === undefined ? (id ?? '—') : shown(campaign.name);
+    // A name of nothing but blanks read as a row with no name, its button "Show the progress of ".
+    const unnamed = campaign.name === undefined || (typeof campaign.name === 'string' && campaign.name.trim() === '');
+    const name = unnamed ? (id ?? '—') : shown(campaign.name);
     const counts =
       progress.sent !== undefined && progress.total !== undefined
         ? `${formatNumber(progress.sent, app)} of ${formatNumber(progress.total, app)}${progress.percent === undefined ? '' : ` (${formatNumber(progress.percent, app)}%)`}`
@@ -334,7 +374,7 @@ function showList(campaigns: Data[], page: unknown, notes: unknown): void {
   render(
     el('section', { attrs: { 'aria-labelledby': 'dashboard-title' } }, [
       el('div', { class: 'head' }, [el('h1', { text: 'Campaigns', attrs: { id: 'dashboard-title' } }), el('span', { class: 'muted', text: range })]),
-      ...(Array.isArray(notes) ? notes.map((note) => el('p', { class: 'muted', text: String(note) })) : []),
+      ...notesOf(notes),
       withTableRoles(
         el('table', {}, [
           el('thead', {}, [
@@ -401,9 +441,31 @@ async function openProgress(id: string | undefined): Promise<void> {
       }),
     );
   }
+  focusWhatWasOpened();
+}
+
+/**
+ * The list, and the Progress button pressed in it, are gone: keyboard focus goes to the heading of
+ * what took their place (or its error), which a screen reader then reads, and Tab goes on from
+ * there. It fell to the document's body, and the person was back at the top with nothing said.
+ */
+function focusWhatWasOpened(): void {
+  const target = root().querySelector<HTMLElement>('h1, [role="alert"]');
+  if (!target) return;
+  target.tabIndex = -1;
+  target.focus();
 }
 
 // ---- pieces ------------------------------------------------------------------------------
+
+/**
+ * The server's notes on an answer, each a line: that it was too large and was shortened (long texts
+ * cut, long lists cut), that its strings were written by customers. Progress and analytics showed
+ * none: a record the server had cut was drawn as if whole.
+ */
+function notesOf(notes: unknown): HTMLElement[] {
+  return Array.isArray(notes) ? notes.map((note) => el('p', { class: 'muted note', text: shown(note) })) : [];
+}
 
 /** The percentage as words: the number as reported (not clamped), or that there is none. */
 function percentText(percent: number | undefined): string {

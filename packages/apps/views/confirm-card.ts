@@ -32,6 +32,14 @@ let shownPreview: Preview | undefined;
  * cancelled card would show its preview again, offering a token that was spent or cancelled.
  */
 let acted = false;
+/**
+ * The host cancelled the call this card is for (the person stopped it, or the host gave up): no
+ * preview is offered after that, not even one the host sends later. A Confirm still on screen was a
+ * yes the person could give to a call that, to them and the host, had been stopped.
+ */
+let cancelled = false;
+/** A result was drawn (a preview or an outcome). */
+let resultShown = false;
 
 const app = startView('confirmation card', {
   onInput(args) {
@@ -45,8 +53,29 @@ const app = startView('confirmation card', {
   onResult(result) {
     if (acted) return;
     const preview = previewOf(result);
+    if (preview && cancelled) return;
+    resultShown = true;
     if (preview) showPreview(preview);
     else showOutcome(undefined, outcomeOf(result));
+  },
+  onCancelled(reason) {
+    // After a yes or a no the card is the person's: the cancel was of the call that drew it.
+    if (acted || cancelled) return;
+    cancelled = true;
+    const why = reason ? ` (${withoutStackedMarks(reason)})` : '';
+    if (shownPreview?.token) {
+      shownPreview.token = undefined;
+      showOutcome(shownPreview, {
+        kind: 'declined',
+        text: `Cancelled by the host${why}: ${shownPreview.operationId} was not run, and this card will not run it.`,
+      });
+    } else if (!resultShown) {
+      // The call may have been a write that needed no yes, cancelled while the API carried it out.
+      showOutcome(undefined, {
+        kind: 'unknown',
+        text: `The host cancelled this call before its answer came${why}. If it was a write that needs no confirmation, it may have been carried out: check before trying again. This card will not run anything.`,
+      });
+    }
   },
 });
 
@@ -85,7 +114,31 @@ function outcomeOf(result: CallToolResult): Outcome {
  * text: the API's message, which it may quote before that, could name any read (or a write).
  */
 function checkWith(text: string): string | undefined {
-  return [...text.matchAll(/check with ([a-z]+(?:\.[\w]+)+)/gi)].at(-1)?.[1];
+  return [...withoutQuoted(text).matchAll(/check with ([a-z]+(?:\.[\w]+)+)/gi)].at(-1)?.[1];
+}
+
+/**
+ * `text` with what it quotes (“…”: the API's message, a customer's name; its own quotes escaped by
+ * the server) left out, and the rest of an unclosed quote: where the server names no read of its
+ * own ("check the current state"), the API's message saying "check with campaign.delete" was the
+ * card's advice, in bold, under "Outcome unknown".
+ */
+function withoutQuoted(text: string): string {
+  let kept = '';
+  for (let at = 0; at < text.length; at++) {
+    if (text[at] === '\\') {
+      kept += text.slice(at, at + 2);
+      at += 1;
+    } else if (text[at] !== '“') {
+      kept += text[at];
+    } else {
+      let end = at + 1;
+      while (end < text.length && text[end] !== '”') end += text[end] === '\\' ? 2 : 1;
+      kept += '“”';
+      at = end;
+    }
+  }
+  return kept;
 }
 
 /** The statement as the server wrote it: effect lines, "- " facts, then what cannot be undone. */
@@ -111,11 +164,15 @@ function statementNodes(statement: string): Node[] {
   return nodes;
 }
 
+/** Quotes whose text is isolated, each with its closing mark: the server's “…”, and the "…" of a JSON string. */
+const QUOTE_PAIRS: Record<string, string> = { '“': '”', '"': '"' };
+
 /**
  * The statement's text with each quoted text (“…”: a name or message, its own quotes and
- * backslashes escaped by the server) in a <bdi>: right-to-left letters in it are ordered on their
- * own and cannot move what is around them (a customer named `שלום 12 (6289999)` would otherwise
- * draw the ticket's real number inside the quotes, and the made-up one where the number goes).
+ * backslashes escaped by the server; "…": a string of the JSON of fields sent as given) in a
+ * <bdi>: right-to-left letters in it are ordered on their own and cannot move what is around them
+ * (a customer named `שלום 12 (6289999)` would otherwise draw the ticket's real number inside the
+ * quotes, and the made-up one where the number goes; `tags = ["שלום",12]` was drawn [12,"שלום"]).
  */
 function isolatedQuotes(text: string): Array<Node | string> {
   const parts: Array<Node | string> = [];
@@ -127,18 +184,24 @@ function isolatedQuotes(text: string): Array<Node | string> {
       at += 1;
       continue;
     }
-    if (text[at] !== '“') {
+    const close = QUOTE_PAIRS[text[at] as string];
+    if (!close) {
       plain += text[at];
       continue;
     }
     let end = at + 1;
-    while (end < text.length && text[end] !== '”') end += text[end] === '\\' ? 2 : 1;
+    while (end < text.length && text[end] !== close) end += text[end] === '\\' ? 2 : 1;
+    if (end >= text.length && close === '"') {
+      // A lone " (an inch, our own words) opens nothing: a quote after it is still isolated.
+      plain += '"';
+      continue;
+    }
     if (end >= text.length) {
       plain += text.slice(at);
       break;
     }
-    parts.push(`${plain}“`, el('bdi', { text: text.slice(at + 1, end) }));
-    plain = '”';
+    parts.push(`${plain}${text[at]}`, el('bdi', { text: text.slice(at + 1, end) }));
+    plain = close;
     at = end;
   }
   if (plain) parts.push(plain);
@@ -160,7 +223,11 @@ function showPreview(preview: Preview, refused = false): void {
     status.textContent = 'Waiting for the details of the call…';
   }
 
-  confirm.addEventListener('click', () => {
+  confirm.addEventListener('click', (event) => {
+    // The second click of a double click (detail 2; 0 from the keyboard) is no yes: after a refused
+    // token the new preview's Confirm is drawn where the pressed one was, and the second click of a
+    // double click on the first landed on it, a yes to a statement no one had read.
+    if (event.detail > 1) return;
     // One click, one call: whatever happens next, this token is not sent again.
     const token = preview.token;
     if (!token || !callArguments) return;
@@ -190,7 +257,7 @@ function showPreview(preview: Preview, refused = false): void {
       reason,
       el('p', { class: 'muted', text: 'Nothing has been done yet.' }),
       ...statementNodes(preview.statement),
-      preview.expiresAt ? el('p', { class: 'muted', text: expiry(preview.expiresAt) }) : undefined,
+      preview.expiresAt ? expiryLine(preview.expiresAt) : undefined,
       el('div', { class: 'actions' }, [confirm, cancel]),
       status,
     ]),
@@ -237,6 +304,7 @@ const OUTCOME_LOOK = {
 
 /** The outcome, below the statement it belongs to (when there is one). */
 function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
+  clearTimeout(expiryTimer);
   const look = OUTCOME_LOOK[outcome.kind];
   // A done answer is "Done: … was carried out." and then the API's data, which is folded away.
   // Either may quote the API's text: combining marks past 4 in a row are shown as escapes.
@@ -247,7 +315,7 @@ function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
     outcome.kind === 'unknown' && outcome.check ? el('span', { text: `Check with ${outcome.check} before trying again.\n` }) : undefined,
     first,
     rest.length > 0
-      ? el('details', {}, [el('summary', { text: 'What the API answered' }), el('p', { class: 'statement mono', text: rest.join('\n') })])
+      ? el('details', {}, [el('summary', { text: 'What the API answered' }), el('p', { class: 'statement mono' }, isolatedQuotes(rest.join('\n')))])
       : undefined,
   ]);
   if (preview) {
@@ -270,6 +338,23 @@ function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
 function tellModel(text: string): void {
   if (!app.getHostCapabilities()?.updateModelContext) return;
   app.updateModelContext({ content: [{ type: 'text', text }] }).catch(() => undefined);
+}
+
+/** Turns the shown expiry to "expired" when its moment passes; cleared when the card is drawn again. */
+let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+/** setTimeout's longest delay: a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The line saying until when the token works, kept true while the card is on screen: it said "You
+ * can confirm until 20:19" at 20:25 to a person who had left the card open, as if a yes still could.
+ */
+function expiryLine(expiresAt: string): HTMLElement {
+  clearTimeout(expiryTimer);
+  const line = el('p', { class: 'muted', text: expiry(expiresAt) });
+  const left = Date.parse(expiresAt) - Date.now();
+  if (left > 0 && left <= MAX_TIMER_MS) expiryTimer = setTimeout(() => (line.textContent = expiry(expiresAt)), left + 1);
+  return line;
 }
 
 /**

@@ -13,6 +13,8 @@ export interface ViewHandlers {
   onInput(args: Arguments): void;
   /** The result of that call (ui/notifications/tool-result). */
   onResult(result: CallToolResult): void;
+  /** The host cancelled the tool call (ui/notifications/tool-cancelled): the person stopped it, or the host gave up. */
+  onCancelled(reason: string | undefined): void;
   /** The host is about to remove the view: stop timers. */
   onTeardown?(): void;
 }
@@ -22,6 +24,7 @@ export function startView(name: string, handlers: ViewHandlers): App {
   const app = new App({ name: `engage-mcp ${name}`, version: '0.1.0' });
   app.ontoolinput = ({ arguments: args }) => handlers.onInput(args ?? {});
   app.ontoolresult = (result) => handlers.onResult(result as CallToolResult);
+  app.ontoolcancelled = ({ reason }) => handlers.onCancelled(typeof reason === 'string' && reason.trim() !== '' ? reason : undefined);
   app.onhostcontextchanged = (context) => followHost(context);
   app.onteardown = async () => {
     handlers.onTeardown?.();
