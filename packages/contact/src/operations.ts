@@ -30,10 +30,22 @@ async function contactName(params: Params, read: PreviewReader): Promise<Fact> {
 /** How many contacts of an import a preview names in one line; the count says how many more. */
 const NAMED_IN_LINE = 5;
 
+/** How many names a preview gives one number (rows of the import): the count says how many more. */
+const NAMES_PER_NUMBER = 3;
+
 /** Names and numbers, at most NAMED_IN_LINE of them, with how many more. */
 function someOf(items: string[]): string {
   const more = items.length - NAMED_IN_LINE;
   return `${items.slice(0, NAMED_IN_LINE).join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+}
+
+/**
+ * A number with the first NAMES_PER_NUMBER of its names and how many more `what`: a number thousands
+ * of rows share (a shop's switchboard) would otherwise make the statement too long to show.
+ */
+function numberWithNames(number: string, names: unknown[], name: (value: unknown) => string, what: string): string {
+  const more = names.length - NAMES_PER_NUMBER;
+  return `${number}: ${names.slice(0, NAMES_PER_NUMBER).map(name).join(', ')}${more > 0 ? ` and ${more.toLocaleString('en-US')} more ${what}` : ''}`;
 }
 
 /**
@@ -42,8 +54,12 @@ function someOf(items: string[]): string {
  */
 function repeatedNumbers(users: Array<{ name: string; msisdn: string }>): string | undefined {
   const byNumber = new Map<string, string[]>();
-  for (const user of users) byNumber.set(user.msisdn, [...(byNumber.get(user.msisdn) ?? []), quote(user.name)]);
-  const repeated = [...byNumber].filter(([, names]) => names.length > 1).map(([number, names]) => `${number}: ${names.join(', ')}`);
+  for (const user of users) {
+    const names = byNumber.get(user.msisdn);
+    if (names) names.push(user.name);
+    else byNumber.set(user.msisdn, [user.name]);
+  }
+  const repeated = [...byNumber].filter(([, names]) => names.length > 1).map(([number, names]) => numberWithNames(number, names, quote, 'rows'));
   if (repeated.length === 0) return undefined;
   return `Numbers given twice or more in this import: ${repeated.length} (${someOf(repeated)}). The API does not say which of them it keeps.`;
 }
