@@ -70,9 +70,9 @@ function quotaShort(found: Record<string, unknown> | undefined, recipients: unkn
   const counts = [found?.totalRecipients, Array.isArray(recipients) ? recipients.length : undefined].filter(isCount);
   const left = messagesLeft(quota);
   if (counts.length === 0 || left === undefined || left >= Math.max(...counts)) return undefined;
-  const many = (count: number) => count.toLocaleString('en-US');
+  const many = (count: number, what: string) => `${count.toLocaleString('en-US')} ${what}${count === 1 ? '' : 's'}`;
   return live(
-    `Not enough message quota for every recipient: ${many(Math.max(...counts))} recipients, ${many(left)} messages left. The API does not say whether it then refuses the send or sends until the quota runs out.`,
+    `Not enough message quota for every recipient: ${many(Math.max(...counts), 'recipient')}, ${many(left, 'message')} left. The API does not say whether it then refuses the send or sends until the quota runs out.`,
   );
 }
 

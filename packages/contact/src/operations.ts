@@ -5,6 +5,7 @@ import {
   email,
   findRecord,
   msisdn,
+  normalizeMsisdn,
   notShown,
   pathId,
   plain,
@@ -27,8 +28,10 @@ async function contactName(params: Params, read: PreviewReader): Promise<Fact> {
   return withNames((name) => `Contact: ${name(contact.name)} (${contact.msisdn === undefined ? 'no number' : plain(contact.msisdn)}).`);
 }
 
-/** How many contacts of an import a preview names in one line; the count says how many more. */
+/** How many numbers of an import a preview names in one line; the count says how many more. */
 const NAMED_IN_LINE = 5;
+/** How many names a preview gives one number (rows of the import, or contacts listed): the count says how many more. */
+const NAMES_PER_NUMBER = 3;
 
 /** Names and numbers, at most NAMED_IN_LINE of them, with how many more. */
 function someOf(items: string[]): string {
@@ -37,15 +40,56 @@ function someOf(items: string[]): string {
 }
 
 /**
+ * A number with the first NAMES_PER_NUMBER of its names and how many more `what`: a number thousands
+ * of rows or contacts share (a shop's switchboard) would otherwise make the statement too long to show.
+ */
+function numberWithNames(number: string, names: unknown[], name: (value: unknown) => string, what: string): string {
+  const more = names.length - NAMES_PER_NUMBER;
+  return `${number}: ${names.slice(0, NAMES_PER_NUMBER).map(name).join(', ')}${more > 0 ? ` and ${more.toLocaleString('en-US')} more ${what}` : ''}`;
+}
+
+/**
  * Contacts of an import that give one number twice or more, as validation wrote the numbers
  * (0812-… and 62812… are one number): the person counts on each row arriving as a contact.
  */
 function repeatedNumbers(users: Array<{ name: string; msisdn: string }>): string | undefined {
   const byNumber = new Map<string, string[]>();
-  for (const user of users) byNumber.set(user.msisdn, [...(byNumber.get(user.msisdn) ?? []), quote(user.name)]);
-  const repeated = [...byNumber].filter(([, names]) => names.length > 1).map(([number, names]) => `${number}: ${names.join(', ')}`);
+  for (const user of users) {
+    const names = byNumber.get(user.msisdn);
+    if (names) names.push(user.name);
+    else byNumber.set(user.msisdn, [user.name]);
+  }
+  const repeated = [...byNumber].filter(([, names]) => names.length > 1).map(([number, names]) => numberWithNames(number, names, quote, 'rows'));
   if (repeated.length === 0) return undefined;
   return `Numbers given twice or more in this import: ${repeated.length} (${someOf(repeated)}). The API does not say which of them it keeps.`;
+}
+
+/**
+ * A listed contact's number as validation writes an import's: the spec gives no type or form for
+ * it, and a contact listed as 6281… (a JSON number), +62 813-… or 0813-… has the number all the same.
+ */
+function listedNumber(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return normalizeMsisdn(String(value));
+  return typeof value === 'string' ? normalizeMsisdn(value) : undefined;
+}
+
+/**
+ * The names of the listed contacts with each of `numbers`, sorted: the list's order is not the
+ * spec's to give, and a yes bound to whichever came last would fail whenever the order changed.
+ */
+function holders(contacts: unknown[], numbers: Set<string>): Map<string, unknown[]> {
+  const held = new Map<string, Array<{ name: unknown; order: string }>>();
+  for (const contact of contacts) {
+    const record = typeof contact === 'object' && contact !== null ? (contact as Record<string, unknown>) : undefined;
+    const number = listedNumber(record?.msisdn);
+    if (number === undefined || !numbers.has(number)) continue;
+    const entry = { name: record?.name, order: quote(record?.name) };
+    const names = held.get(number);
+    if (names) names.push(entry);
+    else held.set(number, [entry]);
+  }
+  const byOrder = (a: { order: string }, b: { order: string }) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0);
+  return new Map([...held].map(([number, names]) => [number, names.sort(byOrder).map((entry) => entry.name)]));
 }
 
 /**
@@ -57,14 +101,13 @@ async function numbersHeld(users: Array<{ msisdn: string }>, read: PreviewReader
   const what = 'Numbers a contact already has';
   if (contacts === undefined) return notShown(what, undefined);
   if (!Array.isArray(contacts)) return `${what}: the contact list did not read as a list, so they are not shown. Check them before agreeing.`;
-  const held = new Map<unknown, unknown>(
-    contacts.map((contact) => [(contact as Record<string, unknown> | null)?.msisdn, (contact as Record<string, unknown> | null)?.name]),
-  );
-  const numbers = [...new Set(users.map((user) => user.msisdn))].filter((number) => held.has(number));
+  const given = new Set(users.map((user) => user.msisdn));
+  const held = holders(contacts, given);
+  const numbers = [...given].filter((number) => held.has(number));
   const line = (name: (value: unknown) => string, among: string) =>
     numbers.length === 0
       ? `${what}${among}: none.`
-      : `${what}${among}: ${numbers.length} (${someOf(numbers.map((number) => `${number}: ${name(held.get(number))}`))}). The API does not say whether it skips, refuses or adds them again.`;
+      : `${what}${among}: ${numbers.length} (${someOf(numbers.map((number) => numberWithNames(number, held.get(number) ?? [], name, 'contacts')))}). The API does not say whether it skips, refuses or adds them again.`;
   return { text: line(quoteName, ` (of the ${contacts.length} contacts the API lists now)`), bound: line(quote, '') };
 }
 

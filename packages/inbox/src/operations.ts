@@ -30,6 +30,22 @@ async function ticketParty(params: Params, read: PreviewReader): Promise<Fact> {
 
 const ticketID = pathId('ticketID (inbox.ticket.list)');
 
+/**
+ * A ticket status as inbox.ticket.list spells it (the spec gives none). A status with a space in it
+ * ("on hold") is sent, encoded, where an id's rules refused it: the model is told to copy the list's
+ * spelling. Separators, % and invisible characters are refused, as in any path parameter.
+ */
+const ticketStatus = z
+  .string({ error: 'expected a string: a status as inbox.ticket.list spells it' })
+  .min(1, 'must not be empty')
+  .max(64, 'is longer than any status (64 characters at most)')
+  .regex(/^[^/\\?#%\p{Cc}\p{Cf}]+$/u, 'must be a status as inbox.ticket.list spells it: no slashes, ?, #, % or control characters')
+  .refine(
+    (value) => value.trim() === value && value !== '.' && value !== '..',
+    'must be a status as inbox.ticket.list spells it, with no space before or after',
+  )
+  .describe('ticket status (inbox.ticket.list)');
+
 export const inbox = defineDomain('inbox', 'Inbox', [
   {
     id: 'inbox.ticket.list',
@@ -71,7 +87,7 @@ export const inbox = defineDomain('inbox', 'Inbox', [
     // The spec does not give the statuses: the model takes them from the list, not from a guess here
     // (one the API spells otherwise may come back as an empty list, read as "none").
     summary: 'Tickets of one status, spelt as in inbox.ticket.list.',
-    params: z.strictObject({ status: pathId('ticket status (inbox.ticket.list)') }),
+    params: z.strictObject({ status: ticketStatus }),
     list: { idField: 'ticketID' },
     customerText: true,
   },

@@ -25,12 +25,17 @@ async function productName(params: Params, read: PreviewReader): Promise<Fact> {
   return nameOf(params, await read(`${PRODUCTS}/${encodeURIComponent(String(params.productID))}`));
 }
 
+/** The id a record read for `params.productID` names, where it is another product's. */
+function otherId(params: Params, product: unknown): string | number | undefined {
+  return ID_FIELDS.map((field) => (product as Record<string, unknown> | null)?.[field]).find(
+    (id): id is string | number => (typeof id === 'string' || typeof id === 'number') && String(id) !== String(params.productID),
+  );
+}
+
 function nameOf(params: Params, product: unknown): Fact {
   if (product === undefined) return notShown('Product', undefined);
   // A record that names another id is not this product: never shown as the one this acts on.
-  const other = ID_FIELDS.map((field) => (product as Record<string, unknown> | null)?.[field]).find(
-    (id) => (typeof id === 'string' || typeof id === 'number') && String(id) !== String(params.productID),
-  );
+  const other = otherId(params, product);
   if (other !== undefined) return `Product: the API answered with another record (${plain(other)}) for ${plain(params.productID)}: check it before agreeing.`;
   if (typeof product === 'object' && product !== null && 'name' in product)
     return withNames((name) => `Product: ${name((product as { name: unknown }).name)}.`);
@@ -53,7 +58,8 @@ function fieldsOf(record: Record<string, unknown>): string {
  * something, and the person agreed to a change the record shows no sign of taking.
  */
 function updateFacts(params: Params, product: unknown): Array<Fact | undefined> {
-  if (typeof product !== 'object' || product === null || Array.isArray(product)) return [];
+  // Another product's record (nameOf says so) holds nothing of this one's values or fields.
+  if (typeof product !== 'object' || product === null || Array.isArray(product) || otherId(params, product) !== undefined) return [];
   const record = product as Record<string, unknown>;
   const changed = Object.keys(params).filter((key) => key !== 'productID');
   const held = changed.filter((key) => Object.hasOwn(record, key));
