@@ -19,6 +19,14 @@ describe('review40: a read that takes no params, given one', () => {
     expect(file.sandbox.requests()).toEqual([]);
   });
 
+  it('given several, it is said once, after them all', async () => {
+    const text = textOf((await file.server.call('campaign.analytics', { id: 'x', week: 47, month: 11 })) as CallToolResult);
+    expect(text).toContain(
+      `params.id is not a field of this operation; params.week is not a field of this operation; params.month is not a field of this operation (campaign.analytics ${HINT}).`,
+    );
+    expect(text.split(HINT)).toHaveLength(2);
+  });
+
   it('a list read, a read with params and a write are not told so', async () => {
     const list = textOf((await file.server.call('campaign.list', { status: 'completed' })) as CallToolResult);
     expect(list).toContain('search "status:<value>"');

@@ -61,14 +61,11 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown, op: Operation): st
     const more = issue.keys.length > MAX_KEYS_LISTED ? `; and ${issue.keys.length - MAX_KEYS_LISTED} more fields that are not` : '';
     // A field inside a nested object (a contact of an import) is named where it is, and is no list argument of the tool.
     const where = issue.path.length > 0 ? `a field of ${path}` : 'a field of this operation';
-    const hint = (key: string) =>
-      issue.path.length > 0 ? '' : listArgumentHint(key) || misspelledParamHint(op, key) || filterHint(op, key) || noParamsHint(op);
-    return (
-      issue.keys
-        .slice(0, MAX_KEYS_LISTED)
-        .map((key) => `${path}.${JSON.stringify(key).slice(1, -1).slice(0, 100)} is not ${where}${hint(key)}`)
-        .join('; ') + more
-    );
+    const hint = (key: string) => (issue.path.length > 0 ? '' : listArgumentHint(key) || misspelledParamHint(op, key) || filterHint(op, key));
+    const listed = issue.keys.slice(0, MAX_KEYS_LISTED).map((key) => ({ key, hint: hint(key) }));
+    // Said once, after them all: the same sentence for each key given was noise.
+    const noParams = issue.path.length === 0 && listed.some(({ hint }) => hint === '') ? noParamsHint(op) : '';
+    return listed.map(({ key, hint }) => `${path}.${JSON.stringify(key).slice(1, -1).slice(0, 100)} is not ${where}${hint}`).join('; ') + more + noParams;
   }
   let value: unknown = raw;
   for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
