@@ -5,9 +5,10 @@
 // (sudo keeping HOME), what it makes stays that user's, or their host could not read its config,
 // and no link that user made to a file not theirs is followed. The host takes no lock: a save it
 // makes while setup writes is merged, not lost. What a run ended mid-write left is removed.
-import { statSync } from 'node:fs';
+import { type Stats, statSync } from 'node:fs';
 import { chmod, lchown, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
 
 /** The file's text, or undefined when there is none yet. Refuses what it could not write back as it was. */
@@ -317,23 +318,57 @@ const ACCESS_REFUSED = new Set(['EACCES', 'EPERM']);
 /**
  * What to do about a file or folder this user may not read or write. Often it was made by a run
  * with sudo, and so is root's, in the person's own home: then it is to be taken back, not made
- * writable, which they cannot do.
+ * writable, which they cannot do. Taking back is offered only inside a home of theirs: anywhere
+ * else (the home itself when HOME is another's, / in a container, a disk mounted there) a chown,
+ * -R above all, would take what was never theirs.
  */
 function accessAdvice(at: string): string {
   // Windows: no owner ids to compare, and access lists are not chmod's; a program holding it open is the usual cause.
   if (process.platform === 'win32') return `close any program that has ${at} open, and check that your account may change it`;
-  let found: { uid: number; folder: boolean };
+  let found: Stats;
   try {
-    const stats = statSync(at);
-    found = { uid: stats.uid, folder: stats.isDirectory() };
+    found = statSync(at);
   } catch {
     return `run as the user ${at} belongs to`;
   }
-  if (found.uid === process.getuid?.()) return `make ${at} readable and writable for you (chmod ${found.folder ? 'u+rwx' : 'u+rw'} ${at})`;
+  const word = shellWord(at);
+  if (found.uid === process.getuid?.()) {
+    const chmodMode = found.isDirectory() ? 'u+rwx' : 'u+rw';
+    return `make ${at} readable and writable for you${word ? ` (chmod ${chmodMode} ${word})` : ` (chmod ${chmodMode})`}`;
+  }
+  if (!insideOwnHome(at, found))
+    return (
+      `${at} belongs to another user (uid ${found.uid}), and is not inside a home folder of yours: ` +
+      'if HOME is not your own home, set it to yours; else run as that user, or name a file you may write with --config-path'
+    );
+  const command = `sudo chown ${found.isDirectory() ? '-R ' : ''}"$(id -un)"`;
   return (
     `${at} belongs to another user (uid ${found.uid}); if it is yours, made another's by a run with sudo, ` +
-    `take it back (sudo chown ${found.folder ? '-R ' : ''}"$(id -un)" ${at})`
+    `take it back (${word ? `${command} ${word}` : `${command} on it: its name holds a character no command here could show`})`
   );
+}
+
+/** Whether `at` is below the home folder (HOME), that home is this user's, and `at` is on its disk. */
+function insideOwnHome(at: string, found: Stats): boolean {
+  try {
+    const home = resolve(homedir());
+    const below = relative(home, resolve(at));
+    if (below === '' || below === '..' || below.startsWith(`..${sep}`) || isAbsolute(below)) return false;
+    const homeStats = statSync(home);
+    return homeStats.uid === process.getuid?.() && homeStats.dev === found.dev;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `path` as one shell word to paste: as it is when plain, else in single quotes (a quote in it as
+ * '\''), so a space, $ or ` stays itself; undefined where a character of it would not show as
+ * itself (a line break, a control), as then no command shown can be pasted as it stands.
+ */
+function shellWord(path: string): string | undefined {
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|(?! )\p{Zs}/u.test(path)) return undefined;
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /** A failure to write beside `path` (its lock, the new text, the backup), said as what happened and what to do. */
