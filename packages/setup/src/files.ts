@@ -6,7 +6,7 @@
 // and no link that user made to a file not theirs is followed. The host takes no lock: a save it
 // makes while setup writes is merged, not lost. What a run ended mid-write left is removed.
 import { type Stats, statSync } from 'node:fs';
-import { chmod, lchown, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
@@ -35,28 +35,49 @@ export async function readConfig(path: string): Promise<string | undefined> {
  * Run as root (in another user's home), a symbolic link on the way to the config that a user made
  * to something not theirs is not followed: the user could point it at any file (/etc/…), and root
  * would rewrite it, its mode made 0600. The rule of the kernel's protected_symlinks, on every link
- * of the path: followed when root made it or its maker owns where it leads. Not for other runs:
- * there the system's permissions already keep a person to their own files.
+ * the path is resolved through, the links a link leads to as well (a link root made, by a
+ * provisioning script say, may lead to a user's). Followed when root made it or its maker owns
+ * where it leads. Not for other runs: there the system's permissions already keep a person to
+ * their own files.
  */
 async function refuseForeignLinks(path: string): Promise<void> {
   if (process.getuid?.() !== 0) return;
-  const full = resolve(path);
-  let at = parse(full).root;
-  for (const part of relative(at, full).split(sep)) {
-    at = resolve(at, part);
-    const link = await lstat(at).catch(() => undefined);
-    if (link === undefined) return;
-    if (!link.isSymbolicLink() || link.uid === 0) continue;
-    // A link to nothing yet: a new file replaces the link itself, and a folder cannot be made through it.
-    const target = await stat(at).catch(() => undefined);
-    if (target === undefined || target.uid === link.uid) continue;
-    const which = at === full ? 'is' : `leads through ${at},`;
-    throw new ConfigRefused(
-      `${path} ${which} a symbolic link of user ${link.uid} to ${await realpath(at)}, which is user ${target.uid}'s; ` +
-        'run as root, setup does not follow it, as its maker could point it at any file. Nothing was changed. ' +
-        'Run setup as the user whose home this is (sudo -u that user), or replace the link with what it points to.',
-    );
+  // Not resolve(): it takes a `..` lexically, where the system takes it after the link before it.
+  const pending = (isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`).split(sep);
+  let at = parse(resolve(path)).root;
+  for (let links = 0; pending.length > 0; ) {
+    const part = pending.shift() as string;
+    if (part === '' || part === '.') continue;
+    const next = part === '..' ? dirname(at) : join(at, part);
+    const link = await lstat(next).catch(() => undefined);
+    // Nothing there: a new file replaces a link to nothing itself, and no folder is made through one.
+    if (link === undefined || links > MAX_LINKS) return;
+    if (!link.isSymbolicLink()) {
+      at = next;
+      continue;
+    }
+    links++;
+    await refuseForeignLink(path, next, link);
+    const to = await readlink(next);
+    if (isAbsolute(to)) at = parse(to).root;
+    pending.unshift(...to.split(sep));
   }
+}
+
+/** Links the system follows on one path before it gives up (ELOOP): reading the file then fails on its own. */
+const MAX_LINKS = 40;
+
+/** Refuses the link at `at`, met resolving `path`, when a user made it to something not theirs. */
+async function refuseForeignLink(path: string, at: string, link: Stats): Promise<void> {
+  if (link.uid === 0) return;
+  const target = await stat(at).catch(() => undefined);
+  if (target === undefined || target.uid === link.uid) return;
+  const which = at === resolve(path) ? 'is' : `leads through ${at},`;
+  throw new ConfigRefused(
+    `${path} ${which} a symbolic link of user ${link.uid} to ${await realpath(at)}, which is user ${target.uid}'s; ` +
+      'run as root, setup does not follow it, as its maker could point it at any file. Nothing was changed. ' +
+      'Run setup as the user whose home this is (sudo -u that user), or replace the link with what it points to.',
+  );
 }
 
 /** Decoding another encoding as UTF-8 would replace its bytes for good when the file is written back. */
