@@ -139,8 +139,16 @@ export async function keepToOwner(path: string): Promise<string | undefined> {
   const target = await realpath(path);
   const { mode } = await stat(target);
   if ((mode & 0o077) === 0) return undefined;
-  await chmod(target, 0o600);
-  return `0${(mode & 0o777).toString(8)}`;
+  const was = `0${(mode & 0o777).toString(8)}`;
+  await chmod(target, 0o600).catch((error: NodeJS.ErrnoException) => {
+    // Another user's file (root's, copied in with sudo): only its owner may change its mode.
+    if (!ACCESS_REFUSED.has(error.code ?? '')) throw error;
+    throw new ConfigRefused(
+      `${path} holds the key and is readable by others (mode ${was}), and could not be made yours only (${error.code}): ` +
+        `${accessAdvice(target)}, then run again. Its entries were as given already; nothing else was changed.`,
+    );
+  });
+  return was;
 }
 
 export interface Written {
