@@ -10,6 +10,7 @@ import { chmod, lchown, lstat, mkdir, open, readdir, readFile, readlink, realpat
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
+import { shellWord } from './shown.js';
 
 /** The file's text, or undefined when there is none yet. Refuses what it could not write back as it was. */
 export async function readConfig(path: string): Promise<string | undefined> {
@@ -388,16 +389,6 @@ function insideOwnHome(at: string, found: Stats): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * `path` as one shell word to paste: as it is when plain, else in single quotes (a quote in it as
- * '\''), so a space, $ or ` stays itself; undefined where a character of it would not show as
- * itself (a line break, a control), as then no command shown can be pasted as it stands.
- */
-function shellWord(path: string): string | undefined {
-  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|(?! )\p{Zs}/u.test(path)) return undefined;
-  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /** A failure to write beside `path` (its lock, the new text, the backup), said as what happened and what to do. */
