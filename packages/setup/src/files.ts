@@ -164,19 +164,33 @@ class ChangedMeanwhile extends Error {}
 /** How many times a merge is made again from the file as it is, when it changed while being written. */
 const MERGE_ATTEMPTS = 3;
 
+/** How long to let the host finish a save before the file is read again, longer each time. */
+const SAVE_SETTLE_MS = 100;
+
 /**
  * Merges into the file as it is now (another run or the host may have changed it since it was read
  * for the question) and writes the result, under the file's lock. The host does not take the lock,
  * so the file is read again just before the new one takes its place, and the merge is made again
- * from it if it changed: the host's own save is not lost. Undefined: nothing to change.
+ * from it if it changed: the host's own save is not lost. Read again, a file that cannot be merged
+ * (no longer JSON, cut mid-character) is most likely a save half done (a host without an atomic
+ * rename truncates, then writes): it is read again after a moment. Undefined: nothing to change.
  * `holdsKey`: the entries carry the live key, so the file becomes its owner's only (whether the
  * file's text shows the key is no test: JSON and TOML escape a quote or a backslash in it).
  */
 export async function mergeIntoConfig(path: string, merge: (current: string | undefined) => string, holdsKey: boolean): Promise<Written | undefined> {
   return withConfigLock(path, async () => {
     for (let attempt = 1; ; attempt++) {
-      const current = await readConfig(path);
-      const text = merge(current);
+      if (attempt > 1) await new Promise((wake) => setTimeout(wake, SAVE_SETTLE_MS * (attempt - 1)));
+      let current: string | undefined;
+      let text: string;
+      try {
+        current = await readConfig(path);
+        text = merge(current);
+      } catch (error) {
+        // Setup merged the file once already, for the question: a refusal now is a change since, maybe half saved.
+        if (attempt === MERGE_ATTEMPTS || !(error instanceof ConfigRefused)) throw error;
+        continue;
+      }
       if (text === current) return undefined;
       try {
         return await replaceConfig(path, text, current !== undefined, holdsKey, new Date(), { text: current });
