@@ -7,7 +7,8 @@
 // user. These run setup as another user (setpriv), so only where root can.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, chown, lchown, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { homePerTest, SETUP_CLI } from './setup-run.js';
@@ -54,6 +55,27 @@ describe.skipIf(!canSwitchUser)('taking back a file or folder is offered only wh
     // The word, as a shell reads it, is the folder itself.
     const echoed = spawnSync('/bin/sh', ['-c', `printf %s ${word}`], { encoding: 'utf8' });
     expect(echoed.stdout).toBe(folder);
+  });
+
+  it('a link in their home to a file of root’s is not offered to chown, which would follow it', async () => {
+    await chown(home.dir, USER, USER);
+    const system = await mkdtemp(join(tmpdir(), 'engage-review40-access-etc-'));
+    try {
+      // Open to look in, as /etc is; the file root's only.
+      await chmod(system, 0o755);
+      await writeFile(join(system, 'shadow.json'), '{}\n', { mode: 0o600 });
+      await mkdir(join(home.dir, '.cursor'));
+      await chown(join(home.dir, '.cursor'), USER, USER);
+      const link = join(home.dir, '.cursor', 'mcp.json');
+      await symlink(join(system, 'shadow.json'), link);
+      await lchown(link, USER, USER);
+      const ran = setupAsUser(home.dir, ['--host', 'cursor']);
+      expect(ran.status).toBe(1);
+      expect(ran.stderr).not.toContain('chown');
+      expect(ran.stderr).toContain(`${link} belongs to another user (uid 0), and is not inside a home folder of yours`);
+    } finally {
+      await rm(system, { recursive: true, force: true });
+    }
   });
 
   it('a file of root’s on another disk mounted in their home is not offered to chown', async (context) => {

@@ -5,7 +5,7 @@
 // (sudo keeping HOME), what it makes stays that user's, or their host could not read its config,
 // and no link that user made to a file not theirs is followed. The host takes no lock: a save it
 // makes while setup writes is merged, not lost. What a run ended mid-write left is removed.
-import { type Stats, statSync } from 'node:fs';
+import { realpathSync, type Stats, statSync } from 'node:fs';
 import { chmod, lchown, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
@@ -392,12 +392,19 @@ function accessAdvice(at: string): string {
   );
 }
 
-/** Whether `at` is below the home folder (HOME), that home is this user's, and `at` is on its disk. */
+/**
+ * Whether `at` is below the home folder (HOME), where it really is too (chown follows a link to a
+ * file: ~/.cursor/mcp.json a link to /etc/…, it would give that file away), that home is this
+ * user's, and `at` is on its disk.
+ */
 function insideOwnHome(at: string, found: Stats): boolean {
+  const below = (folder: string, path: string) => {
+    const rest = relative(folder, path);
+    return rest !== '' && rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest);
+  };
   try {
     const home = resolve(homedir());
-    const below = relative(home, resolve(at));
-    if (below === '' || below === '..' || below.startsWith(`..${sep}`) || isAbsolute(below)) return false;
+    if (!below(home, resolve(at)) || !below(realpathSync(home), realpathSync(at))) return false;
     const homeStats = statSync(home);
     return homeStats.uid === process.getuid?.() && homeStats.dev === found.dev;
   } catch {
