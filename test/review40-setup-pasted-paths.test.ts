@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { shellWord } from '../packages/setup/src/shown.js';
 import { setupWith } from './setup-run.js';
 
 let home: string;
@@ -26,5 +27,13 @@ describe('a path in a command setup suggests', () => {
     expect(word).toBeDefined();
     const pasted = spawnSync('/bin/sh', ['-c', `printf %s ${word}`], { encoding: 'utf8', env: { HOME: '/elsewhere' } });
     expect(pasted.stdout).toBe(join(home, '.config', 'VSCodium', 'User', 'mcp.json'));
+  });
+
+  it('on Windows: in plain double quotes, and none where cmd or PowerShell would read a character there', () => {
+    expect(shellWord('C:\\Users\\me\\AppData\\Roaming\\Code - Insiders\\User\\mcp.json', 'win32')).toBe(
+      '"C:\\Users\\me\\AppData\\Roaming\\Code - Insiders\\User\\mcp.json"',
+    );
+    for (const path of ['C:\\Users\\100%USERNAME%\\mcp.json', 'C:\\Users\\a$b\\mcp.json', 'C:\\Users\\a`b\\mcp.json', 'C:\\Users\\a"b\\mcp.json'])
+      expect(shellWord(path, 'win32')).toBeUndefined();
   });
 });

@@ -34,11 +34,12 @@ export const printable = (message: string): string => message.replace(UNSHOWN_BU
  * `path` as one word to paste into a command: in a POSIX shell as it is when plain, else in single
  * quotes (a quote in it as '\''), so a space, $ or ` stays itself; on Windows in double quotes, as
  * cmd and PowerShell both take them (JSON's doubled backslashes are no path there). Undefined where
- * a character of it would not show as itself (a line break, a control), or, on Windows, a quote:
- * no command shown could then be pasted as it stands.
+ * a character of it would not show as itself (a line break, a control), or, on Windows, one that
+ * cmd or PowerShell reads between double quotes: no command shown could then be pasted as it stands.
  */
 export function shellWord(path: string, platform: NodeJS.Platform = process.platform): string | undefined {
   if (UNSHOWN.test(path)) return undefined;
-  if (platform === 'win32') return path.includes('"') ? undefined : `"${path}"`;
+  // cmd expands %NAME% and PowerShell $name and a backquote even between double quotes; a path with one gets no command.
+  if (platform === 'win32') return /["%$`]/.test(path) ? undefined : `"${path}"`;
   return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
