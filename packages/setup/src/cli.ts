@@ -493,7 +493,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const written = await mergeIntoConfig(path, (current) => render(host, current, entries, path), keyToWrite.secret);
   const backupNote = written?.backup ? await backupInWorkTreeNote(written.backup) : undefined;
-  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote]) : unchanged;
+  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote, hardLinkNote(written)]) : unchanged;
   process.stdout.write(forTerminal(done + notes));
   return 0;
 }
@@ -569,6 +569,16 @@ function doneText(host: Host, written: Written, changes: string, notes: (string 
     `Wrote ${shown(written.path)}${written.backup ? ` (the previous file is kept as ${shown(written.backup)})` : ''}:\n${changes}` +
     `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
     notes.map((note) => (note ? `${note}\n` : '')).join('')
+  );
+}
+
+/** The file was replaced under one of its names: the others (a dotfiles folder's hard link) keep the old text. */
+function hardLinkNote({ path, otherNames }: Written): string | undefined {
+  if (otherNames === undefined) return undefined;
+  return (
+    `${shown(path)} had ${otherNames === 1 ? 'another name' : `${otherNames} other names`} (a hard link, as some dotfiles tools make): ` +
+    `the new file has this name only, and ${otherNames === 1 ? 'that one keeps' : 'those keep'} the file as it was. ` +
+    'Copy the new file there, or make that name a symbolic link to it, if it is to follow.'
   );
 }
 

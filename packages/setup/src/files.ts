@@ -156,6 +156,11 @@ export interface Written {
   /** The file written: a symlinked config is written where the link points, keeping the link. */
   path: string;
   backup?: string;
+  /**
+   * How many other names (hard links) the replaced file had: the new file takes this name only,
+   * and they keep the old text (a dotfiles folder hard-linked in no longer follows it).
+   */
+  otherNames?: number;
 }
 
 /** The file was changed by someone else (its host saving it) while setup wrote its own text. */
@@ -223,7 +228,8 @@ export async function replaceConfig(
   const target = existed ? await realpath(path) : path;
   await makeFolder(dirname(target));
   if (existed) await refuseReadOnly(target);
-  const mode = holdsKey || !existed ? 0o600 : (await stat(target)).mode & 0o777;
+  const replaced = existed ? await stat(target) : undefined;
+  const mode = holdsKey || !replaced ? 0o600 : replaced.mode & 0o777;
   // The replaced file's owner, or the folder's for a new one.
   const owner = await ownerFor(existed ? target : dirname(target));
   const temporary = `${target}.engage-setup-${process.pid}-${Date.now()}.tmp`;
@@ -245,7 +251,8 @@ export async function replaceConfig(
         `(${error.code ?? error.message}), so a crash now could undo it: check the disk, and the file after a restart.`,
     );
   });
-  return { path: target, ...(backup ? { backup } : {}) };
+  const otherNames = replaced && replaced.nlink > 1 ? replaced.nlink - 1 : undefined;
+  return { path: target, ...(backup ? { backup } : {}), ...(otherNames ? { otherNames } : {}) };
 }
 
 /** The file's text as it is now, undefined for none (compared only: read leniently). */
