@@ -493,7 +493,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const written = await mergeIntoConfig(path, (current) => render(host, current, entries, path), keyToWrite.secret);
   const backupNote = written?.backup ? await backupInWorkTreeNote(written.backup) : undefined;
-  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote, hardLinkNote(written)]) : unchanged;
+  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote, hardLinkNote(written), replacedLinkNote(written)]) : unchanged;
   process.stdout.write(forTerminal(done + notes));
   return 0;
 }
@@ -579,6 +579,15 @@ function hardLinkNote({ path, otherNames }: Written): string | undefined {
     `${shown(path)} had ${otherNames === 1 ? 'another name' : `${otherNames} other names`} (a hard link, as some dotfiles tools make): ` +
     `the new file has this name only, and ${otherNames === 1 ? 'that one keeps' : 'those keep'} the file as it was. ` +
     'Copy the new file there, or make that name a symbolic link to it, if it is to follow.'
+  );
+}
+
+/** The config was a link to no file (a dotfiles link whose file is gone or not made yet): the new file took the link's place. */
+function replacedLinkNote({ path, replacedLinkTo }: Written): string | undefined {
+  if (replacedLinkTo === undefined) return undefined;
+  return (
+    `${shown(path)} was a symbolic link to ${shown(replacedLinkTo)}, where there was no file: the new file replaced the link, and nothing was made there. ` +
+    'If the file is to be kept there (a dotfiles folder), move it there and make the link again.'
   );
 }
 

@@ -161,6 +161,8 @@ export interface Written {
    * and they keep the old text (a dotfiles folder hard-linked in no longer follows it).
    */
   otherNames?: number;
+  /** Where the config, a symbolic link to no file, led: the new file replaced the link, and nothing was made there. */
+  replacedLinkTo?: string;
 }
 
 /** The file was changed by someone else (its host saving it) while setup wrote its own text. */
@@ -229,6 +231,8 @@ export async function replaceConfig(
   await makeFolder(dirname(target));
   if (existed) await refuseReadOnly(target);
   const replaced = existed ? await stat(target) : undefined;
+  // A link to no file: the rename replaces the link itself (root must not make a file where a user's link leads).
+  const dangling = existed ? undefined : await readlink(target).catch(() => undefined);
   const mode = holdsKey || !replaced ? 0o600 : replaced.mode & 0o777;
   // The replaced file's owner, or the folder's for a new one.
   const owner = await ownerFor(existed ? target : dirname(target));
@@ -252,7 +256,8 @@ export async function replaceConfig(
     );
   });
   const otherNames = replaced && replaced.nlink > 1 ? replaced.nlink - 1 : undefined;
-  return { path: target, ...(backup ? { backup } : {}), ...(otherNames ? { otherNames } : {}) };
+  const replacedLinkTo = dangling ? { replacedLinkTo: dangling } : {};
+  return { path: target, ...(backup ? { backup } : {}), ...(otherNames ? { otherNames } : {}), ...replacedLinkTo };
 }
 
 /** The file's text as it is now, undefined for none (compared only: read leniently). */

@@ -1,8 +1,10 @@
-// Review 40, a config with another name, a hard link (a dotfiles folder hard-linked into the home,
-// as some tools make, or by hand): setup writes a new file and renames it over the config, so the
-// new text took the config's name only and the other name kept the old file, and setup said only
-// "Wrote …": the person's dotfiles silently stopped following their config. Now it says so.
-import { link, mkdir, readFile, writeFile } from 'node:fs/promises';
+// Review 40, setup writes a new file and renames it over the config. A config with another name, a
+// hard link (a dotfiles folder hard-linked into the home, as some tools make, or by hand): the new
+// text took the config's name only and the other name kept the old file; a config that was a
+// symbolic link to no file (a dotfiles link whose file is gone or not made yet): the new file took
+// the link's place. Setup said only "Wrote …": the person's dotfiles silently stopped following
+// their config. Now it says so.
+import { link, lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configPathIn, homePerTest, setupWithKey } from './setup-run.js';
@@ -35,5 +37,18 @@ describe('a config with another name (a hard link)', () => {
     const ran = await setupWithKey(home.dir, 'cursor', KEY);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).not.toContain('hard link');
+  });
+
+  it('a symbolic link to no file: says the new file replaced the link', async () => {
+    const path = configPathIn(home.dir, 'cursor');
+    const dotfile = join(home.dir, 'dotfiles', 'cursor-mcp.json');
+    await mkdir(dirname(path));
+    await symlink(dotfile, path);
+    const ran = await setupWithKey(home.dir, 'cursor', KEY);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect((await lstat(path)).isFile()).toBe(true);
+    expect(ran.stdout).toContain(
+      `${path} was a symbolic link to ${dotfile}, where there was no file: the new file replaced the link, and nothing was made there.`,
+    );
   });
 });
