@@ -43,6 +43,20 @@ describe.skipIf(!canSwitchUser)('taking back a file or folder is offered only wh
     expect(await readdir(home.dir)).toEqual([]);
   });
 
+  it('a home of root’s closed to them: the home is named, not a file in it they cannot see', async () => {
+    const ran = setupAsUser(home.dir, ['--host', 'claude-code']);
+    expect(ran.status).toBe(1);
+    expect(ran.stderr).toContain(`${home.dir} belongs to another user (uid 0), and is not inside a home folder of yours`);
+  });
+
+  it('a folder of root’s closed to them in their own home: that folder is to be taken back', async () => {
+    await chown(home.dir, USER, USER);
+    await mkdir(join(home.dir, '.cursor'), { mode: 0o700 });
+    const ran = setupAsUser(home.dir, ['--host', 'cursor']);
+    expect(ran.status).toBe(1);
+    expect(ran.stderr).toContain(`take it back (sudo chown -R "$(id -un)" ${join(home.dir, '.cursor')}), then run again.`);
+  });
+
   it('a folder of root’s below their own home, its name with a space and a quote: one shell word', async () => {
     await chown(home.dir, USER, USER);
     const folder = join(home.dir, 'Application Support', "it's $HOME");

@@ -385,7 +385,9 @@ function accessAdvice(at: string): string {
   try {
     found = statSync(at);
   } catch {
-    return `run as the user ${at} belongs to`;
+    // Not to be looked at (a folder above it closed to this user), or not there: it is the folder that is refused.
+    const folder = dirname(at);
+    return folder === at ? `run as the user ${at} belongs to` : accessAdvice(folder);
   }
   const word = shellWord(at);
   if (found.uid === process.getuid?.()) {
