@@ -116,17 +116,25 @@ function utf8PrefixLength(bytes: Buffer): number {
 
 /** Root may write anything, so the mode bits say whether the person meant the file to stay as it is. */
 async function refuseReadOnly(path: string): Promise<void> {
-  const { mode } = await stat(path);
+  const { mode, uid } = await stat(path);
   if ((mode & 0o200) !== 0) return;
+  const real = await realpath(path);
   // A link to a read-only file: another tool made it and writes it (home-manager's into /nix/store, a dotfiles manager's).
-  if ((await lstat(path)).isSymbolicLink()) {
+  // So is a folder link (home-manager linking ~/.config/Code/User whole) where the file is not this user's to make writable.
+  const throughFolderLink = real !== resolve(path) && uid !== process.getuid?.();
+  if ((await lstat(path)).isSymbolicLink() || throughFolderLink) {
     throw new ConfigRefused(
-      `${path} is a link to ${await realpath(path)}, which is read-only: the tool that made the link keeps that file (home-manager, a dotfiles manager), ` +
+      `${path} ${throughFolderLink ? 'leads through a link' : 'is a link'} to ${real}, which is read-only: the tool that made the link keeps that file (home-manager, a dotfiles manager), ` +
         'and would undo a change made here; nothing was changed. Add the servers where that tool takes its settings (--print shows them).',
     );
   }
+  // Only its owner may make it writable: root's, say, copied in with sudo.
+  const makeWritable =
+    uid === process.getuid?.() || process.getuid?.() === 0
+      ? 'Make it writable (chmod u+w)'
+      : `It is not yours to make writable: ${accessAdvice(path)}; then make it writable (chmod u+w)`;
   throw new ConfigRefused(
-    `${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`,
+    `${path} is read-only, so it was not replaced; nothing was changed. ${makeWritable} and run again, or add the servers by hand with --print.`,
   );
 }
 
