@@ -36,4 +36,9 @@ describe('a key given where a flag, a host or a server goes is not printed', () 
     const ran = await setupWith(home, ['--host', 'cursor', '--servers', 'contakt,mail', '--print'], '');
     expect(ran.stderr).toContain('unknown server contakt, mail: choose from');
   });
+
+  it('a host number out of range is repeated as before', async () => {
+    const ran = await setupWith(home, ['--host', '9', '--print'], '');
+    expect(ran.stderr).toContain('unknown host "9": one of claude-desktop');
+  });
 });

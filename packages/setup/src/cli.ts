@@ -135,7 +135,7 @@ function argumentProblem(error: NodeJS.ErrnoException): string {
  * may be repeated in a refusal: the key pasted there would be printed, into a terminal or a CI log.
  * Names are short and of letters, digits, dashes; the API's keys are longer or of other characters.
  */
-const nameLike = (word: string) => /^[A-Za-z][A-Za-z0-9 ._-]{0,23}$/.test(word);
+const nameLike = (word: string) => /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,23}$/.test(word);
 
 /** The word as a refusal repeats it: itself when name-like, else a mention of it. */
 const repeated = (word: string, as: (word: string) => string = (plain) => plain) => (nameLike(word) ? as(word) : 'one not shown (it may be the key)');
