@@ -4,7 +4,9 @@
 // holding the key, and every backup, is its owner's only. Run by root in another user's home
 // (sudo keeping HOME), what it makes stays that user's, or their host could not read its config,
 // and no link that user made to a file not theirs is followed. The host takes no lock: a save it
-// makes while setup writes is merged, not lost. What a run ended mid-write left is removed.
+// makes while setup writes is merged, not lost, a half-done save read again. What a run ended
+// mid-write left is removed. A file with other names (hard links), or a link to no file, is replaced
+// under the config's name only, and the caller is told (Written).
 import { realpathSync, type Stats, statSync } from 'node:fs';
 import { chmod, lchown, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
