@@ -21,7 +21,7 @@ describe("the host's own folder not there before the run", () => {
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toContain(`A new folder:\n  There was no ${join(home.dir, '.config', 'Code', 'User')} before this run: VS Code has not been started`);
     expect(ran.stdout).toContain(
-      `Another build of VS Code keeps its settings here (Code - Insiders: run again with --config-path "${join(home.dir, '.config', 'Code - Insiders', 'User', 'mcp.json')}").`,
+      `Another build of VS Code keeps its settings here (Code - Insiders: run again with --config-path '${join(home.dir, '.config', 'Code - Insiders', 'User', 'mcp.json')}').`,
     );
   });
 

@@ -120,12 +120,25 @@ function argumentProblem(error: NodeJS.ErrnoException): string {
     return `a word was given without a flag before it (not shown: it may be the key). Every answer is given with its flag; the API key never is: ${KEY_FROM}.`;
   }
   if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return error.message;
-  const name = (/'-*([^']*)'/.exec(error.message)?.[1] ?? '').toLowerCase();
+  const given = /'-*([^']*)'/.exec(error.message)?.[1] ?? '';
+  if (!nameLike(given))
+    return `a flag setup does not know was given (not shown: it may be the key, pasted as --<key>). The API key is never taken as a flag's value: ${KEY_FROM}.`;
+  const name = given.toLowerCase();
   if (/^(api[-_]?)?(key|token|secret)$/.test(name))
     return `${error.message}. The API key is never taken as a flag's value, where other programs can see it: ${KEY_FROM}.`;
   const meant = FLAGS.find((flag) => flag === name) ?? FLAGS.find((flag) => editDistance(flag, name) <= 2);
   return meant ? `${error.message}. Did you mean --${meant}?` : error.message;
 }
+
+/**
+ * Whether a word the person gave where a name goes (a flag, a host, a server) reads as one, and so
+ * may be repeated in a refusal: the key pasted there would be printed, into a terminal or a CI log.
+ * Names are short and of letters, digits, dashes; the API's keys are longer or of other characters.
+ */
+const nameLike = (word: string) => /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,23}$/.test(word);
+
+/** The word as a refusal repeats it: itself when name-like, else a mention of it. */
+const repeated = (word: string, as: (word: string) => string = (plain) => plain) => (nameLike(word) ? as(word) : 'one not shown (it may be the key)');
 
 /** How many letters to add, remove or change to turn one word into the other. */
 function editDistance(a: string, b: string): number {
@@ -175,7 +188,7 @@ function parseHost(value: string): Host {
   const byNumber = /^\d+$/.test(value) ? HOST_IDS[Number(value) - 1] : undefined;
   const byName = HOST_IDS.find((id) => squeezed(id) === squeezed(value) || squeezed(HOSTS[id].name) === squeezed(value));
   const id = byNumber ?? byName;
-  if (!id) throw new UsageError(`unknown host ${JSON.stringify(value)}: one of ${HOST_IDS.join(', ')}.`);
+  if (!id) throw new UsageError(`unknown host ${repeated(value, (name) => JSON.stringify(name))}: one of ${HOST_IDS.join(', ')}.`);
   return HOSTS[id];
 }
 
@@ -202,7 +215,7 @@ function parseServers(value: string): string[] {
   if (unknown.length > 0) {
     const meant = unknown.map((name) => DOMAIN_NAMES.find((domain) => editDistance(domain, name) <= 2)).filter((name) => name !== undefined);
     const guess = meant.length === unknown.length ? ` (did you mean ${meant.join(', ')}?)` : '';
-    throw new UsageError(`unknown server ${unknown.join(', ')}${guess}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
+    throw new UsageError(`unknown server ${unknown.map((name) => repeated(name)).join(', ')}${guess}: choose from ${DOMAIN_NAMES.join(', ')}, or all.`);
   }
   return DOMAIN_NAMES.filter((name) => chosen.includes(name));
 }
@@ -480,7 +493,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const written = await mergeIntoConfig(path, (current) => render(host, current, entries, path), keyToWrite.secret);
   const backupNote = written?.backup ? await backupInWorkTreeNote(written.backup) : undefined;
-  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote]) : unchanged;
+  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote, hardLinkNote(written), replacedLinkNote(written)]) : unchanged;
   process.stdout.write(forTerminal(done + notes));
   return 0;
 }
@@ -556,6 +569,25 @@ function doneText(host: Host, written: Written, changes: string, notes: (string 
     `Wrote ${shown(written.path)}${written.backup ? ` (the previous file is kept as ${shown(written.backup)})` : ''}:\n${changes}` +
     `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
     notes.map((note) => (note ? `${note}\n` : '')).join('')
+  );
+}
+
+/** The file was replaced under one of its names: the others (a dotfiles folder's hard link) keep the old text. */
+function hardLinkNote({ path, otherNames }: Written): string | undefined {
+  if (otherNames === undefined) return undefined;
+  return (
+    `${shown(path)} had ${otherNames === 1 ? 'another name' : `${otherNames} other names`} (a hard link, as some dotfiles tools make): ` +
+    `the new file has this name only, and ${otherNames === 1 ? 'that one keeps' : 'those keep'} the file as it was. ` +
+    'Copy the new file there, or make that name a symbolic link to it, if it is to follow.'
+  );
+}
+
+/** The config was a link to no file (a dotfiles link whose file is gone or not made yet): the new file took the link's place. */
+function replacedLinkNote({ path, replacedLinkTo }: Written): string | undefined {
+  if (replacedLinkTo === undefined) return undefined;
+  return (
+    `${shown(path)} was a symbolic link to ${shown(replacedLinkTo)}, where there was no file: the new file replaced the link, and nothing was made there. ` +
+    'If the file is to be kept there (a dotfiles folder), move it there and make the link again.'
   );
 }
 

@@ -4,11 +4,15 @@
 // holding the key, and every backup, is its owner's only. Run by root in another user's home
 // (sudo keeping HOME), what it makes stays that user's, or their host could not read its config,
 // and no link that user made to a file not theirs is followed. The host takes no lock: a save it
-// makes while setup writes is merged, not lost. What a run ended mid-write left is removed.
-import { statSync } from 'node:fs';
-import { chmod, lchown, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
+// makes while setup writes is merged, not lost, a half-done save read again. What a run ended
+// mid-write left is removed. A file with other names (hard links), or a link to no file, is replaced
+// under the config's name only, and the caller is told (Written).
+import { realpathSync, type Stats, statSync } from 'node:fs';
+import { chmod, lchown, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
+import { shellWord } from './shown.js';
 
 /** The file's text, or undefined when there is none yet. Refuses what it could not write back as it was. */
 export async function readConfig(path: string): Promise<string | undefined> {
@@ -34,28 +38,49 @@ export async function readConfig(path: string): Promise<string | undefined> {
  * Run as root (in another user's home), a symbolic link on the way to the config that a user made
  * to something not theirs is not followed: the user could point it at any file (/etc/…), and root
  * would rewrite it, its mode made 0600. The rule of the kernel's protected_symlinks, on every link
- * of the path: followed when root made it or its maker owns where it leads. Not for other runs:
- * there the system's permissions already keep a person to their own files.
+ * the path is resolved through, the links a link leads to as well (a link root made, by a
+ * provisioning script say, may lead to a user's). Followed when root made it or its maker owns
+ * where it leads. Not for other runs: there the system's permissions already keep a person to
+ * their own files.
  */
 async function refuseForeignLinks(path: string): Promise<void> {
   if (process.getuid?.() !== 0) return;
-  const full = resolve(path);
-  let at = parse(full).root;
-  for (const part of relative(at, full).split(sep)) {
-    at = resolve(at, part);
-    const link = await lstat(at).catch(() => undefined);
-    if (link === undefined) return;
-    if (!link.isSymbolicLink() || link.uid === 0) continue;
-    // A link to nothing yet: a new file replaces the link itself, and a folder cannot be made through it.
-    const target = await stat(at).catch(() => undefined);
-    if (target === undefined || target.uid === link.uid) continue;
-    const which = at === full ? 'is' : `leads through ${at},`;
-    throw new ConfigRefused(
-      `${path} ${which} a symbolic link of user ${link.uid} to ${await realpath(at)}, which is user ${target.uid}'s; ` +
-        'run as root, setup does not follow it, as its maker could point it at any file. Nothing was changed. ' +
-        'Run setup as the user whose home this is (sudo -u that user), or replace the link with what it points to.',
-    );
+  // Not resolve(): it takes a `..` lexically, where the system takes it after the link before it.
+  const pending = (isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`).split(sep);
+  let at = parse(resolve(path)).root;
+  for (let links = 0; pending.length > 0; ) {
+    const part = pending.shift() as string;
+    if (part === '' || part === '.') continue;
+    const next = part === '..' ? dirname(at) : join(at, part);
+    const link = await lstat(next).catch(() => undefined);
+    // Nothing there: a new file replaces a link to nothing itself, and no folder is made through one.
+    if (link === undefined || links > MAX_LINKS) return;
+    if (!link.isSymbolicLink()) {
+      at = next;
+      continue;
+    }
+    links++;
+    await refuseForeignLink(path, next, link);
+    const to = await readlink(next);
+    if (isAbsolute(to)) at = parse(to).root;
+    pending.unshift(...to.split(sep));
   }
+}
+
+/** Links the system follows on one path before it gives up (ELOOP): reading the file then fails on its own. */
+const MAX_LINKS = 40;
+
+/** Refuses the link at `at`, met resolving `path`, when a user made it to something not theirs. */
+async function refuseForeignLink(path: string, at: string, link: Stats): Promise<void> {
+  if (link.uid === 0) return;
+  const target = await stat(at).catch(() => undefined);
+  if (target === undefined || target.uid === link.uid) return;
+  const which = at === resolve(path) ? 'is' : `leads through ${at},`;
+  throw new ConfigRefused(
+    `${path} ${which} a symbolic link of user ${link.uid} to ${await realpath(at)}, which is user ${target.uid}'s; ` +
+      'run as root, setup does not follow it, as its maker could point it at any file. Nothing was changed. ' +
+      'Run setup as the user whose home this is (sudo -u that user), or replace the link with what it points to.',
+  );
 }
 
 /** Decoding another encoding as UTF-8 would replace its bytes for good when the file is written back. */
@@ -93,17 +118,25 @@ function utf8PrefixLength(bytes: Buffer): number {
 
 /** Root may write anything, so the mode bits say whether the person meant the file to stay as it is. */
 async function refuseReadOnly(path: string): Promise<void> {
-  const { mode } = await stat(path);
+  const { mode, uid } = await stat(path);
   if ((mode & 0o200) !== 0) return;
+  const real = await realpath(path);
   // A link to a read-only file: another tool made it and writes it (home-manager's into /nix/store, a dotfiles manager's).
-  if ((await lstat(path)).isSymbolicLink()) {
+  // So is a folder link (home-manager linking ~/.config/Code/User whole) where the file is not this user's to make writable.
+  const throughFolderLink = real !== resolve(path) && uid !== process.getuid?.();
+  if ((await lstat(path)).isSymbolicLink() || throughFolderLink) {
     throw new ConfigRefused(
-      `${path} is a link to ${await realpath(path)}, which is read-only: the tool that made the link keeps that file (home-manager, a dotfiles manager), ` +
+      `${path} ${throughFolderLink ? 'leads through a link' : 'is a link'} to ${real}, which is read-only: the tool that made the link keeps that file (home-manager, a dotfiles manager), ` +
         'and would undo a change made here; nothing was changed. Add the servers where that tool takes its settings (--print shows them).',
     );
   }
+  // Only its owner may make it writable: root's, say, copied in with sudo.
+  const makeWritable =
+    uid === process.getuid?.() || process.getuid?.() === 0
+      ? 'Make it writable (chmod u+w)'
+      : `It is not yours to make writable: ${accessAdvice(path)}; then make it writable (chmod u+w)`;
   throw new ConfigRefused(
-    `${path} is read-only, so it was not replaced; nothing was changed. Make it writable (chmod u+w) and run again, or add the servers by hand with --print.`,
+    `${path} is read-only, so it was not replaced; nothing was changed. ${makeWritable} and run again, or add the servers by hand with --print.`,
   );
 }
 
@@ -117,14 +150,29 @@ export async function keepToOwner(path: string): Promise<string | undefined> {
   const target = await realpath(path);
   const { mode } = await stat(target);
   if ((mode & 0o077) === 0) return undefined;
-  await chmod(target, 0o600);
-  return `0${(mode & 0o777).toString(8)}`;
+  const was = `0${(mode & 0o777).toString(8)}`;
+  await chmod(target, 0o600).catch((error: NodeJS.ErrnoException) => {
+    // Another user's file (root's, copied in with sudo): only its owner may change its mode.
+    if (!ACCESS_REFUSED.has(error.code ?? '')) throw error;
+    throw new ConfigRefused(
+      `${path} holds the key and is readable by others (mode ${was}), and could not be made yours only (${error.code}): ` +
+        `${accessAdvice(target)}, then run again. Its entries were as given already; nothing else was changed.`,
+    );
+  });
+  return was;
 }
 
 export interface Written {
   /** The file written: a symlinked config is written where the link points, keeping the link. */
   path: string;
   backup?: string;
+  /**
+   * How many other names (hard links) the replaced file had: the new file takes this name only,
+   * and they keep the old text (a dotfiles folder hard-linked in no longer follows it).
+   */
+  otherNames?: number;
+  /** Where the config, a symbolic link to no file, led: the new file replaced the link, and nothing was made there. */
+  replacedLinkTo?: string;
 }
 
 /** The file was changed by someone else (its host saving it) while setup wrote its own text. */
@@ -133,19 +181,33 @@ class ChangedMeanwhile extends Error {}
 /** How many times a merge is made again from the file as it is, when it changed while being written. */
 const MERGE_ATTEMPTS = 3;
 
+/** How long to let the host finish a save before the file is read again, longer each time. */
+const SAVE_SETTLE_MS = 100;
+
 /**
  * Merges into the file as it is now (another run or the host may have changed it since it was read
  * for the question) and writes the result, under the file's lock. The host does not take the lock,
  * so the file is read again just before the new one takes its place, and the merge is made again
- * from it if it changed: the host's own save is not lost. Undefined: nothing to change.
+ * from it if it changed: the host's own save is not lost. Read again, a file that cannot be merged
+ * (no longer JSON, cut mid-character) is most likely a save half done (a host without an atomic
+ * rename truncates, then writes): it is read again after a moment. Undefined: nothing to change.
  * `holdsKey`: the entries carry the live key, so the file becomes its owner's only (whether the
  * file's text shows the key is no test: JSON and TOML escape a quote or a backslash in it).
  */
 export async function mergeIntoConfig(path: string, merge: (current: string | undefined) => string, holdsKey: boolean): Promise<Written | undefined> {
   return withConfigLock(path, async () => {
     for (let attempt = 1; ; attempt++) {
-      const current = await readConfig(path);
-      const text = merge(current);
+      if (attempt > 1) await new Promise((wake) => setTimeout(wake, SAVE_SETTLE_MS * (attempt - 1)));
+      let current: string | undefined;
+      let text: string;
+      try {
+        current = await readConfig(path);
+        text = merge(current);
+      } catch (error) {
+        // Setup merged the file once already, for the question: a refusal now is a change since, maybe half saved.
+        if (attempt === MERGE_ATTEMPTS || !(error instanceof ConfigRefused)) throw error;
+        continue;
+      }
       if (text === current) return undefined;
       try {
         return await replaceConfig(path, text, current !== undefined, holdsKey, new Date(), { text: current });
@@ -178,7 +240,10 @@ export async function replaceConfig(
   const target = existed ? await realpath(path) : path;
   await makeFolder(dirname(target));
   if (existed) await refuseReadOnly(target);
-  const mode = holdsKey || !existed ? 0o600 : (await stat(target)).mode & 0o777;
+  const replaced = existed ? await stat(target) : undefined;
+  // A link to no file: the rename replaces the link itself (root must not make a file where a user's link leads).
+  const dangling = existed ? undefined : await readlink(target).catch(() => undefined);
+  const mode = holdsKey || !replaced ? 0o600 : replaced.mode & 0o777;
   // The replaced file's owner, or the folder's for a new one.
   const owner = await ownerFor(existed ? target : dirname(target));
   const temporary = `${target}.engage-setup-${process.pid}-${Date.now()}.tmp`;
@@ -200,7 +265,9 @@ export async function replaceConfig(
         `(${error.code ?? error.message}), so a crash now could undo it: check the disk, and the file after a restart.`,
     );
   });
-  return { path: target, ...(backup ? { backup } : {}) };
+  const otherNames = replaced && replaced.nlink > 1 ? replaced.nlink - 1 : undefined;
+  const replacedLinkTo = dangling ? { replacedLinkTo: dangling } : {};
+  return { path: target, ...(backup ? { backup } : {}), ...(otherNames ? { otherNames } : {}), ...replacedLinkTo };
 }
 
 /** The file's text as it is now, undefined for none (compared only: read leniently). */
@@ -317,23 +384,56 @@ const ACCESS_REFUSED = new Set(['EACCES', 'EPERM']);
 /**
  * What to do about a file or folder this user may not read or write. Often it was made by a run
  * with sudo, and so is root's, in the person's own home: then it is to be taken back, not made
- * writable, which they cannot do.
+ * writable, which they cannot do. Taking back is offered only inside a home of theirs: anywhere
+ * else (the home itself when HOME is another's, / in a container, a disk mounted there) a chown,
+ * -R above all, would take what was never theirs.
  */
 function accessAdvice(at: string): string {
   // Windows: no owner ids to compare, and access lists are not chmod's; a program holding it open is the usual cause.
   if (process.platform === 'win32') return `close any program that has ${at} open, and check that your account may change it`;
-  let found: { uid: number; folder: boolean };
+  let found: Stats;
   try {
-    const stats = statSync(at);
-    found = { uid: stats.uid, folder: stats.isDirectory() };
+    found = statSync(at);
   } catch {
-    return `run as the user ${at} belongs to`;
+    // Not to be looked at (a folder above it closed to this user), or not there: it is the folder that is refused.
+    const folder = dirname(at);
+    return folder === at ? `run as the user ${at} belongs to` : accessAdvice(folder);
   }
-  if (found.uid === process.getuid?.()) return `make ${at} readable and writable for you (chmod ${found.folder ? 'u+rwx' : 'u+rw'} ${at})`;
+  const word = shellWord(at);
+  if (found.uid === process.getuid?.()) {
+    const chmodMode = found.isDirectory() ? 'u+rwx' : 'u+rw';
+    return `make ${at} readable and writable for you${word ? ` (chmod ${chmodMode} ${word})` : ` (chmod ${chmodMode})`}`;
+  }
+  if (!insideOwnHome(at, found))
+    return (
+      `${at} belongs to another user (uid ${found.uid}), and is not inside a home folder of yours: ` +
+      'if HOME is not your own home, set it to yours; else run as that user, or name a file you may write with --config-path'
+    );
+  const command = `sudo chown ${found.isDirectory() ? '-R ' : ''}"$(id -un)"`;
   return (
     `${at} belongs to another user (uid ${found.uid}); if it is yours, made another's by a run with sudo, ` +
-    `take it back (sudo chown ${found.folder ? '-R ' : ''}"$(id -un)" ${at})`
+    `take it back (${word ? `${command} ${word}` : `${command} on it: its name holds a character no command here could show`})`
   );
+}
+
+/**
+ * Whether `at` is below the home folder (HOME), where it really is too (chown follows a link to a
+ * file: ~/.cursor/mcp.json a link to /etc/…, it would give that file away), that home is this
+ * user's, and `at` is on its disk.
+ */
+function insideOwnHome(at: string, found: Stats): boolean {
+  const below = (folder: string, path: string) => {
+    const rest = relative(folder, path);
+    return rest !== '' && rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest);
+  };
+  try {
+    const home = resolve(homedir());
+    if (!below(home, resolve(at)) || !below(realpathSync(home), realpathSync(at))) return false;
+    const homeStats = statSync(home);
+    return homeStats.uid === process.getuid?.() && homeStats.dev === found.dev;
+  } catch {
+    return false;
+  }
 }
 
 /** A failure to write beside `path` (its lock, the new text, the backup), said as what happened and what to do. */

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Host } from './hosts.js';
-import { shown } from './shown.js';
+import { shellWord, shown } from './shown.js';
 
 /** Programs built from VS Code, each with its own folder beside Code's: VS Code's user mcp.json is not theirs. */
 const VSCODE_VARIANTS = ['Code - Insiders', 'VSCodium', 'VSCodium - Insiders', 'Code - OSS'];
@@ -25,6 +25,10 @@ export function missingFolderNote(host: Host, path: string): string | undefined 
   // <config>/Code/User/mcp.json: the variants' folders are beside Code.
   const config = dirname(dirname(folder));
   const variants = VSCODE_VARIANTS.filter((name) => existsSync(join(config, name, 'User')));
-  const instead = variants.map((name) => `${name}: run again with --config-path ${JSON.stringify(join(config, name, 'User', 'mcp.json'))}`);
+  const instead = variants.map((name) => {
+    const file = join(config, name, 'User', 'mcp.json');
+    const word = shellWord(file);
+    return `${name}: run again with ${word ? `--config-path ${word}` : `--config-path naming ${shown(file)}`}`;
+  });
   return instead.length === 0 ? note : `${note} Another build of VS Code keeps its settings here (${instead.join('; ')}).`;
 }

@@ -29,3 +29,17 @@ const UNSHOWN_BUT_NEWLINE = new RegExp(`(?!\\n)(?:${UNSHOWN.source})`, 'gu');
  * last guard for what a message quotes unquoted (a path from the environment, a symlink's target).
  */
 export const printable = (message: string): string => message.replace(UNSHOWN_BUT_NEWLINE, escaped);
+
+/**
+ * `path` as one word to paste into a command: in a POSIX shell as it is when plain, else in single
+ * quotes (a quote in it as '\''), so a space, $ or ` stays itself; on Windows in double quotes, as
+ * cmd and PowerShell both take them (JSON's doubled backslashes are no path there). Undefined where
+ * a character of it would not show as itself (a line break, a control), or, on Windows, one that
+ * cmd or PowerShell reads between double quotes: no command shown could then be pasted as it stands.
+ */
+export function shellWord(path: string, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (UNSHOWN.test(path)) return undefined;
+  // cmd expands %NAME% and PowerShell $name and a backquote even between double quotes; a path with one gets no command.
+  if (platform === 'win32') return /["%$`]/.test(path) ? undefined : `"${path}"`;
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+}
