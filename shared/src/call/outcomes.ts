@@ -314,7 +314,9 @@ export function failedCall(
   const outcome = outcomeOfFailure(error, stage);
   // A refusal of a write this server sent before (done, or of unknown outcome) may be the API's answer to that one: said so.
   const sentBefore = op && isWrite && outcome === 'refused' && (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') ? earlier : undefined;
-  const text = describeFailure(error, op, stage, keySource, sentBefore);
+  const described = describeFailure(error, op, stage, keySource, sentBefore);
+  // A repeat of a write whose earlier attempt ended unknown, itself of unknown outcome: both may have gone out.
+  const text = op && isWrite && outcome === 'unknown' && earlier?.outcome === 'unknown' ? `${described} ${sentTwiceMaybe(op, earlier)}` : described;
   if (!op || !isWrite) return failure(text);
   // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
   const passing = error instanceof UpstreamError ? ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind) : !(error instanceof InputError);
