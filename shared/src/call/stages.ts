@@ -149,8 +149,9 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
       throw error;
     }
     if (!earlier) {
-      // Nobody was shown the earlier send of a write that needs no yes: its answer tells of it.
-      if (lastAnywhere?.outcome === 'unknown') prepared.earlierUnknown = lastAnywhere;
+      // Nobody was shown the earlier send of a write that needs no yes: its answer tells of it. One read as still at the
+      // API (another server's: this one's own would have refused the claim) ended before the claim, how is not known here.
+      if (lastAnywhere?.outcome === 'unknown' || lastAnywhere?.outcome === 'in-flight') prepared.earlierUnknown = { ...lastAnywhere, outcome: 'unknown' };
       return undefined;
     }
     journal.attempt(keyId, op.id, params, 'refused'); // another replica's attempt refuses it: nothing was sent
