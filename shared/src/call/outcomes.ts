@@ -97,7 +97,7 @@ export function noKey(): CallToolResult {
 }
 
 /** The API carried the write out. If showing its answer fails, that is still said: not "failed", not "nothing is known". */
-export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierUnknown?: Attempt): CallToolResult {
+export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierSent?: Attempt): CallToolResult {
   let fitted: { data: unknown; notes: string[] };
   try {
     fitted = fitData(data, { scrub });
@@ -107,7 +107,7 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierUn
   // The record handed back may hold what customers or third parties wrote, as its reads do.
   const notes = [
     ...(op.afterDone ? [op.afterDone] : []),
-    ...(earlierUnknown ? [sentTwiceMaybe(op, earlierUnknown)] : []),
+    ...(earlierSent ? [sentTwice(op, earlierSent, true)] : []),
     ...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []),
     ...fitted.notes,
   ];
@@ -118,9 +118,21 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierUn
   };
 }
 
-/** A write that needs no yes, done again after this server's earlier attempt of it ended unknown. */
-function sentTwiceMaybe(op: Operation, earlier: Attempt): string {
-  return `Exactly this ${op.id} was also sent by ${sender(earlier)} at ${at(earlier.at)}, and whether that one was carried out is unknown: ${whatMayBeTwice(op)}. ${capital(checkWhat(op))}, and tell the user.`;
+/**
+ * A write that needs no yes, sent again after an earlier attempt of it (this server's, or another's sharing its state)
+ * was carried out or ended unknown; `done`: this one was carried out (otherwise its outcome is unknown too).
+ */
+function sentTwice(op: Operation, earlier: Attempt, done: boolean): string {
+  if (earlier.outcome !== 'done')
+    return `Exactly this ${op.id} was also sent by ${sender(earlier)} at ${at(earlier.at)}, and whether that one was carried out is unknown: ${whatMayBeTwice(op)}. ${capital(checkWhat(op))}, and tell the user.`;
+  return `Exactly this ${op.id} was also sent by ${sender(earlier)} at ${at(earlier.at)}, and it was carried out: ${done ? whatIsTwice(op) : whatMayBeTwice(op)}. Tell the user.`;
+}
+
+/** Twice, as it now is: both were carried out. */
+function whatIsTwice(op: Operation): string {
+  if (op.messages === undefined) return 'it has now been carried out twice';
+  if (op.sendsMessage) return 'it has now been carried out twice, and a message it sends may have reached the customer twice';
+  return 'the customer now has it twice';
 }
 
 /** What twice means: a send's message reached the customer twice; any other write (a draft, a record) was made twice. */
@@ -316,7 +328,10 @@ export function failedCall(
   const sentBefore = op && isWrite && outcome === 'refused' && (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') ? earlier : undefined;
   const described = describeFailure(error, op, stage, keySource, sentBefore);
   // A repeat of a write whose earlier attempt ended unknown, itself of unknown outcome: both may have gone out.
-  const text = op && isWrite && outcome === 'unknown' && earlier?.outcome === 'unknown' ? `${described} ${sentTwiceMaybe(op, earlier)}` : described;
+  const text =
+    op && isWrite && outcome === 'unknown' && (earlier?.outcome === 'done' || earlier?.outcome === 'unknown')
+      ? `${described} ${sentTwice(op, earlier, false)}`
+      : described;
   if (!op || !isWrite) return failure(text);
   // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
   const passing = error instanceof UpstreamError ? ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind) : !(error instanceof InputError);

@@ -33,8 +33,8 @@ export interface Prepared {
   request: { path: string; body?: Params };
   /** A confirmed write's mark in the store the replicas share, once claimed (shared-mark.ts). */
   mark?: SharedMark;
-  /** A write that needs no yes, sent again after its earlier attempt (on any server sharing the store) ended unknown: its "Done" says so. */
-  earlierUnknown?: Attempt;
+  /** A write that needs no yes, sent again after its earlier attempt (on any server sharing the store) was carried out or ended unknown: its answer says so. */
+  earlierSent?: Attempt;
 }
 
 /**
@@ -149,9 +149,11 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
       throw error;
     }
     if (!earlier) {
-      // Nobody was shown the earlier send of a write that needs no yes: its answer tells of it. One read as still at the
-      // API (another server's: this one's own would have refused the claim) ended before the claim, how is not known here.
-      if (lastAnywhere?.outcome === 'unknown' || lastAnywhere?.outcome === 'in-flight') prepared.earlierUnknown = { ...lastAnywhere, outcome: 'unknown' };
+      // Nobody was shown the earlier send of a write that needs no yes (another host's, or one the model may not connect
+      // with this call): its answer tells of it. One read as still at the API (another server's: this one's own would have
+      // refused the claim) ended before the claim, how is not known here.
+      if (lastAnywhere?.outcome === 'done' || lastAnywhere?.outcome === 'unknown') prepared.earlierSent = lastAnywhere;
+      else if (lastAnywhere?.outcome === 'in-flight') prepared.earlierSent = { ...lastAnywhere, outcome: 'unknown' };
       return undefined;
     }
     journal.attempt(keyId, op.id, params, 'refused'); // another replica's attempt refuses it: nothing was sent
@@ -203,11 +205,11 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
 }
 
 /** answer: the API answered. A write is noted as carried out; the model is told what the data says (a read's records, paged). */
-export function answer(call: ToolCall, { op, params, earlierUnknown }: Prepared, data: unknown): Reply {
+export function answer(call: ToolCall, { op, params, earlierSent }: Prepared, data: unknown): Reply {
   if (call.kind === 'read') return readAnswer(op, data, call.args, call.caller);
   const { journal, keyId } = call.caller;
   journal.attempt(keyId, op.id, params, 'done');
   journal.record(keyId, op.id, params, data);
   // Its data is scrubbed (redacted as it was cleaned) and its other words are our own.
-  return alreadyRedacted(carriedOut(op, data, call.caller.scrub, earlierUnknown));
+  return alreadyRedacted(carriedOut(op, data, call.caller.scrub, earlierSent));
 }
