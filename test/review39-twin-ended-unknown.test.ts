@@ -56,3 +56,31 @@ it('a write whose identical twin ended unknown between the read and the claim sa
     await server.close();
   }
 });
+
+/** A store where another server's identical write is claimed and carried out after this server read the store, before its claim. */
+class OtherWholeBeforeClaim extends FileGuardStore {
+  private seen = false;
+  override async claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow?: number) {
+    if (!this.seen) {
+      this.seen = true;
+      await super.claimWrite(write, 'the-other-server', NO_YES, now - 20, now - 20);
+      await super.settleWrite(write, 'the-other-server', 'done');
+    }
+    return super.claimWrite(write, id, approvedAt, now, clockNow);
+  }
+}
+
+it('a write whose identical twin began and was carried out between the read and the claim says the customer now has it twice', async () => {
+  const folder = mkdtempSync(join(dir, 'whole-'));
+  const server = await inProcess(DOMAINS.channel!, sandbox, {
+    env: { ENGAGE_CONFIRM: 'none', ENGAGE_STATE_DIR: folder },
+    server: { guardStore: () => new OtherWholeBeforeClaim(folder) },
+  });
+  try {
+    const done = await server.call(SEND, { msisdn: '6281377700032', message: 'Terima kasih atas pesanan Anda' });
+    expect(textOf(done)).toMatch(/^Done: channel\.whatsapp\.send was carried out\./);
+    expect(textOf(done)).toMatch(/Exactly this channel\.whatsapp\.send was also sent by .* and it was carried out: the customer now has it twice/);
+  } finally {
+    await server.close();
+  }
+});
