@@ -94,7 +94,7 @@ interface Result {
 /** What a call's answer says this call did: sent it, sent nothing, may have; `told` when it says the write is in the record. */
 type Said = 'sent' | 'nothing' | 'maybe' | 'no answer';
 interface Call {
-  role: 'first' | 'preview' | 'confirm' | 'replay' | 'repeat' | 'idempotent repeat';
+  role: 'first' | 'preview' | 'confirm' | 'replay' | 'repeat' | 'twin' | 'idempotent repeat';
   seat: string;
   start: number;
   end: number;
@@ -103,6 +103,8 @@ interface Call {
   toldDone: boolean;
   /** The answer (or the preview before it) warned that it may now be done twice. */
   warned: boolean;
+  /** A replay of a token whose first use went to the API. */
+  spent?: boolean;
   /** This run cancelled it, closed its connection, or killed its server. */
   disrupted?: string;
   text: string;
@@ -126,7 +128,7 @@ const TOLD_OF_EARLIER = /nothing was sent again|nothing was done now|nothing new
 function judge(result: Result): Pick<Call, 'said' | 'toldDone' | 'warned' | 'text'> {
   const text = textOf(result);
   const outcome = result.structuredContent?.outcome;
-  const warned = /Warning: .* already sent exactly this|may now have been carried out twice|may now have it twice/.test(text);
+  const warned = /Warning: .* already sent exactly this|carried out twice|have it twice|now has it twice/.test(text);
   const toldDone = outcome === 'done';
   const said = (what: Said) => ({ said: what, toldDone, warned, text });
   if (outcome === 'preview' || outcome === 'declined' || outcome === 'refused') return said('nothing');
@@ -164,7 +166,7 @@ interface Seat {
 }
 
 /** `base`: where a new session goes (the proxy; for a 2025 session, one replica: a sticky balancer's choice). */
-function remoteSeat(era: 'v1' | 'v2', path: string, key: string, base: () => string): Seat {
+function remoteSeat(era: 'v1' | 'v2', path: string, key: string, base: () => string, lane: number): Seat {
   let client: { callTool: Seat['call']; close(): Promise<void> } | undefined;
   const open = async () => {
     const url = new URL(path, base());
@@ -186,7 +188,7 @@ function remoteSeat(era: 'v1' | 'v2', path: string, key: string, base: () => str
     }
   };
   const seat: Seat = {
-    name: `${era} remote ${path}`,
+    name: `${era} remote ${path} #${lane}`,
     call: async (name, args, signal) => {
       if (!client) await seat.reopen();
       return (client as NonNullable<typeof client>).callTool(name, args, signal);
@@ -212,10 +214,10 @@ function remoteSeat(era: 'v1' | 'v2', path: string, key: string, base: () => str
   return seat;
 }
 
-function stdioSeat(confirm: 'default' | 'none', env: Record<string, string>): Seat {
+function stdioSeat(confirm: 'default' | 'none', env: Record<string, string>, lane: number): Seat {
   let server: LaunchedServer | undefined;
   const seat: Seat = {
-    name: `v1 stdio channel${confirm === 'none' ? ' ENGAGE_CONFIRM=none' : ''}`,
+    name: `v1 stdio channel${confirm === 'none' ? ' ENGAGE_CONFIRM=none' : ''} #${lane}`,
     call: async (name, args, signal) => {
       if (!server) await seat.reopen();
       return (await (server as LaunchedServer).client.callTool({ name, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS })) as Result;
@@ -327,9 +329,12 @@ function armFault(random: Random, operationId: string): void {
   });
 }
 
-/** One write the model means to make, with what may follow it: a replay, a repeat, an idempotent repeat. */
+/**
+ * One write the model means to make, with what may follow it: a replay, a repeat, an idempotent repeat; or made twice at
+ * once on two seats (two hosts on one state folder; two sessions, or two requests of the proxy, on two replicas).
+ */
 async function write(
-  seat: Seat,
+  seats: Seat[],
   tool: string,
   operationId: string,
   gated: boolean,
@@ -346,7 +351,7 @@ async function write(
     return roll < 0.1 ? 'abort' : roll < 0.15 ? 'cut' : undefined;
   };
   /** One attempt: the call, or the preview and its confirmation. Returns the last call. */
-  const attempt = async (role: Call['role']): Promise<Call | undefined> => {
+  const attempt = async (role: Call['role'], seat = oneOf(random, seats)): Promise<Call | undefined> => {
     if (random() < FAULT_SHARE) armFault(random, operationId);
     if (!gated) return call(seat, tool, base, role, intent, disruption(), random);
     const preview = await call(seat, tool, base, role === 'first' ? 'preview' : role, intent, undefined, random);
@@ -354,15 +359,26 @@ async function write(
     if (!token) return preview;
     const confirmed = await call(seat, tool, { ...base, confirmationToken: token }, 'confirm', intent, disruption(), random);
     if (preview.warned) confirmed.warned = true;
-    if (confirmed.said !== 'no answer' && random() < 0.15) await call(seat, tool, { ...base, confirmationToken: token }, 'replay', intent, undefined, random);
+    if (confirmed.said !== 'no answer' && random() < 0.15) {
+      const replay = await call(seat, tool, { ...base, confirmationToken: token }, 'replay', intent, undefined, random);
+      // A token whose call went to the API is spent: its replay runs nothing. (One refused before its yes was looked at,
+      // by an idempotency key still held, was not spent: its replay may run.)
+      replay.spent = confirmed.said === 'sent' || confirmed.said === 'maybe';
+    }
     return confirmed;
   };
-  let last = await attempt('first');
+  let last: Call | undefined;
+  if (seats.length > 1 && random() < 0.12) {
+    // The same write twice at once: one goes out, the other is refused or told; a twin is a new intent only if warned.
+    const both = await Promise.all([attempt('first', seats[0]), attempt('twin', seats[1])]);
+    if (intent.calls.some((each) => each.warned)) intent.intents++;
+    last = both.find((each) => each?.toldDone) ?? both.find((each) => each?.said === 'maybe' || each?.said === 'no answer') ?? both[0];
+  } else last = await attempt('first');
   for (let repeats = 0; last && repeats < 2; repeats++) {
     const knownDone = last.toldDone;
     const unsure = last.said === 'maybe' || last.said === 'no answer';
     if (idempotencyKey && random() < 0.3) {
-      await call(seat, tool, base, 'idempotent repeat', intent, undefined, random);
+      await call(oneOf(random, seats), tool, base, 'idempotent repeat', intent, undefined, random);
       continue;
     }
     if (!((unsure && random() < 0.7) || (knownDone && random() < 0.1))) break;
@@ -380,7 +396,8 @@ async function write(
   }
 }
 
-async function worker(index: number, seat: Seat, contactSeat: Seat | undefined, until: number): Promise<void> {
+async function worker(index: number, seats: Seat[], contactSeats: Seat[], until: number): Promise<void> {
+  const seat = seats[0] as Seat;
   const random = stream(SEED + index * 7919);
   let made = 0;
   while (Date.now() < until) {
@@ -389,16 +406,16 @@ async function worker(index: number, seat: Seat, contactSeat: Seat | undefined, 
     if (roll < 0.3) {
       const intent: Intent = { id: `${id} read`, operationId: 'channel.list', gated: false, calls: [], intents: 0 };
       await call(seat, 'channel_read', { operationId: 'channel.list' }, 'first', intent, undefined, random);
-    } else if (contactSeat && roll < 0.55) {
+    } else if (contactSeats.length > 0 && roll < 0.55) {
       const params = { name: id, msisdn: `62812${String(100_000 + index * 10_000 + made).padStart(7, '0')}` };
-      await write(contactSeat, 'contact_action', CREATE, false, params, id, random);
+      await write(contactSeats, 'contact_action', CREATE, false, params, id, random);
     } else {
       const gated = !seat.name.includes('ENGAGE_CONFIRM=none');
-      await write(seat, 'channel_action', SEND, gated, { msisdn: '6281234567890', message: id }, id, random);
+      await write(seats, 'channel_action', SEND, gated, { msisdn: '6281234567890', message: id }, id, random);
     }
     await sleep(random() * 200);
   }
-  await Promise.allSettled([seat.close(), contactSeat?.close()]);
+  await Promise.allSettled([...seats, ...contactSeats].map((each) => each.close()));
 }
 
 // ---- the faults of the machinery --------------------------------------------------------------
@@ -477,7 +494,7 @@ function check(carried: Map<string, number[]>): string[] {
     );
     if (times.length > intent.intents && crossed) stats.crossed++;
     else if (times.length > intent.intents) say(`carried out ${times.length}× for ${intent.intents} intent(s) (a repeat neither known nor warned)`);
-    for (const each of intent.calls) if (each.role === 'replay' && each.said === 'sent') say('a replayed token ran');
+    for (const each of intent.calls) if (each.role === 'replay' && each.spent && each.said === 'sent') say('a spent token, replayed, ran');
   }
   return violations;
 }
@@ -547,11 +564,14 @@ try {
       const order = [replicas[opened % 2], replicas[(opened + 1) % 2]] as Replica[];
       return (order.find((replica) => replica.pid !== undefined) ?? (order[0] as Replica)).url;
     };
-    const seat = index % 3 === 2 ? stdioSeat(index % 2 === 0 ? 'default' : 'none', stdioEnv) : remoteSeat(era, '/mcp/channel', key, base);
-    const contactSeat = index % 3 === 2 ? undefined : remoteSeat(era, '/mcp/contact', key, base);
-    await seat.reopen();
-    await contactSeat?.reopen();
-    return worker(index, seat, contactSeat, until);
+    // Two of each: two stdio servers on the one state folder; two sessions (for v1, on the two replicas in turn).
+    const stdio = index % 3 === 2;
+    const seats = [1, 2].map((lane) =>
+      stdio ? stdioSeat(index % 2 === 0 ? 'default' : 'none', stdioEnv, lane) : remoteSeat(era, '/mcp/channel', key, base, lane),
+    );
+    const contactSeats = stdio ? [] : [1, 2].map((lane) => remoteSeat(era, '/mcp/contact', key, base, lane));
+    for (const each of [...seats, ...contactSeats]) await each.reopen();
+    return worker(index, seats, contactSeats, until);
   }).map((running) => running.catch((error: unknown) => countError(`client gave up: ${describeThrown(error).kind}`)));
   const progress = setInterval(() => note(`${stats.calls} calls, ${stats.errors} errors, ${stats.lost} lost, ${stats.disrupted} disrupted`), 30_000);
   await Promise.all([...workers, machineryChaos(until)]);
