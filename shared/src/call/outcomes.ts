@@ -167,6 +167,11 @@ export function previewTooLarge(operationId: unknown): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true, structuredContent: { operationId, outcome: 'refused' } };
 }
 
+/** The first line of a question or preview put together while exactly this write began going out from another server: its yes sends nothing. */
+export function sendingNowWarning(op: Operation, earlier: Attempt): string {
+  return `Warning: exactly this ${op.id} is being sent right now by ${sender(earlier)} (since ${at(earlier.at)}), so a yes to this sends nothing. Once that send has ended, ${checkWhat(op)}, and ask again if the user still wants it.`;
+}
+
 /** The first line of a question or preview when this server already sent exactly this write lately. */
 export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
   const check = op.verifyWith || op.notGranted?.verifyWith ? ` ${capital(checkWhat(op))} first:` : '';
