@@ -14,18 +14,14 @@
 // The sandbox runs in this process (startSandbox), not as `packages/sandbox/dist/cli.js`: its record
 // of what it carried out (the write log) is only available in process; the replicas reach it over
 // HTTP exactly as they would the CLI's.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { get } from 'node:http';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Client, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ALL_SCOPES, startSandbox } from '../packages/sandbox/src/index.js';
 import { connectRedis } from '../packages/http/src/redis.js';
 import { startRedis } from '../test/redis-server.js';
+import { CLI, Replica, describeThrown, label, quantile, rssKB, sleep } from './fleet.js';
 import { startProxy } from './proxy.js';
 
 const { values } = parseArgs({
@@ -70,130 +66,14 @@ const CALL_TIMEOUT_MS = 60_000;
 const SAMPLE_MS = 10_000;
 const MODERN = '2026-07-28';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(root, 'packages/http/dist/cli.js');
 if (!existsSync(CLI)) {
   process.stderr.write(`soak: ${CLI} is missing: build first (npm run soak builds; or npm run build).\n`);
   process.exit(2);
 }
 
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number);
-}
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const started = Date.now();
 const elapsed = () => (Date.now() - started) / 1000;
 const note = (line: string) => process.stderr.write(`[soak ${elapsed().toFixed(1).padStart(6)}s] ${line}\n`);
-const rssKB = (pid: number | undefined): number | undefined => {
-  if (pid === undefined) return undefined;
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  } catch {
-    return undefined;
-  }
-};
-
-// ---- the replicas -----------------------------------------------------------------------------
-
-interface Life {
-  pid: number;
-  from: number;
-  to?: number;
-  samples: Array<{ at: number; kb: number }>;
-}
-
-class Replica {
-  child: ChildProcess | undefined;
-  url = '';
-  port = 0;
-  readonly lives: Life[] = [];
-  readonly levels: Record<string, number> = {};
-  readonly notable: string[] = [];
-  lastExit: { code: number | null; signal: NodeJS.Signals | null; drainMs: number } | undefined;
-
-  constructor(
-    readonly name: string,
-    private readonly env: Record<string, string>,
-  ) {}
-
-  get pid(): number | undefined {
-    const child = this.child;
-    return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
-  }
-
-  async start(port = 0): Promise<void> {
-    const child = spawn(process.execPath, [CLI], { env: { ...this.env, ENGAGE_HTTP_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      let level = 'text';
-      try {
-        level = (JSON.parse(line) as { level?: string }).level ?? 'text';
-      } catch {
-        /* not JSON */
-      }
-      this.levels[level] = (this.levels[level] ?? 0) + 1;
-      if (level !== 'info' && level !== 'debug' && this.notable.length < 40) this.notable.push(`${elapsed().toFixed(1)}s ${line.slice(0, 300)}`);
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      const lines = createInterface({ input: child.stdout! });
-      const timer = setTimeout(() => reject(new Error(`${this.name} printed no URL within 20 s`)), 20_000);
-      lines.once('line', (line) => {
-        clearTimeout(timer);
-        try {
-          resolve((JSON.parse(line) as { url: string }).url);
-        } catch {
-          reject(new Error(`${this.name} printed ${line.slice(0, 200)} instead of {"url": …}`));
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`${this.name} exited (${code}) before listening: ${this.notable.slice(-3).join(' | ')}`)));
-    });
-    this.url = url;
-    this.port = Number(new URL(url).port);
-    for (let attempt = 0; ; attempt++) {
-      if ((await status(`${url}/readyz`)) === 200) break;
-      if (attempt > 100) throw new Error(`${this.name}: /readyz never answered 200`);
-      await sleep(100);
-    }
-    this.lives.push({ pid: child.pid as number, from: elapsed(), samples: [] });
-  }
-
-  /** SIGTERM: the service drains and exits. */
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || this.pid === undefined) return;
-    const asked = Date.now();
-    const exited = new Promise<void>((resolve) =>
-      child.once('exit', (code, signal) => {
-        this.lastExit = { code, signal, drainMs: Date.now() - asked };
-        resolve();
-      }),
-    );
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    await exited;
-    clearTimeout(timer);
-    const life = this.lives.at(-1);
-    if (life) life.to = elapsed();
-  }
-
-  sample(): void {
-    const life = this.lives.at(-1);
-    const kb = rssKB(this.pid);
-    if (life && kb !== undefined && life.to === undefined) life.samples.push({ at: elapsed(), kb });
-  }
-}
-
-function status(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const request = get(url, { agent: false, timeout: 1_000 }, (answer) => {
-      answer.resume();
-      resolve(answer.statusCode ?? 0);
-    });
-    request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve(0));
-  });
-}
 
 // ---- the run ----------------------------------------------------------------------------------
 
@@ -226,27 +106,6 @@ interface Outcome {
 }
 
 const textOf = (result: NonNullable<Outcome['result']>) => (result.content ?? []).map((part) => part.text ?? '').join(' ');
-/** A short, stable label for an error: its kind, never ids or numbers that differ per call. */
-const label = (text: string) =>
-  text
-    .replace(/\s+/g, ' ')
-    .replace(/[0-9a-f]{8,}/gi, '…')
-    .replace(/\d+/g, '#')
-    .slice(0, 90);
-
-function describeThrown(error: unknown): { kind: string; lost: boolean } {
-  const failure = error as { name?: string; code?: unknown; status?: unknown; message?: string };
-  if (failure?.code === SdkErrorCode.RequestTimeout) return { kind: 'no answer within 60 s (lost)', lost: true };
-  if (typeof failure?.status === 'number') {
-    // The answer's own message (a JSON-RPC error or the service's {error, message}), not the SDK's wrapping.
-    const said = /"message":"((?:[^"\\]|\\.)*)"/.exec(failure.message ?? '')?.[1] ?? failure.message ?? '';
-    return { kind: `HTTP ${failure.status}: ${label(said)}`, lost: false };
-  }
-  return {
-    kind: `${failure?.name ?? 'Error'}${failure?.code !== undefined ? ` ${String(failure.code)}` : ''}: ${label(failure?.message ?? String(error))}`,
-    lost: false,
-  };
-}
 
 const latencies: number[] = [];
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Outcome> {
@@ -371,7 +230,7 @@ const env = {
   // The replicas' drain delay, if the soak is run with one (ENGAGE_HTTP_DRAIN_DELAY_MS=1000 npm run soak).
   ...(process.env.ENGAGE_HTTP_DRAIN_DELAY_MS ? { ENGAGE_HTTP_DRAIN_DELAY_MS: process.env.ENGAGE_HTTP_DRAIN_DELAY_MS } : {}),
 };
-const replicas = [new Replica('replica A', env), new Replica('replica B', env)];
+const replicas = [new Replica('replica A', env, elapsed), new Replica('replica B', env, elapsed)];
 let proxyUrl = '';
 let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
 const samples: Array<{ at: number; calls: number; errors: number; lost: number; inFlight: number; rss: Array<number | undefined> }> = [];

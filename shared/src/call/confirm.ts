@@ -29,6 +29,7 @@ import {
   factsChanged,
   limitLines,
   previewAnswer,
+  sendingNowWarning,
   sentBeforeWarning,
   stillRunning,
   stoppedBeforeSend,
@@ -142,9 +143,10 @@ async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params
   // the yes after a send another server (its own clock) made once the question was shown, and the yes would send it again.
   const yesAt = Math.min(shownAt, Date.now());
   const statement = await describeEffect(deps, call, op, params);
+  const dated = datedBefore(shownAt, statement);
   // The server began stopping while the preview was read: the write would not be sent (the claim refuses it), so nobody is asked.
   if (deps.stopping?.()) return stoppedBeforeSend(op);
-  const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound).value;
+  const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, dated, statement.bound).value;
   const result = await call.asking.ask(`${reason ? `${reason}\n\n` : ''}${statement.text}\n\nRun it?`, op, issueState);
   if (result.kind === 'round') return result.round;
   if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
@@ -153,7 +155,12 @@ async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params
   const now = await boundNow(deps, call, op, params);
   if (now.keyRefused) throw now.keyRefused;
   if (now.bound !== statement.bound) return changedSinceAsked(op, now.unread);
-  return { approvedAt: yesAt, via: 'elicitation' as const };
+  return { approvedAt: Math.min(yesAt, dated), via: 'elicitation' as const };
+}
+
+/** When a yes to `statement` counts as given: before the same write another server began sending as it was put together. */
+function datedBefore(shownAt: number, statement: Statement): number {
+  return statement.sending ? Math.min(shownAt, statement.sending.at - 1) : shownAt;
 }
 
 /** The preview path: a token that came with the call is the yes; without one (or with a bad one), a preview and a fresh token. */
@@ -179,7 +186,14 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
   // Taken before the journal is read for the preview's warning: the token's yes dates from then.
   const shownAt = forwardNow();
   const statement = await describeEffect(deps, call, op, params);
-  const { value: fresh, expiresAt } = deps.confirmations.issue('token', boundTo(call), boundOperation(call, op), params, shownAt, statement.bound);
+  const { value: fresh, expiresAt } = deps.confirmations.issue(
+    'token',
+    boundTo(call),
+    boundOperation(call, op),
+    params,
+    datedBefore(shownAt, statement),
+    statement.bound,
+  );
   return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());
 }
 
@@ -235,6 +249,11 @@ export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operati
   const statement = await composeStatement(op, params, read, caller.journal.writtenWith(caller.keyId), caller.redact, (text) => screenComposed(call, text));
   const earlier = await lastSentOf(deps, call, op, params);
   if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') statement.text = `${sentBeforeWarning(op, earlier)}\n${statement.text}`;
+  // Begun after the confirm stage found none in flight: said, and the yes dated before it (sentSince refuses it once used).
+  if (earlier?.outcome === 'in-flight') {
+    statement.text = `${sendingNowWarning(op, earlier)}\n${statement.text}`;
+    statement.sending = earlier;
+  }
   // The owner's limits, where they stand now: the person sees the count against each cap before saying yes.
   const limits = op.messages && (await limitState(deps.guard, call, op, params, () => messageCount(op, params, read)));
   if (limits) statement.text = [statement.text, ...limitLines(limits).map((line) => `- ${line}`)].join('\n');

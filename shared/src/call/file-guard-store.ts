@@ -168,6 +168,11 @@ export class FileGuardStore implements GuardStore {
     });
   }
 
+  async claimedOver(write: string, id: string) {
+    const value = this.readEntry('writes', write)?.value;
+    return value?.owner === id && value.before ? { at: value.before.at, outcome: value.before.outcome } : undefined;
+  }
+
   async lastSentWrite(write: string, now: number) {
     await this.migrated();
     const entry = this.readEntry('writes', write);

@@ -69,6 +69,11 @@ export interface GuardStore {
    * taken in the same step, so of two servers' repeats one is told and the other sends.
    */
   claimWrite?(write: string, id: string, approvedAt: number, now: number, clockNow?: number): Promise<Attempt | undefined>;
+  /**
+   * The attempt the owner's claim replaced (the write's last one before it, carried out or of unknown outcome), as the
+   * claim's own step saw it: a read made before the claim can miss another server's that began and ended meanwhile.
+   */
+  claimedOver?(write: string, id: string): Promise<Attempt | undefined>;
   /** The owner's mark is still at the API (its lease goes on): false when the mark is no longer the owner's in flight (another server took it over). */
   renewWrite?(write: string, id: string, now: number): Promise<boolean>;
   /**

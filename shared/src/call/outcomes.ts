@@ -97,7 +97,7 @@ export function noKey(): CallToolResult {
 }
 
 /** The API carried the write out. If showing its answer fails, that is still said: not "failed", not "nothing is known". */
-export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierUnknown?: Attempt): CallToolResult {
+export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierSent?: Attempt): CallToolResult {
   let fitted: { data: unknown; notes: string[] };
   try {
     fitted = fitData(data, { scrub });
@@ -107,7 +107,7 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierUn
   // The record handed back may hold what customers or third parties wrote, as its reads do.
   const notes = [
     ...(op.afterDone ? [op.afterDone] : []),
-    ...(earlierUnknown ? [sentTwiceMaybe(op, earlierUnknown)] : []),
+    ...(earlierSent ? [sentTwice(op, earlierSent, true)] : []),
     ...(op.customerText ? [CUSTOMER_TEXT_NOTICE] : []),
     ...fitted.notes,
   ];
@@ -118,9 +118,21 @@ export function carriedOut(op: Operation, data: unknown, scrub: Scrub, earlierUn
   };
 }
 
-/** A write that needs no yes, done again after this server's earlier attempt of it ended unknown. */
-function sentTwiceMaybe(op: Operation, earlier: Attempt): string {
-  return `Exactly this ${op.id} was also sent by ${sender(earlier)} at ${at(earlier.at)}, and whether that one was carried out is unknown: ${whatMayBeTwice(op)}. ${capital(checkWhat(op))}, and tell the user.`;
+/**
+ * A write that needs no yes, sent again after an earlier attempt of it (this server's, or another's sharing its state)
+ * was carried out or ended unknown; `done`: this one was carried out (otherwise its outcome is unknown too).
+ */
+function sentTwice(op: Operation, earlier: Attempt, done: boolean): string {
+  if (earlier.outcome !== 'done')
+    return `Exactly this ${op.id} was also sent by ${sender(earlier)} at ${at(earlier.at)}, and whether that one was carried out is unknown: ${whatMayBeTwice(op)}. ${capital(checkWhat(op))}, and tell the user.`;
+  return `Exactly this ${op.id} was also sent by ${sender(earlier)} at ${at(earlier.at)}, and it was carried out: ${done ? whatIsTwice(op) : whatMayBeTwice(op)}. Tell the user.`;
+}
+
+/** Twice, as it now is: both were carried out. */
+function whatIsTwice(op: Operation): string {
+  if (op.messages === undefined) return 'it has now been carried out twice';
+  if (op.sendsMessage) return 'it has now been carried out twice, and a message it sends may have reached the customer twice';
+  return 'the customer now has it twice';
 }
 
 /** What twice means: a send's message reached the customer twice; any other write (a draft, a record) was made twice. */
@@ -153,6 +165,11 @@ export function previewAnswer(op: Operation, toolName: string, statement: Statem
 export function previewTooLarge(operationId: unknown): CallToolResult {
   const text = `The confirmation for ${String(operationId)} is too large to show whole, so it is not offered and nothing was sent. Send shorter text or fewer fields.`;
   return { content: [{ type: 'text', text }], isError: true, structuredContent: { operationId, outcome: 'refused' } };
+}
+
+/** The first line of a question or preview put together while exactly this write began going out from another server: its yes sends nothing. */
+export function sendingNowWarning(op: Operation, earlier: Attempt): string {
+  return `Warning: exactly this ${op.id} is being sent right now by ${sender(earlier)} (since ${at(earlier.at)}), so a yes to this sends nothing. Once that send has ended, ${checkWhat(op)}, and ask again if the user still wants it.`;
 }
 
 /** The first line of a question or preview when this server already sent exactly this write lately. */
@@ -314,7 +331,12 @@ export function failedCall(
   const outcome = outcomeOfFailure(error, stage);
   // A refusal of a write this server sent before (done, or of unknown outcome) may be the API's answer to that one: said so.
   const sentBefore = op && isWrite && outcome === 'refused' && (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') ? earlier : undefined;
-  const text = describeFailure(error, op, stage, keySource, sentBefore);
+  const described = describeFailure(error, op, stage, keySource, sentBefore);
+  // A repeat of a write whose earlier attempt ended unknown, itself of unknown outcome: both may have gone out.
+  const text =
+    op && isWrite && outcome === 'unknown' && (earlier?.outcome === 'done' || earlier?.outcome === 'unknown')
+      ? `${described} ${sentTwice(op, earlier, false)}`
+      : described;
   if (!op || !isWrite) return failure(text);
   // "Try again" would be read as the same call, token and all: one more refusal before a new preview.
   const passing = error instanceof UpstreamError ? ['rate-limited', 'unreachable', 'timeout', 'network'].includes(error.kind) : !(error instanceof InputError);

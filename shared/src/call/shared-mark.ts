@@ -63,7 +63,7 @@ export async function markShared(
   params: Params,
   approval: { approvedAt: number; confirmation?: string },
   at: number,
-): Promise<{ refusedBy?: Attempt; mark?: SharedMark }> {
+): Promise<{ refusedBy?: Attempt; mark?: SharedMark; claimedOver?: Attempt }> {
   const store = deps.guard.store();
   if (!store.claimWrite) return {};
   const write = writeDigest(call.caller.keyId, op.id, params);
@@ -85,7 +85,12 @@ export async function markShared(
   }, WRITE_MARK_RENEW_MS);
   renewing.unref();
   const needsYes = approval.approvedAt !== NO_YES;
-  return { mark: { write, id, at, ...(approval.confirmation ? { confirmation: approval.confirmation } : {}), renewing, renewed, needsYes } };
+  // Read back only for a write that needs no yes: its answer tells of the attempt before it (stages.ts claim).
+  const over = needsYes ? undefined : await store.claimedOver?.(write, id).catch(() => undefined);
+  return {
+    ...(over ? { claimedOver: fromSharedStore(call, over) } : {}),
+    mark: { write, id, at, ...(approval.confirmation ? { confirmation: approval.confirmation } : {}), renewing, renewed, needsYes },
+  };
 }
 
 /**

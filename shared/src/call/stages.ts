@@ -33,8 +33,8 @@ export interface Prepared {
   request: { path: string; body?: Params };
   /** A confirmed write's mark in the store the replicas share, once claimed (shared-mark.ts). */
   mark?: SharedMark;
-  /** A write that needs no yes, sent again after its earlier attempt (on any server sharing the store) ended unknown: its "Done" says so. */
-  earlierUnknown?: Attempt;
+  /** A write that needs no yes, sent again after its earlier attempt (on any server sharing the store) was carried out or ended unknown: its answer says so. */
+  earlierSent?: Attempt;
 }
 
 /**
@@ -133,12 +133,14 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   let earlier = local && (local.outcome === 'in-flight' || (approval && local.at >= approval.approvedAt)) ? local : undefined;
   if (!earlier) {
     const markedAt = journal.attempt(keyId, op.id, params, 'in-flight', approval?.confirmation);
+    let claimedOver: Attempt | undefined;
     try {
       // A write that needs no yes is marked too, so that the same write still at the API is refused on every process and
       // replica; once it has ended it is the caller's to repeat (idempotency keys guard that), so no time refuses it.
       const shared = await markShared(deps, call, op, params, approval ?? { approvedAt: NO_YES }, markedAt);
       prepared.mark = shared.mark;
       earlier = shared.refusedBy && fromSharedStore(call, shared.refusedBy);
+      claimedOver = shared.claimedOver;
     } catch (error) {
       // A write that needs no yes needs the shared store for nothing else (review9: Redis down refuses it only for a cap or
       // an idempotency key): its mark is a help, not a condition, and this server's journal still holds it in flight. A
@@ -149,8 +151,15 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
       throw error;
     }
     if (!earlier) {
-      // Nobody was shown the earlier send of a write that needs no yes: its answer tells of it.
-      if (lastAnywhere?.outcome === 'unknown') prepared.earlierUnknown = lastAnywhere;
+      // Nobody was shown the earlier send of a write that needs no yes (another host's, or one the model may not connect
+      // with this call): its answer tells of it. The claim's own view, where the store gives it, holds also one that began
+      // and ended between the read and the claim; else one read as still at the API (another server's: this one's own
+      // would have refused the claim) ended before the claim, how is not known here.
+      // The read says who sent it more closely ("this server") where it saw the same attempt.
+      const same = claimedOver && lastAnywhere?.at === claimedOver.at && lastAnywhere.outcome === claimedOver.outcome;
+      if (claimedOver && !same) prepared.earlierSent = claimedOver;
+      else if (lastAnywhere?.outcome === 'done' || lastAnywhere?.outcome === 'unknown') prepared.earlierSent = lastAnywhere;
+      else if (lastAnywhere?.outcome === 'in-flight') prepared.earlierSent = { ...lastAnywhere, outcome: 'unknown' };
       return undefined;
     }
     journal.attempt(keyId, op.id, params, 'refused'); // another replica's attempt refuses it: nothing was sent
@@ -202,11 +211,11 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
 }
 
 /** answer: the API answered. A write is noted as carried out; the model is told what the data says (a read's records, paged). */
-export function answer(call: ToolCall, { op, params, earlierUnknown }: Prepared, data: unknown): Reply {
+export function answer(call: ToolCall, { op, params, earlierSent }: Prepared, data: unknown): Reply {
   if (call.kind === 'read') return readAnswer(op, data, call.args, call.caller);
   const { journal, keyId } = call.caller;
   journal.attempt(keyId, op.id, params, 'done');
   journal.record(keyId, op.id, params, data);
   // Its data is scrubbed (redacted as it was cleaned) and its other words are our own.
-  return alreadyRedacted(carriedOut(op, data, call.caller.scrub, earlierUnknown));
+  return alreadyRedacted(carriedOut(op, data, call.caller.scrub, earlierSent));
 }

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { Fact, Operation, Params, PreviewReader, WrittenBefore } from '../model/types.js';
 import { InputError } from '../model/errors.js';
 import type { Redact } from '../safe/redact.js';
+import type { Attempt } from './journal.js';
 import { MAX_ANSWER_CHARS, jsonLength } from '../safe/render.js';
 import { oneLine } from '../safe/sanitize.js';
 
@@ -21,6 +22,8 @@ export interface Statement {
   quotesApiText: boolean;
   /** What of the facts the person's yes is bound to (types.ts `Fact`): the same when the yes comes back, or nothing runs. */
   bound: string;
+  /** Exactly this write was at the API (another server's) as the statement was read: a yes to it counts as given before that send. */
+  sending?: Attempt;
 }
 
 /**

@@ -10,6 +10,7 @@ import { InputError, UpstreamError } from '../model/errors.js';
 import { finishAnswer } from './answers.js';
 import { confirm, isApproval, lastSentOf, spentUnsent, type Approval } from './confirm.js';
 import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
+import type { Attempt } from './journal.js';
 import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
 import { failedCall, notConfigured, refusedAfterToken, stoppedWhileWaiting, type CallStage } from './outcomes.js';
 import { takeSharedUnread, type SharedMark } from './shared-mark.js';
@@ -47,6 +48,8 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
   if (!deps.client) return notConfigured(deps.domain, deps.configResult.ok ? [] : deps.configResult.problems);
   let op: Operation | undefined;
   let stage: CallStage = 'before';
+  // A write that needs no yes, whose last attempt anywhere went out: a repeat of unknown outcome says it may be twice.
+  let earlierSent: Attempt | undefined;
   try {
     screen(call);
     const resolved = await resolve(deps, call);
@@ -78,6 +81,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     if (refusal) return await keyTold(deps, call, op, write, refusal);
     // From here the write is marked in flight: how it ends is the journal's and the shared mark's to note.
     stage = 'sent';
+    earlierSent = prepared.earlierSent;
     trace.unsentConfirmation = undefined;
     const data = await send(deps, call, prepared);
     stage = 'answered';
@@ -96,7 +100,7 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     const earlier =
       op && trace.write && stage === 'sent' && error instanceof UpstreamError && (error.kind === 'not-found' || error.kind === 'rejected')
         ? await lastSentOf(deps, call, op, trace.write.params)
-        : undefined;
+        : earlierSent;
     return failedCall(error, op, stage, call.kind === 'action', keySource, trace.write?.confirmation === 'token', earlier);
   }
 }
