@@ -39,6 +39,8 @@ export class ConnectionCap {
   constructor(
     private readonly limits: ConnectionLimits,
     private readonly log: JsonLog,
+    /** Told each connection refused (engage_http_refused_total, too_many_connections). */
+    private readonly counted: () => void = () => undefined,
   ) {}
 
   attach(server: Server): void {
@@ -92,6 +94,7 @@ export class ConnectionCap {
 
   /** The first refusal of a burst is logged; the burst ends (with its count) after BURST_QUIET_MS without one. */
   private refused(what: string): void {
+    this.counted();
     this.refusedInBurst++;
     this.refusedSinceTick++;
     if (this.burst) return;

@@ -6,7 +6,7 @@ import { McpServer, createMcpHandler, isLegacyRequest, type AuthInfo, type McpHt
 import { registerViews, SERVER_VERSION, type Domain, type EngageServer, type Logger } from '@engage-mcp/shared';
 import { pathOf } from './exchange.js';
 import type { ConfirmationBudget } from './confirmation-budget.js';
-import { refusalResponse } from './respond.js';
+import { refusalReasonOf, refusalResponse } from './respond.js';
 import type { Sessions } from './sessions.js';
 import { requestLogOf, type JsonLog } from './log.js';
 
@@ -107,6 +107,7 @@ export type NodeMcpHandler = (req: IncomingMessage & { auth?: AuthInfo }, res: S
  * The MCP face as a Node handler; the request's authInfo (its key) was set by the guards.
  * `confirmations`: the share of confirmations each key may spend (confirmation-budget.ts), when spent ones are kept in this process:
  * a request bringing one is refused here when its key's share is used, and notes which key brought it.
+ * `counted`: told each refusal made here or by the sessions, by its error (engage_http_refused_total).
  */
 export function mcpHandler(
   endpoints: Map<string, McpEndpoint>,
@@ -114,6 +115,7 @@ export function mcpHandler(
   maxBodyBytes: number,
   log: JsonLog,
   confirmations?: ConfirmationBudget,
+  counted?: (reason: string) => void,
 ): NodeMcpHandler {
   async function serve(request: Request, requestOptions?: { authInfo?: AuthInfo }): Promise<Response> {
     const authInfo = requestOptions?.authInfo as AuthInfo;
@@ -138,8 +140,13 @@ export function mcpHandler(
     }
     return sessions.serve(request, target, authInfo, body);
   }
-  const fetch = async (request: Request, requestOptions?: { authInfo?: AuthInfo }) =>
-    endsWithClient(request, withoutKeepAlive(await serve(request, requestOptions)));
+  const fetch = async (request: Request, requestOptions?: { authInfo?: AuthInfo }) => {
+    const response = await serve(request, requestOptions);
+    const refused = refusalReasonOf(response);
+    // A session's other key is counted where it is logged (service.ts: session-key).
+    if (refused !== undefined && refused !== 'session_key') counted?.(refused);
+    return endsWithClient(request, withoutKeepAlive(response));
+  };
   return toNodeHandler({ fetch }, { maxRequestBodySize: maxBodyBytes, onerror: (error) => log.warn(`request: ${error.message}`) });
 }
 

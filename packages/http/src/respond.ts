@@ -25,10 +25,20 @@ export function sendText(res: ServerResponse, status: number, text: string, type
   res.end(text);
 }
 
+/** The refusals of the MCP face, by response: counted once where every answer passes (mcp.ts). */
+const refusalReasons = new WeakMap<Response, string>();
+
 /** The same refusal, web-standard, for the MCP face (session routing). */
 export function refusalResponse(refusal: Refusal): Response {
   const headers = { 'cache-control': 'no-store', ...refusal.headers };
-  return Response.json({ error: refusal.error, message: refusal.message }, { status: refusal.status, headers });
+  const response = Response.json({ error: refusal.error, message: refusal.message }, { status: refusal.status, headers });
+  refusalReasons.set(response, refusal.error);
+  return response;
+}
+
+/** Why refusalResponse made this response (its error), or undefined for any other. */
+export function refusalReasonOf(response: Response): string | undefined {
+  return refusalReasons.get(response);
 }
 
 /**

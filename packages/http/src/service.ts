@@ -205,11 +205,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     mcpPaths: new Set(endpoints.keys()),
     drain,
     metrics,
-    serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log, confirmations),
+    serveMcp: mcpHandler(endpoints, sessions, settings.maxBodyBytes, log, confirmations, (reason) => metrics.refused.inc({ reason })),
     trustedProxyHops: trustedProxyHopsOf(settings),
     ...(oauth ? { oauth } : {}),
   });
-  const server = await listen(settings, handle, log, new Set(endpoints.keys()));
+  const server = await listen(settings, handle, log, new Set(endpoints.keys()), () => metrics.refused.inc({ reason: 'too_many_connections' }));
   oauth?.setPublicUrl(urlOf(server));
   drain.markReady();
   const parts: Parts = { settings, server, drain, sessions, endpoints, engines, log };
@@ -292,7 +292,7 @@ function guardSettings(settings: Settings, endpoints: Map<string, McpEndpoint>) 
  * carry it, handed down with the request. (An AsyncLocalStorage did this before: on Node 20 its
  * promise hooks cost 4% of a call's CPU in remote mode, `npm run bench -- --only http-peer`.)
  */
-async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, mcpPaths: ReadonlySet<string>): Promise<Server> {
+async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, mcpPaths: ReadonlySet<string>, connectionRefused: () => void): Promise<Server> {
   // Node's requestTimeout bounds the receiving of a request (headers and body), not its answer: it
   // was the answer's deadline plus 5 s, so one body sent a byte at a time held its connection, its
   // buffered body (up to maxBodyBytes) and a place in its key's limit for 12 minutes. The checks run
@@ -305,7 +305,7 @@ async function listen(settings: Settings, handle: RequestHandler, log: JsonLog, 
     connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(requestTimeout / 4))),
     keepAliveTimeout: 5_000,
   };
-  const cap = new ConnectionCap(settings, log);
+  const cap = new ConnectionCap(settings, log, connectionRefused);
   const server = createHttpServer(timeouts, (req, res) => {
     if (cap.refuse(req.socket, res, PROBE_PATHS.has(pathOf(req.url)))) return;
     const given = req.headers['x-request-id'];
