@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { Client as McpClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Pool } from 'undici';
@@ -28,8 +29,26 @@ const CONCURRENCY = 16;
 /** The contact server's first start ever: no code cache yet (scripts/launcher.ts). */
 const FIRST_START = 'contact, first start (no code cache)';
 const LARGE_ROUNDS = Number(process.env.BENCH_LARGE_ROUNDS ?? 5);
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-const against = process.argv.includes('--against') ? process.argv[process.argv.indexOf('--against') + 1] : undefined;
+const USAGE = `usage: npm run bench [-- --only http|http-peer|large-lists] [-- --against DIR]
+  (no flag)            the whole bench: start, memory, per-call cost, remote mode, large lists
+  --only SECTION       one section: http (remote mode), http-peer (against a minimal SDK server), large-lists
+  --against DIR        the call path side by side with another built checkout (a worktree of an earlier commit)
+Environment: BENCH_ROUNDS, BENCH_CALLS, BENCH_LARGE_ROUNDS, BENCH_PEER_LEVELS (see README, Benchmarks).`;
+/** The flags, or the usage on stderr and status 2: a typo (or --help) must not start a run of many minutes. */
+function benchArguments(): { only?: string; against?: string } {
+  try {
+    const { values } = parseArgs({ options: { only: { type: 'string' }, against: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    }
+    return { ...(values.only !== undefined ? { only: values.only } : {}), ...(values.against !== undefined ? { against: values.against } : {}) };
+  } catch (error) {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+const { only, against } = benchArguments();
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 const referenceEntry = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');

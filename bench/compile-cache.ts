@@ -12,7 +12,22 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { serverEntry } from '../packages/sandbox/src/launch.js';
 import { benchCacheHome, primeCodeCaches } from './code-cache.js';
 
-const { values } = parseArgs({ options: { node: { type: 'string' }, rounds: { type: 'string' } } });
+const USAGE = 'usage: npm run bench:compile-cache [-- --node PATH] [-- --rounds N]  (N rounds of each start, default 15)';
+/** The flags, or the usage (status 2 on a flag it does not know, rather than a stack trace). */
+function compileCacheArguments(): { node?: string; rounds?: string } {
+  try {
+    const { values } = parseArgs({ options: { node: { type: 'string' }, rounds: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    }
+    return values;
+  } catch (error) {
+    process.stderr.write(`bench:compile-cache: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+const values = compileCacheArguments();
 const node = values.node ?? process.execPath;
 const rounds = Number(values.rounds ?? 15);
 const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
