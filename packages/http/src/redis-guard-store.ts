@@ -124,6 +124,8 @@ export function evictionProblem(info: string): string | undefined {
 
 /** Reservations not settled yet kept at most: beyond, the oldest is given back by a plain DEL, as before owners. */
 const MAX_RESERVATIONS = 10_000;
+/** What claims replaced, kept for claimedOver (asked at once after each): more are never waiting unless one was not asked. */
+const REPLACED_KEPT = 512;
 
 /**
  * KEYS[1] the record. ARGV: the reply's JSON, and the reserving call's id (if known). Only a record
@@ -328,7 +330,7 @@ local quiet = now < quietUntil
  * sent since the yes); {stamp, 'unread', at, at by Redis's clock} of a write needing no yes whose last attempt was done
  * and never read (its note taken: a second repeat sends); {stamp, 'quiet'} after a loss; else marks
  * it in flight for the owner, keeping the attempt before for a refusal to
- * restore: {stamp, 'marked', now}. A mark in flight whose lease ran out is an unknown outcome.
+ * restore: {stamp, 'marked', now}, and that attempt's outcome and time (on the caller's clock) if there was one. A mark in flight whose lease ran out is an unknown outcome.
  * `unread` holds its attempt's time, so one a replica of the version before left on a later
  * attempt (it neither writes nor clears the field) never applies to it.
  */
@@ -351,6 +353,7 @@ end
 redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[9], 'alive', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
 countClaim()
+if outcome then return {stamp(), 'marked', now, outcome, at - ahead} end
 return {stamp(), 'marked', now}
 `);
 
@@ -469,6 +472,8 @@ export class RedisGuardStore implements GuardStore {
   private readonly lossQuietMs: number;
   /** This replica, as the replicas' clocks in Redis name it. */
   private readonly replica = randomBytes(12).toString('base64url');
+  /** What the claims of writes needing no yes replaced, by owner id, until claimedOver gives it. */
+  private readonly replaced = new Map<string, Attempt>();
   /** Reservations made here and not settled yet, by key. */
   private readonly reserved = new Map<string, Reservation>();
   /** Idempotency keys this store may hold without knowing it (Owed), given back by owner. */
@@ -698,7 +703,25 @@ export class RedisGuardStore implements GuardStore {
     if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
     this.kept.marked(write, id, reply[1]);
     this.watchEpoch();
+    if (approvedAt === NO_YES) this.keepReplaced(id, reply.length > 2 ? attemptOf(reply.slice(2)) : undefined);
     return undefined;
+  }
+
+  /**
+   * The attempt the owner's claim replaced, as the claim's own step saw it (a read before the claim can miss another
+   * replica's that began and ended meanwhile, or take one that gave its place back for one that went out): given once.
+   */
+  async claimedOver(_write: string, id: string) {
+    const replaced = this.replaced.get(id);
+    this.replaced.delete(id);
+    return replaced;
+  }
+
+  /** Kept for claimedOver, asked right after the claim; a few hundred at most, should a claim never be asked about. */
+  private keepReplaced(id: string, attempt: Attempt | undefined): void {
+    if (!attempt) return;
+    if (this.replaced.size >= REPLACED_KEPT) this.replaced.delete(this.replaced.keys().next().value as string);
+    this.replaced.set(id, attempt);
   }
 
   /**

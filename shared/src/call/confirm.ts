@@ -28,6 +28,7 @@ import {
   declinedBy,
   factsChanged,
   limitLines,
+  notCheckedWarning,
   previewAnswer,
   sendingNowWarning,
   sentBeforeWarning,
@@ -222,15 +223,24 @@ export async function spentUnsent(deps: CallDeps, call: ToolCall, confirmation: 
 /**
  * The write's last attempt that went out: this server's, or where a store is shared by replicas
  * (remote mode on Redis) the newer of that one and this server's. A shared store that does not
- * answer leaves this server's: the claim stage, which fails closed, is what never sends twice.
+ * answer leaves this server's (`shared.silent` says so): the claim stage, which fails closed, is what never sends twice.
  */
-export async function lastSentOf(deps: CallDeps, call: ToolCall, op: Operation, params: Params): Promise<Attempt | undefined> {
+export async function lastSentOf(
+  deps: CallDeps,
+  call: ToolCall,
+  op: Operation,
+  params: Params,
+  shared: { silent?: boolean } = {},
+): Promise<Attempt | undefined> {
   const { caller } = call;
   const local = caller.journal.lastSent(caller.keyId, op.id, params);
   const store = deps.guard.store();
   if (!store.lastSentWrite || local?.outcome === 'in-flight') return local;
-  const shared = await store.lastSentWrite(writeDigest(caller.keyId, op.id, params), Date.now()).catch(() => undefined);
-  return shared && !(local && local.at >= shared.at) ? fromSharedStore(call, shared) : local;
+  const last = await store.lastSentWrite(writeDigest(caller.keyId, op.id, params), Date.now()).catch(() => {
+    shared.silent = true;
+    return undefined;
+  });
+  return last && !(local && local.at >= last.at) ? fromSharedStore(call, last) : local;
 }
 
 /** All of a preview's look-ups together; a record read late is said unread (catalog.ts notShown), the quota left out. */
@@ -247,8 +257,11 @@ export async function describeEffect(deps: CallDeps, call: ToolCall, op: Operati
   const read = lookupReader(deps, call, op, AbortSignal.timeout(LOOKUP_BUDGET_MS));
   // The facts read are redacted already: what redaction would change, the model's params joined into (key-guesses.ts).
   const statement = await composeStatement(op, params, read, caller.journal.writtenWith(caller.keyId), caller.redact, (text) => screenComposed(call, text));
-  const earlier = await lastSentOf(deps, call, op, params);
+  const shared: { silent?: boolean } = {};
+  const earlier = await lastSentOf(deps, call, op, params, shared);
   if (earlier?.outcome === 'done' || earlier?.outcome === 'unknown') statement.text = `${sentBeforeWarning(op, earlier)}\n${statement.text}`;
+  // The store other servers share did not answer: a send of theirs the claim will not refuse may be missing here; said.
+  else if (shared.silent) statement.text = `${notCheckedWarning(op)}\n${statement.text}`;
   // Begun after the confirm stage found none in flight: said, and the yes dated before it (sentSince refuses it once used).
   if (earlier?.outcome === 'in-flight') {
     statement.text = `${sendingNowWarning(op, earlier)}\n${statement.text}`;

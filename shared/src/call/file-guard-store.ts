@@ -38,6 +38,8 @@ const AFTER_SEND = { durable: false };
 
 /** How long a write's last attempt is kept once it ended: as long as a process's own journal keeps it (journal.ts). */
 const WRITE_MEMORY_MS = 30 * 60 * 1000;
+/** What claims replaced, kept for claimedOver (asked at once after each): more are never waiting unless one was not asked. */
+const REPLACED_KEPT = 512;
 
 export const STATE_FILE = 'state.json';
 export const SECRET_FILE = 'audit.key';
@@ -72,6 +74,8 @@ interface SteadyExpiry {
 
 export class FileGuardStore implements GuardStore {
   private secret: Buffer | undefined;
+  /** What the claims of writes needing no yes replaced, by owner id, as their turn saw it, until claimedOver gives it. */
+  private readonly replaced = new Map<string, Attempt>();
 
   constructor(
     private readonly dir: string,
@@ -139,6 +143,7 @@ export class FileGuardStore implements GuardStore {
       const before =
         held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome, ...(held.unread ? { unread: true as const } : {}) } : undefined;
       const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, sender: thisProcess(), ...(before ? { before } : {}) };
+      if (before && approvedAt === NO_YES) this.keepReplaced(id, { at: before.at, outcome: before.outcome });
       return { result: undefined, entry: this.renewed(value, now + WRITE_MEMORY_MS) };
     });
   }
@@ -168,9 +173,17 @@ export class FileGuardStore implements GuardStore {
     });
   }
 
-  async claimedOver(write: string, id: string) {
-    const value = this.readEntry('writes', write)?.value;
-    return value?.owner === id && value.before ? { at: value.before.at, outcome: value.before.outcome } : undefined;
+  /** The attempt the owner's claim replaced, as its turn saw it (no file read again): given once. */
+  async claimedOver(_write: string, id: string) {
+    const replaced = this.replaced.get(id);
+    this.replaced.delete(id);
+    return replaced;
+  }
+
+  /** Kept for claimedOver, asked right after the claim; a few hundred at most, should a claim never be asked about. */
+  private keepReplaced(id: string, attempt: Attempt): void {
+    if (this.replaced.size >= REPLACED_KEPT) this.replaced.delete(this.replaced.keys().next().value as string);
+    this.replaced.set(id, attempt);
   }
 
   async lastSentWrite(write: string, now: number) {

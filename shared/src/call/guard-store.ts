@@ -70,8 +70,10 @@ export interface GuardStore {
    */
   claimWrite?(write: string, id: string, approvedAt: number, now: number, clockNow?: number): Promise<Attempt | undefined>;
   /**
-   * The attempt the owner's claim replaced (the write's last one before it, carried out or of unknown outcome), as the
-   * claim's own step saw it: a read made before the claim can miss another server's that began and ended meanwhile.
+   * The attempt the owner's claim of a write needing no yes replaced (the write's last one before it, carried out or of
+   * unknown outcome), as the claim's own step saw it, asked once right after the claim; undefined: it replaced none. A
+   * read made before the claim can miss another server's that began and ended meanwhile, or take for sent one that gave
+   * its place back (refused, nothing sent).
    */
   claimedOver?(write: string, id: string): Promise<Attempt | undefined>;
   /** The owner's mark is still at the API (its lease goes on): false when the mark is no longer the owner's in flight (another server took it over). */

@@ -172,6 +172,12 @@ export function sendingNowWarning(op: Operation, earlier: Attempt): string {
   return `Warning: exactly this ${op.id} is being sent right now by ${sender(earlier)} (since ${at(earlier.at)}), so a yes to this sends nothing. Once that send has ended, ${checkWhat(op)}, and ask again if the user still wants it.`;
 }
 
+/** The first line of a question or preview whose read of the store other servers share failed: a send of theirs may be unseen. */
+export function notCheckedWarning(op: Operation): string {
+  const check = op.verifyWith || op.notGranted?.verifyWith ? ` ${capital(checkWhat(op))} first: if` : ' If';
+  return `Warning: whether exactly this ${op.id} was already sent lately by another server sharing this one's state could not be checked (the shared state store did not answer).${check} it was, saying yes now does it again.`;
+}
+
 /** The first line of a question or preview when this server already sent exactly this write lately. */
 export function sentBeforeWarning(op: Operation, earlier: Attempt): string {
   const check = op.verifyWith || op.notGranted?.verifyWith ? ` ${capital(checkWhat(op))} first:` : '';

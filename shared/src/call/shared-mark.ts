@@ -63,7 +63,7 @@ export async function markShared(
   params: Params,
   approval: { approvedAt: number; confirmation?: string },
   at: number,
-): Promise<{ refusedBy?: Attempt; mark?: SharedMark; claimedOver?: Attempt }> {
+): Promise<{ refusedBy?: Attempt; mark?: SharedMark; replaced?: { attempt?: Attempt } }> {
   const store = deps.guard.store();
   if (!store.claimWrite) return {};
   const write = writeDigest(call.caller.keyId, op.id, params);
@@ -85,10 +85,17 @@ export async function markShared(
   }, WRITE_MARK_RENEW_MS);
   renewing.unref();
   const needsYes = approval.approvedAt !== NO_YES;
-  // Read back only for a write that needs no yes: its answer tells of the attempt before it (stages.ts claim).
-  const over = needsYes ? undefined : await store.claimedOver?.(write, id).catch(() => undefined);
+  // Read back only for a write that needs no yes: its answer tells of the attempt before it (stages.ts claim). `replaced`
+  // is left out where the store does not say (no such method, or no answer); `{}` is its word that the claim replaced none.
+  const replaced =
+    needsYes || !store.claimedOver
+      ? undefined
+      : await store.claimedOver(write, id).then(
+          (over) => (over ? { attempt: fromSharedStore(call, over) } : {}),
+          () => undefined,
+        );
   return {
-    ...(over ? { claimedOver: fromSharedStore(call, over) } : {}),
+    ...(replaced ? { replaced } : {}),
     mark: { write, id, at, ...(approval.confirmation ? { confirmation: approval.confirmation } : {}), renewing, renewed, needsYes },
   };
 }

@@ -133,14 +133,14 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   let earlier = local && (local.outcome === 'in-flight' || (approval && local.at >= approval.approvedAt)) ? local : undefined;
   if (!earlier) {
     const markedAt = journal.attempt(keyId, op.id, params, 'in-flight', approval?.confirmation);
-    let claimedOver: Attempt | undefined;
+    let replaced: { attempt?: Attempt } | undefined;
     try {
       // A write that needs no yes is marked too, so that the same write still at the API is refused on every process and
       // replica; once it has ended it is the caller's to repeat (idempotency keys guard that), so no time refuses it.
       const shared = await markShared(deps, call, op, params, approval ?? { approvedAt: NO_YES }, markedAt);
       prepared.mark = shared.mark;
       earlier = shared.refusedBy && fromSharedStore(call, shared.refusedBy);
-      claimedOver = shared.claimedOver;
+      replaced = shared.replaced;
     } catch (error) {
       // A write that needs no yes needs the shared store for nothing else (review9: Redis down refuses it only for a cap or
       // an idempotency key): its mark is a help, not a condition, and this server's journal still holds it in flight. A
@@ -152,14 +152,9 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
     }
     if (!earlier) {
       // Nobody was shown the earlier send of a write that needs no yes (another host's, or one the model may not connect
-      // with this call): its answer tells of it. The claim's own view, where the store gives it, holds also one that began
-      // and ended between the read and the claim; else one read as still at the API (another server's: this one's own
-      // would have refused the claim) ended before the claim, how is not known here.
-      // The read says who sent it more closely ("this server") where it saw the same attempt.
-      const same = claimedOver && lastAnywhere?.at === claimedOver.at && lastAnywhere.outcome === claimedOver.outcome;
-      if (claimedOver && !same) prepared.earlierSent = claimedOver;
-      else if (lastAnywhere?.outcome === 'done' || lastAnywhere?.outcome === 'unknown') prepared.earlierSent = lastAnywhere;
-      else if (lastAnywhere?.outcome === 'in-flight') prepared.earlierSent = { ...lastAnywhere, outcome: 'unknown' };
+      // with this call): its answer tells of it.
+      const told = earlierToTell(lastAnywhere, replaced);
+      if (told) prepared.earlierSent = told;
       return undefined;
     }
     journal.attempt(keyId, op.id, params, 'refused'); // another replica's attempt refuses it: nothing was sent
@@ -170,6 +165,21 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
   // The same write still on its way, or its unread answer told: this call repeated it (the audit record says so).
   if (earlier.outcome === 'in-flight' || earlier.unread) held.repeated = true;
   return refusal;
+}
+
+/**
+ * The same write's attempt before this one, as a write that needs no yes tells of it: `read` before the claim, `replaced`
+ * the claim's own view where the store gives it. That view holds one that began and ended between the read and the
+ * claim, and says none where one read as still at the API gave its place back (the API refused it, or it was given up
+ * before its send: nothing went out). Without it, one read as still at the API (another server's: this one's own would
+ * have refused the claim) ended before the claim, how is not known here. The read names the sender more closely ("this
+ * server") where it saw the same attempt.
+ */
+function earlierToTell(read: Attempt | undefined, replaced: { attempt?: Attempt } | undefined): Attempt | undefined {
+  const over = replaced?.attempt;
+  if (over) return read?.at === over.at && read.outcome === over.outcome ? read : over;
+  if (read?.outcome === 'done' || read?.outcome === 'unknown') return read;
+  return read?.outcome === 'in-flight' && !replaced ? { ...read, outcome: 'unknown' } : undefined;
 }
 
 /** A write that needs no yes goes without its shared mark when the store did not take it: said in the log, for the operator. */

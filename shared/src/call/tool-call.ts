@@ -12,7 +12,7 @@ import { confirm, isApproval, lastSentOf, spentUnsent, type Approval } from './c
 import type { CallDeps, CallFacts, Reply, ToolCall } from './context.js';
 import type { Attempt } from './journal.js';
 import { afterWrite, beforeConfirm, outcomeOf, type WriteTrace } from './guardrails.js';
-import { failedCall, notConfigured, refusedAfterToken, stoppedWhileWaiting, type CallStage } from './outcomes.js';
+import { failedCall, notConfigured, outcomeOfFailure, refusedAfterToken, stoppedWhileWaiting, type CallStage } from './outcomes.js';
 import { takeSharedUnread, type SharedMark } from './shared-mark.js';
 import { answer, claim, gate, prepare, resolve, screen, send } from './stages.js';
 import { answerUnread, keepUnread, takeKeptUnread } from './undelivered.js';
@@ -97,10 +97,14 @@ async function stages(deps: CallDeps, call: ToolCall, trace: CallTrace): Promise
     const keySource = call.caller.grantedScopes ? 'grant' : call.caller.credentials ? 'request' : 'environment';
     // A write the API refused: exactly this write sent before (its place given back to it) may be what the refusal reflects;
     // sent by this process, or read from the store others share (the state directory kept over a restart, remote mode's Redis).
+    // The earlier send a write that needs no yes went out after is told with an unknown outcome (both may have gone out),
+    // never with another refusal (a scope, a rate limit, a send that never left): that one says nothing of it.
     const earlier =
       op && trace.write && stage === 'sent' && error instanceof UpstreamError && (error.kind === 'not-found' || error.kind === 'rejected')
         ? await lastSentOf(deps, call, op, trace.write.params)
-        : earlierSent;
+        : outcomeOfFailure(error, stage) === 'unknown'
+          ? earlierSent
+          : undefined;
     return failedCall(error, op, stage, call.kind === 'action', keySource, trace.write?.confirmation === 'token', earlier);
   }
 }
