@@ -227,7 +227,13 @@ function showPreview(preview: Preview, refused = false): void {
     // The second click of a double click (detail 2; 0 from the keyboard) is no yes: after a refused
     // token the new preview's Confirm is drawn where the pressed one was, and the second click of a
     // double click on the first landed on it, a yes to a statement no one had read.
-    if (event.detail > 1) return;
+    if (event.detail > 1) {
+      // Said, not dropped silently: the first click may have done nothing (next to the button, on
+      // Confirm while it waited), and this second one was the person's yes.
+      if (preview.token && callArguments)
+        status.textContent = 'That click was counted as the second of a double click, which is not taken as a yes: to confirm, click Confirm once.';
+      return;
+    }
     // One click, one call: whatever happens next, this token is not sent again.
     const token = preview.token;
     if (!token || !callArguments) return;
