@@ -214,6 +214,8 @@ function heading(operationId: string): HTMLElement {
 
 /** `refused`: this preview replaces one whose token the server refused after the person pressed Confirm. */
 function showPreview(preview: Preview, refused = false): void {
+  // The line of the preview drawn before (a refused token's) is checked no more.
+  stopExpiryChecks();
   shownPreview = preview;
   const status = el('p', { class: 'muted', attrs: { role: 'status', 'aria-live': 'polite' } });
   const confirm = el('button', { class: 'primary', text: 'Confirm', attrs: { type: 'button' } });
@@ -310,7 +312,7 @@ const OUTCOME_LOOK = {
 
 /** The outcome, below the statement it belongs to (when there is one). */
 function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
-  clearTimeout(expiryTimer);
+  stopExpiryChecks();
   const look = OUTCOME_LOOK[outcome.kind];
   // A done answer is "Done: … was carried out." and then the API's data, which is folded away.
   // Either may quote the API's text: combining marks past 4 in a row are shown as escapes.
@@ -348,19 +350,41 @@ function tellModel(text: string): void {
 
 /** Turns the shown expiry to "expired" when its moment passes; cleared when the card is drawn again. */
 let expiryTimer: ReturnType<typeof setTimeout> | undefined;
-/** setTimeout's longest delay: a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Checks the shown expiry line again now (when the view is shown again); unset once the card shows no expiry. */
+let checkExpiry: (() => void) | undefined;
+/**
+ * The longest wait between two checks of the expiry line. A page's timers run on a clock that stops
+ * while the device sleeps (Date.now() does not): one timer set for the expiry moment, on a laptop
+ * closed and opened an hour later, still had its minutes to run, and the line said one could
+ * confirm until a time long gone. Short waits also keep clear of setTimeout's range (2^31 ms).
+ */
+const EXPIRY_CHECK_MS = 30_000;
+
+document.addEventListener('visibilitychange', () => checkExpiry?.());
 
 /**
  * The line saying until when the token works, kept true while the card is on screen: it said "You
  * can confirm until 20:19" at 20:25 to a person who had left the card open, as if a yes still could.
+ * None for an expiry this card cannot read ("You can confirm until garbage" is no time).
  */
-function expiryLine(expiresAt: string): HTMLElement {
-  clearTimeout(expiryTimer);
-  const line = el('p', { class: 'muted', text: expiry(expiresAt) });
-  const left = Date.parse(expiresAt) - Date.now();
-  if (left > 0 && left <= MAX_TIMER_MS) expiryTimer = setTimeout(() => (line.textContent = expiry(expiresAt)), left + 1);
+function expiryLine(expiresAt: string): HTMLElement | undefined {
+  const at = Date.parse(expiresAt);
+  if (Number.isNaN(at)) return undefined;
+  const line = el('p', { class: 'muted' });
+  const check = () => {
+    clearTimeout(expiryTimer);
+    line.textContent = expiry(expiresAt);
+    const left = at - Date.now();
+    if (left > 0) expiryTimer = setTimeout(check, Math.min(left + 1, EXPIRY_CHECK_MS));
+  };
+  check();
+  checkExpiry = check;
   return line;
+}
+
+function stopExpiryChecks(): void {
+  clearTimeout(expiryTimer);
+  checkExpiry = undefined;
 }
 
 /**
