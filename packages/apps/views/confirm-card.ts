@@ -69,6 +69,10 @@ const app = startView('confirmation card', {
         kind: 'declined',
         text: `Cancelled by the host${why}: ${shownPreview.operationId} was not run, and this card will not run it.`,
       });
+      // As for Cancel pressed: the model holds the token too, and the person's stop was a no.
+      tellModel(
+        `The host cancelled ${shownPreview.operationId} while its confirmation card was shown${why}: it was not run. Its confirmationToken must not be used; if the user wants it, call again without it (a new preview is shown).`,
+      );
     } else if (!resultShown) {
       // The call may have been a write that needed no yes, cancelled while the API carried it out.
       showOutcome(undefined, {
