@@ -228,6 +228,16 @@ function showPreview(preview: Preview, refused = false): void {
     confirm.disabled = true;
     status.textContent = 'Waiting for the details of the call…';
   }
+  // Focusable while held (Tab from the reason reaches it): a press is answered, not sent.
+  let held = refused;
+  if (held) {
+    confirm.setAttribute('aria-disabled', 'true');
+    setTimeout(() => {
+      held = false;
+      confirm.removeAttribute('aria-disabled');
+      if (status.textContent === HELD_TEXT) status.textContent = '';
+    }, REFUSED_HOLD_MS);
+  }
 
   confirm.addEventListener('click', (event) => {
     // The second click of a double click (detail 2; 0 from the keyboard) is no yes: after a refused
@@ -243,6 +253,10 @@ function showPreview(preview: Preview, refused = false): void {
     // One click, one call: whatever happens next, this token is not sent again.
     const token = preview.token;
     if (!token || !callArguments) return;
+    if (held) {
+      status.textContent = HELD_TEXT;
+      return;
+    }
     acted = true;
     preview.token = undefined;
     confirm.disabled = cancel.disabled = true;
@@ -276,6 +290,16 @@ function showPreview(preview: Preview, refused = false): void {
   );
   if (refused) reason?.focus();
 }
+
+/**
+ * How long the Confirm of a preview drawn after a refused token cannot be pressed. It is drawn where
+ * the pressed one was, under the pointer, within a fraction of a second: the second of two slow
+ * clicks (each counted as a click of its own) was a yes to the new statement, unread. Browsers hold
+ * the buttons of their own security prompts so, for the same reason.
+ */
+const REFUSED_HOLD_MS = 1_500;
+
+const HELD_TEXT = 'Read the new statement first: Confirm can be pressed in a moment.';
 
 async function runConfirmed(preview: Preview, confirmationToken: string, status: HTMLElement): Promise<void> {
   const name = hostToolName(app) ?? `${preview.operationId.split('.')[0]}_action`;
