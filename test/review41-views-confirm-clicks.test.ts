@@ -7,7 +7,8 @@
 //   that second click as 2. The card ignored it without a word, Confirm still there as if never
 //   pressed: a yes the person meant, dropped silently. Now the card says that it took no yes and
 //   how to give one (a single click), and the next single click confirms.
-// - What held: Enter and Space (detail 0), element.click() as assistive tech calls it, a tap.
+// - What held: Enter and Space (detail 0), Enter held down through a refused token's new preview
+//   (focus is on the reason by then), element.click() as assistive tech calls it, a tap.
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { hostView, type CallToolResult, type HostedView } from '../packages/apps/host/harness.js';
@@ -83,6 +84,20 @@ describe('review41: Confirm pressed other ways than a mouse click (what held)', 
       await expectSent(card, before);
     });
   }
+
+  it('Enter held down (the key repeating) on a Confirm whose token is refused sends once, and not the new preview', async () => {
+    const { card, id } = await sendCard('Tombol ditahan');
+    sandbox.tenant('A').campaigns.find((campaign) => campaign._id === id)!.totalRecipients += 7;
+    const before = countCarriedOut(sandbox, 'campaign.send');
+    await card.view.getByRole('button', { name: 'Confirm' }).focus();
+    await card.page.keyboard.down('Enter');
+    await card.view.getByText(/has changed since/).waitFor({ timeout: 10_000 });
+    // The key repeats (a keydown with repeat set each time) after the new preview is drawn.
+    for (let repeat = 0; repeat < 20; repeat++) await card.page.keyboard.down('Enter');
+    await card.page.keyboard.up('Enter');
+    expect(card.toolCalls).toHaveLength(1);
+    expect(countCarriedOut(sandbox, 'campaign.send')).toBe(before);
+  });
 
   it('element.click(), as assistive technology presses a button, confirms', async () => {
     const { card } = await sendCard('Pembaca layar');
