@@ -6,8 +6,8 @@
 //   be used"). The model still held a token the server takes for minutes: the person's stop was a
 //   no the model was never told, and a later "go on" could be sent on the old statement's yes. The
 //   card now tells the model, as it does for Cancel.
-// - What held: a late result after a cancel before any result (a Done is shown as Done; a preview
-//   offers no Confirm), and a cancel of the call after Confirm was pressed.
+// - What held: a cancel posted by another frame (the SDK hears only the view frame's parent), and a
+//   late result after a cancel before any result (a Done is shown as Done; a preview offers no Confirm).
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { hostView, type CallToolResult, type HostedView } from '../packages/apps/host/harness.js';
@@ -53,6 +53,39 @@ describe('review41: the host cancels the call of a card whose preview is drawn',
     await card.view.getByText(/Cancelled by the host/).waitFor({ timeout: 10_000 });
     await expect.poll(async () => JSON.stringify(await card.modelContext())).toMatch(/host cancelled campaign\.send.*confirmationToken must not be used/);
     expect(card.toolCalls).toEqual([]);
+  });
+});
+
+describe('review41: a cancel forged by another frame (what held)', { timeout: 60_000 }, () => {
+  it('is not heard: only the host (the parent of the view frame) speaks for the call', async () => {
+    const args = await sendArgs('Pembatalan palsu');
+    const preview = (await server.client.callTool({ name: 'campaign_action', arguments: args })) as CallToolResult;
+    const card = await open(args, preview);
+    const confirm = card.view.getByRole('button', { name: 'Confirm' });
+    await confirm.waitFor();
+    // A sibling frame on the host's page (another view, an ad) posts the host's cancel into the card's window.
+    await card.page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: any }).document;
+      const sibling = doc.createElement('iframe');
+      sibling.setAttribute('sandbox', 'allow-scripts');
+      sibling.srcdoc =
+        '<script>parent.frames[0].postMessage({ jsonrpc: "2.0", method: "ui/notifications/tool-cancelled", params: { reason: "forged" } }, "*");' +
+        'parent.postMessage({ forgedCancelPosted: true }, "*");</script>';
+      // Resolved once the sibling's script has run (it says so to the host page).
+      const posted = new Promise((resolve) =>
+        (globalThis as unknown as { addEventListener(type: string, listener: (event: any) => void): void }).addEventListener('message', (event) => {
+          if (event.data?.forgedCancelPosted) resolve(true);
+        }),
+      );
+      doc.body.append(sibling);
+      return posted;
+    });
+    await confirm.waitFor();
+    expect(await card.view.getByText(/Cancelled by the host/).count()).toBe(0);
+    expect(await confirm.isEnabled()).toBe(true);
+    // The host's own cancel is heard.
+    await card.sendToolCancelled();
+    await card.view.getByText(/Cancelled by the host/).waitFor({ timeout: 10_000 });
   });
 });
 
