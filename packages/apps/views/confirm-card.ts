@@ -228,16 +228,7 @@ function showPreview(preview: Preview, refused = false): void {
     confirm.disabled = true;
     status.textContent = 'Waiting for the details of the call…';
   }
-  // Focusable while held (Tab from the reason reaches it): a press is answered, not sent.
-  let held = refused;
-  if (held) {
-    confirm.setAttribute('aria-disabled', 'true');
-    setTimeout(() => {
-      held = false;
-      confirm.removeAttribute('aria-disabled');
-      if (status.textContent === HELD_TEXT) status.textContent = '';
-    }, REFUSED_HOLD_MS);
-  }
+  const held = refused ? holdConfirm(confirm, status) : () => false;
 
   confirm.addEventListener('click', (event) => {
     // The second click of a double click (detail 2; 0 from the keyboard) is no yes: after a refused
@@ -253,7 +244,7 @@ function showPreview(preview: Preview, refused = false): void {
     // One click, one call: whatever happens next, this token is not sent again.
     const token = preview.token;
     if (!token || !callArguments) return;
-    if (held) {
+    if (held()) {
       status.textContent = HELD_TEXT;
       return;
     }
@@ -300,6 +291,21 @@ function showPreview(preview: Preview, refused = false): void {
 const REFUSED_HOLD_MS = 1_500;
 
 const HELD_TEXT = 'Read the new statement first: Confirm can be pressed in a moment.';
+
+/**
+ * Holds `confirm` for REFUSED_HOLD_MS; returns whether it is still held. It stays focusable (Tab
+ * from the server's reason reaches it, and a press is answered with HELD_TEXT rather than sent).
+ */
+function holdConfirm(confirm: HTMLButtonElement, status: HTMLElement): () => boolean {
+  let held = true;
+  confirm.setAttribute('aria-disabled', 'true');
+  setTimeout(() => {
+    held = false;
+    confirm.removeAttribute('aria-disabled');
+    if (status.textContent === HELD_TEXT) status.textContent = '';
+  }, REFUSED_HOLD_MS);
+  return () => held;
+}
 
 async function runConfirmed(preview: Preview, confirmationToken: string, status: HTMLElement): Promise<void> {
   const name = hostToolName(app) ?? `${preview.operationId.split('.')[0]}_action`;
