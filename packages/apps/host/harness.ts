@@ -34,6 +34,8 @@ export interface ViewOptions {
   callTool(call: ToolCall): Promise<unknown>;
   /** The page's timers and Date on Playwright's clock, moved on only by the test (`page.clock.runFor`): a view's polling tested without waiting it out. */
   fakeClock?: boolean;
+  /** A touch screen: the view pressed by taps (`locator.tap()`). */
+  hasTouch?: boolean;
 }
 
 export interface HostedView {
@@ -134,7 +136,7 @@ export async function showToolCall(
 /** Opens a page that hosts one view for one tool call, as an MCP Apps host would. */
 export async function hostView(browser: Browser, options: ViewOptions): Promise<HostedView> {
   const width = options.width ?? 560;
-  const page = await browser.newPage({ viewport: { width: width + 32, height: 900 }, colorScheme: options.theme ?? 'light' });
+  const page = await browser.newPage({ viewport: { width: width + 32, height: 900 }, colorScheme: options.theme ?? 'light', hasTouch: options.hasTouch });
   const toolCalls: ToolCall[] = [];
   const networkRequests: string[] = [];
   page.on('request', (request) => networkRequests.push(request.url()));

@@ -69,6 +69,10 @@ const app = startView('confirmation card', {
         kind: 'declined',
         text: `Cancelled by the host${why}: ${shownPreview.operationId} was not run, and this card will not run it.`,
       });
+      // As for Cancel pressed: the model holds the token too, and the person's stop was a no.
+      tellModel(
+        `The host cancelled ${shownPreview.operationId} while its confirmation card was shown${why}: it was not run. Its confirmationToken must not be used; if the user wants it, call again without it (a new preview is shown).`,
+      );
     } else if (!resultShown) {
       // The call may have been a write that needed no yes, cancelled while the API carried it out.
       showOutcome(undefined, {
@@ -214,6 +218,8 @@ function heading(operationId: string): HTMLElement {
 
 /** `refused`: this preview replaces one whose token the server refused after the person pressed Confirm. */
 function showPreview(preview: Preview, refused = false): void {
+  // The line of the preview drawn before (a refused token's) is checked no more.
+  stopExpiryChecks();
   shownPreview = preview;
   const status = el('p', { class: 'muted', attrs: { role: 'status', 'aria-live': 'polite' } });
   const confirm = el('button', { class: 'primary', text: 'Confirm', attrs: { type: 'button' } });
@@ -222,15 +228,26 @@ function showPreview(preview: Preview, refused = false): void {
     confirm.disabled = true;
     status.textContent = 'Waiting for the details of the call…';
   }
+  const held = refused ? holdConfirm(confirm, status) : () => false;
 
   confirm.addEventListener('click', (event) => {
     // The second click of a double click (detail 2; 0 from the keyboard) is no yes: after a refused
     // token the new preview's Confirm is drawn where the pressed one was, and the second click of a
     // double click on the first landed on it, a yes to a statement no one had read.
-    if (event.detail > 1) return;
+    if (event.detail > 1) {
+      // Said, not dropped silently: the first click may have done nothing (next to the button, on
+      // Confirm while it waited), and this second one was the person's yes.
+      if (preview.token && callArguments)
+        status.textContent = 'That click was counted as the second of a double click, which is not taken as a yes: to confirm, click Confirm once.';
+      return;
+    }
     // One click, one call: whatever happens next, this token is not sent again.
     const token = preview.token;
     if (!token || !callArguments) return;
+    if (held()) {
+      status.textContent = HELD_TEXT;
+      return;
+    }
     acted = true;
     preview.token = undefined;
     confirm.disabled = cancel.disabled = true;
@@ -263,6 +280,31 @@ function showPreview(preview: Preview, refused = false): void {
     ]),
   );
   if (refused) reason?.focus();
+}
+
+/**
+ * How long the Confirm of a preview drawn after a refused token cannot be pressed. It is drawn where
+ * the pressed one was, under the pointer, within a fraction of a second: the second of two slow
+ * clicks (each counted as a click of its own) was a yes to the new statement, unread. Browsers hold
+ * the buttons of their own security prompts so, for the same reason.
+ */
+const REFUSED_HOLD_MS = 1_500;
+
+const HELD_TEXT = 'Read the new statement first: Confirm can be pressed in a moment.';
+
+/**
+ * Holds `confirm` for REFUSED_HOLD_MS; returns whether it is still held. It stays focusable (Tab
+ * from the server's reason reaches it, and a press is answered with HELD_TEXT rather than sent).
+ */
+function holdConfirm(confirm: HTMLButtonElement, status: HTMLElement): () => boolean {
+  let held = true;
+  confirm.setAttribute('aria-disabled', 'true');
+  setTimeout(() => {
+    held = false;
+    confirm.removeAttribute('aria-disabled');
+    if (status.textContent === HELD_TEXT) status.textContent = '';
+  }, REFUSED_HOLD_MS);
+  return () => held;
 }
 
 async function runConfirmed(preview: Preview, confirmationToken: string, status: HTMLElement): Promise<void> {
@@ -304,7 +346,7 @@ const OUTCOME_LOOK = {
 
 /** The outcome, below the statement it belongs to (when there is one). */
 function showOutcome(preview: Preview | undefined, outcome: Outcome): void {
-  clearTimeout(expiryTimer);
+  stopExpiryChecks();
   const look = OUTCOME_LOOK[outcome.kind];
   // A done answer is "Done: … was carried out." and then the API's data, which is folded away.
   // Either may quote the API's text: combining marks past 4 in a row are shown as escapes.
@@ -342,19 +384,41 @@ function tellModel(text: string): void {
 
 /** Turns the shown expiry to "expired" when its moment passes; cleared when the card is drawn again. */
 let expiryTimer: ReturnType<typeof setTimeout> | undefined;
-/** setTimeout's longest delay: a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Checks the shown expiry line again now (when the view is shown again); unset once the card shows no expiry. */
+let checkExpiry: (() => void) | undefined;
+/**
+ * The longest wait between two checks of the expiry line. A page's timers run on a clock that stops
+ * while the device sleeps (Date.now() does not): one timer set for the expiry moment, on a laptop
+ * closed and opened an hour later, still had its minutes to run, and the line said one could
+ * confirm until a time long gone. Short waits also keep clear of setTimeout's range (2^31 ms).
+ */
+const EXPIRY_CHECK_MS = 30_000;
+
+document.addEventListener('visibilitychange', () => checkExpiry?.());
 
 /**
  * The line saying until when the token works, kept true while the card is on screen: it said "You
  * can confirm until 20:19" at 20:25 to a person who had left the card open, as if a yes still could.
+ * None for an expiry this card cannot read ("You can confirm until garbage" is no time).
  */
-function expiryLine(expiresAt: string): HTMLElement {
-  clearTimeout(expiryTimer);
-  const line = el('p', { class: 'muted', text: expiry(expiresAt) });
-  const left = Date.parse(expiresAt) - Date.now();
-  if (left > 0 && left <= MAX_TIMER_MS) expiryTimer = setTimeout(() => (line.textContent = expiry(expiresAt)), left + 1);
+function expiryLine(expiresAt: string): HTMLElement | undefined {
+  const at = Date.parse(expiresAt);
+  if (Number.isNaN(at)) return undefined;
+  const line = el('p', { class: 'muted' });
+  const check = () => {
+    clearTimeout(expiryTimer);
+    line.textContent = expiry(expiresAt);
+    const left = at - Date.now();
+    if (left > 0) expiryTimer = setTimeout(check, Math.min(left + 1, EXPIRY_CHECK_MS));
+  };
+  check();
+  checkExpiry = check;
   return line;
+}
+
+function stopExpiryChecks(): void {
+  clearTimeout(expiryTimer);
+  checkExpiry = undefined;
 }
 
 /**
