@@ -26,9 +26,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A state folder's store where another server's identical write is at the API when it is read, and ends `unknown` just before this server claims. */
+/** A state folder's store where another server's identical write is at the API when it is read, and ends `ending` just before this server claims. */
 class OtherEndsBeforeClaim extends FileGuardStore {
   private other: string | undefined;
+  constructor(
+    dir: string,
+    private readonly ending: 'unknown' | 'refused' = 'unknown',
+  ) {
+    super(dir);
+  }
   override async lastSentWrite(write: string, now: number) {
     if (!this.other) {
       this.other = write;
@@ -37,7 +43,7 @@ class OtherEndsBeforeClaim extends FileGuardStore {
     return super.lastSentWrite(write, now);
   }
   override async claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow?: number) {
-    if (write === this.other) await super.settleWrite(write, 'the-other-server', 'unknown');
+    if (write === this.other) await super.settleWrite(write, 'the-other-server', this.ending);
     return super.claimWrite(write, id, approvedAt, now, clockNow);
   }
 }
@@ -52,6 +58,27 @@ it('a write whose identical twin ended unknown between the read and the claim sa
     expect(textOf(done)).toMatch(
       /Exactly this channel\.whatsapp\.send was also sent by .* and whether that one was carried out is unknown: the customer may now have it twice/,
     );
+  } finally {
+    await server.close();
+  }
+});
+
+// review41-writes: a twin read as at the API that was then refused (the API said no, or it was given
+// up before its send: its mark gives the place back) sent nothing, so nothing went out twice. Since
+// 0d2ab8d the "Done" said all the same that the customer may now have it twice, which the model
+// passes on to the user as a possible double message that never was.
+it('a write whose twin, read as at the API, was refused before the claim is a plain "Done": nothing went out twice', async () => {
+  const folder = mkdtempSync(join(dir, 'refused-'));
+  const server = await inProcess(DOMAINS.channel!, sandbox, {
+    env: { ENGAGE_CONFIRM: 'none', ENGAGE_STATE_DIR: folder },
+    server: { guardStore: () => new OtherEndsBeforeClaim(folder, 'refused') },
+  });
+  try {
+    const before = countCarriedOut(sandbox, SEND);
+    const done = await server.call(SEND, { msisdn: '6281377700041', message: 'Pesanan Anda sudah dikirim' });
+    expect(countCarriedOut(sandbox, SEND)).toBe(before + 1);
+    expect(textOf(done)).toMatch(/^Done: channel\.whatsapp\.send was carried out\./);
+    expect(textOf(done)).not.toMatch(/also sent|twice/);
   } finally {
     await server.close();
   }
