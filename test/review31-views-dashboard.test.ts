@@ -12,35 +12,12 @@
 // - A count too small for the number format's three decimals (totalRecipients 1e-300, from a hostile
 //   API) was written "0": the progress read "∞% sent · 5 of 0 recipients" beside "Recipients 0", a
 //   count of none where the API gave one. Such a number is written as JavaScript writes it (1e-300).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, showToolCall, type CallToolResult, type HostedView } from '../packages/apps/host/harness.js';
-import { launchServer, type LaunchedServer } from '../packages/sandbox/src/index.js';
-import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
+import { describe, expect, it } from 'vitest';
+import { dashboardOnHostileApi } from './helpers/dashboard-on-hostile-api.js';
+import { envelope } from './hostile-api.js';
 
-let api: HostileApi;
-let server: LaunchedServer;
-let browser: Browser;
-const hosted: HostedView[] = [];
-beforeAll(async () => {
-  api = await startHostileApi();
-  [server, browser] = await Promise.all([launchServer('campaign', { ENGAGE_BASE_URL: api.baseUrl, ENGAGE_API_KEY: api.key }), launchBrowser()]);
-}, 60_000);
-afterEach(async () => {
-  for (const view of hosted) expect(view.networkRequests).toEqual([]);
-  await Promise.all(hosted.splice(0).map((view) => view.close()));
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await api?.close();
-});
-
-async function show(args: Record<string, unknown>): Promise<HostedView & { result: CallToolResult }> {
-  const view = await showToolCall(browser, server.client as never, 'campaign_read', args);
-  hosted.push(view);
-  return view;
-}
+const file = dashboardOnHostileApi();
+const show = (args: Record<string, unknown>) => file.show(args);
 
 const COMPLETED = 'c0ffee000000000000000001';
 const DRAFT = 'c0ffee000000000000000002';
@@ -54,7 +31,7 @@ describe('review31: a field named like one of Object’s own', { timeout: 60_000
   for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
     it(`campaign.analytics with a field "${name}" is drawn, the field among the others`, async () => {
       // Written as text: an object literal's "constructor" would be the field, but say it plainly.
-      api.respond(() => ({ body: `{"status":200,"errorCode":0,"data":{"sent":120,"opened":40,"failed":2,"${name}":"x"}}` }));
+      file.api.respond(() => ({ body: `{"status":200,"errorCode":0,"data":{"sent":120,"opened":40,"failed":2,"${name}":"x"}}` }));
       const view = await show({ operationId: 'campaign.analytics' });
       const counts = view.view.locator('dl.counts');
       await counts.waitFor({ timeout: 10_000 });
@@ -72,7 +49,7 @@ describe('review31: a field named like one of Object’s own', { timeout: 60_000
   }
 
   it('campaign.progress with a field "constructor" shows its counts', async () => {
-    api.respond(() => ({
+    file.api.respond(() => ({
       body: `{"status":200,"errorCode":0,"data":{"_id":"${COMPLETED}","status":"completed","totalRecipients":100,"sentCount":100,"constructor":1}}`,
     }));
     const view = await show({ operationId: 'campaign.progress', params: { id: COMPLETED } });
@@ -88,7 +65,7 @@ describe('review31: Progress pressed on two campaigns, the first answering last'
     const firstHeld = new Promise<void>((resolve) => {
       answerFirst = resolve;
     });
-    api.respond(async (request) => {
+    file.api.respond(async (request) => {
       if (request.path.endsWith(`${COMPLETED}/progress`)) {
         await firstHeld;
         return envelope(CAMPAIGNS[0]);
@@ -112,7 +89,7 @@ describe('review31: Progress pressed on two campaigns, the first answering last'
 
 describe('review31: a search that matched some of the campaigns', { timeout: 60_000 }, () => {
   it('says how many matched, not how many there are in all as if the rest were on other pages', async () => {
-    api.respond(() => envelope(CAMPAIGNS));
+    file.api.respond(() => envelope(CAMPAIGNS));
     const view = await show({ operationId: 'campaign.list', search: 'Ramadan' });
     await view.view.locator('table').waitFor();
     expect(view.result.structuredContent?.page).toMatchObject({ total: 3, matched: 1, offset: 0, returned: 1 });
@@ -124,7 +101,7 @@ describe('review31: a search that matched some of the campaigns', { timeout: 60_
 
 describe('review31: a count too small for three decimals', { timeout: 60_000 }, () => {
   it('is not written as 0', async () => {
-    api.respond(() => envelope({ _id: COMPLETED, status: 'completed', totalRecipients: 1e-300, sentCount: 5, failedCount: -0.0001 }));
+    file.api.respond(() => envelope({ _id: COMPLETED, status: 'completed', totalRecipients: 1e-300, sentCount: 5, failedCount: -0.0001 }));
     const view = await show({ operationId: 'campaign.progress', params: { id: COMPLETED } });
     await view.view.locator('#progress-text').waitFor();
     const counts = await view.view.locator('dl.counts div').allTextContents();
