@@ -140,8 +140,10 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
     ownerless.set(lock.id, seen);
     stale ||= performance.now() - seen >= LOCK_OWNERLESS_MS;
   }
-  if (!stale || !stillThere(path, lock)) return;
+  if (!stale) return;
+  // Named first: the read just before the move, and the move, with as little as can be between them.
   const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
+  if (!stillThere(path, lock)) return;
   try {
     fs.renameSync(path, aside);
   } catch {
