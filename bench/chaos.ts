@@ -11,7 +11,10 @@
 // restarted (its data gone) and once flushed. Every choice comes from --seed (printed first), each
 // actor drawing from its own stream, so a failure replays as far as timing allows.
 //
-//   npm run chaos -- [--minutes 3] [--clients 12] [--seed N] [--fault-share 0.3]
+//   npm run chaos -- [--minutes 3] [--clients 12] [--seed N] [--fault-share 0.3] [--keep-logs DIR]
+//
+// --keep-logs DIR: every server's stderr at debug level (each claim of a write, its mark and how it
+// was settled), one file per stdio server process (named by its seat and pid) and per replica.
 //
 // Checked per intended write (one message or contact, unique to the run): a carried-out write is
 // matched to a call that may have sent it (none said "nothing was sent"); an answer "Done" has its
@@ -20,7 +23,7 @@
 // answer unless this run cancelled it; no API key or key fingerprint in any answer or log line.
 // Exits 1 on any violation, listing each with its calls.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -40,11 +43,12 @@ const { values } = parseArgs({
     clients: { type: 'string', default: '12' },
     seed: { type: 'string' },
     'fault-share': { type: 'string', default: '0.3' },
+    'keep-logs': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  process.stdout.write('Usage: npm run chaos -- [--minutes 3] [--clients 12] [--seed N] [--fault-share 0.3]\n');
+  process.stdout.write('Usage: npm run chaos -- [--minutes 3] [--clients 12] [--seed N] [--fault-share 0.3] [--keep-logs DIR]\n');
   process.exit(0);
 }
 const MINUTES = Number(values.minutes);
@@ -59,6 +63,12 @@ if (!existsSync(CLI)) {
   process.stderr.write(`chaos: ${CLI} is missing: build first (npm run chaos builds; or npm run build).\n`);
   process.exit(2);
 }
+const KEEP_LOGS = values['keep-logs'];
+if (KEEP_LOGS) mkdirSync(KEEP_LOGS, { recursive: true });
+/** Keeps a server's stderr lines in DIR/<name>.log (with --keep-logs). */
+const keepLines = (name: string, lines: string[]) => {
+  if (KEEP_LOGS && lines.length > 0) appendFileSync(join(KEEP_LOGS, `${name.replace(/[^\w.#=-]+/g, '_')}.log`), `${lines.join('\n')}\n`);
+};
 const DURATION_MS = Math.round(MINUTES * 60_000);
 const CALL_TIMEOUT_MS = 60_000;
 const MODERN = '2026-07-28';
@@ -96,6 +106,8 @@ type Said = 'sent' | 'nothing' | 'maybe' | 'no answer';
 interface Call {
   role: 'first' | 'preview' | 'confirm' | 'replay' | 'repeat' | 'twin' | 'idempotent repeat';
   seat: string;
+  /** The stdio server's pid when the call began (a remote seat has none here). */
+  pid?: number;
   start: number;
   end: number;
   said: Said;
@@ -158,6 +170,8 @@ const intents: Intent[] = [];
 
 interface Seat {
   name: string;
+  /** The stdio server's pid, if one is running. */
+  pid?(): number | undefined;
   call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Result>;
   /** Cuts the connection (remote) or kills the server (stdio) while a call may be on its way. */
   disrupt(): void;
@@ -214,10 +228,18 @@ function remoteSeat(era: 'v1' | 'v2', path: string, key: string, base: () => str
   return seat;
 }
 
-function stdioSeat(confirm: 'default' | 'none', env: Record<string, string>, lane: number): Seat {
+function stdioSeat(confirm: 'default' | 'none', env: Record<string, string>, lane: number, worker: number): Seat {
   let server: LaunchedServer | undefined;
+  // Its pid as launched: the transport forgets it once closed.
+  const pids = new WeakMap<LaunchedServer, number | null>();
+  const keep = (ended: LaunchedServer) => {
+    const lines = ended.stderr().split('\n').filter(Boolean);
+    logLines.push(...lines);
+    keepLines(`stdio c${worker} #${lane} pid ${pids.get(ended)}`, lines);
+  };
   const seat: Seat = {
     name: `v1 stdio channel${confirm === 'none' ? ' ENGAGE_CONFIRM=none' : ''} #${lane}`,
+    pid: () => server?.transport.pid ?? undefined,
     call: async (name, args, signal) => {
       if (!server) await seat.reopen();
       return (await (server as LaunchedServer).client.callTool({ name, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS })) as Result;
@@ -226,6 +248,7 @@ function stdioSeat(confirm: 'default' | 'none', env: Record<string, string>, lan
       const pid = server?.transport.pid;
       if (pid) {
         stats.kills['stdio server SIGKILL'] = (stats.kills['stdio server SIGKILL'] ?? 0) + 1;
+        keepLines('kills', [`${Date.now()} SIGKILL stdio c${worker} #${lane} pid ${pid}`]);
         process.kill(pid, 'SIGKILL');
       }
     },
@@ -233,16 +256,17 @@ function stdioSeat(confirm: 'default' | 'none', env: Record<string, string>, lan
       const old = server;
       server = undefined;
       if (old) {
-        for (const line of old.stderr().split('\n')) if (line) logLines.push(line);
         await old.close().catch(() => undefined);
+        keep(old);
       }
       stats.reconnects++;
       server = await launchServer('channel', { ...env, ...(confirm === 'none' ? { ENGAGE_CONFIRM: 'none' } : {}) });
+      pids.set(server, server.transport.pid);
     },
     close: async () => {
       if (!server) return;
       await server.close().catch(() => undefined);
-      for (const line of server.stderr().split('\n')) if (line) logLines.push(line);
+      keep(server);
     },
   };
   return seat;
@@ -264,6 +288,7 @@ async function call(
   stats.calls++;
   const controller = new AbortController();
   const start = Date.now();
+  const pid = seat.pid?.();
   let disrupted: string | undefined;
   const timer =
     disruption &&
@@ -295,13 +320,24 @@ async function call(
     else if (lost) stats.lost++;
     else stats.errors++;
     countError(`${seat.name}: ${disrupted ? `${disrupted}: ` : ''}${kind}`);
-    record = { role, seat: seat.name, start, end, said: 'no answer', toldDone: false, warned: false, text: kind, ...(disrupted ? { disrupted } : {}) };
+    record = {
+      role,
+      seat: seat.name,
+      ...(pid ? { pid } : {}),
+      start,
+      end,
+      said: 'no answer',
+      toldDone: false,
+      warned: false,
+      text: kind,
+      ...(disrupted ? { disrupted } : {}),
+    };
     // The connection may be gone (a killed replica's session, a killed stdio server): a fresh one for the next call.
     await seat.reopen().catch((error: unknown) => countError(`reopen: ${describeThrown(error).kind}`));
   } else {
     stats.answered++;
     answers.push(JSON.stringify(answer.result));
-    record = { role, seat: seat.name, start, end, ...judge(answer.result), ...(disrupted ? { disrupted } : {}) };
+    record = { role, seat: seat.name, ...(pid ? { pid } : {}), start, end, ...judge(answer.result), ...(disrupted ? { disrupted } : {}) };
     if (disrupted && seat.name.includes('stdio')) await seat.reopen().catch(() => undefined);
   }
   intent.calls.push(record);
@@ -462,7 +498,7 @@ function check(carried: Map<string, number[]>): string[] {
     intent.calls
       .map(
         (each) =>
-          `      ${each.role} on ${each.seat} [${each.start - started}..${each.end - started} ms] ${each.said}${each.toldDone ? ' (told done)' : ''}${each.warned ? ' (warned)' : ''}${each.disrupted ? ` (${each.disrupted})` : ''}: ${label(each.text).slice(0, 80)} | ${each.text.replace(/\s+/g, ' ').slice(0, 260)}`,
+          `      ${each.role} on ${each.seat}${each.pid ? ` (pid ${each.pid})` : ''} [${each.start - started}..${each.end - started} ms; at ${each.start}] ${each.said}${each.toldDone ? ' (told done)' : ''}${each.warned ? ' (warned)' : ''}${each.disrupted ? ` (${each.disrupted})` : ''}: ${label(each.text).slice(0, 80)} | ${each.text.replace(/\s+/g, ' ').slice(0, 260)}`,
       )
       .join('\n');
   for (const intent of intents) {
@@ -527,19 +563,25 @@ const env = {
   ENGAGE_BASE_URL: sandbox.baseUrl,
   ENGAGE_REDIS_URL: redisServer.url,
   ENGAGE_STATE_SECRET: randomBytes(48).toString('base64'),
-  ENGAGE_LOG_LEVEL: 'info',
+  ENGAGE_LOG_LEVEL: KEEP_LOGS ? 'debug' : 'info',
 };
 const replicas = [new Replica('replica A', env, elapsed), new Replica('replica B', env, elapsed)];
-for (const replica of replicas) replica.onLine = (line) => logLines.push(line);
+for (const replica of replicas)
+  replica.onLine = (line) => {
+    logLines.push(line);
+    keepLines(`${replica.name} pid ${replica.pid}`, [line]);
+  };
 let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
-const stdioEnv = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: stdioKey, ENGAGE_STATE_DIR: stateDir, ENGAGE_LOG_LEVEL: 'info' };
+const stdioEnv = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: stdioKey, ENGAGE_STATE_DIR: stateDir, ENGAGE_LOG_LEVEL: KEEP_LOGS ? 'debug' : 'info' };
 
 async function teardown(): Promise<void> {
   await proxy?.close().catch(() => undefined);
   await Promise.allSettled(replicas.map((replica) => replica.stop()));
   await redisServer.stop().catch(() => undefined);
   await sandbox.close().catch(() => undefined);
-  rmSync(stateDir, { recursive: true, force: true });
+  // Kept with the logs: what the state folder held at the end (its writes/ entries) is part of a trace.
+  if (KEEP_LOGS) process.stderr.write(`chaos: the state folder is kept: ${stateDir}\n`);
+  else rmSync(stateDir, { recursive: true, force: true });
 }
 process.once('SIGINT', () => void teardown().then(() => process.exit(130)));
 
@@ -567,7 +609,7 @@ try {
     // Two of each: two stdio servers on the one state folder; two sessions (for v1, on the two replicas in turn).
     const stdio = index % 3 === 2;
     const seats = [1, 2].map((lane) =>
-      stdio ? stdioSeat(index % 2 === 0 ? 'default' : 'none', stdioEnv, lane) : remoteSeat(era, '/mcp/channel', key, base, lane),
+      stdio ? stdioSeat(index % 2 === 0 ? 'default' : 'none', stdioEnv, lane, index) : remoteSeat(era, '/mcp/channel', key, base, lane),
     );
     const contactSeats = stdio ? [] : [1, 2].map((lane) => remoteSeat(era, '/mcp/contact', key, base, lane));
     for (const each of [...seats, ...contactSeats]) await each.reopen();

@@ -70,6 +70,7 @@ export async function markShared(
   const id = randomBytes(12).toString('base64url');
   try {
     const refusedBy = await store.claimWrite(write, id, approval.approvedAt, at, Date.now());
+    traceClaim(deps, op, write, id, approval.approvedAt, at, refusedBy);
     if (refusedBy) return { refusedBy };
   } catch (error) {
     await store.settleWrite?.(write, id, 'refused').catch(() => undefined);
@@ -98,6 +99,13 @@ export async function markShared(
     ...(replaced ? { replaced } : {}),
     mark: { write, id, at, ...(approval.confirmation ? { confirmation: approval.confirmation } : {}), renewing, renewed, needsYes },
   };
+}
+
+/** At debug level, what each claim read and did (pid and times by this process's clock): how a write sent twice is traced. */
+function traceClaim(deps: CallDeps, op: Operation, write: string, id: string, approvedAt: number, at: number, refusedBy: Attempt | undefined): void {
+  const yes = approvedAt === NO_YES ? 'none needed' : String(approvedAt);
+  const did = refusedBy ? `refused by ${refusedBy.outcome} of ${refusedBy.at}` : 'marked in flight';
+  deps.log.debug(`claim ${op.id} write ${write.slice(0, 12)} mark ${id} pid ${process.pid} yes ${yes} at ${at} now ${Date.now()}: ${did}`);
 }
 
 /**
@@ -153,6 +161,7 @@ export async function settleShared(
 ): Promise<void> {
   if (!mark) return;
   clearInterval(mark.renewing);
+  deps.log.debug(`settle write ${mark.write.slice(0, 12)} mark ${mark.id} pid ${process.pid} now ${Date.now()}: ${outcome}`);
   const store = deps.guard.store();
   const noted = unread && outcome === 'done' && !mark.needsYes;
   for (let tries = 1; ; tries++) {

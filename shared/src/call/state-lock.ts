@@ -141,20 +141,35 @@ function breakIfStale(path: string, ownerless: Map<string, number>): void {
     stale ||= performance.now() - seen >= LOCK_OWNERLESS_MS;
   }
   if (!stale) return;
+  // Named first: the read just before the move, and the move, with as little as can be between them.
   const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
+  if (!stillThere(path, lock)) return;
   try {
     fs.renameSync(path, aside);
   } catch {
     return; // Lost the race to another process breaking it: fine.
   }
   try {
-    // Another process may have broken it and taken a fresh lock in between: that one goes back.
-    const moved = fs.lstatSync(aside);
-    if (`${moved.dev}:${moved.ino}` !== lock.id) fs.linkSync(aside, path);
+    // Another process may have broken it and taken a fresh lock in between: that one goes back. Its file may have the
+    // stale one's inode (a file system gives a freed inode to the next file made, ext4 at once), so the owner says which.
+    if (!stillThere(aside, lock)) fs.linkSync(aside, path);
   } catch {
     // A lock taken meanwhile at the path: this one's owner finds its lock gone when it releases.
   } finally {
     removeQuietly(aside);
+  }
+}
+
+/**
+ * Whether `path` holds the lock read before: the same file and the same owner (each lock names its
+ * own nonce). Read again just before it is moved, since looking its owner up took a while.
+ */
+function stillThere(path: string, lock: NonNullable<ReturnType<typeof readLock>>): boolean {
+  try {
+    const now = readLock(path);
+    return now?.id === lock.id && now.holder === lock.holder;
+  } catch {
+    return false;
   }
 }
 
