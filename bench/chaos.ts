@@ -32,6 +32,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { keyFingerprint } from '../shared/src/index.js';
 import { connectRedis } from '../packages/http/src/redis.js';
+import { seededRandom } from '../packages/sandbox/src/data.js';
 import { ALL_SCOPES, type FaultKind, launchServer, type LaunchedServer, startSandbox } from '../packages/sandbox/src/index.js';
 import { startRedis } from '../test/redis-server.js';
 import { CLI, Replica, describeThrown, label, sleep } from './fleet.js';
@@ -80,17 +81,8 @@ const elapsed = () => (Date.now() - started) / 1000;
 const note = (line: string) => process.stderr.write(`[chaos ${elapsed().toFixed(1).padStart(6)}s] ${line}\n`);
 process.stdout.write(`chaos seed ${SEED} (replay: npm run chaos -- --seed ${SEED} --minutes ${MINUTES} --clients ${CLIENTS} --fault-share ${FAULT_SHARE})\n`);
 
-/** mulberry32: a small seeded generator; one stream per actor, so one actor's choices do not depend on another's timing. */
-function stream(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator per actor, so one actor's choices do not depend on another's timing. */
+const stream = seededRandom;
 type Random = () => number;
 const oneOf = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 

@@ -128,8 +128,8 @@ const LAST = [
 ];
 const TAGS = ['vip', 'reseller', 'jakarta', 'bandung', 'surabaya', 'new', 'repeat'];
 
-/** A small deterministic generator, so every start seeds the same data. */
-function random(seed: number): () => number {
+/** A small deterministic generator (mulberry32), so every start seeds the same data; bench/chaos.ts draws from it too. */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -173,7 +173,7 @@ function makeContacts(count: number, rand: () => number, startIndex = 0, contact
  * (contacts, campaigns, tickets, products, usage), so every start seeds the same ids and numbers.
  */
 export function seedTenant(kind: 'A' | 'B', extraContacts = 0, extraTickets = 0): TenantState {
-  const rand = random(kind === 'A' ? 20260901 : 20260902);
+  const rand = seededRandom(kind === 'A' ? 20260901 : 20260902);
   const name = kind === 'A' ? 'Toko Batik Sekar' : 'Kopi Nusantara';
   const contacts = makeContacts(kind === 'A' ? 40 : 15, rand);
   if (extraContacts > 0) makeContacts(extraContacts, rand, contacts.length, contacts);
@@ -392,7 +392,7 @@ const TICKET_CHANNELS = ['whatsapp', 'telegram', 'email'];
  * rest of the seed stays as it is, and a loop, so any count seeds quickly.
  */
 function makeTickets(count: number, kind: 'A' | 'B', contacts: Contact[], tickets: Ticket[] = []): Ticket[] {
-  const rand = random(kind === 'A' ? 20261001 : 20261002);
+  const rand = seededRandom(kind === 'A' ? 20261001 : 20261002);
   const base = kind === 'A' ? 100_001 : 200_001;
   for (let index = 0; index < count; index++) {
     const contact = contacts[Math.floor(rand() * contacts.length)] as Contact;
