@@ -3,7 +3,7 @@
 // made no network request: a view loads nothing).
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, type HostedView } from '../packages/apps/host/harness.js';
+import { hostView, launchBrowser, type HostedView, type ViewOptions } from '../packages/apps/host/harness.js';
 import { launchServer, startSandbox, type DomainName, type LaunchedServer, type Sandbox } from '../packages/sandbox/src/index.js';
 
 export interface ViewsReady {
@@ -36,4 +36,28 @@ export function viewsPerFile(domain: DomainName, ready: (started: ViewsReady) =>
     await started.sandbox?.close();
   });
   return hosted;
+}
+
+/**
+ * The confirmation card as a host shows it for campaign_action called with `toolInput` and answered
+ * `toolResult` (undefined: no result yet): the card's HTML and the tool read from the server, and the
+ * card's own calls sent to it, unless `options` says otherwise.
+ */
+export async function hostConfirmCard(
+  browser: Browser,
+  server: LaunchedServer,
+  toolInput: Record<string, unknown>,
+  toolResult: unknown,
+  options: Partial<Omit<ViewOptions, 'html' | 'tool' | 'toolInput' | 'toolResult'>> = {},
+): Promise<HostedView> {
+  const { tools } = await server.client.listTools();
+  const [content] = (await server.client.readResource({ uri: 'ui://engage/confirm' })).contents;
+  return hostView(browser, {
+    html: (content as { text: string }).text,
+    tool: tools.find((tool) => tool.name === 'campaign_action') as never,
+    toolInput,
+    toolResult,
+    callTool: ({ name, arguments: args }) => server.client.callTool({ name, arguments: args }),
+    ...options,
+  });
 }

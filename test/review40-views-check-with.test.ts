@@ -7,9 +7,8 @@
 // bold. Only the server's own words are read for it now; quoted text is not.
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { hostView } from '../packages/apps/host/harness.js';
 import type { LaunchedServer } from '../packages/sandbox/src/index.js';
-import { viewsPerFile } from './hosted-views.js';
+import { hostConfirmCard, viewsPerFile } from './hosted-views.js';
 
 let browser: Browser;
 let server: LaunchedServer;
@@ -17,15 +16,12 @@ const hosted = viewsPerFile('campaign', (ready) => ({ server, browser } = ready)
 
 /** The card for a result the host passes on, as the server words an unknown outcome (outcomes.ts unknownOutcome). */
 async function cardFor(text: string) {
-  const { tools } = await server.client.listTools();
-  const [content] = (await server.client.readResource({ uri: 'ui://engage/confirm' })).contents;
-  const card = await hostView(browser, {
-    html: (content as { text: string }).text,
-    tool: tools.find((tool) => tool.name === 'campaign_action') as never,
-    toolInput: { operationId: 'campaign.send', params: { id: 'c0ffee000000000000000001' } },
-    toolResult: { isError: true, content: [{ type: 'text', text }], structuredContent: { operationId: 'campaign.send', outcome: 'unknown' } },
-    callTool: ({ name, arguments: toolArgs }) => server.client.callTool({ name, arguments: toolArgs }),
-  });
+  const card = await hostConfirmCard(
+    browser,
+    server,
+    { operationId: 'campaign.send', params: { id: 'c0ffee000000000000000001' } },
+    { isError: true, content: [{ type: 'text', text }], structuredContent: { operationId: 'campaign.send', outcome: 'unknown' } },
+  );
   hosted.push(card);
   await card.view.getByText('Outcome unknown').waitFor();
   return card;

@@ -6,9 +6,9 @@
 // (the server still decides: a yes sent after it is refused, and a new preview is drawn).
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { hostView, runClockUntil, type CallToolResult } from '../packages/apps/host/harness.js';
+import { runClockUntil, type CallToolResult } from '../packages/apps/host/harness.js';
 import type { LaunchedServer } from '../packages/sandbox/src/index.js';
-import { viewsPerFile } from './hosted-views.js';
+import { hostConfirmCard, viewsPerFile } from './hosted-views.js';
 import { structuredOf, textOf } from './helpers.js';
 
 let browser: Browser;
@@ -26,16 +26,7 @@ describe('review40: a card left open past its expiry', { timeout: 60_000 }, () =
     const preview = (await server.client.callTool({ name: 'campaign_action', arguments: args })) as CallToolResult;
     const expiresAt = Date.parse(String(preview.structuredContent?.expiresAt));
     expect(expiresAt).toBeGreaterThan(Date.now());
-    const { tools } = await server.client.listTools();
-    const [content] = (await server.client.readResource({ uri: 'ui://engage/confirm' })).contents;
-    const card = await hostView(browser, {
-      html: (content as { text: string }).text,
-      tool: tools.find((tool) => tool.name === 'campaign_action') as never,
-      toolInput: args,
-      toolResult: preview,
-      callTool: ({ name, arguments: toolArgs }) => server.client.callTool({ name, arguments: toolArgs }),
-      fakeClock: true,
-    });
+    const card = await hostConfirmCard(browser, server, args, preview, { fakeClock: true });
     hosted.push(card);
     const line = card.view.getByText(/^You can confirm until |^This confirmation expired at /);
     await card.view.getByText(/^You can confirm until /).waitFor();

@@ -10,9 +10,9 @@
 //   late result after a cancel before any result (a Done is shown as Done; a preview offers no Confirm).
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { hostView, type CallToolResult, type HostedView } from '../packages/apps/host/harness.js';
+import type { CallToolResult, HostedView } from '../packages/apps/host/harness.js';
 import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
-import { viewsPerFile } from './hosted-views.js';
+import { hostConfirmCard, viewsPerFile } from './hosted-views.js';
 import { countCarriedOut, textOf } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -21,15 +21,7 @@ let server: LaunchedServer;
 const hosted = viewsPerFile('campaign', (ready) => ({ sandbox, server, browser } = ready));
 
 async function open(args: Record<string, unknown>, result: CallToolResult | undefined): Promise<HostedView> {
-  const { tools } = await server.client.listTools();
-  const [content] = (await server.client.readResource({ uri: 'ui://engage/confirm' })).contents;
-  const view = await hostView(browser, {
-    html: (content as { text: string }).text,
-    tool: tools.find((tool) => tool.name === 'campaign_action') as never,
-    toolInput: args,
-    toolResult: result,
-    callTool: ({ name, arguments: toolArgs }) => server.client.callTool({ name, arguments: toolArgs }),
-  });
+  const view = await hostConfirmCard(browser, server, args, result);
   hosted.push(view);
   return view;
 }

@@ -11,9 +11,9 @@
 //   (focus is on the reason by then), element.click() as assistive tech calls it, a tap.
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { hostView, type CallToolResult, type HostedView } from '../packages/apps/host/harness.js';
+import type { CallToolResult, HostedView } from '../packages/apps/host/harness.js';
 import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
-import { viewsPerFile } from './hosted-views.js';
+import { hostConfirmCard, viewsPerFile } from './hosted-views.js';
 import { countCarriedOut, structuredOf, textOf } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -32,16 +32,7 @@ async function sendCard(name: string, options: { hasTouch?: boolean } = {}): Pro
   const args = { operationId: 'campaign.send', params: { id } };
   const preview = (await server.client.callTool({ name: 'campaign_action', arguments: args })) as CallToolResult;
   expect(preview.structuredContent?.outcome).toBe('preview');
-  const { tools } = await server.client.listTools();
-  const [content] = (await server.client.readResource({ uri: 'ui://engage/confirm' })).contents;
-  const card = await hostView(browser, {
-    html: (content as { text: string }).text,
-    tool: tools.find((tool) => tool.name === 'campaign_action') as never,
-    toolInput: args,
-    toolResult: preview,
-    callTool: ({ name: tool, arguments: toolArgs }) => server.client.callTool({ name: tool, arguments: toolArgs }),
-    ...options,
-  });
+  const card = await hostConfirmCard(browser, server, args, preview, options);
   hosted.push(card);
   await card.view.getByRole('button', { name: 'Confirm' }).waitFor();
   return { card, id };

@@ -9,9 +9,9 @@
 // shown again. An expiry the card cannot read is not written out as a time ("until garbage").
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { hostView, runClockFor, type CallToolResult, type HostedView } from '../packages/apps/host/harness.js';
+import { runClockFor, type CallToolResult, type HostedView } from '../packages/apps/host/harness.js';
 import type { LaunchedServer } from '../packages/sandbox/src/index.js';
-import { viewsPerFile } from './hosted-views.js';
+import { hostConfirmCard, viewsPerFile } from './hosted-views.js';
 import { structuredOf, textOf } from './helpers.js';
 
 let browser: Browser;
@@ -28,16 +28,7 @@ async function cardOnFakeClock(name: string, expiresAt?: string): Promise<{ card
   const args = { operationId: 'campaign.send', params: { id: (structuredOf(created as never).data as { _id: string })._id } };
   const preview = (await server.client.callTool({ name: 'campaign_action', arguments: args })) as CallToolResult;
   const shown = expiresAt === undefined ? preview : { ...preview, structuredContent: { ...preview.structuredContent, expiresAt } };
-  const { tools } = await server.client.listTools();
-  const [content] = (await server.client.readResource({ uri: 'ui://engage/confirm' })).contents;
-  const card = await hostView(browser, {
-    html: (content as { text: string }).text,
-    tool: tools.find((tool) => tool.name === 'campaign_action') as never,
-    toolInput: args,
-    toolResult: shown,
-    callTool: ({ name: tool, arguments: toolArgs }) => server.client.callTool({ name: tool, arguments: toolArgs }),
-    fakeClock: true,
-  });
+  const card = await hostConfirmCard(browser, server, args, shown, { fakeClock: true });
   hosted.push(card);
   await card.view.getByRole('button', { name: 'Confirm' }).waitFor();
   return { card, expiresAt: Date.parse(String(preview.structuredContent?.expiresAt)) };

@@ -9,9 +9,9 @@
 // a click after that is a yes.
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { hostView, type CallToolResult } from '../packages/apps/host/harness.js';
+import type { CallToolResult } from '../packages/apps/host/harness.js';
 import type { LaunchedServer, Sandbox } from '../packages/sandbox/src/index.js';
-import { viewsPerFile } from './hosted-views.js';
+import { hostConfirmCard, viewsPerFile } from './hosted-views.js';
 import { countCarriedOut, structuredOf, textOf } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -29,16 +29,7 @@ describe('review41: a slow second click on the preview drawn after a refused tok
     const id = (structuredOf(created as never).data as { _id: string })._id;
     const args = { operationId: 'campaign.send', params: { id } };
     const preview = (await server.client.callTool({ name: 'campaign_action', arguments: args })) as CallToolResult;
-    const { tools } = await server.client.listTools();
-    const [content] = (await server.client.readResource({ uri: 'ui://engage/confirm' })).contents;
-    const card = await hostView(browser, {
-      html: (content as { text: string }).text,
-      tool: tools.find((tool) => tool.name === 'campaign_action') as never,
-      toolInput: args,
-      toolResult: preview,
-      callTool: ({ name, arguments: toolArgs }) => server.client.callTool({ name, arguments: toolArgs }),
-      fakeClock: true,
-    });
+    const card = await hostConfirmCard(browser, server, args, preview, { fakeClock: true });
     hosted.push(card);
     const confirm = card.view.getByRole('button', { name: 'Confirm' });
     await confirm.waitFor();
