@@ -4,10 +4,17 @@
 // host's own settings, or a server the person had just added. The file is now read again just
 // before the new one takes its place; if it changed, the merge is made again from it, and a file
 // that keeps changing is left as it is, with a message.
+// Review 40, mergeIntoConfig reads the file again when the host saved it meanwhile (ae57452), but a
+// host without an atomic rename truncates its file, then writes it: read again in between, the
+// file was cut off mid-JSON, and setup ended on "… is not valid JSON", a file the person then found
+// whole. Now a file that cannot be merged when read again is read once more after a moment, and
+// merged once the host's save is whole; one that stays so is refused with its own words.
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConfigRefused } from '../packages/setup/src/config-error.js';
 
 /** What the host saves while setup's new text is being written, once per entry (each save a write). */
 const hostSaves: string[] = [];
@@ -31,11 +38,19 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 
 const { mergeIntoConfig } = await import('../packages/setup/src/files.js');
 
-/** Setup's merge, in miniature: our server added to whatever the file holds. */
-const addOurs = (current: string | undefined) => {
-  const config = JSON.parse(current ?? '{}');
+const WHOLE = '{"numStartups": 2, "mcpServers": {"added-meanwhile": {"command": "x"}}}\n';
+const HALF = WHOLE.slice(0, 30);
+
+/** Setup's merge, in miniature: our server added, a file that is no JSON refused as setup refuses it. */
+function addOurs(current: string | undefined): string {
+  let config: Record<string, Record<string, unknown>>;
+  try {
+    config = JSON.parse(current ?? '{}');
+  } catch {
+    throw new ConfigRefused(`${configPath} is not valid JSON; nothing was changed.`);
+  }
   return `${JSON.stringify({ ...config, mcpServers: { ...config.mcpServers, 'engage-contact': { command: 'npx' } } })}\n`;
-};
+}
 
 let home: string;
 beforeEach(async () => {
@@ -77,5 +92,29 @@ describe('the host saving its config while setup writes it', () => {
     );
     expect(await readFile(configPath, 'utf8')).toBe('{"numStartups": 4}\n');
     expect(await readdir(home)).toEqual(['.claude.json']);
+  });
+});
+
+describe('the host half way through a save when setup reads its file again', () => {
+  it('merges into the save once it is whole', async () => {
+    await writeFile(configPath, '{"numStartups": 1, "mcpServers": {}}\n');
+    hostSaves.push(HALF);
+    // The host finishes its write just after setup read the half of it.
+    const merge = (current: string | undefined) => {
+      if (current === HALF) writeFileSync(configPath, WHOLE);
+      return addOurs(current);
+    };
+    await mergeIntoConfig(configPath, merge, true);
+    expect(JSON.parse(await readFile(configPath, 'utf8'))).toEqual({
+      numStartups: 2,
+      mcpServers: { 'added-meanwhile': { command: 'x' }, 'engage-contact': { command: 'npx' } },
+    });
+  });
+
+  it('refuses, with the file’s own problem, one that stays cut off', async () => {
+    await writeFile(configPath, '{"numStartups": 1, "mcpServers": {}}\n');
+    hostSaves.push(HALF);
+    await expect(mergeIntoConfig(configPath, addOurs, true)).rejects.toThrow('is not valid JSON; nothing was changed.');
+    expect(await readFile(configPath, 'utf8')).toBe(HALF);
   });
 });
