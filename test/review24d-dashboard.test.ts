@@ -70,6 +70,15 @@ describe('review24d: progress the API reports out of range is shown as reported'
     await view.view.locator('dl.counts div', { hasText: 'Sent' }).getByText('NaN', { exact: true }).waitFor();
   });
 
+  it('counts whose ratio is beyond any number are not written as an infinite percent', async () => {
+    // Each count is a finite JSON number; sent over recipients is not (5 / 1e-320 is Infinity).
+    const campaign = campaignWith({ totalRecipients: 1e-320, sentCount: 5 });
+    const view = await showProgress(campaign._id);
+    expect(await progressText(view)).not.toMatch(/∞|Infinity/);
+    expect(await progressText(view)).toMatch(/^Progress not given/);
+    expect(await view.view.getByRole('progressbar').getAttribute('aria-valuenow')).toBeNull();
+  });
+
   it('a fraction below 100% is not rounded up to done', async () => {
     const campaign = campaignWith({ totalRecipients: 1_000_000, sentCount: 999_999 });
     const view = await showProgress(campaign._id);
@@ -125,6 +134,17 @@ describe('review24d: a 320 px frame', { timeout: 60_000 }, () => {
 });
 
 describe('review24d: counts of many digits in the analytics chart', { timeout: 60_000 }, () => {
+  it('a rate beyond any number is left out, not written as an infinite percent', async () => {
+    const campaigns = sandbox.tenant('A').campaigns;
+    for (const campaign of campaigns) Object.assign(campaign, { sentCount: 0, openedCount: 0, failedCount: 0 });
+    Object.assign(campaigns[0]!, { sentCount: 1e-320, openedCount: 5, failedCount: 0 });
+    const view = await showToolCall(browser, server.client as never, 'campaign_read', { operationId: 'campaign.analytics' });
+    hosted.push(view);
+    await view.view.locator('ul.facts li', { hasText: 'Failed' }).waitFor();
+    expect(await view.view.locator('ul.facts').textContent()).not.toMatch(/∞|Infinity/);
+    expect(await view.view.locator('ul.facts li', { hasText: 'Opened' }).count()).toBe(0);
+  });
+
   it('each number written beside its bar is drawn whole, inside the chart', async () => {
     const campaigns = sandbox.tenant('A').campaigns;
     for (const campaign of campaigns) Object.assign(campaign, { sentCount: 0, openedCount: 0, failedCount: 0 });

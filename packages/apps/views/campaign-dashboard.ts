@@ -145,7 +145,7 @@ function readProgress(data: Data): Progress {
   // From the counts written beside it, so the two never disagree (an API rounding 999,999 of
   // 1,000,000 to 100 would read as done); else the API's own percentage; else not known, never 0.
   // Rounded down, and not clamped: 250 of 100 is 250%, not 100%. Only the bar stops at its ends.
-  const fromCounts = total !== undefined && sent !== undefined && total > 0 ? (sent / total) * 100 : undefined;
+  const fromCounts = total !== undefined && sent !== undefined && total > 0 ? finite((sent / total) * 100) : undefined;
   const percent = fromCounts ?? pick(data, FIELDS.percent);
   return {
     status: typeof data.status === 'string' ? data.status : undefined,
@@ -328,8 +328,10 @@ function showAnalytics(data: Data, notes: unknown): void {
   const sent = pick(data, FIELDS.sent);
   const opened = pick(data, FIELDS.opened);
   const failed = pick(data, FIELDS.failed);
-  const rate = (part: number | undefined, label: string) =>
-    part !== undefined && sent ? el('li', { text: `${label}: ${formatNumber(Math.round((part / sent) * 1000) / 10, app)}% of sent` }) : undefined;
+  const rate = (part: number | undefined, label: string) => {
+    const percent = part !== undefined && sent ? finite(Math.round((part / sent) * 1000) / 10) : undefined;
+    return percent === undefined ? undefined : el('li', { text: `${label}: ${formatNumber(percent, app)}% of sent` });
+  };
   render(
     el('section', { attrs: { 'aria-labelledby': 'dashboard-title' } }, [
       el('h1', { text: 'Campaign analytics', attrs: { id: 'dashboard-title' } }),
@@ -541,6 +543,11 @@ function outcomeChart(sent: number | undefined, opened: number | undefined, fail
   });
   const caption = bars.map((bar) => `${bar.label} ${formatNumber(bar.value, app)}`).join(', ');
   return el('figure', { class: 'chart' }, [el('figcaption', { text: caption, attrs: { id: 'chart-caption' } }), chart]);
+}
+
+/** A ratio of two finite counts can still be beyond any number (5 of 1e-320): that is no percent to show. */
+function finite(value: number): number | undefined {
+  return Number.isFinite(value) ? value : undefined;
 }
 
 function pick(data: Data, names: readonly string[]): number | undefined {
