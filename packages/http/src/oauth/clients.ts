@@ -204,7 +204,11 @@ function clientFrom(metadata: Record<string, unknown>, clientId: string, cimd: b
   };
 }
 
-// Addresses a metadata fetch must never reach: loopback, private, link-local, carrier-grade NAT, multicast, reserved.
+// Addresses a metadata fetch must never reach: the special-use ones (RFC 6890, as the CIMD draft
+// asks): loopback, private, link-local, carrier-grade NAT, documentation, multicast, reserved, and
+// the IPv6 ranges that carry an IPv4 address to a translator or tunnel (IPv4-compatible and
+// -translated, NAT64 well-known and local-use, 6to4, Teredo), through which a private IPv4 address
+// is reached under an IPv6 one.
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8],
@@ -214,18 +218,28 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 3],
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 127],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['3fff::', 20],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv6');
 
