@@ -52,6 +52,7 @@ export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: 
   try {
     client = await ctx.clients.find(query.get('client_id') ?? '', ctx.requester(req));
   } catch (error) {
+    if (error instanceof ClientProblem && error.detail) ctx.log.info(`oauth: a client metadata document was not fetched: ${error.detail}`);
     return sendHtml(
       res,
       400,

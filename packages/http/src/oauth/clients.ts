@@ -41,6 +41,8 @@ export class ClientProblem extends Error {
     message: string,
     /** The RFC 7591 error code a registration answers with. */
     readonly code = 'invalid_client_metadata',
+    /** What the network said, for our log only: never shown to whoever named the URL. */
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -204,6 +206,14 @@ function clientFrom(metadata: Record<string, unknown>, clientId: string, cimd: b
   };
 }
 
+/**
+ * Why a document could not be fetched, in one sentence whatever the network said: a name that does
+ * not resolve, one that resolves to a private address, a port refused, a service there that speaks
+ * no TLS, a certificate naming other hosts each had its own words (the socket's error, with the
+ * address and the certificate's names), so anyone could map hosts and ports through our address.
+ */
+const UNREACHABLE = 'the client metadata document could not be fetched: its host must answer over https at a public address (not a private or loopback one)';
+
 // Addresses a metadata fetch must never reach: the special-use ones (RFC 6890, as the CIMD draft
 // asks): loopback, private, link-local, carrier-grade NAT, documentation, multicast, reserved, and
 // the IPv6 ranges that carry an IPv4 address to a translator or tunnel (IPv4-compatible and
@@ -256,7 +266,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 4);
       const blocked = addresses.find((each) => isBlockedAddress(each.address));
-      if (blocked && !allowPrivate) return callback(new ClientProblem(`the client metadata host resolves to a private address`), '', 4);
+      if (blocked && !allowPrivate) return callback(new ClientProblem(UNREACHABLE, undefined, `${hostname} resolves to ${blocked.address}`), '', 4);
       const first = addresses[0] as LookupAddress;
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, first.address, first.family);
@@ -310,9 +320,7 @@ function fetchDocument(url: URL, seams: CimdSeams): Promise<Record<string, unkno
       });
     });
     req.on('timeout', () => req?.destroy(new ClientProblem('the client metadata document did not arrive in time')));
-    req.on('error', (error) =>
-      reject(error instanceof ClientProblem ? error : new ClientProblem(`the client metadata document could not be fetched (${error.message})`)),
-    );
+    req.on('error', (error) => reject(error instanceof ClientProblem ? error : new ClientProblem(UNREACHABLE, undefined, error.message)));
     req.end();
   });
   return Promise.race([fetched, late]).finally(() => clearTimeout(deadline));
