@@ -148,6 +148,11 @@ export class Clients {
     if (!parsed || url.length > 2000 || parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
       throw new ClientProblem('a client_id URL must be https, at most 2000 characters, with a path, and no fragment or credentials');
     }
+    // What is fetched is what the pages show: the parser drops tabs, resolves dot segments (which
+    // the CIMD draft forbids) and encodes what a URL may not hold (a right-to-left override).
+    if (parsed.href !== url || url.includes('#')) {
+      throw new ClientProblem(`a client_id URL must be written in its normal form (${parsed.href.replace(/#.*$/, '')}), with no dot segments`);
+    }
     // Anyone can name a client_id URL: identical fetches share one, and only a few run at once, so
     // the service cannot be made to send a flood of GETs to someone else's server; and one
     // requester holds at most two of them, so it cannot keep everyone else's sign-ins refused.
