@@ -1,11 +1,11 @@
 // The authorization endpoint and its consent page: the request is checked (client, exact redirect
-// URI, PKCE S256, resource, scopes) and carried by its page's form, sealed under a key of the KEK
+// URI but a loopback one's port, PKCE S256, resource, scopes) and carried by its page's form, sealed under a key of the KEK
 // (10 minutes; bound to a cookie; nothing is stored for a page nobody answers, so opening pages
 // costs no memory), and a consent with a valid key makes a grant and a code (single use), sent back
 // with state and iss (RFC 9207).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPrintableAsciiKey } from '@engage-mcp/shared';
-import { ClientProblem, isLoopbackHost, type Client } from './clients.js';
+import { ClientProblem, isLoopbackHost, isRegisteredRedirect, type Client } from './clients.js';
 import { type OAuthContext, normalResource } from './context.js';
 import { hashOf, newId, newSecret, sameText, CODE_PREFIX } from './crypto.js';
 import { CODE_TTL_MS, type CodeRecord, untilIssued } from './grants.js';
@@ -61,7 +61,7 @@ export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: 
   }
   if (!client) return sendHtml(res, 400, errorPage('Unknown client: it is not registered here (or its registration expired).'));
   const given = query.get('redirect_uri') ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
-  if (!given || !client.redirectUris.includes(given)) return sendHtml(res, 400, errorPage('The redirect URI is not one this client registered.'));
+  if (!given || !isRegisteredRedirect(client.redirectUris, given)) return sendHtml(res, 400, errorPage('The redirect URI is not one this client registered.'));
   const back = (code: string, description: string) => {
     const location = backTo(ctx, given, { error: code, error_description: description }, query.get('state'));
     // RFC 9700 §4.11.2: anyone may register a redirect URI here, so an error found before the

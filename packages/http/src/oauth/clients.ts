@@ -64,6 +64,27 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? undefined : `${uri}: scheme not allowed`;
 }
 
+/**
+ * Whether `given` is one of the redirect URIs a client registered: the same text, or (RFC 8252
+ * §7.3, a native app takes the port the system gives it at each sign-in) a loopback http URI that
+ * differs from one registered only by its port. `given` must then be written as the parser writes
+ * it, with no user or fragment, so the host, path and query compared are those the browser goes to.
+ */
+export function isRegisteredRedirect(registered: string[], given: string): boolean {
+  if (registered.includes(given)) return true;
+  const url = URL.canParse(given) ? new URL(given) : undefined;
+  if (!url || url.href !== given || url.username || url.password || url.hash) return false;
+  const wanted = loopbackWithoutPort(url);
+  return wanted !== undefined && registered.some((each) => URL.canParse(each) && loopbackWithoutPort(new URL(each)) === wanted);
+}
+
+/** A loopback http URI with its port taken out; undefined for any other. */
+function loopbackWithoutPort(url: URL): string | undefined {
+  if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname)) return undefined;
+  url.port = '';
+  return url.href;
+}
+
 export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
