@@ -15,6 +15,12 @@ import { consentPage, errorPage, isWriteScope } from './pages.js';
 export const PENDING_TTL_MS = 10 * 60 * 1000;
 /** Keys one requester may enter on consent pages in 10 minutes (a person mistyping needs a few). */
 export const KEY_TRIES_PER_REQUESTER = 20;
+/**
+ * Sign-ins one tenant key may make in 10 minutes, from any number of addresses: each leaves a grant
+ * and a code for 10 minutes even if the code is never exchanged, so a key signing in from many
+ * addresses (each with its own 20 key tries) could otherwise fill the store.
+ */
+export const CONSENTS_PER_KEY = 20;
 /** The longest state carried (the sealed request must fit the consent form's 16 KiB). */
 const MAX_STATE = 2048;
 
@@ -187,6 +193,9 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
   const check = await ctx.checkKey(key);
   if (check === 'invalid') return again('The API refused this key: it is invalid, revoked or expired. Check it in the tenant console.');
   if (check === 'unknown') return again('The key could not be checked just now (the API did not answer). Try again in a moment.');
+  if ((await ctx.store.count(`consents:${ctx.grants.keyIndex(key)}`, PENDING_TTL_MS)) > CONSENTS_PER_KEY) {
+    return again(`This key was used to sign in more than ${CONSENTS_PER_KEY} times in the last 10 minutes. Wait a few minutes, then try again.`);
+  }
   if (!(await ctx.store.claimOnce(used, PENDING_TTL_MS))) return answered();
   // A store that stops answering here is "try again" on the error page: the same form sent again is no second answer.
   const code = await untilIssued(ctx.store, used, async () => {
