@@ -28,6 +28,8 @@ interface Pending {
   clientId: string;
   clientName: string;
   redirectUri: string;
+  /** The request named no redirect_uri (one was registered): the token request need not either. */
+  redirectUriOmitted?: true;
   codeChallenge: string;
   state?: string;
   resource: string;
@@ -113,7 +115,8 @@ function pendingFrom(ctx: OAuthContext, client: Client, redirectUri: string, que
   const state = query.get('state') ?? undefined;
   if (state !== undefined && state.length > MAX_STATE) throw new Refused('invalid_request', `state is longer than ${MAX_STATE} characters`);
   const record = { clientId: client.clientId, clientName: client.clientName, redirectUri, codeChallenge: challenge, resource, offered, requested };
-  return { ...record, ...(state !== undefined ? { state } : {}), csrf: newId() };
+  const omitted = query.get('redirect_uri') === null ? { redirectUriOmitted: true as const } : {};
+  return { ...record, ...omitted, ...(state !== undefined ? { state } : {}), csrf: newId() };
 }
 
 /** Write scopes are ticked only when the client asked for them; reads are ticked when asked, or when nothing was asked. */
@@ -212,6 +215,7 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
       grantId: grant.id,
       clientId: pending.clientId,
       redirectUri: pending.redirectUri,
+      ...(pending.redirectUriOmitted ? { redirectUriOmitted: true as const } : {}),
       codeChallenge: pending.codeChallenge,
       resource: pending.resource,
     };

@@ -79,6 +79,8 @@ export interface CodeRecord {
   grantId: string;
   clientId: string;
   redirectUri: string;
+  /** The authorization request named no redirect_uri, so the token request may leave it out (RFC 6749 §4.1.3). */
+  redirectUriOmitted?: true;
   codeChallenge: string;
   resource: string;
 }
