@@ -1,11 +1,11 @@
 // The authorization endpoint and its consent page: the request is checked (client, exact redirect
-// URI, PKCE S256, resource, scopes) and carried by its page's form, sealed under a key of the KEK
+// URI but a loopback one's port, PKCE S256, resource, scopes) and carried by its page's form, sealed under a key of the KEK
 // (10 minutes; bound to a cookie; nothing is stored for a page nobody answers, so opening pages
 // costs no memory), and a consent with a valid key makes a grant and a code (single use), sent back
 // with state and iss (RFC 9207).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPrintableAsciiKey } from '@engage-mcp/shared';
-import { ClientProblem, isLoopbackHost, type Client } from './clients.js';
+import { ClientProblem, isLoopbackHost, isRegisteredRedirect, type Client } from './clients.js';
 import { type OAuthContext, normalResource } from './context.js';
 import { hashOf, newId, newSecret, sameText, CODE_PREFIX } from './crypto.js';
 import { CODE_TTL_MS, type CodeRecord, untilIssued } from './grants.js';
@@ -15,6 +15,12 @@ import { consentPage, errorPage, isWriteScope } from './pages.js';
 export const PENDING_TTL_MS = 10 * 60 * 1000;
 /** Keys one requester may enter on consent pages in 10 minutes (a person mistyping needs a few). */
 export const KEY_TRIES_PER_REQUESTER = 20;
+/**
+ * Sign-ins one tenant key may make in 10 minutes, from any number of addresses: each leaves a grant
+ * and a code for 10 minutes even if the code is never exchanged, so a key signing in from many
+ * addresses (each with its own 20 key tries) could otherwise fill the store.
+ */
+export const CONSENTS_PER_KEY = 20;
 /** The longest state carried (the sealed request must fit the consent form's 16 KiB). */
 const MAX_STATE = 2048;
 
@@ -22,6 +28,8 @@ interface Pending {
   clientId: string;
   clientName: string;
   redirectUri: string;
+  /** The request named no redirect_uri (one was registered): the token request need not either. */
+  redirectUriOmitted?: true;
   codeChallenge: string;
   state?: string;
   resource: string;
@@ -52,6 +60,7 @@ export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: 
   try {
     client = await ctx.clients.find(query.get('client_id') ?? '', ctx.requester(req));
   } catch (error) {
+    if (error instanceof ClientProblem && error.detail) ctx.log.info(`oauth: a client metadata document was not fetched: ${error.detail}`);
     return sendHtml(
       res,
       400,
@@ -60,7 +69,7 @@ export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: 
   }
   if (!client) return sendHtml(res, 400, errorPage('Unknown client: it is not registered here (or its registration expired).'));
   const given = query.get('redirect_uri') ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
-  if (!given || !client.redirectUris.includes(given)) return sendHtml(res, 400, errorPage('The redirect URI is not one this client registered.'));
+  if (!given || !isRegisteredRedirect(client.redirectUris, given)) return sendHtml(res, 400, errorPage('The redirect URI is not one this client registered.'));
   const back = (code: string, description: string) => {
     const location = backTo(ctx, given, { error: code, error_description: description }, query.get('state'));
     // RFC 9700 §4.11.2: anyone may register a redirect URI here, so an error found before the
@@ -106,7 +115,8 @@ function pendingFrom(ctx: OAuthContext, client: Client, redirectUri: string, que
   const state = query.get('state') ?? undefined;
   if (state !== undefined && state.length > MAX_STATE) throw new Refused('invalid_request', `state is longer than ${MAX_STATE} characters`);
   const record = { clientId: client.clientId, clientName: client.clientName, redirectUri, codeChallenge: challenge, resource, offered, requested };
-  return { ...record, ...(state !== undefined ? { state } : {}), csrf: newId() };
+  const omitted = query.get('redirect_uri') === null ? { redirectUriOmitted: true as const } : {};
+  return { ...record, ...omitted, ...(state !== undefined ? { state } : {}), csrf: newId() };
 }
 
 /** Write scopes are ticked only when the client asked for them; reads are ticked when asked, or when nothing was asked. */
@@ -186,6 +196,9 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
   const check = await ctx.checkKey(key);
   if (check === 'invalid') return again('The API refused this key: it is invalid, revoked or expired. Check it in the tenant console.');
   if (check === 'unknown') return again('The key could not be checked just now (the API did not answer). Try again in a moment.');
+  if ((await ctx.store.count(`consents:${ctx.grants.keyIndex(key)}`, PENDING_TTL_MS)) > CONSENTS_PER_KEY) {
+    return again(`This key was used to sign in more than ${CONSENTS_PER_KEY} times in the last 10 minutes. Wait a few minutes, then try again.`);
+  }
   if (!(await ctx.store.claimOnce(used, PENDING_TTL_MS))) return answered();
   // A store that stops answering here is "try again" on the error page: the same form sent again is no second answer.
   const code = await untilIssued(ctx.store, used, async () => {
@@ -202,6 +215,7 @@ export async function answerConsent(ctx: OAuthContext, req: IncomingMessage, res
       grantId: grant.id,
       clientId: pending.clientId,
       redirectUri: pending.redirectUri,
+      ...(pending.redirectUriOmitted ? { redirectUriOmitted: true as const } : {}),
       codeChallenge: pending.codeChallenge,
       resource: pending.resource,
     };

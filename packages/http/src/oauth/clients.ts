@@ -41,6 +41,8 @@ export class ClientProblem extends Error {
     message: string,
     /** The RFC 7591 error code a registration answers with. */
     readonly code = 'invalid_client_metadata',
+    /** What the network said, for our log only: never shown to whoever named the URL. */
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -60,6 +62,27 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   if (url.protocol === 'http:') return isLoopbackHost(url.hostname) ? undefined : `${uri}: http is allowed only to localhost`;
   if (['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'ftp:', 'ws:', 'wss:'].includes(url.protocol)) return `${uri}: scheme not allowed`;
   return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? undefined : `${uri}: scheme not allowed`;
+}
+
+/**
+ * Whether `given` is one of the redirect URIs a client registered: the same text, or (RFC 8252
+ * §7.3, a native app takes the port the system gives it at each sign-in) a loopback http URI that
+ * differs from one registered only by its port. `given` must then be written as the parser writes
+ * it, with no user or fragment, so the host, path and query compared are those the browser goes to.
+ */
+export function isRegisteredRedirect(registered: string[], given: string): boolean {
+  if (registered.includes(given)) return true;
+  const url = URL.canParse(given) ? new URL(given) : undefined;
+  if (!url || url.href !== given || url.username || url.password || url.hash) return false;
+  const wanted = loopbackWithoutPort(url);
+  return wanted !== undefined && registered.some((each) => URL.canParse(each) && loopbackWithoutPort(new URL(each)) === wanted);
+}
+
+/** A loopback http URI with its port taken out; undefined for any other. */
+function loopbackWithoutPort(url: URL): string | undefined {
+  if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname)) return undefined;
+  url.port = '';
+  return url.href;
 }
 
 export function isLoopbackHost(hostname: string): boolean {
@@ -146,6 +169,11 @@ export class Clients {
     if (!parsed || url.length > 2000 || parsed.protocol !== 'https:' || parsed.pathname === '/' || parsed.hash || parsed.username || parsed.password) {
       throw new ClientProblem('a client_id URL must be https, at most 2000 characters, with a path, and no fragment or credentials');
     }
+    // What is fetched is what the pages show: the parser drops tabs, resolves dot segments (which
+    // the CIMD draft forbids) and encodes what a URL may not hold (a right-to-left override).
+    if (parsed.href !== url || url.includes('#')) {
+      throw new ClientProblem(`a client_id URL must be written in its normal form (${parsed.href.replace(/#.*$/, '')}), with no dot segments`);
+    }
     // Anyone can name a client_id URL: identical fetches share one, and only a few run at once, so
     // the service cannot be made to send a flood of GETs to someone else's server; and one
     // requester holds at most two of them, so it cannot keep everyone else's sign-ins refused.
@@ -204,7 +232,19 @@ function clientFrom(metadata: Record<string, unknown>, clientId: string, cimd: b
   };
 }
 
-// Addresses a metadata fetch must never reach: loopback, private, link-local, carrier-grade NAT, multicast, reserved.
+/**
+ * Why a document could not be fetched, in one sentence whatever the network said: a name that does
+ * not resolve, one that resolves to a private address, a port refused, a service there that speaks
+ * no TLS, a certificate naming other hosts each had its own words (the socket's error, with the
+ * address and the certificate's names), so anyone could map hosts and ports through our address.
+ */
+const UNREACHABLE = 'the client metadata document could not be fetched: its host must answer over https at a public address (not a private or loopback one)';
+
+// Addresses a metadata fetch must never reach: the special-use ones (RFC 6890, as the CIMD draft
+// asks): loopback, private, link-local, carrier-grade NAT, documentation, multicast, reserved, and
+// the IPv6 ranges that carry an IPv4 address to a translator or tunnel (IPv4-compatible and
+// -translated, NAT64 well-known and local-use, 6to4, Teredo), through which a private IPv4 address
+// is reached under an IPv6 one.
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8],
@@ -214,18 +254,28 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 3],
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 127],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['3fff::', 20],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv6');
 
@@ -242,7 +292,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 4);
       const blocked = addresses.find((each) => isBlockedAddress(each.address));
-      if (blocked && !allowPrivate) return callback(new ClientProblem(`the client metadata host resolves to a private address`), '', 4);
+      if (blocked && !allowPrivate) return callback(new ClientProblem(UNREACHABLE, undefined, `${hostname} resolves to ${blocked.address}`), '', 4);
       const first = addresses[0] as LookupAddress;
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, first.address, first.family);
@@ -296,9 +346,7 @@ function fetchDocument(url: URL, seams: CimdSeams): Promise<Record<string, unkno
       });
     });
     req.on('timeout', () => req?.destroy(new ClientProblem('the client metadata document did not arrive in time')));
-    req.on('error', (error) =>
-      reject(error instanceof ClientProblem ? error : new ClientProblem(`the client metadata document could not be fetched (${error.message})`)),
-    );
+    req.on('error', (error) => reject(error instanceof ClientProblem ? error : new ClientProblem(UNREACHABLE, undefined, error.message)));
     req.end();
   });
   return Promise.race([fetched, late]).finally(() => clearTimeout(deadline));

@@ -35,6 +35,12 @@ const REFRESH_CLAIM_TTL_MS = 2 * 60 * 1000;
 export const REFRESHES_PER_MINUTE = 30;
 /** Access tokens a family keeps alive: the newest and the one before (a request may still carry it). */
 const LIVE_ACCESS_TOKENS = 2;
+/**
+ * Grants one tenant key holds at once: a key's new grant ends its least recently used one past this,
+ * so one tenant signing in over and over cannot fill the store (in-process: push out every other
+ * tenant's grants and tokens), as a key's new session ends its least recently used one.
+ */
+export const GRANTS_PER_KEY = 100;
 
 export interface Grant {
   id: string;
@@ -73,6 +79,8 @@ export interface CodeRecord {
   grantId: string;
   clientId: string;
   redirectUri: string;
+  /** The authorization request named no redirect_uri, so the token request may leave it out (RFC 6749 §4.1.3). */
+  redirectUriOmitted?: true;
   codeChallenge: string;
   resource: string;
 }
@@ -152,6 +160,7 @@ export class Grants {
     // So does the key's list of its grants (the connections page, revokeAllOfKey), or a grant
     // still refreshed after 30 days would drop out of it.
     await this.store.addMember(keyGrants(grant.keyIndex), grant.id, REFRESH_TTL_MS);
+    if (!family) await this.endLeastUsed(grant);
     const access = newSecret(ACCESS_PREFIX);
     const refresh = newRefreshToken(this.keys.refresh, grant.id);
     const now = Date.now();
@@ -244,6 +253,19 @@ export class Grants {
     await this.store.delete(familyKey(grantId));
     await Promise.all((family?.accessHashes ?? []).map((hash) => this.store.delete(at(hash))));
     if (grant) await this.store.removeMember(keyGrants(grant.keyIndex), grantId);
+  }
+
+  /** Past GRANTS_PER_KEY, the key's least recently used grants end (never `kept`, the one just made). */
+  private async endLeastUsed(kept: Grant): Promise<void> {
+    const ids = await this.store.members(keyGrants(kept.keyIndex));
+    if (ids.length <= GRANTS_PER_KEY) return;
+    const grants = (await Promise.all(ids.map((id) => this.get(id)))).filter((grant): grant is Grant => grant !== undefined && grant.id !== kept.id);
+    // Ids of grants already gone leave the list; then the oldest last use goes first.
+    await Promise.all(
+      ids.filter((id) => id !== kept.id && !grants.some((grant) => grant.id === id)).map((id) => this.store.removeMember(keyGrants(kept.keyIndex), id)),
+    );
+    grants.sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+    await Promise.all(grants.slice(0, Math.max(0, grants.length + 1 - GRANTS_PER_KEY)).map((grant) => this.revoke(grant.id)));
   }
 
   /** The grants a tenant key made (the connections page). */

@@ -51,7 +51,10 @@ async function exchangeCode(ctx: OAuthContext, res: ServerResponse, form: URLSea
     ctx.log.warn(`oauth: a code was presented twice; its grant is revoked (client ${client.clientId})`);
     return invalid('the code was already used; the grant it made is revoked');
   }
-  if (field(form, 'redirect_uri') !== record.redirectUri) return invalid('redirect_uri differs from the one the code was issued for');
+  const redirectUri = field(form, 'redirect_uri');
+  if (redirectUri !== record.redirectUri && !(redirectUri === undefined && record.redirectUriOmitted)) {
+    return invalid('redirect_uri differs from the one the code was issued for');
+  }
   if (!pkceMatches(field(form, 'code_verifier') ?? '', record.codeChallenge)) return invalid('code_verifier does not match the code_challenge');
   const resource = field(form, 'resource');
   if (resource !== undefined && normalResource(resource) !== record.resource) {
