@@ -4,7 +4,7 @@
 // for 10 minutes even if the code is never exchanged, and each exchanged one a grant, its family and
 // its tokens for 30 days. In-process, once the store is full (200,000 records), every new record
 // pushed out the oldest live one: other tenants' grants and tokens, whose people had to sign in
-// again. Now a key may sign in 20 times in 10 minutes from anywhere, and holds at most 100 grants:
+// again. Now a key may sign in 60 times in 10 minutes from anywhere, and holds at most 1,000 grants:
 // a new one ends the key's least recently used (as a key's new session closes its least recently
 // used one).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';

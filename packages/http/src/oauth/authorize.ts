@@ -20,7 +20,7 @@ export const KEY_TRIES_PER_REQUESTER = 20;
  * and a code for 10 minutes even if the code is never exchanged, so a key signing in from many
  * addresses (each with its own 20 key tries) could otherwise fill the store.
  */
-export const CONSENTS_PER_KEY = 20;
+export const CONSENTS_PER_KEY = 60;
 /** The longest state carried (the sealed request must fit the consent form's 16 KiB). */
 const MAX_STATE = 2048;
 

@@ -40,7 +40,7 @@ const LIVE_ACCESS_TOKENS = 2;
  * so one tenant signing in over and over cannot fill the store (in-process: push out every other
  * tenant's grants and tokens), as a key's new session ends its least recently used one.
  */
-export const GRANTS_PER_KEY = 100;
+export const GRANTS_PER_KEY = 1_000;
 
 export interface Grant {
   id: string;
