@@ -57,8 +57,9 @@ export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: Tele
 /**
  * What the SDK says of its settings quotes them as given: an endpoint it cannot parse (`Could not
  * parse environment-provided export URL: '…'`, a typo in the port) with the user:password of the
- * collector in it. Our log redacts the Engage key, not these: a URL's user information goes, and
- * so does any value of OTEL_EXPORTER_OTLP_HEADERS or a signal's own headers (a collector's API key).
+ * collector in it, or its key in the query (`?api-key=…`, as some ingest services take it). Our log
+ * redacts the Engage key, not these: a URL's user information and query go, and so does any value
+ * of OTEL_EXPORTER_OTLP_HEADERS or a signal's own headers (a collector's API key).
  */
 function settingsRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
   const headerValues = Object.entries(env)
@@ -68,7 +69,7 @@ function settingsRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
     .flatMap((value) => [value, decoded(value)])
     .filter((value) => value.length >= 4);
   return (text) => {
-    let safe = withoutUserInfo(text);
+    let safe = withoutQueries(withoutUserInfo(text));
     for (const value of headerValues) safe = safe.split(value).join('[redacted]');
     return safe;
   };
@@ -99,6 +100,33 @@ function withoutUserInfo(text: string): string {
     }
     // What the scan passed holds no '/': the next '://' starts at its last character or after.
     from = text.indexOf('://', end - 1);
+  }
+  return safe + text.slice(copied);
+}
+
+/** Where a URL ends in a text: a blank, a quote or an angle bracket. */
+const END_OF_URL = /[\s'"<>]/g;
+
+/**
+ * The text with the query of every URL in it (from its `?` to its `#` or its end) replaced, in one
+ * pass: each URL is searched once, so a long text (a collector's error answer) costs its length.
+ */
+function withoutQueries(text: string): string {
+  let safe = '';
+  let copied = 0;
+  let from = text.indexOf('://');
+  while (from >= 0) {
+    const start = from + 3;
+    END_OF_URL.lastIndex = start;
+    const end = END_OF_URL.exec(text)?.index ?? text.length;
+    const rest = text.slice(start, end);
+    const question = rest.indexOf('?');
+    if (question >= 0) {
+      const hash = rest.indexOf('#', question);
+      safe += `${text.slice(copied, start + question + 1)}[redacted]`;
+      copied = hash >= 0 ? start + hash : end;
+    }
+    from = text.indexOf('://', end);
   }
   return safe + text.slice(copied);
 }
