@@ -23,7 +23,20 @@ import { defaultRecordProblem, LONG_LINE_MARK, MAX_LINE_CHARS, NOT_UTF8_MARK, re
 
 /** One line for the terminal: the record's text may carry control characters (ESC sequences rewrite a terminal), so each is escaped. */
 function say(text: string, to: NodeJS.WriteStream = process.stdout): void {
+  if (to.destroyed) return;
   to.write(`${oneLine(text)}\n`);
+}
+
+/**
+ * A reader that left (`tail | head -1`, a pager quit) closes the pipe: the next line written fails
+ * with EPIPE, which unheard ended the command with Node's stack trace. What is left unsaid is
+ * dropped, and the exit status stays the command's.
+ */
+function endQuietlyWhenReaderLeaves(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    stream.destroy();
+  });
 }
 
 const USAGE = `usage: engage-mcp-audit verify [file] [--state-dir DIR]
@@ -246,6 +259,8 @@ function lastLines(lines: Iterable<string>, count: number): string[] {
 }
 
 function main(): number {
+  endQuietlyWhenReaderLeaves(process.stdout);
+  endQuietlyWhenReaderLeaves(process.stderr);
   const options = parseArguments(process.argv.slice(2), process.env);
   if (typeof options === 'string') {
     process.stdout.write(`${options}\n`);
