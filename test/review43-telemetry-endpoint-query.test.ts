@@ -23,6 +23,8 @@ describe("the collector's key in the query of an endpoint the SDK cannot read", 
       OTEL_METRIC_EXPORT_INTERVAL: '600000',
     });
     await started.url;
+    // The service handles SIGTERM from just after this line (the URL on stdout comes before it).
+    await expect.poll(() => started.stderr.join('').includes('listening on')).toBe(true);
     await stopService(started.child);
     expect(await started.exit).toBe(0);
     const logged = started.stderr.join('');
