@@ -19,11 +19,24 @@ import {
   remoteAuditSecret,
   verifyAuditLines,
 } from '@engage-mcp/shared/audit-reader';
-import { defaultRecordProblem, LONG_LINE_MARK, MAX_LINE_CHARS, recordLines } from './record-lines.js';
+import { defaultRecordProblem, LONG_LINE_MARK, MAX_LINE_CHARS, NOT_UTF8_MARK, recordLines } from './record-lines.js';
 
 /** One line for the terminal: the record's text may carry control characters (ESC sequences rewrite a terminal), so each is escaped. */
 function say(text: string, to: NodeJS.WriteStream = process.stdout): void {
+  if (to.destroyed) return;
   to.write(`${oneLine(text)}\n`);
+}
+
+/**
+ * A reader that left (`tail | head -1`, a pager quit) closes the pipe: the next line written fails
+ * with EPIPE, which unheard ended the command with Node's stack trace. What is left unsaid is
+ * dropped, and the exit status stays the command's.
+ */
+function endQuietlyWhenReaderLeaves(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    stream.destroy();
+  });
 }
 
 const USAGE = `usage: engage-mcp-audit verify [file] [--state-dir DIR]
@@ -89,14 +102,18 @@ function relativeSetting(env: NodeJS.ProcessEnv, names: string[]): string | unde
   return undefined;
 }
 
-/** The record's lines as they are read (record-lines.ts); `long` gets the number of each line too long to be one of the record. */
-function* readLines(options: Options & { file: string }, long?: Set<number>): Generator<string> {
+/** Why a line read (record-lines.ts) cannot be one of the record, by its number: too long, or not UTF-8. */
+type Unreadable = Map<number, string>;
+
+/** The record's lines as they are read (record-lines.ts); `unreadable` gets the number of each line that cannot be one of the record, and why. */
+function* readLines(options: Options & { file: string }, unreadable?: Unreadable): Generator<string> {
   const problem = options.named ? undefined : defaultRecordProblem(options.file);
   if (problem) throw new Error(problem);
   let number = 0;
   for (const line of recordLines(options.file)) {
     number += 1;
-    if (line.endsWith(LONG_LINE_MARK)) long?.add(number);
+    if (line.endsWith(LONG_LINE_MARK)) unreadable?.set(number, `longer than any line of the record (over ${MAX_LINE_CHARS / 1024 / 1024} MiB), not read on`);
+    else if (line.endsWith(NOT_UTF8_MARK)) unreadable?.set(number, 'not UTF-8 text, which the servers always write');
     yield line;
   }
 }
@@ -128,8 +145,8 @@ const linesCount = (count: number) => `${count} line${count === 1 ? '' : 's'}`;
 function verify(options: Options & { file: string }): number {
   const none = noRecordYet(options);
   if (none !== undefined) return none;
-  const long = new Set<number>();
-  const lines = readLines(options, long);
+  const unreadable: Unreadable = new Map();
+  const lines = readLines(options, unreadable);
   const verdict = options.remote
     ? verifyAuditLines(remoteSecret(), lines, undefined, REMOTE_AUDIT_KEPT_LINES)
     : verifyAuditLines(readSecret(stateDirOf(options)), lines, recordedHead(options));
@@ -143,7 +160,7 @@ function verify(options: Options & { file: string }): number {
     say(`${options.file}: ${verdict.why}.`);
     return 1;
   }
-  const why = long.has(verdict.line) ? `longer than any line of the record (over ${MAX_LINE_CHARS / 1024 / 1024} MiB), not read on` : verdict.why;
+  const why = unreadable.get(verdict.line) ?? verdict.why;
   say(`${options.file}: line ${verdict.line}: ${why}. The record was changed from that line on.`);
   return 1;
 }
@@ -242,6 +259,8 @@ function lastLines(lines: Iterable<string>, count: number): string[] {
 }
 
 function main(): number {
+  endQuietlyWhenReaderLeaves(process.stdout);
+  endQuietlyWhenReaderLeaves(process.stderr);
   const options = parseArguments(process.argv.slice(2), process.env);
   if (typeof options === 'string') {
     process.stdout.write(`${options}\n`);

@@ -179,14 +179,27 @@ const ID_LIKE = /^[\w.:-]{1,64}$/;
 export const SUMMARIZED_FIELDS = 50;
 /** Where a summary counts the fields it does not name: no field is named so (field names are letters, digits, _ . -). */
 export const MORE_FIELDS = '(more)';
+/** Where a summary counts the fields the operation's catalog does not name (see summarizeParams); no field is named so either. */
+export const OTHER_FIELDS = '(other fields)';
 
-/** Ids, numbers and switches as they are; free text only as its length; nested values by their shape. The path's fields first. */
-export function summarizeParams(params: Params, pathFields: readonly string[]): Record<string, unknown> {
+/**
+ * Ids, numbers and switches as they are; free text only as its length; nested values by their shape. The path's fields first.
+ * `catalogFields`: the operation's own field names. An operation that passes unknown fields on takes
+ * any name the model gives (`Budi.Santoso.0812-3456-7890`), which is the model's text, not ours:
+ * given the catalog's names, the summary names those only and counts the others.
+ */
+export function summarizeParams(params: Params, pathFields: readonly string[], catalogFields?: readonly string[]): Record<string, unknown> {
   const entries = Object.entries(params);
-  const ordered = [...entries.filter(([name]) => pathFields.includes(name)), ...entries.filter(([name]) => !pathFields.includes(name))];
+  const named = catalogFields ? entries.filter(([name]) => pathFields.includes(name) || catalogFields.includes(name)) : entries;
+  const ordered = [...named.filter(([name]) => pathFields.includes(name)), ...named.filter(([name]) => !pathFields.includes(name))];
   const summary = Object.fromEntries(ordered.slice(0, SUMMARIZED_FIELDS).map(([name, value]) => [name, summaryOf(name, value, pathFields)]));
+  const others = entries.length - named.length;
   const more = ordered.length - SUMMARIZED_FIELDS;
-  return more > 0 ? { ...summary, [MORE_FIELDS]: `<and ${more} more fields>` } : summary;
+  return {
+    ...summary,
+    ...(others > 0 ? { [OTHER_FIELDS]: `<${others} field${others === 1 ? '' : 's'} the catalog does not name>` } : {}),
+    ...(more > 0 ? { [MORE_FIELDS]: `<and ${more} more fields>` } : {}),
+  };
 }
 
 function summaryOf(name: string, value: unknown, pathFields: readonly string[]): unknown {

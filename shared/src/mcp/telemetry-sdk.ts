@@ -56,9 +56,12 @@ export function openTelemetry(env: NodeJS.ProcessEnv, log: Logger, options: Tele
 
 /**
  * What the SDK says of its settings quotes them as given: an endpoint it cannot parse (`Could not
- * parse environment-provided export URL: '…'`, a typo in the port) with the user:password of the
- * collector in it. Our log redacts the Engage key, not these: a URL's user information goes, and
- * so does any value of OTEL_EXPORTER_OTLP_HEADERS or a signal's own headers (a collector's API key).
+ * parse environment-provided export URL: '…'`, a typo in the port, or a password with a `/`, `?` or
+ * `#` not percent-encoded) with the user:password of the collector in it, or its key in the query
+ * (`?api-key=…`, as some ingest services take it). Our log redacts the Engage key, not these: an
+ * endpoint setting's user information (to its last `@`, whatever it holds), any URL's user
+ * information and query go, and so does any value of OTEL_EXPORTER_OTLP_HEADERS or a signal's own
+ * headers (a collector's API key).
  */
 function settingsRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
   const headerValues = Object.entries(env)
@@ -67,11 +70,33 @@ function settingsRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
     .map((pair) => pair.slice(pair.indexOf('=') + 1).trim())
     .flatMap((value) => [value, decoded(value)])
     .filter((value) => value.length >= 4);
+  const endpoints = endpointsWithUserInfo(env);
   return (text) => {
-    let safe = withoutUserInfo(text);
+    let safe = text;
+    for (const [given, shown] of endpoints) safe = safe.split(given).join(shown);
+    safe = withoutQueries(withoutUserInfo(safe));
     for (const value of headerValues) safe = safe.split(value).join('[redacted]');
     return safe;
   };
+}
+
+/**
+ * Each endpoint setting with user information, as given and as it may be shown: its user
+ * information is all between `://` and the last `@`. A password with a `/`, `?` or `#` not
+ * percent-encoded makes the URL unparseable (so quoted by the SDK), and a scan of URLs in a text
+ * ends a URL's user information at the first of them: it found no `@` before it.
+ */
+function endpointsWithUserInfo(env: NodeJS.ProcessEnv): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!/^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?ENDPOINT$/.test(name) || !value) continue;
+    for (const given of new Set([value, value.trim()])) {
+      const start = given.indexOf('://') + 3;
+      const at = given.lastIndexOf('@');
+      if (start >= 3 && at >= start) pairs.push([given, `${given.slice(0, start)}[redacted]${given.slice(at)}`]);
+    }
+  }
+  return pairs;
 }
 
 /** Where a URL's user information ends: the first character that cannot be part of it. */
@@ -99,6 +124,33 @@ function withoutUserInfo(text: string): string {
     }
     // What the scan passed holds no '/': the next '://' starts at its last character or after.
     from = text.indexOf('://', end - 1);
+  }
+  return safe + text.slice(copied);
+}
+
+/** Where a URL ends in a text: a blank, a quote or an angle bracket. */
+const END_OF_URL = /[\s'"<>]/g;
+
+/**
+ * The text with the query of every URL in it (from its `?` to its `#` or its end) replaced, in one
+ * pass: each URL is searched once, so a long text (a collector's error answer) costs its length.
+ */
+function withoutQueries(text: string): string {
+  let safe = '';
+  let copied = 0;
+  let from = text.indexOf('://');
+  while (from >= 0) {
+    const start = from + 3;
+    END_OF_URL.lastIndex = start;
+    const end = END_OF_URL.exec(text)?.index ?? text.length;
+    const rest = text.slice(start, end);
+    const question = rest.indexOf('?');
+    if (question >= 0) {
+      const hash = rest.indexOf('#', question);
+      safe += `${text.slice(copied, start + question + 1)}[redacted]`;
+      copied = hash >= 0 ? start + hash : end;
+    }
+    from = text.indexOf('://', end);
   }
   return safe + text.slice(copied);
 }

@@ -25,11 +25,30 @@ export function telemetrySignals(env: NodeJS.ProcessEnv): { traces: boolean; met
   const traces = exporter('OTEL_TRACES_EXPORTER');
   const metrics = exporter('OTEL_METRICS_EXPORTER');
   const otlpNamed = traces.named || metrics.named || Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT);
-  return {
+  const on = {
     traces: traces.otlp && (otlpNamed || Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)),
     metrics: metrics.otlp && (otlpNamed || Boolean(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)),
-    problems,
   };
+  return { ...on, problems: [...problems, ...grpcProblems(env, on)] };
+}
+
+/**
+ * OTEL_EXPORTER_OTLP_PROTOCOL=grpc (or a signal's own) is the standard setting for a collector's gRPC
+ * receiver; only OTLP/HTTP is sent, so with an endpoint on the gRPC port every export failed with
+ * an HTTP parse error and nothing said why. Said at start, for the signals that are on.
+ */
+function grpcProblems(env: NodeJS.ProcessEnv, on: { traces: boolean; metrics: boolean }): string[] {
+  const settings = [
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', on.traces || on.metrics],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', on.traces],
+    ['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', on.metrics],
+  ] as const;
+  return settings
+    .filter(([name, used]) => used && env[name]?.trim().toLowerCase() === 'grpc')
+    .map(
+      ([name]) =>
+        `${name}=grpc is not supported (only OTLP/HTTP, JSON, is sent): point the endpoint at the collector's OTLP/HTTP receiver (port 4318 by default), not its gRPC one (4317).`,
+    );
 }
 
 /** The SDK and its exporters when the environment asks for them (or a test passes its own), else undefined: telemetry stays off. */
