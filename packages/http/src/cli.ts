@@ -157,10 +157,12 @@ async function main(): Promise<void> {
   warnAboutHost(settings);
   const service = await start(settings, redis);
   warnAboutOneReplica(redis, settings);
+  // Before the URL is told: a supervisor (or a test) that stops the service as soon as it reads the
+  // URL would otherwise meet the signal's default action, a kill with the calls in flight cut.
+  stopOnSignals(service, redis);
   process.stdout.write(`${JSON.stringify({ url: service.url })}\n`);
   line('info', `listening on ${service.url}: /mcp (all tools) and /mcp/<domain>; /healthz, /readyz, /metrics`);
   if (settings.oauth) line('info', `OAuth on: issuer ${settings.oauth.publicUrl}; tenant keys ${settings.oauth.keyMode ? 'also accepted' : 'refused'}`);
-  stopOnSignals(service, redis);
   process.on('uncaughtException', (error) => line('error', `uncaught: ${error.stack ?? error.message}`));
   process.on('unhandledRejection', (reason) => line('error', `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : reason}`));
 }
