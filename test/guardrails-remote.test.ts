@@ -177,7 +177,7 @@ describe('guardrails across two replicas on one Redis', () => {
     for (const key of Object.values(keys)) expect(all).not.toContain(key);
 
     for (const file of [await exportAudit(keys.cap), await exportAudit(keys.idempotent), confirmedFile]) {
-      expect((await verify(file)).stdout).toMatch(/: \d+ lines?, the chain is intact\./);
+      expect((await verify(file)).stdout).toMatch(/: \d+ lines?, the chain is intact; every line is of key [\w-]{16}\./);
     }
     const capFile = await exportAudit(keys.cap);
     const lines = readFileSync(capFile, 'utf8').trim().split('\n');

@@ -65,6 +65,15 @@ describe('verify --remote and a record that begins after line 1', () => {
     expect(code).toBe(1);
   });
 
+  it("names the key its lines are of, so one tenant's record moved under another's name is seen", async () => {
+    // Every key's list is chained with the one secret: a whole list renamed onto another key's name still verifies.
+    for (let n = 1; n <= 3; n++) await store.appendAudit(entry('tenant-a', n));
+    await client.command(['RENAME', auditListKey('tenant-a'), auditListKey('tenant-b')]);
+    const { code, stdout } = await verifyExport('tenant-b');
+    expect(stdout).toContain('3 lines, the chain is intact; every line is of key tenant-a.');
+    expect(code).toBe(0);
+  });
+
   it('a record the cap trimmed still verifies, from the line it starts at', { timeout: 120_000 }, async () => {
     const appends = AUDIT_MAX_LINES + 5;
     for (let n = 1; n <= appends; n++) await store.appendAudit(entry('capped', n));

@@ -146,14 +146,15 @@ function verify(options: Options & { file: string }): number {
   const none = noRecordYet(options);
   if (none !== undefined) return none;
   const unreadable: Unreadable = new Map();
+  const keys = new Set<string>();
   const lines = readLines(options, unreadable);
   const verdict = options.remote
-    ? verifyAuditLines(remoteSecret(), lines, undefined, REMOTE_AUDIT_KEPT_LINES)
+    ? verifyAuditLines(remoteSecret(), keysNoted(lines, keys), undefined, REMOTE_AUDIT_KEPT_LINES)
     : verifyAuditLines(readSecret(stateDirOf(options)), lines, recordedHead(options));
   if (!options.remote) warnIfSecretShown(stateDirOf(options));
   if (verdict.ok) {
     const which = verdict.first ? `lines ${verdict.first} to ${verdict.lines} (the cap dropped the older ones)` : linesCount(verdict.lines);
-    say(`${options.file}: ${which}, the chain is intact.`);
+    say(`${options.file}: ${which}, the chain is intact${options.remote ? `; ${whoseLines(keys)}` : ''}.`);
     return 0;
   }
   if (verdict.otherSecret) {
@@ -163,6 +164,29 @@ function verify(options: Options & { file: string }): number {
   const why = unreadable.get(verdict.line) ?? verdict.why;
   say(`${options.file}: line ${verdict.line}: ${why}. The record was changed from that line on.`);
   return 1;
+}
+
+/**
+ * Remote mode chains every key's list with the one secret, so a whole list renamed onto another
+ * key's name in Redis still verifies: the keys its lines name are said, to be compared with the
+ * name of the list exported (`engage:audit:{<key>}`).
+ */
+function* keysNoted(lines: Iterable<string>, keys: Set<string>): Generator<string> {
+  for (const line of lines) {
+    try {
+      const key = (JSON.parse(line) as { key?: unknown } | null)?.key;
+      if (typeof key === 'string') keys.add(key);
+    } catch {
+      // Not JSON: verify names the line.
+    }
+    yield line;
+  }
+}
+
+function whoseLines(keys: Set<string>): string {
+  const named = [...keys].slice(0, 3).join(', ');
+  // Several only in the record of keys the API refused (`{~refused-keys}`), kept for all such keys together.
+  return keys.size === 1 ? `every line is of key ${named}` : `its lines are of ${keys.size} keys (${named}${keys.size > 3 ? ', …' : ''})`;
 }
 
 /**
