@@ -8,10 +8,11 @@
 // mid-write left is removed. A file with other names (hard links), or a link to no file, is replaced
 // under the config's name only, and the caller is told (Written).
 import { realpathSync, type Stats, statSync } from 'node:fs';
-import { chmod, lchown, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, open, readdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
+import { readRegular } from './regular-file.js';
 import { shellWord } from './shown.js';
 
 /** The file's text, or undefined when there is none yet. Refuses what it could not write back as it was. */
@@ -19,8 +20,9 @@ export async function readConfig(path: string): Promise<string | undefined> {
   await refuseForeignLinks(path);
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegular(path);
   } catch (error) {
+    if (error instanceof ConfigRefused) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     if (code === 'EISDIR')
@@ -273,7 +275,7 @@ export async function replaceConfig(
 /** The file's text as it is now, undefined for none (compared only: read leniently). */
 async function textOf(path: string): Promise<string | undefined> {
   try {
-    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(await readFile(path));
+    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(await readRegular(path));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -450,7 +452,7 @@ function cannotWrite(path: string, error: unknown): Error {
 /** `<file>.backup-20250101-120000`, never overwriting an earlier backup; its owner's only, as it may hold keys. */
 async function backupOf(path: string, now: Date, owner: Owner | undefined): Promise<string> {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  const original = await readFile(path);
+  const original = await readRegular(path);
   for (let attempt = 1; ; attempt++) {
     const candidate = `${path}.backup-${stamp}${attempt > 1 ? `-${attempt}` : ''}`;
     try {
@@ -529,7 +531,7 @@ async function acquireLock(lock: string, path: string): Promise<void> {
  */
 async function removeIfStale(lock: string): Promise<boolean> {
   try {
-    const [content, seen] = await Promise.all([readFile(lock, 'utf8'), stat(lock)]);
+    const [content, seen] = await Promise.all([readRegular(lock).then(String), stat(lock)]);
     const pid = Number(content.trim());
     const age = Date.now() - seen.mtimeMs;
     const ended = Number.isInteger(pid) && pid > 0 && !isRunning(pid);
