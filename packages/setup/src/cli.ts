@@ -14,7 +14,7 @@ import { nearNameNotes } from './near-names.js';
 import { missingFolderNote } from './new-folder.js';
 import { otherServerNotes } from './other-servers.js';
 import { prefixCopyNotes } from './prefix-copies.js';
-import { keepToOwner, mergeIntoConfig, readConfig, type Written } from './files.js';
+import { KEPT_BACKUPS, keepToOwner, mergeIntoConfig, readConfig, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
 import { gitWorkTreeOf, KEY_VARIABLE, keyPlacement } from './key-placement.js';
@@ -493,7 +493,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const written = await mergeIntoConfig(path, (current) => render(host, current, entries, path), keyToWrite.secret);
   const backupNote = written?.backup ? await backupInWorkTreeNote(written.backup) : undefined;
-  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote, hardLinkNote(written), replacedLinkNote(written)]) : unchanged;
+  const done = written
+    ? doneText(host, written, changes, [keyToWrite.note, backupNote, removedBackupsNote(written), hardLinkNote(written), replacedLinkNote(written)])
+    : unchanged;
   process.stdout.write(forTerminal(done + notes));
   return 0;
 }
@@ -570,6 +572,12 @@ function doneText(host: Host, written: Written, changes: string, notes: (string 
     `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
     notes.map((note) => (note ? `${note}\n` : '')).join('')
   );
+}
+
+/** Older backups removed as the new one was made, so they do not pile up (a backup holds the key too). */
+function removedBackupsNote({ removedBackups }: Written): string | undefined {
+  if (removedBackups === undefined) return undefined;
+  return `${removedBackups === 1 ? '1 older backup of it was' : `${removedBackups} older backups of it were`} removed (setup keeps the newest ${KEPT_BACKUPS}).`;
 }
 
 /** The file was replaced under one of its names: the others (a dotfiles folder's hard link) keep the old text. */
