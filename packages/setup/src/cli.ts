@@ -17,6 +17,7 @@ import { prefixCopyNotes } from './prefix-copies.js';
 import { KEPT_BACKUPS, keepToOwner, mergeIntoConfig, readConfig, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
+import { parseHostJson } from './jsonc.js';
 import { gitWorkTreeOf, KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
 import { printable, shown } from './shown.js';
@@ -358,14 +359,16 @@ function changesOf(host: Host, existing: string | undefined, entries: Record<str
     return `${name}: ${changed.length > 0 ? changed.join(', ') : 'its entry'} changed`;
   });
   const input =
-    host.asksForKey && inputsOf(baseline) !== inputsOf(existing) ? [`the input ${VSCODE_KEY_INPUT.id} (VS Code asks for the key with it): set`] : [];
+    host.asksForKey && inputsOf(host, baseline) !== inputsOf(host, existing)
+      ? [`the input ${VSCODE_KEY_INPUT.id} (VS Code asks for the key with it): set`]
+      : [];
   return [...servers, ...input];
 }
 
 /** VS Code's inputs as JSON text, to compare (`text` merged once already, so it parses). */
-function inputsOf(text: string | undefined): string {
+function inputsOf(host: Host, text: string | undefined): string {
   const json = text?.startsWith(BOM) ? text.slice(BOM.length) : (text ?? '');
-  return json.trim() === '' ? '' : JSON.stringify((JSON.parse(json) as Record<string, unknown>).inputs);
+  return json.trim() === '' ? '' : JSON.stringify((parseHostJson(host, json) as Record<string, unknown> | null)?.inputs);
 }
 
 /** Whether the file has an entry of this name (`existing` merged once already, so it parses). */
@@ -374,7 +377,7 @@ function hasServer(host: Host, existing: string | undefined, name: string): bool
   if (text.trim() === '') return false;
   if (host.format === 'toml')
     return scanToml(text).some((statement) => statement.kind === 'header' && statement.keys[0] === 'mcp_servers' && statement.keys[1] === name);
-  const servers = (JSON.parse(text) as Record<string, unknown>)[host.container];
+  const servers = (parseHostJson(host, text) as Record<string, unknown> | null)?.[host.container];
   return typeof servers === 'object' && servers !== null && Object.hasOwn(servers, name);
 }
 
@@ -520,7 +523,7 @@ function serverNamesIn(host: Host, text: string): string[] {
   const body = text.replace(/^\uFEFF/, '');
   if (body.trim() === '') return [];
   if (host.format === 'toml') return serverNames(scanToml(body));
-  const servers = (JSON.parse(body) as Record<string, unknown>)[host.container];
+  const servers = (parseHostJson(host, body) as Record<string, unknown> | null)?.[host.container];
   return typeof servers === 'object' && servers !== null && !Array.isArray(servers) ? Object.keys(servers) : [];
 }
 
