@@ -17,12 +17,13 @@ import { prefixCopyNotes } from './prefix-copies.js';
 import { KEPT_BACKUPS, keepToOwner, mergeIntoConfig, readConfig, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
+import { removeJsonServers } from './json-remove.js';
 import { parseHostJson } from './jsonc.js';
 import { gitWorkTreeOf, KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
 import { printable, shown } from './shown.js';
 import { sudoNotes } from './sudo.js';
-import { mergeTomlConfig, scanToml, serverNames } from './toml-config.js';
+import { mergeTomlConfig, removeTomlServers, scanToml, serverNames } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
 const BASE_URL_PLACEHOLDER = 'https://<your API base address>';
@@ -56,6 +57,9 @@ Without flags it asks; in a script, give every answer:
   --print             print the entries (key hidden) instead of writing them; with
                       --config-path, as a write to that file would give them
   --yes               write without asking for confirmation
+  --remove            take the servers out of the host's file instead: those of
+                      --servers (else all seven), by their engage-<name> entries,
+                      keeping a backup of the file and everything else in it
   --help, -h          this text
 
 Optional guardrails, the same in every server added. A flag left out keeps what an earlier
@@ -77,6 +81,7 @@ interface Options extends Partial<Record<GuardrailFlag, string>> {
   'config-path'?: string;
   print?: boolean;
   yes?: boolean;
+  remove?: boolean;
   help?: boolean;
 }
 
@@ -95,6 +100,7 @@ function parseOptions(argv: string[]): Options {
         'config-path': { type: 'string' },
         print: { type: 'boolean' },
         yes: { type: 'boolean' },
+        remove: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(GUARDRAILS.map(({ flag }) => [flag, { type: 'string' as const }])),
       },
@@ -104,7 +110,7 @@ function parseOptions(argv: string[]): Options {
   }
 }
 
-const FLAGS = ['host', 'servers', 'base-url', 'key-env', 'key-stdin', 'config-path', 'print', 'yes', 'help', ...GUARDRAILS.map(({ flag }) => flag)];
+const FLAGS = ['host', 'servers', 'base-url', 'key-env', 'key-stdin', 'config-path', 'print', 'yes', 'remove', 'help', ...GUARDRAILS.map(({ flag }) => flag)];
 
 const KEY_FROM = 'give it with --key-stdin (printf \'%s\\n\' "$KEY" | npx @engage-mcp/setup … --key-stdin) or --key-env NAME';
 
@@ -450,6 +456,7 @@ async function main(argv: string[]): Promise<number> {
   // Before any question, so a mistyped flag costs no answers.
   const guardrails = guardrailSettings(options);
   const configPath = configPathGiven(options['config-path']);
+  if (options.remove) return removeServers(options, configPath);
   const host = await answer(
     'host',
     options.host,
@@ -501,6 +508,65 @@ async function main(argv: string[]): Promise<number> {
     : unchanged;
   process.stdout.write(forTerminal(done + notes));
   return 0;
+}
+
+/** The flags that say what to write: no part of a removal, which writes nothing of its own. */
+const ADDING_ONLY = ['base-url', 'key-env', 'key-stdin', 'print', ...GUARDRAILS.map(({ flag }) => flag)] as const;
+
+/**
+ * `--remove`: our servers' entries (those of --servers, else all seven) taken out of the host's
+ * file, with the safety of a write: the lock, a backup, links and owners kept, the host's own save
+ * merged. Nothing else in the file is touched (VS Code's key input stays: another entry may use it).
+ */
+async function removeServers(options: Options, configPath: string | undefined): Promise<number> {
+  const adding = ADDING_ONLY.filter((flag) => options[flag] !== undefined);
+  if (adding.length > 0)
+    throw new UsageError(
+      `--remove takes --host, --servers, --config-path and --yes only; ${adding.map((flag) => `--${flag}`).join(', ')} ${adding.length === 1 ? 'is' : 'are'} for adding servers.`,
+    );
+  const host = await answer(
+    'host',
+    options.host,
+    `Remove the servers from which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `,
+    parseHost,
+  );
+  const names = (options.servers === undefined ? [...DOMAIN_NAMES] : parseServers(options.servers)).map((domain) => `engage-${domain}`);
+  const path = configPath ?? host.configPath(currentEnvironment());
+  const existing = await readConfig(path);
+  // Refuses a file it could not take them out of (not JSON, say) before anything is asked.
+  if (existing !== undefined) removed(host, existing, names, path);
+  const present = existing === undefined ? [] : names.filter((name) => hasServer(host, existing, name));
+  if (existing === undefined || present.length === 0) {
+    process.stdout.write(forTerminal(`${path} ${existing === undefined ? 'does not exist' : `has no ${names.join(', ')}`}; nothing to remove.\n`));
+    return 0;
+  }
+  const changes = present.map((name) => `  ${name}: removed\n`).join('');
+  if (!options.yes && !(await approved(path, existing, changes, 'Remove them'))) {
+    process.stdout.write('Nothing was changed.\n');
+    return 1;
+  }
+  const written = await mergeIntoConfig(path, (current) => removed(host, current, present, path), false);
+  if (written === undefined) {
+    process.stdout.write(forTerminal(`${path} has no ${present.join(', ')} any more; nothing to remove.\n`));
+    return 0;
+  }
+  const backupNote = written.backup ? await backupInWorkTreeNote(written.backup) : undefined;
+  const notes = [backupNote, removedBackupsNote(written), hardLinkNote(written), replacedLinkNote(written)];
+  process.stdout.write(
+    forTerminal(
+      `Removed from ${shown(written.path)}${written.backup ? ` (the previous file is kept as ${shown(written.backup)})` : ''}:\n${changes}` +
+        `Restart ${host.name} to stop them.\n${notes.map((note) => (note ? `${note}\n` : '')).join('')}`,
+    ),
+  );
+  return 0;
+}
+
+/** The file's text without these entries; a file gone since it was read has none to remove. */
+function removed(host: Host, current: string | undefined, names: string[], path: string): string {
+  if (current === undefined) throw new ConfigRefused(`${path} was removed while setup ran; nothing was changed.`);
+  const bom = current.startsWith(BOM) ? BOM : '';
+  const text = current.slice(bom.length);
+  return bom + (host.format === 'toml' ? removeTomlServers(text, names, path) : removeJsonServers(text, host, names, path));
 }
 
 /**
@@ -558,10 +624,10 @@ async function snippetKey(host: Host, path: string): Promise<KeyToWrite> {
 }
 
 /** The person's yes to the changes shown; refused outright where no one can be asked. */
-async function approved(path: string, existing: string | undefined, changes: string): Promise<boolean> {
+async function approved(path: string, existing: string | undefined, changes: string, question = 'Write this'): Promise<boolean> {
   if (!interactive()) throw new UsageError('add --yes to write the file without being asked.');
   const reply = await ask(
-    `${path}${existing === undefined ? ' (a new file)' : ''}:\n${changes}Write this${existing === undefined ? '' : ' (a backup of the file is kept)'}? [Y/n] `,
+    `${path}${existing === undefined ? ' (a new file)' : ''}:\n${changes}${question}${existing === undefined ? '' : ' (a backup of the file is kept)'}? [Y/n] `,
     process.stdin,
     process.stderr,
   );
