@@ -84,7 +84,7 @@ describe('VS Code: comments and trailing commas, as its JSONC reader takes them'
     expect(again.stdout).toContain('nothing to change');
     const moved = await vscodeRun('https://api2.example.com');
     expect(moved.code).toBe(1);
-    expect(moved.stderr).toContain(`${path} has a comment in its "engage-contact" entry`);
+    expect(moved.stderr).toContain(`${path} has a comment or a trailing comma in its "engage-contact" entry`);
     expect(moved.stderr).toContain('it would be lost; nothing was changed');
     expect(await readFile(path, 'utf8')).toBe(commented);
   });

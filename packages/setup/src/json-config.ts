@@ -189,7 +189,7 @@ function replaced(text: string, span: Span, value: unknown, layout: Layout, line
   if (same) return { start: span.start, end: span.start, text: '' };
   if (check) {
     if (hasComment(text, layout.source, span))
-      refuse(check.path, `has a comment in ${check.what} (${lineOf(text, span.start)}), which setup writes anew, and it would be lost`);
+      refuse(check.path, `has a comment or a trailing comma in ${check.what} (${lineOf(text, span.start)}), which setup writes anew, and it would be lost`);
     refuseLosses(text, span, check.what, check.path);
   }
   return { ...span, text: renderValue(value, layout, baseAt(text, lineAt)) };
