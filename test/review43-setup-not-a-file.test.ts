@@ -3,7 +3,7 @@
 // of the person's file (and of the lock and backup setup makes beside it) opens it without waiting
 // and refuses anything but a regular file, naming what it is; nothing is written.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configPathIn, homePerTest, SETUP_CLI, type SetupRun } from './setup-run.js';
@@ -48,4 +48,18 @@ describe.skipIf(!canMakeFifo)('a FIFO where the config goes', () => {
     },
     15_000,
   );
+
+  it('a FIFO where setup’s lock goes: refused at once, the config left', async () => {
+    const path = configPathIn(home.dir, 'cursor');
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, '{"mcpServers": {}}\n');
+    execFileSync('mkfifo', [`${path}.engage-setup.lock`]);
+    const ran = await setupWithDeadline(
+      ['--host', 'cursor', '--servers', 'contact', '--base-url', 'https://api.example.com', '--key-stdin', '--yes'],
+      'k-fifo-1234567890\n',
+    );
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(`${path}.engage-setup.lock is a named pipe (FIFO), not a file; nothing was changed.`);
+    expect(await readFile(path, 'utf8')).toBe('{"mcpServers": {}}\n');
+  }, 15_000);
 });

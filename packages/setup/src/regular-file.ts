@@ -23,7 +23,7 @@ export async function readRegular(path: string): Promise<Buffer> {
   }
 }
 
-const MOVE_ASIDE = 'Move it aside if it stands where the host keeps its config, or name a file with --config-path.';
+const MOVE_ASIDE = 'Move it aside (no host or setup makes one there), then run again.';
 
 function kindOf(found: Stats): string {
   if (found.isFIFO()) return 'a named pipe (FIFO)';
