@@ -64,15 +64,24 @@ describe('--remove', () => {
     expect(after).not.toContain('engage-billing');
   });
 
-  it('VS Code: the entry goes, its comments and trailing commas stay; the key input stays', async () => {
+  it('VS Code: the entry goes, its comments and trailing commas stay; the key input goes once nothing names it', async () => {
     const original = '// mine\n{\n\t"servers": {\n\t\t/* every day */\n\t\t"mine": {\n\t\t\t"command": "my-server", // no args\n\t\t},\n\t},\n}\n';
     const path = await writeConfig('vscode', original);
     expect((await setupWith(home.dir, ['--host', 'vscode', '--servers', 'contact', '--base-url', BASE_URL, '--yes'], '')).code).toBe(0);
     const ran = await remove('vscode');
     expect(ran.stderr).toBe('');
-    const after = await readFile(path, 'utf8');
-    expect(after.startsWith(original.slice(0, original.lastIndexOf('}')))).toBe(true);
-    expect(after).toContain('"id": "engage-api-key"');
+    expect(ran.stdout).toContain('  engage-contact: removed\n  the input engage-api-key (no entry uses it now): removed\n');
+    expect(await readFile(path, 'utf8')).toBe(original.replace('\t},\n}\n', '\t},\n\t"inputs": [],\n}\n'));
+  });
+
+  it('VS Code: the key input stays while another entry names it', async () => {
+    const path = await writeConfig('vscode', '{"servers": {"mine": {"command": "x", "env": {"K": "${input:engage-api-key}"}}}}\n');
+    expect((await setupWith(home.dir, ['--host', 'vscode', '--servers', 'contact', '--base-url', BASE_URL, '--yes'], '')).code).toBe(0);
+    const ran = await remove('vscode');
+    expect(ran.stdout).not.toContain('the input');
+    const after = JSON.parse(await readFile(path, 'utf8'));
+    expect(Object.keys(after.servers)).toEqual(['mine']);
+    expect(after.inputs.map((input: { id: string }) => input.id)).toEqual(['engage-api-key']);
   });
 
   it('no file: nothing made; adding flags refused; --help shows it', async () => {

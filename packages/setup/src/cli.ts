@@ -516,7 +516,7 @@ const ADDING_ONLY = ['base-url', 'key-env', 'key-stdin', 'print', ...GUARDRAILS.
 /**
  * `--remove`: our servers' entries (those of --servers, else all seven) taken out of the host's
  * file, with the safety of a write: the lock, a backup, links and owners kept, the host's own save
- * merged. Nothing else in the file is touched (VS Code's key input stays: another entry may use it).
+ * merged. Nothing else in the file is touched but VS Code's key input, once no entry names it.
  */
 async function removeServers(options: Options, configPath: string | undefined): Promise<number> {
   const adding = ADDING_ONLY.filter((flag) => options[flag] !== undefined);
@@ -534,13 +534,14 @@ async function removeServers(options: Options, configPath: string | undefined): 
   const path = configPath ?? host.configPath(currentEnvironment());
   const existing = await readConfig(path);
   // Refuses a file it could not take them out of (not JSON, say) before anything is asked.
-  if (existing !== undefined) removed(host, existing, names, path);
+  const after = existing === undefined ? undefined : removed(host, existing, names, path);
   const present = existing === undefined ? [] : names.filter((name) => hasServer(host, existing, name));
   if (existing === undefined || present.length === 0) {
     process.stdout.write(forTerminal(`${path} ${existing === undefined ? 'does not exist' : `has no ${names.join(', ')}`}; nothing to remove.\n`));
     return 0;
   }
-  const changes = present.map((name) => `  ${name}: removed\n`).join('');
+  const input = host.asksForKey && inputsOf(host, after) !== inputsOf(host, existing) ? [`the input ${VSCODE_KEY_INPUT.id} (no entry uses it now)`] : [];
+  const changes = [...present, ...input].map((name) => `  ${name}: removed\n`).join('');
   if (!options.yes && !(await approved(path, existing, changes, 'Remove them'))) {
     process.stdout.write('Nothing was changed.\n');
     return 1;

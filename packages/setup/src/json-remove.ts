@@ -3,18 +3,22 @@
 // own, and every other byte stays, comments a host reads included (jsonc.ts). A file setup could
 // not have written its entries into as they are is refused, as a merge into it would be.
 import { ConfigRefused } from './config-error.js';
-import type { Host } from './hosts.js';
-import { type Container, type Edit, type Member, applyEdits, objectAt, skipSpace } from './json-splice.js';
+import { type Host, VSCODE_KEY_INPUT } from './hosts.js';
+import { type Container, type Edit, type Member, applyEdits, arrayAt, objectAt, skipSpace } from './json-splice.js';
 import { blankComments, parseHostJson, readableJson } from './jsonc.js';
 
 type JsonObject = Record<string, unknown>;
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The text without the entries of these names in the host's servers object; the same text where it has none. */
+/**
+ * The text without the entries of these names in the host's servers object, and VS Code's key input
+ * once nothing in the file names it; the same text where it has none of them.
+ */
 export function removeJsonServers(existing: string, host: Host, names: string[], path: string): string {
   let text = existing;
   for (const name of names) text = removeOne(text, host, name, path);
+  if (host.asksForKey && !text.includes(KEY_INPUT_REFERENCE)) text = removeKeyInput(text, host);
   try {
     parseHostJson(host, text);
   } catch (error) {
@@ -48,6 +52,29 @@ function removeOne(source: string, host: Host, name: string, path: string): stri
       object.items.findIndex((member) => member.key === name),
     ),
   );
+}
+
+/** How an entry names VS Code's key input: while one does (a comment too, to be uncommented), the input stays. */
+export const KEY_INPUT_REFERENCE = `\${input:${VSCODE_KEY_INPUT.id}}`;
+
+/** VS Code's inputs without the one setup adds for the key (by its id). */
+function removeKeyInput(source: string, host: Host): string {
+  let text = source;
+  for (;;) {
+    const scan = host.jsonc ? blankComments(text, false) : text;
+    if (/^[ \t\r\n]*$/.test(scan)) return text;
+    const inputs = objectAt(scan, skipSpace(scan, 0)).items.find((member) => member.key === 'inputs');
+    if (inputs === undefined || scan[inputs.value.start] !== '[') return text;
+    const array = arrayAt(scan, inputs.value.start);
+    const index = array.items.findIndex((span) => {
+      const element: unknown = JSON.parse(readableJson(host, scan.slice(span.start, span.end)));
+      return isObject(element) && element.id === VSCODE_KEY_INPUT.id;
+    });
+    if (index < 0) return text;
+    // Elements as members without keys, so an element is cut as a member is.
+    const elements = { ...array, items: array.items.map((span) => ({ key: '', keyStart: span.start, value: span })) };
+    text = applyEdits(text, cutMember(scan, text, elements, index));
+  }
 }
 
 /** The one member of this key; two are refused, as the host reads the last and which was meant is unclear. */
