@@ -58,8 +58,9 @@ Without flags it asks; in a script, give every answer:
                       --config-path, as a write to that file would give them
   --yes               write without asking for confirmation
   --remove            take the servers out of the host's file instead: those of
-                      --servers (else all seven), by their engage-<name> entries,
-                      keeping a backup of the file and everything else in it
+                      --servers (else all seven), their engage-<name> entries (and
+                      VS Code's key input once no entry names it), keeping a backup
+                      of the file and all the rest of it
   --help, -h          this text
 
 Optional guardrails, the same in every server added. A flag left out keeps what an earlier
