@@ -14,14 +14,16 @@ import { nearNameNotes } from './near-names.js';
 import { missingFolderNote } from './new-folder.js';
 import { otherServerNotes } from './other-servers.js';
 import { prefixCopyNotes } from './prefix-copies.js';
-import { keepToOwner, mergeIntoConfig, readConfig, type Written } from './files.js';
+import { KEPT_BACKUPS, keepToOwner, mergeIntoConfig, readConfig, type Written } from './files.js';
 import { HOST_IDS, HOSTS, currentEnvironment, launchCommand, VSCODE_KEY_INPUT, type Host, type ServerEntry } from './hosts.js';
 import { mergeJsonConfig } from './json-config.js';
+import { removeJsonServers } from './json-remove.js';
+import { parseHostJson } from './jsonc.js';
 import { gitWorkTreeOf, KEY_VARIABLE, keyPlacement } from './key-placement.js';
 import { ask, askHidden, Cancelled } from './prompt.js';
 import { printable, shown } from './shown.js';
 import { sudoNotes } from './sudo.js';
-import { mergeTomlConfig, scanToml, serverNames } from './toml-config.js';
+import { mergeTomlConfig, removeTomlServers, scanToml, serverNames } from './toml-config.js';
 
 const KEY_PLACEHOLDER = '<your tenant API key>';
 const BASE_URL_PLACEHOLDER = 'https://<your API base address>';
@@ -55,6 +57,10 @@ Without flags it asks; in a script, give every answer:
   --print             print the entries (key hidden) instead of writing them; with
                       --config-path, as a write to that file would give them
   --yes               write without asking for confirmation
+  --remove            take the servers out of the host's file instead: those of
+                      --servers (else all seven), their engage-<name> entries (and
+                      VS Code's key input once no entry names it), keeping a backup
+                      of the file and all the rest of it
   --help, -h          this text
 
 Optional guardrails, the same in every server added. A flag left out keeps what an earlier
@@ -76,6 +82,7 @@ interface Options extends Partial<Record<GuardrailFlag, string>> {
   'config-path'?: string;
   print?: boolean;
   yes?: boolean;
+  remove?: boolean;
   help?: boolean;
 }
 
@@ -94,6 +101,7 @@ function parseOptions(argv: string[]): Options {
         'config-path': { type: 'string' },
         print: { type: 'boolean' },
         yes: { type: 'boolean' },
+        remove: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(GUARDRAILS.map(({ flag }) => [flag, { type: 'string' as const }])),
       },
@@ -103,7 +111,7 @@ function parseOptions(argv: string[]): Options {
   }
 }
 
-const FLAGS = ['host', 'servers', 'base-url', 'key-env', 'key-stdin', 'config-path', 'print', 'yes', 'help', ...GUARDRAILS.map(({ flag }) => flag)];
+const FLAGS = ['host', 'servers', 'base-url', 'key-env', 'key-stdin', 'config-path', 'print', 'yes', 'remove', 'help', ...GUARDRAILS.map(({ flag }) => flag)];
 
 const KEY_FROM = 'give it with --key-stdin (printf \'%s\\n\' "$KEY" | npx @engage-mcp/setup … --key-stdin) or --key-env NAME';
 
@@ -358,14 +366,16 @@ function changesOf(host: Host, existing: string | undefined, entries: Record<str
     return `${name}: ${changed.length > 0 ? changed.join(', ') : 'its entry'} changed`;
   });
   const input =
-    host.asksForKey && inputsOf(baseline) !== inputsOf(existing) ? [`the input ${VSCODE_KEY_INPUT.id} (VS Code asks for the key with it): set`] : [];
+    host.asksForKey && inputsOf(host, baseline) !== inputsOf(host, existing)
+      ? [`the input ${VSCODE_KEY_INPUT.id} (VS Code asks for the key with it): set`]
+      : [];
   return [...servers, ...input];
 }
 
 /** VS Code's inputs as JSON text, to compare (`text` merged once already, so it parses). */
-function inputsOf(text: string | undefined): string {
+function inputsOf(host: Host, text: string | undefined): string {
   const json = text?.startsWith(BOM) ? text.slice(BOM.length) : (text ?? '');
-  return json.trim() === '' ? '' : JSON.stringify((JSON.parse(json) as Record<string, unknown>).inputs);
+  return json.trim() === '' ? '' : JSON.stringify((parseHostJson(host, json) as Record<string, unknown> | null)?.inputs);
 }
 
 /** Whether the file has an entry of this name (`existing` merged once already, so it parses). */
@@ -374,7 +384,7 @@ function hasServer(host: Host, existing: string | undefined, name: string): bool
   if (text.trim() === '') return false;
   if (host.format === 'toml')
     return scanToml(text).some((statement) => statement.kind === 'header' && statement.keys[0] === 'mcp_servers' && statement.keys[1] === name);
-  const servers = (JSON.parse(text) as Record<string, unknown>)[host.container];
+  const servers = (parseHostJson(host, text) as Record<string, unknown> | null)?.[host.container];
   return typeof servers === 'object' && servers !== null && Object.hasOwn(servers, name);
 }
 
@@ -447,6 +457,7 @@ async function main(argv: string[]): Promise<number> {
   // Before any question, so a mistyped flag costs no answers.
   const guardrails = guardrailSettings(options);
   const configPath = configPathGiven(options['config-path']);
+  if (options.remove) return removeServers(options, configPath);
   const host = await answer(
     'host',
     options.host,
@@ -493,9 +504,71 @@ async function main(argv: string[]): Promise<number> {
   }
   const written = await mergeIntoConfig(path, (current) => render(host, current, entries, path), keyToWrite.secret);
   const backupNote = written?.backup ? await backupInWorkTreeNote(written.backup) : undefined;
-  const done = written ? doneText(host, written, changes, [keyToWrite.note, backupNote, hardLinkNote(written), replacedLinkNote(written)]) : unchanged;
+  const done = written
+    ? doneText(host, written, changes, [keyToWrite.note, backupNote, removedBackupsNote(written), hardLinkNote(written), replacedLinkNote(written)])
+    : unchanged;
   process.stdout.write(forTerminal(done + notes));
   return 0;
+}
+
+/** The flags that say what to write: no part of a removal, which writes nothing of its own. */
+const ADDING_ONLY = ['base-url', 'key-env', 'key-stdin', 'print', ...GUARDRAILS.map(({ flag }) => flag)] as const;
+
+/**
+ * `--remove`: our servers' entries (those of --servers, else all seven) taken out of the host's
+ * file, with the safety of a write: the lock, a backup, links and owners kept, the host's own save
+ * merged. Nothing else in the file is touched but VS Code's key input, once no entry names it.
+ */
+async function removeServers(options: Options, configPath: string | undefined): Promise<number> {
+  const adding = ADDING_ONLY.filter((flag) => options[flag] !== undefined);
+  if (adding.length > 0)
+    throw new UsageError(
+      `--remove takes --host, --servers, --config-path and --yes only; ${adding.map((flag) => `--${flag}`).join(', ')} ${adding.length === 1 ? 'is' : 'are'} for adding servers.`,
+    );
+  const host = await answer(
+    'host',
+    options.host,
+    `Remove the servers from which host?\n${HOST_IDS.map((id, index) => `  ${index + 1}. ${HOSTS[id].name} (${id})`).join('\n')}\nHost: `,
+    parseHost,
+  );
+  const names = (options.servers === undefined ? [...DOMAIN_NAMES] : parseServers(options.servers)).map((domain) => `engage-${domain}`);
+  const path = configPath ?? host.configPath(currentEnvironment());
+  const existing = await readConfig(path);
+  // Refuses a file it could not take them out of (not JSON, say) before anything is asked.
+  const after = existing === undefined ? undefined : removed(host, existing, names, path);
+  const present = existing === undefined ? [] : names.filter((name) => hasServer(host, existing, name));
+  if (existing === undefined || present.length === 0) {
+    process.stdout.write(forTerminal(`${path} ${existing === undefined ? 'does not exist' : `has no ${names.join(', ')}`}; nothing to remove.\n`));
+    return 0;
+  }
+  const input = host.asksForKey && inputsOf(host, after) !== inputsOf(host, existing) ? [`the input ${VSCODE_KEY_INPUT.id} (no entry uses it now)`] : [];
+  const changes = [...present, ...input].map((name) => `  ${name}: removed\n`).join('');
+  if (!options.yes && !(await approved(path, existing, changes, 'Remove them'))) {
+    process.stdout.write('Nothing was changed.\n');
+    return 1;
+  }
+  const written = await mergeIntoConfig(path, (current) => removed(host, current, present, path), false);
+  if (written === undefined) {
+    process.stdout.write(forTerminal(`${path} has no ${present.join(', ')} any more; nothing to remove.\n`));
+    return 0;
+  }
+  const backupNote = written.backup ? await backupInWorkTreeNote(written.backup) : undefined;
+  const notes = [backupNote, removedBackupsNote(written), hardLinkNote(written), replacedLinkNote(written)];
+  process.stdout.write(
+    forTerminal(
+      `Removed from ${shown(written.path)}${written.backup ? ` (the previous file is kept as ${shown(written.backup)})` : ''}:\n${changes}` +
+        `Restart ${host.name} to stop them.\n${notes.map((note) => (note ? `${note}\n` : '')).join('')}`,
+    ),
+  );
+  return 0;
+}
+
+/** The file's text without these entries; a file gone since it was read has none to remove. */
+function removed(host: Host, current: string | undefined, names: string[], path: string): string {
+  if (current === undefined) throw new ConfigRefused(`${path} was removed while setup ran; nothing was changed.`);
+  const bom = current.startsWith(BOM) ? BOM : '';
+  const text = current.slice(bom.length);
+  return bom + (host.format === 'toml' ? removeTomlServers(text, names, path) : removeJsonServers(text, host, names, path));
 }
 
 /**
@@ -518,7 +591,7 @@ function serverNamesIn(host: Host, text: string): string[] {
   const body = text.replace(/^\uFEFF/, '');
   if (body.trim() === '') return [];
   if (host.format === 'toml') return serverNames(scanToml(body));
-  const servers = (JSON.parse(body) as Record<string, unknown>)[host.container];
+  const servers = (parseHostJson(host, body) as Record<string, unknown> | null)?.[host.container];
   return typeof servers === 'object' && servers !== null && !Array.isArray(servers) ? Object.keys(servers) : [];
 }
 
@@ -553,10 +626,10 @@ async function snippetKey(host: Host, path: string): Promise<KeyToWrite> {
 }
 
 /** The person's yes to the changes shown; refused outright where no one can be asked. */
-async function approved(path: string, existing: string | undefined, changes: string): Promise<boolean> {
+async function approved(path: string, existing: string | undefined, changes: string, question = 'Write this'): Promise<boolean> {
   if (!interactive()) throw new UsageError('add --yes to write the file without being asked.');
   const reply = await ask(
-    `${path}${existing === undefined ? ' (a new file)' : ''}:\n${changes}Write this${existing === undefined ? '' : ' (a backup of the file is kept)'}? [Y/n] `,
+    `${path}${existing === undefined ? ' (a new file)' : ''}:\n${changes}${question}${existing === undefined ? '' : ' (a backup of the file is kept)'}? [Y/n] `,
     process.stdin,
     process.stderr,
   );
@@ -570,6 +643,12 @@ function doneText(host: Host, written: Written, changes: string, notes: (string 
     `Restart ${host.name} to load them.${host.asksForKey ? ' It asks for the API key when the first one starts.' : ''}\n` +
     notes.map((note) => (note ? `${note}\n` : '')).join('')
   );
+}
+
+/** Older backups removed as the new one was made, so they do not pile up (a backup holds the key too). */
+function removedBackupsNote({ removedBackups }: Written): string | undefined {
+  if (removedBackups === undefined) return undefined;
+  return `${removedBackups === 1 ? '1 older backup of it was' : `${removedBackups} older backups of it were`} removed (setup keeps the newest ${KEPT_BACKUPS}).`;
 }
 
 /** The file was replaced under one of its names: the others (a dotfiles folder's hard link) keep the old text. */

@@ -4,6 +4,7 @@
 // Gemini CLI's mcp.excluded and mcp.allowed lists (geminicli.com/docs/tools/mcp-server);
 // Claude Code's per-project disabledMcpServers in ~/.claude.json (what /mcp writes); and
 // "disabled": true in an entry, which Cline and others honour, though none of our hosts documents it.
+import { parseHostJson } from './jsonc.js';
 import type { Host } from './hosts.js';
 import { shown } from './shown.js';
 import { scanToml } from './toml-scanner.js';
@@ -22,7 +23,7 @@ const names = (value: unknown): string[] => (Array.isArray(value) ? value.filter
 export function disabledNotes(host: Host, text: string | undefined, servers: string[], usualFile: boolean): string[] {
   const body = text?.replace(/^\uFEFF/, '') ?? '';
   if (body.trim() === '') return [];
-  return host.format === 'toml' ? tomlNotes(body, servers) : jsonNotes(host, JSON.parse(body) as JsonObject, servers, usualFile);
+  return host.format === 'toml' ? tomlNotes(body, servers) : jsonNotes(host, parseHostJson(host, body) as JsonObject, servers, usualFile);
 }
 
 function tomlNotes(text: string, servers: string[]): string[] {
@@ -91,7 +92,7 @@ function geminiNotes(name: string, mcp: JsonObject, config: JsonObject): string[
 export function shadowedNotes(host: Host, text: string | undefined, servers: string[], usualFile: boolean): string[] {
   const body = text?.replace(/^\uFEFF/, '') ?? '';
   if (host.id !== 'claude-code' || !usualFile || body.trim() === '') return [];
-  const config = JSON.parse(body) as JsonObject;
+  const config = parseHostJson(host, body) as JsonObject;
   const projects = isObject(config.projects) ? config.projects : {};
   const notes: string[] = [];
   for (const name of servers) {

@@ -8,10 +8,11 @@
 // mid-write left is removed. A file with other names (hard links), or a link to no file, is replaced
 // under the config's name only, and the caller is told (Written).
 import { realpathSync, type Stats, statSync } from 'node:fs';
-import { chmod, lchown, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, open, readdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { ConfigRefused } from './config-error.js';
+import { readRegular } from './regular-file.js';
 import { shellWord } from './shown.js';
 
 /** The file's text, or undefined when there is none yet. Refuses what it could not write back as it was. */
@@ -19,8 +20,9 @@ export async function readConfig(path: string): Promise<string | undefined> {
   await refuseForeignLinks(path);
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegular(path);
   } catch (error) {
+    if (error instanceof ConfigRefused) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     if (code === 'EISDIR')
@@ -173,6 +175,8 @@ export interface Written {
   otherNames?: number;
   /** Where the config, a symbolic link to no file, led: the new file replaced the link, and nothing was made there. */
   replacedLinkTo?: string;
+  /** How many older backups of setup's beside the file were removed, past the newest KEPT_BACKUPS. */
+  removedBackups?: number;
 }
 
 /** The file was changed by someone else (its host saving it) while setup wrote its own text. */
@@ -267,13 +271,21 @@ export async function replaceConfig(
   });
   const otherNames = replaced && replaced.nlink > 1 ? replaced.nlink - 1 : undefined;
   const replacedLinkTo = dangling ? { replacedLinkTo: dangling } : {};
-  return { path: target, ...(backup ? { backup } : {}), ...(otherNames ? { otherNames } : {}), ...replacedLinkTo };
+  // Only once the new file and its backup are in place: an older backup is then no longer the last copy.
+  const removedBackups = backup && replaced ? await removeOldBackups(target, replaced.uid) : 0;
+  return {
+    path: target,
+    ...(backup ? { backup } : {}),
+    ...(otherNames ? { otherNames } : {}),
+    ...replacedLinkTo,
+    ...(removedBackups > 0 ? { removedBackups } : {}),
+  };
 }
 
 /** The file's text as it is now, undefined for none (compared only: read leniently). */
 async function textOf(path: string): Promise<string | undefined> {
   try {
-    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(await readFile(path));
+    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(await readRegular(path));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -450,7 +462,7 @@ function cannotWrite(path: string, error: unknown): Error {
 /** `<file>.backup-20250101-120000`, never overwriting an earlier backup; its owner's only, as it may hold keys. */
 async function backupOf(path: string, now: Date, owner: Owner | undefined): Promise<string> {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  const original = await readFile(path);
+  const original = await readRegular(path);
   for (let attempt = 1; ; attempt++) {
     const candidate = `${path}.backup-${stamp}${attempt > 1 ? `-${attempt}` : ''}`;
     try {
@@ -460,6 +472,49 @@ async function backupOf(path: string, now: Date, owner: Owner | undefined): Prom
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
+}
+
+/** How many of its backups beside a file setup keeps: enough to go back some runs (setup-safety makes six in one burst of seven), not one for every run ever made. */
+export const KEPT_BACKUPS = 10;
+
+/** The name backupOf gives: the file's, then its stamp and a count for a second in the same second. */
+const BACKUP_NAME = /^\.backup-(\d{8}-\d{6})(?:-(\d+))?$/;
+
+/**
+ * Removes setup's backups of `target` past the newest KEPT_BACKUPS, oldest first by the stamp in
+ * their names; how many it removed. Only what setup makes counts as one: a regular file of that
+ * name with no other name, its owner's only (0600) and the owner of the file it backs up. A link,
+ * a file others may read, or any other name is the person's, left as it is. A backup that cannot
+ * be removed is left: the file is written already.
+ */
+async function removeOldBackups(target: string, ownerUid: number): Promise<number> {
+  const prefix = basename(target);
+  const names = await readdir(dirname(target)).catch(() => [] as string[]);
+  const ours: { name: string; stamp: string; count: number }[] = [];
+  for (const name of names) {
+    const match = name.startsWith(prefix) ? BACKUP_NAME.exec(name.slice(prefix.length)) : null;
+    if (match === null) continue;
+    const found = await lstat(join(dirname(target), name)).catch(() => undefined);
+    if (found === undefined || !madeBySetup(found, ownerUid)) continue;
+    ours.push({ name, stamp: match[1] as string, count: Number(match[2] ?? 1) });
+  }
+  ours.sort((a, b) => (a.stamp === b.stamp ? a.count - b.count : a.stamp < b.stamp ? -1 : 1));
+  let removed = 0;
+  for (const { name } of ours.slice(0, Math.max(0, ours.length - KEPT_BACKUPS)))
+    if (
+      await rm(join(dirname(target), name)).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed++;
+  return removed;
+}
+
+/** A backup as backupOf makes it (Windows keeps no mode or owner: the name and kind alone). */
+function madeBySetup(found: Stats, ownerUid: number): boolean {
+  if (!found.isFile() || found.nlink !== 1) return false;
+  return process.platform === 'win32' || ((found.mode & 0o777) === 0o600 && found.uid === ownerUid);
 }
 
 const LOCK_WAIT_MS = 15_000;
@@ -529,7 +584,7 @@ async function acquireLock(lock: string, path: string): Promise<void> {
  */
 async function removeIfStale(lock: string): Promise<boolean> {
   try {
-    const [content, seen] = await Promise.all([readFile(lock, 'utf8'), stat(lock)]);
+    const [content, seen] = await Promise.all([readRegular(lock).then(String), stat(lock)]);
     const pid = Number(content.trim());
     const age = Date.now() - seen.mtimeMs;
     const ended = Number.isInteger(pid) && pid > 0 && !isRunning(pid);

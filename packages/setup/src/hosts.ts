@@ -63,6 +63,11 @@ export interface Host {
    * with no way to escape it: a key holding it would reach the server changed.
    */
   expandsInValues?: RegExp;
+  /**
+   * The host's own reader takes comments in a JSON config, and trailing commas where said (VS Code's
+   * JSONC parser; Gemini CLI strips comments only). Absent: plain JSON, which setup keeps to.
+   */
+  jsonc?: { trailingCommas: boolean };
   configPath(environment: Environment): string;
   /** The entry in the host's own shape. */
   shape(entry: ServerEntry): Record<string, unknown>;
@@ -125,6 +130,8 @@ export const HOSTS: Record<HostId, Host> = {
     format: 'json',
     container: 'servers',
     asksForKey: true,
+    // Read with VS Code's JSONC parser, trailing commas allowed (mcpResourceScannerService).
+    jsonc: { trailingCommas: true },
     configPath: (environment) => join(appDataDir(environment, 'Code'), 'User', 'mcp.json'),
     shape: (entry) => typedStdio({ ...entry, env: { ...entry.env, ENGAGE_API_KEY: `\${input:${VSCODE_KEY_INPUT.id}}` } }),
   },
@@ -160,6 +167,8 @@ export const HOSTS: Record<HostId, Host> = {
     // Gemini CLI expands $VAR and ${VAR} in a server's env.
     keyReference: '${ENGAGE_API_KEY}',
     expandsInValues: /\$(?:\w|\{[^}]*\})/,
+    // JSON.parse(stripJsonComments(text)): comments go, a trailing comma stays and is refused.
+    jsonc: { trailingCommas: false },
     configPath: ({ home }) => join(home, '.gemini', 'settings.json'),
     shape: plain,
   },

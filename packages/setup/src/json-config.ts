@@ -1,10 +1,11 @@
 // Merging servers into a host's JSON config (Claude Desktop, Claude Code, VS Code, Cursor, Gemini
 // CLI). Our entries are written into the file's text in place (json-splice.ts), so everything else
 // in it stays byte for byte; within one of our entries, fields and env variables the user added are
-// kept too. A file that is not plain JSON (VS Code allows comments, for one) is refused rather than
-// rewritten without them.
+// kept too. Comments (and trailing commas) stay where the host's own reader takes them (jsonc.ts);
+// elsewhere a file holding them is refused rather than rewritten without them.
 import { ConfigRefused } from './config-error.js';
 import { VSCODE_KEY_INPUT, type Host } from './hosts.js';
+import { readableJson } from './jsonc.js';
 import { refuseNearNames } from './near-names.js';
 import {
   appendEdit,
@@ -34,14 +35,20 @@ const isObject = (value: unknown): value is JsonObject => typeof value === 'obje
  * file it cannot merge into safely.
  */
 export function mergeJsonConfig(existing: string | undefined, host: Host, entries: Record<string, JsonObject>, path: string): string {
-  const config = parse(existing, path);
+  // Comments blanked where the host reads them: the same offsets, so edits found in it apply to `existing`.
+  const plain = existing === undefined ? undefined : readableJson(host, existing);
+  const config = parse(plain, host, path);
   const servers = mergedServers(config, host, entries, path);
   const input = host.asksForKey ? mergedInput(config, path) : undefined;
-  if (existing === undefined || isBlank(existing)) {
+  if (existing === undefined || plain === undefined || isBlank(plain)) {
     const text = `${JSON.stringify(freshConfig(host, servers, input), null, '  ')}\n`;
-    return existing === undefined ? text : text.replace(/\n/g, lineEnding(existing));
+    if (existing === undefined) return text;
+    const eol = lineEnding(existing);
+    // Comments alone: kept, the config after them.
+    const kept = isBlank(existing) ? '' : `${existing.replace(/[ \t\r\n]+$/, '')}${eol}`;
+    return kept + text.replace(/\n/g, eol);
   }
-  return applyEdits(existing, editsFor(existing, host, servers, input, path));
+  return applyEdits(existing, editsFor(plain, existing, host, servers, input, path));
 }
 
 /** A config of nothing but ours. */
@@ -95,12 +102,24 @@ function mergedInput(config: JsonObject, path: string): { value: JsonObject; at:
   return { value: { ...(at < 0 ? {} : (inputs[at] as JsonObject)), ...VSCODE_KEY_INPUT }, at };
 }
 
-/** The edits that write `servers` (and `input`) into `text`, a JSON object as parse() took it. */
-function editsFor(text: string, host: Host, servers: Record<string, JsonObject>, input: { value: JsonObject; at: number } | undefined, path: string): Edit[] {
-  const layout: Layout = { unit: /^([ \t]+)["}\]]/m.exec(text)?.[1] ?? '  ', eol: lineEnding(text) };
+/**
+ * The edits that write `servers` (and `input`) into `source`, made from `text`: the same with its
+ * comments blanked, a JSON object as parse() took it.
+ */
+function editsFor(
+  text: string,
+  source: string,
+  host: Host,
+  servers: Record<string, JsonObject>,
+  input: { value: JsonObject; at: number } | undefined,
+  path: string,
+): Edit[] {
+  // A comment's line shows the indent too (a file of one comment and no member yet).
+  const layout: Layout = { unit: /^([ \t]+)["}\]/]/m.exec(source)?.[1] ?? '  ', eol: lineEnding(text), source };
   const top = objectAt(text, skipSpace(text, 0));
-  // Nothing of the person's: the whole object written anew, on lines of its own.
-  if (top.items.length === 0) return [{ start: top.open, end: top.close + 1, text: renderValue(freshConfig(host, servers, input), layout, '') }];
+  // Nothing of the person's (not a comment either): the whole object written anew, on lines of its own.
+  if (top.items.length === 0 && !hasComment(text, source, { start: top.open, end: top.close + 1 }))
+    return [{ start: top.open, end: top.close + 1, text: renderValue(freshConfig(host, servers, input), layout, '') }];
   refuseTwice(text, top, [host.container, ...(input ? ['inputs'] : [])], 'the file', path);
   const edits: Edit[] = [];
   const added: ((base: string | undefined) => string)[] = [];
@@ -166,10 +185,19 @@ function refuseTwice(text: string, object: Container<Member>, keys: string[], na
 function replaced(text: string, span: Span, value: unknown, layout: Layout, lineAt: number, check?: { what: string; path: string }): Edit {
   if (check) refuseTooDeep(text, span, check.what, check.path);
   const same = JSON.stringify(JSON.parse(text.slice(span.start, span.end))) === JSON.stringify(value);
-  if (same) return { ...span, text: text.slice(span.start, span.end) };
-  if (check) refuseLosses(text, span, check.what, check.path);
+  // Left as it is: nothing to change (its comments too).
+  if (same) return { start: span.start, end: span.start, text: '' };
+  if (check) {
+    if (hasComment(text, layout.source, span))
+      refuse(check.path, `has a comment or a trailing comma in ${check.what} (${lineOf(text, span.start)}), which setup writes anew, and it would be lost`);
+    refuseLosses(text, span, check.what, check.path);
+  }
   return { ...span, text: renderValue(value, layout, baseAt(text, lineAt)) };
 }
+
+/** Whether the person's text holds a comment (or a trailing comma) at `span`, blanked in `text`. */
+const hasComment = (text: string, source: string | undefined, span: Span) =>
+  source !== undefined && text.slice(span.start, span.end) !== source.slice(span.start, span.end);
 
 /**
  * JSON's own whitespace only: an empty file. Not String.trim(), which removes a no-break space and
@@ -177,7 +205,7 @@ function replaced(text: string, span: Span, value: unknown, layout: Layout, line
  */
 const isBlank = (text: string) => /^[ \t\r\n]*$/.test(text);
 
-function parse(existing: string | undefined, path: string): JsonObject {
+function parse(existing: string | undefined, host: Host, path: string): JsonObject {
   if (existing === undefined || isBlank(existing)) return {};
   let config: unknown;
   try {
@@ -185,11 +213,19 @@ function parse(existing: string | undefined, path: string): JsonObject {
   } catch (error) {
     // The parser's own message quotes the file, which may hold other servers' secrets: say where only.
     throw new ConfigRefused(
-      `${path} is not valid JSON${where(existing, error)} (comments and trailing commas are not JSON either), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`,
+      `${path} is not valid JSON${where(existing, error)} (${readerNote(host)}), so it was left as it is. Fix it, or add the servers by hand: run again with --print for the snippet.`,
     );
   }
   if (!isObject(config)) throw new ConfigRefused(`${path} does not hold a JSON object; nothing was changed.`);
   return config;
+}
+
+/** What the host's own reader takes besides JSON, so the person knows what to fix. */
+function readerNote(host: Host): string {
+  if (host.jsonc === undefined) return `${host.name} reads it as plain JSON: comments and trailing commas are not JSON`;
+  return host.jsonc.trailingCommas
+    ? `${host.name} takes comments and trailing commas in it, but no other departure from JSON`
+    : `${host.name} takes comments in it, but not trailing commas`;
 }
 
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;

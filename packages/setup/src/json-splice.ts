@@ -1,7 +1,8 @@
 // Setup's changes to a JSON config as edits to its text: our entries (and VS Code's key input)
 // are written in place or added after the person's, and every other byte stays as it was: their
 // spacing, escapes, numbers and line endings, which writing the whole file anew would respell.
-// The text given is valid JSON (JSON.parse took it), so only strings and brackets need telling apart.
+// The text given is valid JSON (JSON.parse took it), so only strings and brackets need telling apart;
+// comments a host takes are blanked in it (jsonc.ts), and Layout.source holds the text with them.
 
 /** Where a value is in the text: from `start` to just before `end`. */
 export interface Span {
@@ -32,6 +33,8 @@ export interface Edit {
 export interface Layout {
   unit: string;
   eol: string;
+  /** The person's text, its comments in it, where the text scanned has them blanked. */
+  source?: string;
 }
 
 /** The members of the object opening at `open`. */
@@ -142,16 +145,23 @@ export function appendEdit(text: string, container: Container<Span | Member>, it
     // The spacing the person put before their last item, so ours sit as theirs do.
     let delimiter = lastStart - 1;
     while (' \t\r\n'.includes(text[delimiter] as string)) delimiter--;
-    const separator = text.slice(delimiter + 1, lastStart);
-    const newline = lastBreak(separator, separator.length - 1);
-    const base = newline < 0 ? undefined : separator.slice(newline + 1);
+    const spacing = text.slice(delimiter + 1, lastStart);
+    const newline = lastBreak(spacing, spacing.length - 1);
+    // Not a comment's blanks: a comment written there is the person's, above their item only.
+    const commented = layout.source !== undefined && layout.source.slice(delimiter + 1, lastStart) !== spacing;
+    const separator = commented ? (newline < 0 ? ' ' : layout.eol + spacing.slice(newline + 1)) : spacing;
+    const base = newline < 0 ? undefined : spacing.slice(newline + 1);
     return { start: lastEnd, end: lastEnd, text: items.map((item) => `,${separator}${item(base)}`).join('') };
   }
   const outer = baseAt(text, container.open);
-  if (outer === undefined) return { start: container.open + 1, end: container.close, text: items.map((item) => item(undefined)).join(',') };
+  // Comments in the empty container stay, ours after them.
+  const inside = layout.source?.slice(container.open + 1, container.close) ?? '';
+  const kept = inside === text.slice(container.open + 1, container.close) ? '' : inside.replace(/[ \t\r\n]+$/, '');
+  if (outer === undefined)
+    return { start: container.open + 1, end: container.close, text: `${kept}${kept ? ' ' : ''}${items.map((item) => item(undefined)).join(',')}` };
   const base = outer + layout.unit;
   const inner = items.map((item) => `${base}${item(base)}`).join(`,${layout.eol}`);
-  return { start: container.open + 1, end: container.close, text: `${layout.eol}${inner}${layout.eol}${outer}` };
+  return { start: container.open + 1, end: container.close, text: `${kept}${layout.eol}${inner}${layout.eol}${outer}` };
 }
 
 /** A member `key: value`, for appendEdit. */

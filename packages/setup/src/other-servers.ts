@@ -5,6 +5,7 @@
 // nothing.
 import { DOMAIN_NAMES } from '@engage-mcp/shared/config';
 import type { Host, ServerEntry } from './hosts.js';
+import { parseHostJson } from './jsonc.js';
 import { scanToml } from './toml-scanner.js';
 
 type JsonObject = Record<string, unknown>;
@@ -39,7 +40,7 @@ export function otherServerNotes(host: Host, text: string, written: Record<strin
 
 /** The env of a server in a JSON config, by name; undefined where there is no such server. */
 function jsonSettings(host: Host, text: string): (name: string) => JsonObject | undefined {
-  const config = JSON.parse(text) as JsonObject;
+  const config = parseHostJson(host, text) as JsonObject;
   const servers = isObject(config[host.container]) ? (config[host.container] as JsonObject) : {};
   return (name) => {
     const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;

@@ -265,3 +265,58 @@ function firstTwo(table: string[], keys: string[]): string[] {
 function lastContentEnd(section: Section): number {
   return section.keyvals.at(-1)?.end ?? section.header.end;
 }
+
+/**
+ * The text of config.toml without the tables of these servers ([mcp_servers.<name>] and every table
+ * under it: each header to its last key, comments among them); every other byte stays. Blank lines after a
+ * table go with it, so none pile up where it was; a comment after its keys stays (it may head the
+ * next table). Refuses what mergeTomlConfig refuses (our servers as dotted keys, inline tables).
+ */
+export function removeTomlServers(existing: string, names: string[], path: string): string {
+  const statements = readStatements(existing, path);
+  sectionsOf(statements, names, path);
+  const regions: [number, number][] = [];
+  let region: [number, number] | undefined;
+  for (const statement of statements) {
+    if (statement.kind === 'header') {
+      const ours = statement.keys[0] === 'mcp_servers' && names.includes(statement.keys[1] as string) && !statement.arrayTable;
+      region = ours ? [statement.start, statement.end] : undefined;
+      if (region) regions.push(region);
+    } else if (region && statement.kind === 'keyval') region[1] = statement.end;
+  }
+  let result = '';
+  let cursor = 0;
+  for (const [start, end] of extendOverBlankLines(existing, statements, regions)) {
+    result += existing.slice(cursor, start);
+    cursor = end;
+  }
+  result += existing.slice(cursor);
+  try {
+    scanToml(result);
+  } catch (error) {
+    throw new Error(`internal error: ${path} without our servers would not be valid TOML (${(error as Error).message}); nothing was written`);
+  }
+  return result;
+}
+
+const isBlankLine = (text: string, statement: Statement) => /^[ \t]*(?:\r?\n)?$/.test(text.slice(statement.start, statement.end));
+
+/**
+ * Each region (a header to its last key) takes the blank lines after it, and regions that then meet
+ * are one. One reaching the end of the file takes the blank lines before it instead, so the file
+ * does not end in them.
+ */
+function extendOverBlankLines(text: string, statements: Statement[], regions: [number, number][]): [number, number][] {
+  const blank = (statement: Statement) => statement.kind === 'trivia' && isBlankLine(text, statement);
+  for (const region of regions) for (const statement of statements) if (statement.start === region[1] && blank(statement)) region[1] = statement.end;
+  const merged: [number, number][] = [];
+  for (const region of regions) {
+    const last = merged.at(-1);
+    if (last && last[1] === region[0]) last[1] = region[1];
+    else merged.push([...region]);
+  }
+  const last = merged.at(-1);
+  if (last && last[1] === text.length)
+    for (const statement of [...statements].reverse()) if (statement.end === last[0] && blank(statement)) last[0] = statement.start;
+  return merged;
+}
