@@ -116,11 +116,12 @@ describe.each(JSON_HOSTS)('%s (JSON)', (hostId) => {
   it('refuses a malformed config with a clear error, leaving it byte for byte', async () => {
     const path = configPath(hostId);
     await mkdir(dirname(path), { recursive: true });
-    const malformed = `{\n  // a comment\n  "${host.container}": { "other": { "env": { "OTHER_TOKEN": "${OTHER_SECRET}" } }, },\n}\n`;
+    // A comma missing (a comment and trailing commas are VS Code's to read: test/review43-setup-comments).
+    const malformed = `{\n  "${host.container}": { "other": { "env": { "OTHER_TOKEN": "${OTHER_SECRET}" } } }\n  "theme": "dark"\n}\n`;
     await writeFile(path, malformed);
     const ran = await setup(writeArgs(hostId), { stdin: `${KEY}\n` });
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(`${path} is not valid JSON at line 2`);
+    expect(ran.stderr).toContain(`${path} is not valid JSON at line 3`);
     expect(ran.stderr).toContain('left as it is');
     expectNoKeyIn(ran);
     expect(await readFile(path, 'utf8')).toBe(malformed);
