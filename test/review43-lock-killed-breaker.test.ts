@@ -3,6 +3,9 @@
 // process is gone; one of another host once it is 30 s old, as a lock is) and breaks the stale lock,
 // so no turn is lost for good, and the processes waiting then still take their turns one at a time.
 // Here a real process is stopped just as it moves the stale lock aside (inside its turn), then killed.
+// A breaker stopped in its turn and left alive holds the others back (a live process's entry is never
+// removed, as its lock would not be): the write that waited its 10 s is refused naming that breaker
+// to stop, not the process that is gone (whose pid the user could not stop).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -97,4 +100,20 @@ describe('a breaker killed in its turn', () => {
     expect(await turnsAtOnce(path, 2)).toBe(1);
     expect(readdirSync(`${path}.break`)).toEqual([]);
   });
+
+  it('a breaker stopped in its turn, alive: the waiting write is refused naming it as the process to stop', async () => {
+    const dir = join(root, 'stopped');
+    mkdirSync(dir);
+    const path = join(dir, 'state.lock');
+    writeFileSync(path, deadOwner(), { mode: 0o600 });
+    const breaker = await breakerStoppedInItsTurn(path);
+    const refused = await lock(path).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    expect(refused).toContain(
+      `process ${2 ** 22 + 1} of this host (${path}), which is gone, and process ${breaker.pid} of this host has been breaking that lock`,
+    );
+    expect(readdirSync(dir)).toContain('state.lock');
+  }, 30_000);
 });

@@ -257,14 +257,36 @@ function lockedBy(path: string): GuardStateError {
     // Not readable now: said as another process.
   }
   const owner = holder === undefined ? undefined : ownerOf(holder);
-  const who = !owner
-    ? 'another process'
-    : owner.here
-      ? `process ${owner.pid} of this host`
-      : owner.host === hostname()
-        ? `a process (${owner.pid}) in another pid namespace of this host (a container sharing this state directory)`
-        : `a process (${owner.pid}) of the host ${owner.host}, which shares this state directory`;
-  return new GuardStateError(
-    `the guardrails' state is locked by ${who} (${path}), and was still locked after ${LOCK_WAIT_MS / 1000} s; try again in a moment. If it stays locked, that process is stuck: stop it`,
-  );
+  const breaker = stuckBreaker(path, owner);
+  const wait = (held: string) => `${LOCK_WAIT_MS / 1000} s; try again in a moment. If it stays ${held}, that process is stuck: stop it`;
+  if (breaker)
+    return new GuardStateError(
+      `the guardrails' state is locked by ${describeOwner(owner)} (${path}), which is gone, and ${describeOwner(breaker)} has been breaking that lock (its entry in ${path}.break) and was still at it after ${wait('so')}`,
+    );
+  return new GuardStateError(`the guardrails' state is locked by ${describeOwner(owner)} (${path}), and was still locked after ${wait('locked')}`);
+}
+
+function describeOwner(owner: ReturnType<typeof ownerOf>): string {
+  if (!owner) return 'another process';
+  if (owner.here) return `process ${owner.pid} of this host`;
+  if (owner.host === hostname()) return `a process (${owner.pid}) in another pid namespace of this host (a container sharing this state directory)`;
+  return `a process (${owner.pid}) of the host ${owner.host}, which shares this state directory`;
+}
+
+/**
+ * The breaker whose entry holds the others back from a lock of a process that is gone (a breaker
+ * stopped in its turn: its entry is never removed while it lives), so that the refusal names the
+ * process to stop rather than the one that is gone.
+ */
+function stuckBreaker(path: string, owner: ReturnType<typeof ownerOf>): ReturnType<typeof ownerOf> {
+  if (!owner || !(owner.earlierBoot || (owner.here && liveness(owner.pid, owner.start) === 'dead'))) return undefined;
+  try {
+    for (const name of fs.readdirSync(`${path}.break`)) {
+      const breaker = ownerOf(readLock(join(`${path}.break`, name))?.holder ?? '');
+      if (breaker) return breaker;
+    }
+  } catch {
+    // No entry that can be read: the lock's owner is named alone.
+  }
+  return undefined;
 }
