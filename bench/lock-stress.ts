@@ -3,9 +3,9 @@
 // O_EXCL, so a second turn at once is seen (an overlap). Now and then a worker ends its turn by
 // leaving a lock of a dead process in place of its own (a server killed mid-turn), so the others
 // break stale locks all the time. --pause-ms N pauses each breaker for N ms just before and just
-// after it moves the lock (fs.renameSync of the lock path, patched in the worker process only: no
-// setting of the servers), widening the windows between a breaker's last read, its move, and
-// whatever it does after. Prints one JSON line: turns, overlaps, turns refused (locked out), stale locks planted, files
+// after it moves the lock, and after each step of the breakers' own turn (its entry linked into
+// `state.lock.break`, that folder listed): fs patched in the worker process only, no setting of the
+// servers. It widens the windows between a breaker's last read, its move, and what it does after. Prints one JSON line: turns, overlaps, turns refused (locked out), stale locks planted, files
 // left, and CPU per turn.
 //
 //   npx tsx bench/lock-stress.ts [--workers 6] [--turns 400] [--stale-share 0.1] [--pause-ms 5] [--work-ms 0]
@@ -46,17 +46,30 @@ function pause(ms: number): void {
   if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Patches fs.renameSync in this process so each move of the lock file is paused around. */
+/**
+ * Patches fs in this process so that each move of the lock file is paused around, and so is each
+ * step of the breakers' own turn (an entry linked into `<lock>.break`, that folder listed).
+ */
 function pauseBreakers(lockPath: string, ms: number): void {
   if (ms <= 0) return;
   const cjsFs = createRequire(import.meta.url)('node:fs') as typeof fs;
-  const renameSync = cjsFs.renameSync;
+  const { renameSync, linkSync, readdirSync } = cjsFs;
+  const breakFolder = `${lockPath}.break`;
   cjsFs.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
     const moving = String(from) === lockPath;
     if (moving) pause(ms);
     renameSync(from, to);
     if (moving) pause(ms);
   };
+  cjsFs.linkSync = (from: fs.PathLike, to: fs.PathLike) => {
+    linkSync(from, to);
+    if (String(to).startsWith(`${breakFolder}/`)) pause(ms);
+  };
+  cjsFs.readdirSync = ((folder: fs.PathLike, options?: unknown) => {
+    const names = readdirSync(folder, options as undefined);
+    if (String(folder) === breakFolder) pause(ms);
+    return names;
+  }) as typeof fs.readdirSync;
   syncBuiltinESMExports();
 }
 
