@@ -30,10 +30,10 @@ describe('review13: the name a client metadata document gives itself', () => {
       const first = /<p>(.*?)<\/p>/.exec(page.html)?.[1] ?? '';
       expect(first).toContain(`<strong>Claude</strong> (described by <strong>${new URL(host.url).host}</strong>)`);
 
-      // A registered client has no such host: its line is as it was.
+      // A registered client has no such host: its name is one it gave itself (review44).
       const { client_id } = await register(service.url);
       const registered = await openConsent(authorizeUrl(service.url, { clientId: client_id, challenge: pkce().challenge }));
-      expect(/<p>(.*?)<\/p>/.exec(registered.html)?.[1]).toMatch(/^<strong>Test client<\/strong> asks to use/);
+      expect(/<p>(.*?)<\/p>/.exec(registered.html)?.[1]).toMatch(/^A client that calls itself “<strong>Test client<\/strong>”, registered here, asks to use/);
     } finally {
       await service.close();
       await host.close();

@@ -15,11 +15,11 @@ import { servicePerFile } from './helpers/service-per-file.js';
 const store = new MemoryOAuthStore(300);
 const file = servicePerFile({ oauth: { kek: randomBytes(32), store, trustedProxyHops: 1 } });
 
-/** One registration from an address of 2001:db8:<n>::/48's /64s, as the proxy says. */
+/** One registration from an address of 2001:db8::/32, 20 from each /48 (review44 limits a /48 to 200 an hour), as the proxy says. */
 async function registerFrom(at: number): Promise<number> {
   const response = await fetch(`${file.service.url}/oauth/register`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': `2001:db8:0:${(Math.floor(at / 20) + 1).toString(16)}::1` },
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': `2001:db8:${(Math.floor(at / 20) + 1).toString(16)}::1` },
     body: JSON.stringify({ client_name: 'Filler', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
   });
   await response.arrayBuffer();

@@ -6,6 +6,7 @@ import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { SECRET_PREFIX, hashOf, newId, newSecret, sameText } from './crypto.js';
+import { siteOf } from './requester.js';
 import type { OAuthStore } from './store.js';
 
 export interface Client {
@@ -21,8 +22,14 @@ export interface Client {
   registeredAt?: number;
 }
 
+/** A registration's life from when it was made, once a person has signed in with it. */
 const REGISTRATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** Until then: anyone may register, and what nobody uses does not stay. */
+const UNUSED_REGISTRATION_TTL_MS = 24 * 60 * 60 * 1000;
 const REGISTRATIONS_PER_HOUR = 20;
+/** For an IPv6 /48 (65,536 /64s, each with REGISTRATIONS_PER_HOUR): what a site could need, not what its addresses could make. */
+const REGISTRATIONS_PER_HOUR_PER_SITE = 200;
+const HOUR_MS = 60 * 60 * 1000;
 /** Client metadata documents fetched at once, across every caller, and for one requester. */
 const MAX_CIMD_FETCHES = 8;
 const MAX_CIMD_FETCHES_PER_REQUESTER = 2;
@@ -43,6 +50,8 @@ export class ClientProblem extends Error {
     readonly code = 'invalid_client_metadata',
     /** What the network said, for our log only: never shown to whoever named the URL. */
     readonly detail?: string,
+    /** When trying again may succeed (seconds): a limit's, for Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -104,16 +113,26 @@ export class Clients {
   /** RFC 7591: validates the metadata and answers the registration (with a secret only if one was asked for). */
   async register(body: unknown, requester: string): Promise<Record<string, unknown>> {
     const metadata = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-    if ((await this.store.count(`dcr:${requester}`, 60 * 60 * 1000)) > REGISTRATIONS_PER_HOUR)
-      throw new ClientProblem('too many registrations; try later', 'temporarily_unavailable');
+    const site = siteOf(requester);
+    if (
+      (await this.store.count(`dcr:${requester}`, HOUR_MS)) > REGISTRATIONS_PER_HOUR ||
+      (site !== undefined && (await this.store.count(`dcr:${site}`, HOUR_MS)) > REGISTRATIONS_PER_HOUR_PER_SITE)
+    ) {
+      throw new ClientProblem('too many registrations from your network; try later', 'temporarily_unavailable', undefined, HOUR_MS / 1000);
+    }
     const client: Client = { ...clientFrom(metadata, newId(), false), registeredAt: Date.now() };
     let secret: string | undefined;
     if (client.authMethod !== 'none') {
       secret = newSecret(SECRET_PREFIX);
       client.secretHash = hashOf(secret);
     }
-    // Anyone may register: until a sign-in uses it (confirm), a full in-process store drops it first.
-    await this.store.put(`client:${client.clientId}`, client, REGISTRATION_TTL_MS, { disposable: true });
+    // Anyone may register: until a sign-in uses it (confirm), it lives a day, among a bounded number
+    // of such (on Redis too, where nothing else bounds them), and a full in-process store drops it first.
+    const stored = await this.store.putDisposable(`client:${client.clientId}`, client, UNUSED_REGISTRATION_TTL_MS);
+    if (!stored.ok) {
+      const retryAfter = Math.ceil(stored.retryAfterMs / 1000);
+      throw new ClientProblem('this service holds as many new client registrations as it can; try later', 'registrations_full', undefined, retryAfter);
+    }
     const issuedAt = Math.floor(Date.now() / 1000);
     return {
       client_id: client.clientId,
@@ -136,14 +155,15 @@ export class Clients {
 
   /**
    * A registration a person signed in with (a consent given with a key the API accepted): no longer
-   * disposable (store.ts), so registrations made by anyone never push it out. Its lifetime is kept.
+   * disposable (store.ts), so registrations made by anyone never push it out nor count against it,
+   * and it lives 30 days from when it was made (a day until now).
    */
   async confirm(clientId: string): Promise<void> {
     if (!/^[\w-]{1,64}$/.test(clientId)) return; // a metadata document's URL: nothing stored
     const client = await this.store.get<Client>(`client:${clientId}`);
     if (!client) return;
     const left = (client.registeredAt ?? Date.now()) + REGISTRATION_TTL_MS - Date.now();
-    if (left > 0) await this.store.replace(`client:${clientId}`, client, left);
+    if (left > 0) await this.store.keep(`client:${clientId}`, client, left);
   }
 
   /** Token and revocation endpoints: the client, if its authentication (none, or its secret) holds. */

@@ -6,7 +6,7 @@ import { KEY_TRIES_PER_REQUESTER, PENDING_TTL_MS } from './authorize.js';
 import type { OAuthContext } from './context.js';
 import { hashOf, newId, sameText } from './crypto.js';
 import { cookieOf, field, readForm, sendHtml } from './io.js';
-import { connectionsPage, errorPage } from './pages.js';
+import { clientInWords, connectionsPage, errorPage } from './pages.js';
 
 const HANDLE_TTL_MS = 10 * 60 * 1000;
 const COOKIE = 'emcp_connections';
@@ -52,5 +52,6 @@ async function revokeOne(ctx: OAuthContext, res: ServerResponse, form: URLSearch
   if (!grant || grant.keyIndex !== handle.keyIndex) return sendHtml(res, 404, connectionsPage({ csrf, message: 'No such connection for this key.' }));
   await ctx.grants.revoke(grant.id);
   ctx.log.info(`oauth: a key holder revoked the grant of ${grant.clientId}`);
-  sendHtml(res, 200, connectionsPage({ csrf, message: `Revoked the connection of ${grant.clientName}. Its tokens no longer work.` }));
+  const message = `Revoked the connection of ${clientInWords(grant.clientName, grant.clientId)}. Its tokens no longer work.`;
+  sendHtml(res, 200, connectionsPage({ csrf, message }));
 }

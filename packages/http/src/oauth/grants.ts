@@ -3,7 +3,8 @@
 // are stored by hash only; each live token wraps the data key, and so does the KEK (for the code
 // exchange, which has no token yet). A grant's refresh tokens are one family: the grant keeps only
 // its current one (hash and wrap) and its last two access tokens, so refreshing in a loop stores
-// nothing more; an older refresh token, recognised by our MAC, is a reuse and ends the grant.
+// nothing more; an older refresh token, recognised by our MAC, is a reuse and ends the grant, but
+// for the one just replaced, presented again once within REUSE_INTERVAL_MS (reissue).
 // Revoking a grant deletes it and its family: every token of it then finds nothing.
 import { randomBytes } from 'node:crypto';
 import {
@@ -31,6 +32,15 @@ const UNREDEEMED_GRANT_TTL_MS = 10 * 60 * 1000;
 const LAST_USED_EVERY_MS = 60 * 1000;
 /** How long a refresh holds its token against a second, simultaneous use (until the family moves on). */
 const REFRESH_CLAIM_TTL_MS = 2 * 60 * 1000;
+/**
+ * How long the refresh token just replaced may be presented once more (Auth0's reuse interval,
+ * Okta's grace period): two processes sharing one token file refresh at once, and a client whose
+ * answer was lost retries, both within moments. Measured by the store's expiry (Redis's clock).
+ */
+const REUSE_INTERVAL_MS = 10 * 1000;
+/** How long a refresh presented while another spends the same token waits for that rotation to be written. */
+const IN_FLIGHT_WAIT_MS = 3 * 1000;
+const IN_FLIGHT_STEP_MS = 100;
 /** Refreshes one grant may make in a minute (a client refreshes about once an hour). */
 export const REFRESHES_PER_MINUTE = 30;
 /** Access tokens a family keeps alive: the newest and the one before (a request may still carry it). */
@@ -75,6 +85,15 @@ interface Family {
   accessHashes: string[];
 }
 
+/** What a rotation leaves for REUSE_INTERVAL_MS, under the replaced token's hash; both under a key only that token gives. */
+interface Rotation {
+  grantId: string;
+  /** The data key (the family's wrap before the rotation). */
+  wrap: string;
+  /** The refresh token the rotation gave. */
+  nextSealed: string;
+}
+
 export interface CodeRecord {
   grantId: string;
   clientId: string;
@@ -106,6 +125,8 @@ const at = (hash: string) => `at:${hash}`;
 const familyKey = (grantId: string) => `family:${grantId}`;
 const grantKey = (id: string) => `grant:${id}`;
 const keyGrants = (index: string) => `keygrants:${index}`;
+const rotationKey = (refreshHash: string) => `rtprev:${refreshHash}`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Grants {
   private readonly keys: { wrap: Buffer; index: Buffer; refresh: Buffer };
@@ -164,12 +185,7 @@ export class Grants {
     const access = newSecret(ACCESS_PREFIX);
     const refresh = newRefreshToken(this.keys.refresh, grant.id);
     const now = Date.now();
-    const accessRecord: TokenRecord = {
-      grantId: grant.id,
-      clientId: grant.clientId,
-      expiresAt: now + ACCESS_TTL_MS,
-      wrap: seal(tokenWrapKey(access, grant.id), dataKey, grant.id),
-    };
+    const accessRecord = accessRecordOf(grant, access, dataKey);
     const accessHashes = [...(family?.accessHashes ?? []), hashOf(access)];
     const next: Family = {
       refreshHash: hashOf(refresh),
@@ -209,7 +225,7 @@ export class Grants {
   /**
    * A refresh: the family's current refresh token is spent (single use, across replicas) and a new
    * pair issued. One of ours that is not the current one was used before, so it leaked: the whole
-   * grant is revoked.
+   * grant is revoked; but the one just replaced is answered once more within REUSE_INTERVAL_MS (reissue).
    */
   async refresh(token: string, clientId: string, resource?: string): Promise<RefreshOutcome> {
     const grantId = grantOfRefreshToken(this.keys.refresh, token);
@@ -228,13 +244,56 @@ export class Grants {
     }
     const claim = `rtused:${hash}`;
     if (!current || !(await this.store.claimOnce(claim, REFRESH_CLAIM_TTL_MS))) {
+      const again = await this.reissue(grant, token, current);
+      if (again) return { ok: true, tokens: again, grant };
       await this.revoke(grant.id);
       return { ok: false, reused: true };
     }
     const dataKey = open(tokenWrapKey(token, grant.id), family.refreshWrap, grant.id);
     const tokens = dataKey && (await untilIssued(this.store, claim, () => this.issue(grant, dataKey, family)));
     if (!tokens) return { ok: false, reused: false };
+    // For a second presentation of `token` (reissue); the tokens are given even if this is not kept.
+    const rotation: Rotation = {
+      grantId: grant.id,
+      wrap: family.refreshWrap,
+      nextSealed: seal(tokenWrapKey(token, grant.id), Buffer.from(tokens.refresh_token), grant.id),
+    };
+    await this.store.put(rotationKey(hash), rotation, REUSE_INTERVAL_MS).catch(() => undefined);
     return { ok: true, tokens, grant };
+  }
+
+  /**
+   * The refresh token just replaced, presented again within REUSE_INTERVAL_MS of its rotation, or
+   * while another request spends it (`inFlight`: waited for): once, across replicas, a new access
+   * token and the refresh token the rotation gave, while that is still the grant's current one (one
+   * step back, no further). Undefined for anything else: a reuse.
+   */
+  private async reissue(grant: Grant, token: string, inFlight: boolean): Promise<IssuedTokens | undefined> {
+    const hash = hashOf(token);
+    const rotation = await this.rotationOf(hash, inFlight);
+    if (!rotation || rotation.grantId !== grant.id) return undefined;
+    const claim = `rtagain:${hash}`;
+    if (!(await this.store.claimOnce(claim, REFRESH_CLAIM_TTL_MS))) return undefined;
+    return untilIssued(this.store, claim, async () => {
+      const wrapKey = tokenWrapKey(token, grant.id);
+      const dataKey = open(wrapKey, rotation.wrap, grant.id);
+      const refresh = open(wrapKey, rotation.nextSealed, grant.id)?.toString();
+      const family = await this.store.get<Family>(familyKey(grant.id));
+      if (!dataKey || !refresh || !family || !sameText(hashOf(refresh), family.refreshHash)) return undefined;
+      // Outside the family's list: it is not pushed out by the next rotation, but ends with its grant (openAccess finds none).
+      const access = newSecret(ACCESS_PREFIX);
+      await this.store.put(at(hashOf(access)), accessRecordOf(grant, access, dataKey), ACCESS_TTL_MS);
+      return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TTL_MS / 1000, refresh_token: refresh, scope: grant.scopes.join(' ') };
+    });
+  }
+
+  /** What the rotation of the token hashed `hash` left; `wait`: it is being spent now, so its rotation may be written in a moment. */
+  private async rotationOf(hash: string, wait: boolean): Promise<Rotation | undefined> {
+    for (let waited = 0; ; waited += IN_FLIGHT_STEP_MS) {
+      const rotation = await this.store.get<Rotation>(rotationKey(hash));
+      if (rotation || !wait || waited >= IN_FLIGHT_WAIT_MS) return rotation;
+      await sleep(IN_FLIGHT_STEP_MS);
+    }
   }
 
   /** RFC 7009: an access or refresh token of this client ends its whole grant. Unknown tokens are not an error. */
@@ -282,6 +341,10 @@ export class Grants {
     await Promise.all(grants.map((grant) => this.revoke(grant.id)));
     return grants.length;
   }
+}
+
+function accessRecordOf(grant: Grant, access: string, dataKey: Buffer): TokenRecord {
+  return { grantId: grant.id, clientId: grant.clientId, expiresAt: Date.now() + ACCESS_TTL_MS, wrap: seal(tokenWrapKey(access, grant.id), dataKey, grant.id) };
 }
 
 /**

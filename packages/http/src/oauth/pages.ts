@@ -82,7 +82,7 @@ export function consentPage(view: ConsentView): string {
     .join('');
   return page(
     'Connect to the messaging API',
-    `<p><strong>${escapeHtml(view.clientName)}</strong>${describedBy(view.clientId)} asks to use your tenant's messaging API through ${escapeHtml(view.resource)}.</p>` +
+    `<p>${clientHtml(view.clientName, view.clientId)}${isDescribed(view.clientId) ? '' : ','} asks to use your tenant's messaging API through ${escapeHtml(view.resource)}.</p>` +
       `<p>After you allow it, you are sent back to ${where}.</p>${warning}` +
       (view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '') +
       `<form method="post" action="/oauth/authorize" autocomplete="off">` +
@@ -97,13 +97,25 @@ export function consentPage(view: ConsentView): string {
   );
 }
 
+/** Whether the client is described by a metadata document (its client_id is the document's URL). */
+const isDescribed = (clientId: string) => clientId.startsWith('https://');
+
 /**
- * A client metadata document names its client freely; the host it came from (over https) is what
- * was checked, so it stands beside the name. A registered client has none to show.
+ * Who a client is, as HTML. A client metadata document names its client freely; the host it came
+ * from (over https) is what was checked, so it stands beside the name in bold. A client registered
+ * here (RFC 7591) has nothing checked: its name is shown as one it gave itself, quoted after words
+ * that say so, never in that form (one registered as "Claude (described by claude.ai)" read as the
+ * document of claude.ai).
  */
-function describedBy(clientId: string): string {
-  if (!clientId.startsWith('https://')) return '';
-  return ` (described by <strong>${escapeHtml(new URL(clientId).host)}</strong>)`;
+function clientHtml(name: string, clientId: string): string {
+  if (isDescribed(clientId)) return `<strong>${escapeHtml(name)}</strong> (described by <strong>${escapeHtml(new URL(clientId).host)}</strong>)`;
+  return `A client that calls itself “<strong>${escapeHtml(name)}</strong>”, registered here`;
+}
+
+/** The same in plain words, for messages (escaped where they are shown). */
+export function clientInWords(name: string, clientId: string): string {
+  if (isDescribed(clientId)) return `${name} (described by ${new URL(clientId).host})`;
+  return `the client that calls itself “${name}” (registered here)`;
 }
 
 /** `back`: where the app asked to be sent, offered as a link the person chooses (never followed by itself). */
@@ -133,7 +145,7 @@ export function connectionsPage(view: ConnectionsView): string {
   const rows = view.listing.grants
     .map(
       (grant) =>
-        `<tr><td>${escapeHtml(grant.clientName)}<br><small><code>${escapeHtml(grant.clientId)}</code></small></td>` +
+        `<tr><td>${clientHtml(grant.clientName, grant.clientId)}<br><small><code>${escapeHtml(grant.clientId)}</code></small></td>` +
         `<td>${grant.scopes.map((scope) => escapeHtml(scope)).join('<br>')}</td><td>${day(grant.createdAt)}</td><td>${day(grant.lastUsedAt)}</td>` +
         `<td><form method="post" action="/oauth/connections"><input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">` +
         `<input type="hidden" name="handle" value="${escapeHtml(view.listing?.handle ?? '')}">` +

@@ -42,3 +42,9 @@ export function addressGroup(address: string): string {
     .map((group) => group.replace(/^0+(?=.)/, ''))
     .join(':')}::/64`;
 }
+
+/** The /48 of an IPv6 requester (addressGroup's a:b:c:d::/64), a site's usual allocation; undefined for any other. */
+export function siteOf(requester: string): string | undefined {
+  const groups = /^([0-9a-f]+):([0-9a-f]+):([0-9a-f]+):[0-9a-f]+::\/64$/.exec(requester);
+  return groups ? `${groups[1]}:${groups[2]}:${groups[3]}::/48` : undefined;
+}

@@ -4,13 +4,27 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Owed, RedisReplyError, type RedisClient } from '../redis.js';
 
-/** `disposable`: a record anyone may make (a client registration no sign-in has used yet): a full in-process store drops it before any other live record. */
-export interface PutOptions {
-  disposable?: boolean;
+/**
+ * How many disposable records (client registrations no sign-in has used yet, which anyone may make)
+ * a store holds live at once, and their bytes (as JSON): past either, a new one is refused, so
+ * registrations from any number of addresses cannot fill the store (Redis's memory, every tenant's).
+ */
+export interface DisposableLimits {
+  count: number;
+  bytes: number;
 }
 
+export const DISPOSABLE_LIMITS: DisposableLimits = { count: 10_000, bytes: 32 * 1024 * 1024 };
+
+/** A disposable record written, or refused because the store holds its limit of them (and when the oldest ends). */
+export type DisposableOutcome = { ok: true } | { ok: false; retryAfterMs: number };
+
 export interface OAuthStore {
-  put(key: string, value: unknown, ttlMs: number, options?: PutOptions): Promise<void>;
+  put(key: string, value: unknown, ttlMs: number): Promise<void>;
+  /** A record anyone may make, within the store's DisposableLimits; a full in-process store drops it before any other live record. */
+  putDisposable(key: string, value: unknown, ttlMs: number): Promise<DisposableOutcome>;
+  /** A disposable record kept (replace's rules): no longer disposable nor counted, alive ttlMs from now. */
+  keep(key: string, value: unknown, ttlMs: number): Promise<boolean>;
   /** Writes only over a live record (false when it is gone): an update never brings back what was deleted meanwhile. */
   replace(key: string, value: unknown, ttlMs: number): Promise<boolean>;
   get<T>(key: string): Promise<T | undefined>;
@@ -37,12 +51,16 @@ const SWEEP_GAP_MS = 1_000;
 
 export class MemoryOAuthStore implements OAuthStore {
   private readonly records = new Map<string, { value: unknown; expiresAt: number }>();
-  /** The keys of disposable records, oldest first. */
-  private readonly disposable = new Set<string>();
+  /** The keys of disposable records and their sizes, oldest first. */
+  private readonly disposable = new Map<string, number>();
+  private disposableBytes = 0;
   private sweptAt = 0;
 
-  /** `limit`: MEMORY_LIMIT but in tests. */
-  constructor(private readonly limit = MEMORY_LIMIT) {}
+  /** `limit`, `disposableLimits`: MEMORY_LIMIT and DISPOSABLE_LIMITS but in tests. */
+  constructor(
+    private readonly limit = MEMORY_LIMIT,
+    private readonly disposableLimits = DISPOSABLE_LIMITS,
+  ) {}
 
   private live(key: string): { value: unknown; expiresAt: number } | undefined {
     const record = this.records.get(key);
@@ -52,14 +70,18 @@ export class MemoryOAuthStore implements OAuthStore {
 
   private drop(key: string): void {
     this.records.delete(key);
+    this.disposableBytes -= this.disposable.get(key) ?? 0;
     this.disposable.delete(key);
   }
 
-  private set(key: string, value: unknown, ttlMs: number, disposable = false): void {
+  /** `disposableSize`: the record is disposable, of this many bytes. */
+  private set(key: string, value: unknown, ttlMs: number, disposableSize?: number): void {
     this.drop(key);
     if (this.records.size >= this.limit) this.makeRoom();
     this.records.set(key, { value, expiresAt: Date.now() + ttlMs });
-    if (disposable) this.disposable.add(key);
+    if (disposableSize === undefined) return;
+    this.disposable.set(key, disposableSize);
+    this.disposableBytes += disposableSize;
   }
 
   /**
@@ -81,8 +103,24 @@ export class MemoryOAuthStore implements OAuthStore {
     this.drop((this.disposable.values().next().value ?? this.records.keys().next().value) as string);
   }
 
-  async put(key: string, value: unknown, ttlMs: number, options?: PutOptions): Promise<void> {
-    this.set(key, structuredClone(value), ttlMs, options?.disposable === true);
+  async put(key: string, value: unknown, ttlMs: number): Promise<void> {
+    this.set(key, structuredClone(value), ttlMs);
+  }
+
+  async putDisposable(key: string, value: unknown, ttlMs: number): Promise<DisposableOutcome> {
+    // Oldest first: the ones ended go (all live as long, so the first live one ends the sweep).
+    for (const oldest of this.disposable.keys()) if (this.live(oldest)) break;
+    const size = Buffer.byteLength(JSON.stringify(value));
+    if (this.disposable.size >= this.disposableLimits.count || this.disposableBytes + size > this.disposableLimits.bytes) {
+      const oldest = this.records.get(this.disposable.keys().next().value as string);
+      return { ok: false, retryAfterMs: Math.max(1, (oldest?.expiresAt ?? 0) - Date.now()) };
+    }
+    this.set(key, structuredClone(value), ttlMs, size);
+    return { ok: true };
+  }
+
+  async keep(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    return this.replace(key, value, ttlMs);
   }
 
   async replace(key: string, value: unknown, ttlMs: number): Promise<boolean> {
@@ -138,7 +176,52 @@ export class MemoryOAuthStore implements OAuthStore {
 const COUNT = `local count = redis.call('INCR', KEYS[1])
 if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
-const COUNT_SCRIPT = { source: COUNT, sha: createHash('sha1').update(COUNT).digest('hex') };
+
+/** A Lua script and its SHA1 (EVALSHA, then EVAL when Redis does not know it yet). */
+interface Script {
+  source: string;
+  sha: string;
+}
+
+const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+
+const COUNT_SCRIPT = script(COUNT);
+
+/**
+ * KEYS: the record, the sorted set of disposable records (by end, ms), their sizes (a hash), their
+ * bytes in all. ARGV: the value, its ttl, the most records and bytes. Ended ones leave the count
+ * first (at most 100 a call); past a limit nothing is written and the reply is the ms until the
+ * oldest ends; else -1. Redis's clock, so replicas' clocks do not matter. The three keys live as
+ * long as the newest record: what eviction or a lost reply leaves wrong is gone with it.
+ */
+const PUT_DISPOSABLE = script(`local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+for _, ended in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 100)) do
+  redis.call('DECRBY', KEYS[4], tonumber(redis.call('HGET', KEYS[3], ended) or '0'))
+  redis.call('HDEL', KEYS[3], ended)
+  redis.call('ZREM', KEYS[2], ended)
+end
+local size = string.len(ARGV[1])
+local bytes = tonumber(redis.call('GET', KEYS[4]) or '0')
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) or bytes + size > tonumber(ARGV[4]) then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2]
+  return math.max(1, (tonumber(oldest) or (now + 1000)) - now)
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), KEYS[1])
+redis.call('HSET', KEYS[3], KEYS[1], size)
+redis.call('INCRBY', KEYS[4], size)
+for index = 2, 4 do redis.call('PEXPIRE', KEYS[index], ARGV[2]) end
+return -1`);
+
+/** The same KEYS; ARGV: the value, its ttl. The record leaves the disposable ones and is written over if still there. */
+const KEEP = script(`local size = redis.call('HGET', KEYS[3], KEYS[1])
+if size then
+  redis.call('DECRBY', KEYS[4], tonumber(size))
+  redis.call('HDEL', KEYS[3], KEYS[1])
+  redis.call('ZREM', KEYS[2], KEYS[1])
+end
+return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'XX')`);
 
 /** KEYS[1] a claim. ARGV: the ids of attempts that made it without hearing back. Deletes it if one of them holds it. */
 const UNCLAIM = `local holder = redis.call('GET', KEYS[1])
@@ -162,21 +245,48 @@ export class RedisOAuthStore implements OAuthStore {
   /** Claims made here and heard back, by key, for unclaim: the newest CLAIMS_KEPT (a use ends within its request). */
   private readonly claimed = new Map<string, { attempt: string; expiresAt: number }>();
 
+  /** `disposableLimits`: DISPOSABLE_LIMITS but in tests. */
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix = 'engage:oauth:',
+    private readonly disposableLimits = DISPOSABLE_LIMITS,
   ) {}
 
   private key(key: string): string {
     return `${this.prefix}${key}`;
   }
 
+  private async run(script: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
+    try {
+      return await this.redis.command(['EVALSHA', script.sha, keys.length, ...keys, ...args]);
+    } catch (error) {
+      // NOSCRIPT: Redis does not know the script yet (or restarted); EVAL loads and runs it.
+      if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw error;
+    }
+    return this.redis.command(['EVAL', script.source, keys.length, ...keys, ...args]);
+  }
+
+  /** The record's key, then the keys that count the disposable ones. */
+  private disposableKeys(key: string): string[] {
+    return [this.key(key), this.key('unused'), this.key('unused:sizes'), this.key('unused:bytes')];
+  }
+
   async put(key: string, value: unknown, ttlMs: number): Promise<void> {
     await this.redis.command(['SET', this.key(key), JSON.stringify(value), 'PX', Math.max(1, Math.ceil(ttlMs))]);
   }
 
+  async putDisposable(key: string, value: unknown, ttlMs: number): Promise<DisposableOutcome> {
+    const limits = [this.disposableLimits.count, this.disposableLimits.bytes];
+    const reply = Number(await this.run(PUT_DISPOSABLE, this.disposableKeys(key), [JSON.stringify(value), Math.max(1, Math.ceil(ttlMs)), ...limits]));
+    return reply < 0 ? { ok: true } : { ok: false, retryAfterMs: reply };
+  }
+
   async replace(key: string, value: unknown, ttlMs: number): Promise<boolean> {
     return (await this.redis.command(['SET', this.key(key), JSON.stringify(value), 'PX', Math.max(1, Math.ceil(ttlMs)), 'XX'])) === 'OK';
+  }
+
+  async keep(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    return (await this.run(KEEP, this.disposableKeys(key), [JSON.stringify(value), Math.max(1, Math.ceil(ttlMs))])) === 'OK';
   }
 
   async get<T>(key: string): Promise<T | undefined> {
@@ -217,14 +327,7 @@ export class RedisOAuthStore implements OAuthStore {
 
   /** One script, so a counter never lives without its expiry (a reply lost between an INCR and its PEXPIRE made a limit last for ever). */
   async count(key: string, ttlMs: number): Promise<number> {
-    const args = [1, this.key(key), Math.max(1, Math.ceil(ttlMs))];
-    try {
-      return Number(await this.redis.command(['EVALSHA', COUNT_SCRIPT.sha, ...args]));
-    } catch (error) {
-      // NOSCRIPT: Redis does not know the script yet (or restarted); EVAL loads and runs it.
-      if (!(error instanceof RedisReplyError && error.message.startsWith('NOSCRIPT'))) throw error;
-    }
-    return Number(await this.redis.command(['EVAL', COUNT_SCRIPT.source, ...args]));
+    return Number(await this.run(COUNT_SCRIPT, [this.key(key)], [Math.max(1, Math.ceil(ttlMs))]));
   }
 
   async addMember(set: string, member: string, ttlMs: number): Promise<void> {

@@ -1,0 +1,112 @@
+// Review 44: client registrations with the OAuth store on Redis. Dynamic registration allowed 20 an
+// hour per requester (an IPv6 /64) and nothing else: a /48 (65,536 /64s) made ~1.3 M an hour, each
+// kept 30 days, until Redis's memory, and every tenant's service with it, was gone. Now a
+// registration nobody has signed in with lives 24 hours (30 days from its first sign-in), a /48
+// registers at most 200 an hour, and the service holds only so many unused registrations at once
+// (here 300): past it, a registration is refused (503, Retry-After) while a tenant's own registration
+// stays and works, and one a person signs in with no longer counts among the unused.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOGS } from '../packages/http/src/catalogs.js';
+import { MemoryOAuthStore, RedisOAuthStore } from '../packages/http/src/oauth/index.js';
+import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
+import { startService, type Service } from '../packages/http/src/service.js';
+import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
+import { mcpStatus, REDIRECT, signIn, tokenRequest } from './oauth-helpers.js';
+import { startRedis, type RedisServer } from './redis-server.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+let sandbox: Sandbox;
+let redis: RedisServer;
+let connection: RedisClient;
+let service: Service;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  redis = await startRedis();
+  connection = await connectRedis(redis.url);
+  const store = new RedisOAuthStore(connection, 'r44:', { count: 300, bytes: 1024 * 1024 });
+  service = await startService({
+    env: { ENGAGE_BASE_URL: sandbox.baseUrl },
+    catalogs: CATALOGS,
+    port: 0,
+    writeLog: () => undefined,
+    oauth: { kek: randomBytes(32), store, trustedProxyHops: 1 },
+  });
+}, 30_000);
+afterAll(async () => {
+  await service?.close();
+  await connection?.close();
+  await redis?.stop();
+  await sandbox?.close();
+});
+
+/** A registration from `address`, as the proxy in front says. */
+async function registerFrom(address: string): Promise<{ status: number; retryAfter: string | null; body: Record<string, unknown> }> {
+  const response = await fetch(`${service.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+    body: JSON.stringify({ client_name: 'Filler', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+  });
+  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Record<string, unknown> };
+}
+
+async function lifetimeOf(clientId: string): Promise<number> {
+  return Number(await connection.command(['PTTL', `r44:client:${clientId}`]));
+}
+
+describe('client registrations on Redis', () => {
+  it('one nobody signed in with lives a day; a sign-in gives it 30 days and takes it out of the unused', async () => {
+    const unused = await registerFrom('2001:db8:100::1');
+    expect(unused.status).toBe(201);
+    const left = await lifetimeOf(unused.body.client_id as string);
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(DAY_MS);
+    const tenant = await signIn(service.url, sandbox.keys.full, { clientId: unused.body.client_id as string });
+    expect(await lifetimeOf(tenant.clientId)).toBeGreaterThan(29 * DAY_MS);
+    expect(await connection.command(['ZSCORE', 'r44:unused', `r44:client:${tenant.clientId}`])).toBeNull();
+  });
+
+  it('a /48 registers at most 200 an hour, whatever its /64s', { timeout: 60_000 }, async () => {
+    const statuses: number[] = [];
+    // Distinct /64s of 2001:db8:48::/48, 20 each (the /64's own limit), 220 in all.
+    for (let at = 0; at < 220; at++) statuses.push((await registerFrom(`2001:db8:48:${(Math.floor(at / 20) + 1).toString(16)}::1`)).status);
+    expect(statuses.slice(0, 200).every((status) => status === 201)).toBe(true);
+    expect(new Set(statuses.slice(200))).toEqual(new Set([429]));
+    // Another /48 is not held back by it.
+    expect((await registerFrom('2001:db8:49::1')).status).toBe(201);
+  });
+
+  it("past the bound on unused registrations, new ones are refused with Retry-After; a tenant's registration works on", { timeout: 60_000 }, async () => {
+    await connection.command(['EVAL', "for _, key in ipairs(redis.call('KEYS', 'r44:*')) do redis.call('DEL', key) end", 0]);
+    const tenant = await signIn(service.url, sandbox.keys.otherTenant);
+    const statuses: number[] = [];
+    for (let at = 0; at < 300; at++) statuses.push((await registerFrom(`2001:db8:${(0x1000 + at).toString(16)}::1`)).status);
+    expect(new Set(statuses)).toEqual(new Set([201]));
+    const refused = await registerFrom('2001:db8:2000::1');
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toBe('temporarily_unavailable');
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    expect((await mcpStatus(`${service.url}/mcp`, `Bearer ${tenant.access}`)).status).not.toBe(401);
+    const refreshed = await tokenRequest(service.url, { grant_type: 'refresh_token', refresh_token: tenant.refresh, client_id: tenant.clientId });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    // One that ends leaves room (made to end now: its record gone, its end in the past).
+    const [oldest] = (await connection.command(['ZRANGE', 'r44:unused', 0, 0])) as string[];
+    await connection.command(['DEL', oldest as string]);
+    await connection.command(['ZADD', 'r44:unused', 'XX', 1, oldest as string]);
+    expect((await registerFrom('2001:db8:2000::1')).status).toBe(201);
+  });
+});
+
+describe('the in-process store', () => {
+  it('holds the same bound on disposable records; one kept leaves room', async () => {
+    const store = new MemoryOAuthStore(1_000, { count: 2, bytes: 1024 * 1024 });
+    expect(await store.putDisposable('client:a', { name: 'a' }, DAY_MS)).toEqual({ ok: true });
+    expect(await store.putDisposable('client:b', { name: 'b' }, DAY_MS)).toEqual({ ok: true });
+    const refused = await store.putDisposable('client:c', { name: 'c' }, DAY_MS);
+    expect(refused.ok).toBe(false);
+    expect(await store.get('client:c')).toBeUndefined();
+    expect(await store.keep('client:a', { name: 'a' }, 30 * DAY_MS)).toBe(true);
+    expect(await store.putDisposable('client:c', { name: 'c' }, DAY_MS)).toEqual({ ok: true });
+  });
+});
