@@ -58,6 +58,9 @@ it('a token from one replica works on the other; revoked on one, it works on nei
   // A refresh on the second replica spends the token for both.
   const fresh = await tokenRequest(two.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh, client_id: tokens.clientId });
   expect(fresh.status).toBe(200);
+  // Presented again at once it is answered once more (review44's reuse interval), on either replica; a third use is a reuse.
+  const once = await tokenRequest(one.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh, client_id: tokens.clientId });
+  expect(once.body.refresh_token).toBe(fresh.body.refresh_token);
   const reused = await tokenRequest(one.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh, client_id: tokens.clientId });
   expect(reused.body.error).toBe('invalid_grant');
   for (const service of [one, two]) expect((await mcpStatus(`${service.url}/mcp`, `Bearer ${fresh.body.access_token as string}`)).status).toBe(401);

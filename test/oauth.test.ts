@@ -110,6 +110,11 @@ describe('sign-in, calls, refresh and revocation', () => {
     expect(fresh.status).toBe(200);
     expect(fresh.body.refresh_token).not.toBe(tokens.refresh);
     expect((await mcpStatus(`${issuer}/mcp`, `Bearer ${fresh.body.access_token as string}`)).status).not.toBe(401);
+    // Presented again at once (a holder whose answer was lost): answered once more, with the same new
+    // refresh token (review44's reuse interval); a third use is a reuse.
+    const again = await tokenRequest(issuer, { grant_type: 'refresh_token', refresh_token: tokens.refresh, client_id: tokens.clientId });
+    expect(again.status).toBe(200);
+    expect(again.body.refresh_token).toBe(fresh.body.refresh_token);
     const reused = await tokenRequest(issuer, { grant_type: 'refresh_token', refresh_token: tokens.refresh, client_id: tokens.clientId });
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // The whole grant ended: the new access and refresh tokens too.

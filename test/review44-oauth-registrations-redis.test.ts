@@ -3,8 +3,9 @@
 // kept 30 days, until Redis's memory, and every tenant's service with it, was gone. Now a
 // registration nobody has signed in with lives 24 hours (30 days from its first sign-in), a /48
 // registers at most 200 an hour, and the service holds only so many unused registrations at once
-// (here 300): past it, a registration is refused (503, Retry-After) while a tenant's own registration
-// stays and works, and one a person signs in with no longer counts among the unused.
+// (here 300): past it, a new one pushes out the oldest unused (a refusal instead would let one flood
+// a day keep every new client out), while a tenant's own registration stays and works, and one a
+// person signs in with no longer counts among the unused.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGS } from '../packages/http/src/catalogs.js';
@@ -77,36 +78,43 @@ describe('client registrations on Redis', () => {
     expect((await registerFrom('2001:db8:49::1')).status).toBe(201);
   });
 
-  it("past the bound on unused registrations, new ones are refused with Retry-After; a tenant's registration works on", { timeout: 60_000 }, async () => {
+  it("past the bound on unused registrations, a new one pushes out the oldest unused; a tenant's registration works on", { timeout: 60_000 }, async () => {
     await connection.command(['EVAL', "for _, key in ipairs(redis.call('KEYS', 'r44:*')) do redis.call('DEL', key) end", 0]);
     const tenant = await signIn(service.url, sandbox.keys.otherTenant);
-    const statuses: number[] = [];
-    for (let at = 0; at < 300; at++) statuses.push((await registerFrom(`2001:db8:${(0x1000 + at).toString(16)}::1`)).status);
-    expect(new Set(statuses)).toEqual(new Set([201]));
-    const refused = await registerFrom('2001:db8:2000::1');
-    expect(refused.status).toBe(503);
-    expect(refused.body.error).toBe('temporarily_unavailable');
-    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    const made: string[] = [];
+    for (let at = 0; at < 300; at++) {
+      const registered = await registerFrom(`2001:db8:${(0x1000 + at).toString(16)}::1`);
+      expect(registered.status).toBe(201);
+      made.push(registered.body.client_id as string);
+    }
+    const bytesBefore = Number(await connection.command(['GET', 'r44:unused:bytes']));
+    const newest = await registerFrom('2001:db8:2000::1');
+    expect(newest.status).toBe(201);
+    // The oldest unused is gone (record, its place among the unused, its bytes); the rest and the newest stay.
+    expect(await lifetimeOf(made[0] as string)).toBe(-2);
+    expect(await connection.command(['ZSCORE', 'r44:unused', `r44:client:${made[0]}`])).toBeNull();
+    expect(await connection.command(['ZCARD', 'r44:unused'])).toBe(300);
+    expect(Number(await connection.command(['GET', 'r44:unused:bytes']))).toBe(bytesBefore);
+    expect(await lifetimeOf(made[1] as string)).toBeGreaterThan(0);
+    expect(await lifetimeOf(newest.body.client_id as string)).toBeGreaterThan(0);
+    // The tenant's own registration was never among them: its connection and refresh work on.
     expect((await mcpStatus(`${service.url}/mcp`, `Bearer ${tenant.access}`)).status).not.toBe(401);
     const refreshed = await tokenRequest(service.url, { grant_type: 'refresh_token', refresh_token: tenant.refresh, client_id: tenant.clientId });
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
-    // One that ends leaves room (made to end now: its record gone, its end in the past).
-    const [oldest] = (await connection.command(['ZRANGE', 'r44:unused', 0, 0])) as string[];
-    await connection.command(['DEL', oldest as string]);
-    await connection.command(['ZADD', 'r44:unused', 'XX', 1, oldest as string]);
-    expect((await registerFrom('2001:db8:2000::1')).status).toBe(201);
   });
 });
 
 describe('the in-process store', () => {
-  it('holds the same bound on disposable records; one kept leaves room', async () => {
+  it('holds the same bound on disposable records, the oldest pushed out; one kept is not among them', async () => {
     const store = new MemoryOAuthStore(1_000, { count: 2, bytes: 1024 * 1024 });
-    expect(await store.putDisposable('client:a', { name: 'a' }, DAY_MS)).toEqual({ ok: true });
-    expect(await store.putDisposable('client:b', { name: 'b' }, DAY_MS)).toEqual({ ok: true });
-    const refused = await store.putDisposable('client:c', { name: 'c' }, DAY_MS);
-    expect(refused.ok).toBe(false);
-    expect(await store.get('client:c')).toBeUndefined();
+    expect(await store.putDisposable('client:a', { name: 'a' }, DAY_MS)).toBe(0);
+    expect(await store.putDisposable('client:b', { name: 'b' }, DAY_MS)).toBe(0);
     expect(await store.keep('client:a', { name: 'a' }, 30 * DAY_MS)).toBe(true);
-    expect(await store.putDisposable('client:c', { name: 'c' }, DAY_MS)).toEqual({ ok: true });
+    expect(await store.putDisposable('client:c', { name: 'c' }, DAY_MS)).toBe(0);
+    expect(await store.putDisposable('client:d', { name: 'd' }, DAY_MS)).toBe(1);
+    expect(await store.get('client:b')).toBeUndefined();
+    expect(await store.get('client:a')).toEqual({ name: 'a' });
+    expect(await store.get('client:c')).toEqual({ name: 'c' });
+    expect(await store.get('client:d')).toEqual({ name: 'd' });
   });
 });

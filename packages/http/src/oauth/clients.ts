@@ -108,6 +108,8 @@ export class Clients {
   constructor(
     private readonly store: OAuthStore,
     private readonly seams: CimdSeams = {},
+    /** Where the service's log hears of registrations pushed out (info). */
+    private readonly log?: (line: string) => void,
   ) {}
 
   /** RFC 7591: validates the metadata and answers the registration (with a secret only if one was asked for). */
@@ -127,12 +129,10 @@ export class Clients {
       client.secretHash = hashOf(secret);
     }
     // Anyone may register: until a sign-in uses it (confirm), it lives a day, among a bounded number
-    // of such (on Redis too, where nothing else bounds them), and a full in-process store drops it first.
-    const stored = await this.store.putDisposable(`client:${client.clientId}`, client, UNUSED_REGISTRATION_TTL_MS);
-    if (!stored.ok) {
-      const retryAfter = Math.ceil(stored.retryAfterMs / 1000);
-      throw new ClientProblem('this service holds as many new client registrations as it can; try later', 'registrations_full', undefined, retryAfter);
-    }
+    // of such (on Redis too, where nothing else bounds them; past it the oldest goes), and a full
+    // in-process store drops it first.
+    const pushedOut = await this.store.putDisposable(`client:${client.clientId}`, client, UNUSED_REGISTRATION_TTL_MS);
+    if (pushedOut > 0) this.log?.(`oauth: the service holds its most registrations nobody has signed in with; the oldest ${pushedOut} made way`);
     const issuedAt = Math.floor(Date.now() / 1000);
     return {
       client_id: client.clientId,

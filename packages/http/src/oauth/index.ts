@@ -83,7 +83,7 @@ export function createOAuth(options: OAuthOptions, deps: OAuthDeps): OAuth {
   const ctx: OAuthContext = {
     store,
     grants: new Grants(store, options.kek),
-    clients: new Clients(store, options.cimd),
+    clients: new Clients(store, options.cimd, (line) => deps.log.info(line)),
     issuer,
     scopesOf: (resource) => {
       const path = normalResource(resource).slice(issuer().length);

@@ -6,8 +6,10 @@ import { Owed, RedisReplyError, type RedisClient } from '../redis.js';
 
 /**
  * How many disposable records (client registrations no sign-in has used yet, which anyone may make)
- * a store holds live at once, and their bytes (as JSON): past either, a new one is refused, so
- * registrations from any number of addresses cannot fill the store (Redis's memory, every tenant's).
+ * a store holds live at once, and their bytes (as JSON): past either, a new one pushes out the
+ * oldest, so registrations from any number of addresses cannot fill the store (Redis's memory,
+ * every tenant's), nor keep new ones refused: a person signs in within minutes of registering, and a
+ * flood would have to make all of them in those minutes to push that one out.
  */
 export interface DisposableLimits {
   count: number;
@@ -16,13 +18,10 @@ export interface DisposableLimits {
 
 export const DISPOSABLE_LIMITS: DisposableLimits = { count: 10_000, bytes: 32 * 1024 * 1024 };
 
-/** A disposable record written, or refused because the store holds its limit of them (and when the oldest ends). */
-export type DisposableOutcome = { ok: true } | { ok: false; retryAfterMs: number };
-
 export interface OAuthStore {
   put(key: string, value: unknown, ttlMs: number): Promise<void>;
-  /** A record anyone may make, within the store's DisposableLimits; a full in-process store drops it before any other live record. */
-  putDisposable(key: string, value: unknown, ttlMs: number): Promise<DisposableOutcome>;
+  /** A record anyone may make, within the store's DisposableLimits (the oldest pushed out past them); a full in-process store drops it before any other live record. Answers how many were pushed out. */
+  putDisposable(key: string, value: unknown, ttlMs: number): Promise<number>;
   /** A disposable record kept (replace's rules): no longer disposable nor counted, alive ttlMs from now. */
   keep(key: string, value: unknown, ttlMs: number): Promise<boolean>;
   /** Writes only over a live record (false when it is gone): an update never brings back what was deleted meanwhile. */
@@ -107,16 +106,17 @@ export class MemoryOAuthStore implements OAuthStore {
     this.set(key, structuredClone(value), ttlMs);
   }
 
-  async putDisposable(key: string, value: unknown, ttlMs: number): Promise<DisposableOutcome> {
+  async putDisposable(key: string, value: unknown, ttlMs: number): Promise<number> {
     // Oldest first: the ones ended go (all live as long, so the first live one ends the sweep).
     for (const oldest of this.disposable.keys()) if (this.live(oldest)) break;
     const size = Buffer.byteLength(JSON.stringify(value));
-    if (this.disposable.size >= this.disposableLimits.count || this.disposableBytes + size > this.disposableLimits.bytes) {
-      const oldest = this.records.get(this.disposable.keys().next().value as string);
-      return { ok: false, retryAfterMs: Math.max(1, (oldest?.expiresAt ?? 0) - Date.now()) };
+    let pushedOut = 0;
+    while (this.disposable.size > 0 && (this.disposable.size >= this.disposableLimits.count || this.disposableBytes + size > this.disposableLimits.bytes)) {
+      this.drop(this.disposable.keys().next().value as string);
+      pushedOut += 1;
     }
     this.set(key, structuredClone(value), ttlMs, size);
-    return { ok: true };
+    return pushedOut;
   }
 
   async keep(key: string, value: unknown, ttlMs: number): Promise<boolean> {
@@ -190,9 +190,10 @@ const COUNT_SCRIPT = script(COUNT);
 /**
  * KEYS: the record, the sorted set of disposable records (by end, ms), their sizes (a hash), their
  * bytes in all. ARGV: the value, its ttl, the most records and bytes. Ended ones leave the count
- * first (at most 100 a call); past a limit nothing is written and the reply is the ms until the
- * oldest ends; else -1. Redis's clock, so replicas' clocks do not matter. The three keys live as
- * long as the newest record: what eviction or a lost reply leaves wrong is gone with it.
+ * first (at most 100 a call); past a limit the oldest live ones are deleted (their keys are the set's
+ * members: one Redis, not a cluster); the reply is how many. Redis's clock, so replicas' clocks do
+ * not matter. The three keys live as long as the newest record: what eviction or a lost reply
+ * leaves wrong is gone with it.
  */
 const PUT_DISPOSABLE = script(`local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -202,17 +203,21 @@ for _, ended in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT'
   redis.call('ZREM', KEYS[2], ended)
 end
 local size = string.len(ARGV[1])
-local bytes = tonumber(redis.call('GET', KEYS[4]) or '0')
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) or bytes + size > tonumber(ARGV[4]) then
-  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2]
-  return math.max(1, (tonumber(oldest) or (now + 1000)) - now)
+local pushed = 0
+while redis.call('ZCARD', KEYS[2]) > 0 and (redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) or tonumber(redis.call('GET', KEYS[4]) or '0') + size > tonumber(ARGV[4])) do
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  redis.call('DEL', oldest)
+  redis.call('DECRBY', KEYS[4], tonumber(redis.call('HGET', KEYS[3], oldest) or '0'))
+  redis.call('HDEL', KEYS[3], oldest)
+  redis.call('ZREM', KEYS[2], oldest)
+  pushed = pushed + 1
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), KEYS[1])
 redis.call('HSET', KEYS[3], KEYS[1], size)
 redis.call('INCRBY', KEYS[4], size)
 for index = 2, 4 do redis.call('PEXPIRE', KEYS[index], ARGV[2]) end
-return -1`);
+return pushed`);
 
 /** The same KEYS; ARGV: the value, its ttl. The record leaves the disposable ones and is written over if still there. */
 const KEEP = script(`local size = redis.call('HGET', KEYS[3], KEYS[1])
@@ -275,10 +280,9 @@ export class RedisOAuthStore implements OAuthStore {
     await this.redis.command(['SET', this.key(key), JSON.stringify(value), 'PX', Math.max(1, Math.ceil(ttlMs))]);
   }
 
-  async putDisposable(key: string, value: unknown, ttlMs: number): Promise<DisposableOutcome> {
+  async putDisposable(key: string, value: unknown, ttlMs: number): Promise<number> {
     const limits = [this.disposableLimits.count, this.disposableLimits.bytes];
-    const reply = Number(await this.run(PUT_DISPOSABLE, this.disposableKeys(key), [JSON.stringify(value), Math.max(1, Math.ceil(ttlMs)), ...limits]));
-    return reply < 0 ? { ok: true } : { ok: false, retryAfterMs: reply };
+    return Number(await this.run(PUT_DISPOSABLE, this.disposableKeys(key), [JSON.stringify(value), Math.max(1, Math.ceil(ttlMs)), ...limits]));
   }
 
   async replace(key: string, value: unknown, ttlMs: number): Promise<boolean> {

@@ -114,8 +114,6 @@ export async function answerRegister(ctx: OAuthContext, req: IncomingMessage, re
   } catch (error) {
     if (!(error instanceof ClientProblem)) throw error;
     const retryAfter: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
-    // The service's bound on registrations nobody has used: 503, with the same code (RFC 7591 has none for it).
-    if (error.code === 'registrations_full') return sendOAuthError(res, 503, 'temporarily_unavailable', error.message, retryAfter);
     sendOAuthError(res, error.code === 'temporarily_unavailable' ? 429 : 400, error.code, error.message, retryAfter);
   }
 }
