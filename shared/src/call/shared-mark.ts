@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../model/errors.js';
 import type { CallDeps, ToolCall } from './context.js';
+import type { PendingAudit } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { writeDigest } from './journal.js';
 import type { Operation, Params } from '../model/types.js';
@@ -55,6 +56,7 @@ export class MarkTakenOver extends InputError {}
  * refuses it (in flight, or sent since `approvedAt`), else the mark. `at` is the local journal's
  * time of the same mark, so this server compares the two as one. A store that does not answer
  * throws (nothing is sent); a mark it may have made all the same is taken back, best effort.
+ * `audit`: the write's line but for its outcome, kept with the mark until it is settled.
  */
 export async function markShared(
   deps: CallDeps,
@@ -63,13 +65,14 @@ export async function markShared(
   params: Params,
   approval: { approvedAt: number; confirmation?: string },
   at: number,
+  audit?: PendingAudit,
 ): Promise<{ refusedBy?: Attempt; mark?: SharedMark; replaced?: { attempt?: Attempt } }> {
   const store = deps.guard.store();
   if (!store.claimWrite) return {};
   const write = writeDigest(call.caller.keyId, op.id, params);
   const id = randomBytes(12).toString('base64url');
   try {
-    const refusedBy = await store.claimWrite(write, id, approval.approvedAt, at, Date.now());
+    const refusedBy = await store.claimWrite(write, id, approval.approvedAt, at, Date.now(), audit);
     traceClaim(deps, op, write, id, approval.approvedAt, at, refusedBy);
     if (refusedBy) return { refusedBy };
   } catch (error) {

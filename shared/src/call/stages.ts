@@ -7,7 +7,7 @@ import type { Operation, Params } from '../model/types.js';
 import { listBodyReaderFor } from '../upstream/body-reader.js';
 import { alreadyRedacted, readAnswer } from './answers.js';
 import { LOOKUP_BUDGET_MS, lastSentOf, lookupReader, type Approval } from './confirm.js';
-import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
+import { claimGuardrails, pendingAudit, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { ClaimsPaused } from './guard-store.js';
 import type { Attempt } from './journal.js';
@@ -137,7 +137,9 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
     try {
       // A write that needs no yes is marked too, so that the same write still at the API is refused on every process and
       // replica; once it has ended it is the caller's to repeat (idempotency keys guard that), so no time refuses it.
-      const shared = await markShared(deps, call, op, params, approval ?? { approvedAt: NO_YES }, markedAt);
+      // Its audit line but for the outcome rides with the mark: a server that stops with the write at the API leaves it.
+      const audit = deps.guard.store().claimWrite ? await pendingAudit(deps, call, op, params, approval?.via ?? 'not needed') : undefined;
+      const shared = await markShared(deps, call, op, params, approval ?? { approvedAt: NO_YES }, markedAt, audit);
       prepared.mark = shared.mark;
       earlier = shared.refusedBy && fromSharedStore(call, shared.refusedBy);
       replaced = shared.replaced;
