@@ -102,4 +102,17 @@ describe('review43: an orphaned mark found by the sweep of a store first used af
     expect(mark.value.owner).toBe('second');
     expect(mark.value.audit.time).toBe(new Date(later).toISOString());
   });
+
+  it("a settle given the write's line appends it in the settle's own turn: no moment in which the write has neither", async () => {
+    const dir = await claimed();
+    const store = storeAt(dir, T0 + 1_000);
+    const line = { ...PENDING, time: new Date(T0 + 1_000).toISOString(), outcome: 'done' };
+    expect(await store.settleWrite('w', 'owner', 'done', false, line)).toBe(true);
+    expect(lines(dir)).toEqual([expect.objectContaining({ ...line, seq: 1 })]);
+    expect(JSON.parse(readFileSync(markFile(dir, 'w'), 'utf8')).value).toEqual({ at: T0, outcome: 'done' });
+    // Another's settle (the mark is not its own) appends nothing, and says so: its call appends its line itself.
+    expect(await store.settleWrite('w', 'not-the-owner', 'done', false, line)).toBe(false);
+    expect(lines(dir)).toHaveLength(1);
+    expect(cli(dir, 'verify')).toMatch(/1 lines?, the chain is intact/);
+  });
 });

@@ -838,6 +838,8 @@ export class RedisGuardStore implements GuardStore {
       this.unclaimed.remember(write, settleItem(id, outcome, noted), Date.now() + WRITE_MEMORY_MS);
       throw error;
     }
+    // The audit line is not appended here (its chain is made with the secret, outside Redis): the call appends it after.
+    return false;
   }
 
   async takeUnread(write: string) {

@@ -173,13 +173,23 @@ export class FileGuardStore implements GuardStore {
     });
   }
 
-  settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false) {
-    return this.entryTurn('writes', write, AFTER_SEND, (entry): EntryChange<SentWrite, void> => {
-      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: undefined, entry: 'unchanged' };
+  /**
+   * The owner's mark settled; `line` (its audit line) appended in the same turn, before the mark
+   * drops the line it kept: true when it was. A crash between the two leaves the kept line, found
+   * as an orphan's later (a second line), never none.
+   */
+  async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false, line?: AuditEntry) {
+    const secret = line ? await this.auditSecret() : undefined;
+    return this.entryTurn('writes', write, AFTER_SEND, (entry, state): EntryChange<SentWrite, boolean> => {
+      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: false, entry: 'unchanged' };
       const { before } = entry.value;
-      if (outcome === 'refused') return { result: undefined, entry: before ? { ...entry, value: before } : undefined };
+      if (outcome === 'refused') return { result: false, entry: before ? { ...entry, value: before } : undefined };
+      if (line && secret) {
+        state.audit[this.auditFile] = appendChained(this.auditFile, secret, state.audit[this.auditFile], line);
+        writeState(this.dir, state);
+      }
       const note = unread && outcome === 'done' ? { unread: true as const } : {};
-      return { result: undefined, entry: { value: { at: entry.value.at, outcome, ...note }, expiresAt: this.now() + WRITE_MEMORY_MS } };
+      return { result: line !== undefined, entry: { value: { at: entry.value.at, outcome, ...note }, expiresAt: this.now() + WRITE_MEMORY_MS } };
     });
   }
 
@@ -271,7 +281,7 @@ export class FileGuardStore implements GuardStore {
     kind: K,
     name: string,
     { durable, auditOrphan = false }: { durable: boolean; auditOrphan?: boolean },
-    change: (entry: Kept<EntryValue<K>> | undefined) => EntryChange<EntryValue<K>, R>,
+    change: (entry: Kept<EntryValue<K>> | undefined, state: GuardState) => EntryChange<EntryValue<K>, R>,
   ): Promise<R> {
     return this.locked((state) => {
       const path = this.entryPath(kind, name);
@@ -279,7 +289,7 @@ export class FileGuardStore implements GuardStore {
       // A claim that finds the write's mark orphaned (its server stopped with it at the API) appends its line first.
       const orphan = auditOrphan ? this.auditOrphans(state, [read as Kept<SentWrite> | undefined])[0] : undefined;
       const current = (orphan ?? read) as Kept<EntryValue<K>> | undefined;
-      const { result, entry } = change(current && this.unexpired(current) ? current : undefined);
+      const { result, entry } = change(current && this.unexpired(current) ? current : undefined, state);
       if (entry === undefined || (entry === 'unchanged' && orphan && !this.unexpired(orphan))) {
         if (current) removeEntry(path);
       } else if (entry !== 'unchanged' || orphan) {

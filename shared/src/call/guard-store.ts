@@ -90,9 +90,11 @@ export interface GuardStore {
   /**
    * How the owner's marked write ended; a refused one gives the place back to the attempt before it.
    * Another's mark is left alone. `unread`: carried out for a call whose host had gone by its
-   * answer, noted for the next identical claim (claimWrite).
+   * answer, noted for the next identical claim (claimWrite). `line`: the write's audit line (done or
+   * unknown), appended in the same step as the settle where the store can (the file store): true
+   * then, and the call appends none after; a server killed between the two left no line.
    */
-  settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>, unread?: boolean): Promise<void>;
+  settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>, unread?: boolean, line?: AuditEntry): Promise<boolean | undefined>;
   /**
    * The write's unread note taken for the server that kept its answer (undelivered.ts), in one
    * atomic step: false when there is none (another server's repeat took it, or the write went out again).

@@ -31,6 +31,8 @@ export interface Holdings {
   counted?: { counter: string; amount: number };
   /** The answer is an earlier call's, repeated for its idempotency key: this call sent nothing. */
   repeated?: boolean;
+  /** The write's shared mark, once claimed: a store that appended its audit line in the settle's step says so there. */
+  mark?: { audited?: boolean };
 }
 
 /** The local clock in the owner's time zone: minutes after midnight, HH:MM, and the date the daily cap counts. */
@@ -225,6 +227,7 @@ export async function afterWrite(deps: CallDeps, call: ToolCall, trace: WriteTra
   const { held } = trace;
   if (outcome === 'refused' || outcome === 'declined') await releaseHoldings(guard, held);
   else if (held.idempotencyKey) await store.settle(held.idempotencyKey, reply as CallToolResult);
+  if (held.mark?.audited) return;
   const entry: AuditEntry = {
     ...(await pendingAudit(deps, call, trace.op, trace.params, trace.confirmation)),
     outcome,

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../model/errors.js';
 import type { CallDeps, ToolCall } from './context.js';
+import type { AuditEntry } from './audit.js';
 import type { PendingAudit } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { writeDigest } from './journal.js';
@@ -42,6 +43,10 @@ export interface SharedMark {
   needsYes: boolean;
   /** Settled as carried out with its answer unread, and the store took that: the answer kept for the repeat takes the note first. */
   unreadNoted?: boolean;
+  /** Its audit line but for the outcome, as its claim kept it with the mark. */
+  audit?: PendingAudit;
+  /** The store appended its audit line in the settle's own step: the call appends none after (guardrails.ts afterWrite). */
+  audited?: boolean;
 }
 
 /**
@@ -100,7 +105,16 @@ export async function markShared(
         );
   return {
     ...(replaced ? { replaced } : {}),
-    mark: { write, id, at, ...(approval.confirmation ? { confirmation: approval.confirmation } : {}), renewing, renewed, needsYes },
+    mark: {
+      write,
+      id,
+      at,
+      ...(approval.confirmation ? { confirmation: approval.confirmation } : {}),
+      renewing,
+      renewed,
+      needsYes,
+      ...(audit ? { audit } : {}),
+    },
   };
 }
 
@@ -160,16 +174,23 @@ export async function settleShared(
   deps: CallDeps,
   mark: SharedMark | undefined,
   outcome: 'done' | 'unknown' | 'refused',
-  { unread = false }: { unread?: boolean } = {},
+  { unread = false, apiStatus }: { unread?: boolean; apiStatus?: number } = {},
 ): Promise<void> {
   if (!mark) return;
+  // A write that went out (or may have) has its line appended with the settle where the store can: no moment between them
+  // in which a server killed leaves the write with no line at all.
+  const line: AuditEntry | undefined =
+    mark.audit && outcome !== 'refused'
+      ? { ...mark.audit, time: new Date(deps.guard.now()).toISOString(), outcome, ...(apiStatus !== undefined ? { apiStatus } : {}) }
+      : undefined;
   clearInterval(mark.renewing);
   deps.log.debug(`settle write ${mark.write.slice(0, 12)} mark ${mark.id} pid ${process.pid} now ${Date.now()}: ${outcome}`);
   const store = deps.guard.store();
   const noted = unread && outcome === 'done' && !mark.needsYes;
   for (let tries = 1; ; tries++) {
     try {
-      await store.settleWrite?.(mark.write, mark.id, outcome, ...(noted ? [true] : []));
+      const audited = await store.settleWrite?.(mark.write, mark.id, outcome, noted, ...(line && !mark.audited ? [line] : []));
+      if (audited === true) mark.audited = true;
       if (noted && store.takeUnread) mark.unreadNoted = true;
       if (mark.confirmation) await noteSharedConfirmation(deps, mark.confirmation, { at: mark.at, outcome });
       return;

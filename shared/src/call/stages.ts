@@ -1,7 +1,7 @@
 // The stages of a tool call, in order: screen → resolve → prepare → gate → confirm (confirm.ts) → claim →
 // send → answer. Each is a plain function; tool-call.ts runs them. The owner's guardrails hook in
 // here and in tool-call.ts (guardrails.ts).
-import { InputError } from '../model/errors.js';
+import { InputError, UpstreamError } from '../model/errors.js';
 import { buildRequest } from '../model/paths.js';
 import type { Operation, Params } from '../model/types.js';
 import { listBodyReaderFor } from '../upstream/body-reader.js';
@@ -141,6 +141,7 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
       const audit = deps.guard.store().claimWrite ? await pendingAudit(deps, call, op, params, approval?.via ?? 'not needed') : undefined;
       const shared = await markShared(deps, call, op, params, approval ?? { approvedAt: NO_YES }, markedAt, audit);
       prepared.mark = shared.mark;
+      if (shared.mark) held.mark = shared.mark;
       earlier = shared.refusedBy && fromSharedStore(call, shared.refusedBy);
       replaced = shared.replaced;
     } catch (error) {
@@ -213,7 +214,8 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
     if (write) {
       const outcome = outcomeOfFailure(error, 'sent');
       journal.attempt(keyId, op.id, params, outcome);
-      await settleShared(deps, mark, outcome);
+      const status = error instanceof UpstreamError ? error.details.status : undefined;
+      await settleShared(deps, mark, outcome, status !== undefined ? { apiStatus: status } : {});
     }
     throw error;
   }
