@@ -20,10 +20,13 @@
 // matched to a call that may have sent it (none said "nothing was sent"); an answer "Done" has its
 // write in the record; the writes carried out are at most the intents (a repeat counts as one only
 // when the model knew the first was carried out, or was warned it may be twice); every call got an
-// answer unless this run cancelled it; no API key or key fingerprint in any answer or log line.
+// answer unless this run cancelled it; no API key or key fingerprint in any answer or log line. Each
+// write the stdio servers sent that was carried out has its line (done, or unknown: an orphaned one of
+// a server killed with it at the API included) in the state folder's audit record, found by its params
+// digest after a last server's first turn (its sweep of writes/).
 // Exits 1 on any violation, listing each with its calls.
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,6 +34,8 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } 
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { keyFingerprint } from '../shared/src/index.js';
+import { paramsDigest } from '../shared/src/call/audit.js';
+import { FileGuardStore, readSecret } from '../shared/src/call/file-guard-store.js';
 import { connectRedis } from '../packages/http/src/redis.js';
 import { seededRandom } from '../packages/sandbox/src/data.js';
 import { ALL_SCOPES, type FaultKind, launchServer, type LaunchedServer, startSandbox } from '../packages/sandbox/src/index.js';
@@ -74,6 +79,8 @@ const DURATION_MS = Math.round(MINUTES * 60_000);
 const CALL_TIMEOUT_MS = 60_000;
 const MODERN = '2026-07-28';
 const SEND = 'channel.whatsapp.send';
+/** Every channel send's number (its message is the intent's id): the audit check digests the params from them. */
+const STDIO_MSISDN = '6281234567890';
 const CREATE = 'contact.create';
 
 const started = Date.now();
@@ -439,7 +446,7 @@ async function worker(index: number, seats: Seat[], contactSeats: Seat[], until:
       await write(contactSeats, 'contact_action', CREATE, false, params, id, random);
     } else {
       const gated = !seat.name.includes('ENGAGE_CONFIRM=none');
-      await write(seats, 'channel_action', SEND, gated, { msisdn: '6281234567890', message: id }, id, random);
+      await write(seats, 'channel_action', SEND, gated, { msisdn: STDIO_MSISDN, message: id }, id, random);
     }
     await sleep(random() * 200);
   }
@@ -525,6 +532,39 @@ function check(carried: Map<string, number[]>): string[] {
     for (const each of intent.calls) if (each.role === 'replay' && each.spent && each.said === 'sent') say('a spent token, replayed, ran');
   }
   return violations;
+}
+
+/**
+ * The stdio servers' writes carried out without an audit line: each needs one with its params' digest and outcome done
+ * or unknown. A store's turn first, as a server started now would make at its first write: orphaned marks of servers
+ * killed late in the run (none of them started again and wrote since) get their lines in its sweep.
+ */
+async function auditGaps(carried: Map<string, number[]>): Promise<{ gaps: string[]; lines: number; orphaned: number }> {
+  const store = new FileGuardStore(stateDir);
+  await store.ready();
+  await store.take('chaos audit check', 0, 0, Date.now() + 60_000);
+  const secret = readSecret(stateDir);
+  const path = join(stateDir, 'audit.jsonl');
+  const record = existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { paramsDigest?: string; outcome?: string; orphaned?: boolean })
+    : [];
+  const ended = new Map<string, number>();
+  for (const line of record)
+    if (line.paramsDigest && (line.outcome === 'done' || line.outcome === 'unknown')) ended.set(line.paramsDigest, (ended.get(line.paramsDigest) ?? 0) + 1);
+  const gaps: string[] = [];
+  for (const intent of intents) {
+    if (intent.operationId !== SEND || !intent.calls.some((each) => each.seat.includes('stdio'))) continue;
+    const times = carried.get(intent.id) ?? [];
+    const lines = ended.get(paramsDigest(secret, SEND, { msisdn: STDIO_MSISDN, message: intent.id })) ?? 0;
+    if (lines < times.length)
+      gaps.push(
+        `carried out ${times.length}× but ${lines} audit line(s) done or unknown: ${SEND} "${intent.id}" (calls: ${intent.calls.map((each) => `${each.role} ${each.said}${each.disrupted ? ` (${each.disrupted})` : ''}`).join(', ')})`,
+      );
+  }
+  return { gaps, lines: record.length, orphaned: record.filter((line) => line.orphaned).length };
 }
 
 function leaks(keys: string[]): string[] {
@@ -619,8 +659,9 @@ try {
     const id = entry.operationId === SEND ? entry.params.message : entry.operationId === CREATE ? entry.params.name : undefined;
     if (typeof id === 'string' && id.startsWith(`chaos ${runId} `)) carried.set(id, [...(carried.get(id) ?? []), entry.at]);
   }
+  const audit = await auditGaps(carried);
   await teardown();
-  const violations = check(carried);
+  const violations = [...check(carried), ...audit.gaps];
   const leaked = leaks([...remoteKeys, stdioKey]);
   const writes = intents.filter((intent) => intent.intents > 0);
   const by = (said: Said) => writes.flatMap((intent) => intent.calls).filter((each) => each.said === said).length;
@@ -633,6 +674,7 @@ try {
     `  faults injected ${stats.faults}; machinery: ${JSON.stringify(stats.kills)}`,
     `  not checked: repeats this run cancelled (their "twice" unread) ${stats.unverified}; doubles after a cancel that crossed the answer ${stats.crossed}`,
     `  log lines read ${logLines.length}, answers read ${answers.length}`,
+    `  stdio audit record: ${audit.lines} lines, ${audit.orphaned} of them orphaned (a server killed with its write at the API); stdio writes carried out without a line: ${audit.gaps.length}`,
     '',
     'Write answers by kind (the 12 most frequent; previews aside)',
     ...[

@@ -332,7 +332,10 @@ local quiet = now < quietUntil
  * it in flight for the owner, keeping the attempt before for a refusal to
  * restore: {stamp, 'marked', now}, and that attempt's outcome and time (on the caller's clock) if there was one. A mark in flight whose lease ran out is an unknown outcome.
  * `unread` holds its attempt's time, so one a replica of the version before left on a later
- * attempt (it neither writes nor clears the field) never applies to it.
+ * attempt (it neither writes nor clears the field) never applies to it. ARGV[11]: the write's audit
+ * line but for its outcome (JSON; '' for none), kept with the mark (`audit`) and the mark watched in
+ * KEYS[6] (scored by when it was last renewed) until it is settled; a lapsed mark's kept line is
+ * taken (once: the field goes) and answered last, for this replica to append as an orphan's.
  */
 export const CLAIM_WRITE = script(`${REDIS_CLOCK}
 if quiet then return {stamp(), 'quiet'} end
@@ -340,7 +343,13 @@ local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive', 'unread')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
 if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7]) then outcome = 'unknown' end
-if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {stamp(), 'held', outcome, at - ahead} end
+local orphan = false
+if held[2] == 'in-flight' and outcome == 'unknown' then
+  orphan = redis.call('HGET', KEYS[1], 'audit') or false
+  redis.call('HDEL', KEYS[1], 'audit')
+  redis.call('ZREM', KEYS[6], KEYS[1])
+end
+if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {stamp(), 'held', outcome, at - ahead, orphan} end
 if ARGV[10] == '1' and outcome == 'done' and tonumber(held[4]) == at then
   redis.call('HDEL', KEYS[1], 'unread')
   return {stamp(), 'unread', at - ahead, at}
@@ -351,9 +360,16 @@ else
   redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome')
 end
 redis.call('HSET', KEYS[1], 'at', now, 'outcome', 'in-flight', 'owner', ARGV[9], 'alive', now)
+if ARGV[11] and ARGV[11] ~= '' then
+  redis.call('HSET', KEYS[1], 'audit', ARGV[11])
+  redis.call('ZADD', KEYS[6], now, KEYS[1])
+  redis.call('PEXPIRE', KEYS[6], ARGV[8])
+else
+  redis.call('HDEL', KEYS[1], 'audit')
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
 countClaim()
-if outcome then return {stamp(), 'marked', now, outcome, at - ahead} end
+if outcome then return {stamp(), 'marked', now, outcome, at - ahead, orphan} end
 return {stamp(), 'marked', now}
 `);
 
@@ -371,6 +387,10 @@ export const RENEW_WRITE = script(`${REDIS_CLOCK}
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner')
 if held[1] ~= 'in-flight' or held[2] ~= ARGV[6] then return {stamp(), 0} end
 redis.call('HSET', KEYS[1], 'alive', now)
+if redis.call('HEXISTS', KEYS[1], 'audit') == 1 then
+  redis.call('ZADD', KEYS[6], now, KEYS[1])
+  redis.call('PEXPIRE', KEYS[6], ARGV[7])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
 return {stamp(), 1}
 `);
@@ -408,15 +428,17 @@ return {stamp(), 1}
  * KEYS[1] as CLAIM_WRITE's. ARGV: the owner's id, outcome (done, unknown, refused), WRITE_MEMORY_MS,
  * '1' when its answer was never read (noted as `unread`, its attempt's time, for CLAIM_WRITE).
  * Settles the owner's mark only; a refused attempt gives the place back to the one before it (an
- * unread note of that one, left alone, applies to it again).
+ * unread note of that one, left alone, applies to it again). Its kept audit line goes, and the mark
+ * leaves KEYS[2] (CLAIM_WRITE's KEYS[6]): its own line follows.
  */
 export const SETTLE_WRITE = script(`
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner', 'beforeAt', 'beforeOutcome', 'at')
 if held[1] ~= 'in-flight' or held[2] ~= ARGV[1] then return 0 end
+if KEYS[2] then redis.call('ZREM', KEYS[2], KEYS[1]) end
 if ARGV[2] == 'refused' then
   if held[3] and held[4] then
     redis.call('HSET', KEYS[1], 'at', held[3], 'outcome', held[4])
-    redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome', 'owner', 'alive')
+    redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome', 'owner', 'alive', 'audit')
   else
     redis.call('DEL', KEYS[1])
   end
@@ -424,7 +446,7 @@ if ARGV[2] == 'refused' then
 end
 redis.call('HSET', KEYS[1], 'outcome', ARGV[2])
 if ARGV[4] == '1' and ARGV[2] == 'done' then redis.call('HSET', KEYS[1], 'unread', held[5]) end
-redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome', 'owner', 'alive')
+redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome', 'owner', 'alive', 'audit')
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `);
@@ -440,6 +462,37 @@ if held[2] ~= 'done' or not held[3] or tonumber(held[3]) ~= tonumber(held[1]) th
 redis.call('HDEL', KEYS[1], 'unread')
 return tonumber(held[1])
 `);
+
+/**
+ * KEYS[1] a write's last attempt, KEYS[2] the marks watched (CLAIM_WRITE's KEYS[6]). ARGV: the
+ * caller's clock ('' for Redis's), the lease (ms). The audit line a mark whose lease ran out kept,
+ * taken (once: the field goes); 1 for one renewed since (watched on, by when it was), 0 for one settled or gone.
+ */
+export const TAKE_ORPHAN = script(`
+local now = tonumber(ARGV[1])
+if now == nil then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+local held = redis.call('HMGET', KEYS[1], 'outcome', 'alive', 'at', 'audit')
+if held[1] ~= 'in-flight' or not held[4] then
+  redis.call('ZREM', KEYS[2], KEYS[1])
+  return 0
+end
+local alive = tonumber(held[2]) or tonumber(held[3]) or 0
+if now - alive < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[2], alive, KEYS[1])
+  return 1
+end
+redis.call('HDEL', KEYS[1], 'audit')
+redis.call('ZREM', KEYS[2], KEYS[1])
+return held[4]
+`);
+
+/** The most watched marks one look for orphans takes (the longest unrenewed first); the rest wait for the next look. */
+const ORPHANS_PER_LOOK = 256;
+/** How often a replica looks for orphaned marks (its first claim looks first). */
+const ORPHAN_LOOK_EVERY_MS = 10 * 60 * 1000;
 
 /** A reservation of this store's: the reserving call's id, and when the record expires. */
 interface Reservation {
@@ -489,7 +542,7 @@ export class RedisGuardStore implements GuardStore {
     Promise.all(
       items.map((item) => {
         const [owner, outcome, unread = '0'] = JSON.parse(item) as [string, string, string?];
-        return this.run(SETTLE_WRITE, [this.writeKey(write)], [owner, outcome, WRITE_MEMORY_MS, unread]);
+        return this.run(SETTLE_WRITE, [this.writeKey(write), this.orphanWatchKey()], [owner, outcome, WRITE_MEMORY_MS, unread]);
       }),
     ),
   );
@@ -680,20 +733,24 @@ export class RedisGuardStore implements GuardStore {
    * renewed for a lapsed one nor dates its send before a yes given earlier. `now` and `approvedAt`
    * are on this server's clock (the one it dates its attempts and yeses by); `clockNow`, the system
    * clock, is not needed: a lease is judged by Redis's. Refused (nothing sent) while Redis has just
-   * lost what it held.
+   * lost what it held. `audit` is kept with the mark until it is settled; a lapsed mark's kept line
+   * is appended here as an orphan's (so are those of marks never claimed again: lookForOrphans).
    */
-  async claimWrite(write: string, id: string, approvedAt: number, now: number) {
+  async claimWrite(write: string, id: string, approvedAt: number, now: number, _clockNow?: number, audit?: PendingLine) {
     await this.unclaimed.now(write);
+    await this.lookForOrphansIfDue();
     let reply: unknown[];
     try {
       const noYes = approvedAt === NO_YES ? '1' : '0';
-      reply = await this.mark(CLAIM_WRITE, write, now, [approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id, noYes]);
+      const kept = audit ? JSON.stringify(audit) : '';
+      reply = await this.mark(CLAIM_WRITE, write, now, [approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id, noYes, kept]);
     } catch (error) {
       // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
       this.unclaimed.remember(write, settleItem(id, 'refused'), now + WRITE_MEMORY_MS);
       throw error;
     }
     if (reply[0] === 'quiet') throw new ClaimsPaused(STATE_LOST);
+    await this.appendOrphan(reply[0] === 'held' ? reply[3] : reply[0] === 'marked' ? reply[4] : undefined);
     if (reply[0] === 'held') return attemptOf(reply.slice(1));
     if (reply[0] === 'unread') {
       // Remembered as told, with the attempt's time on Redis's clock: a loss must not bring the note back from its settling replica.
@@ -705,6 +762,39 @@ export class RedisGuardStore implements GuardStore {
     this.watchEpoch();
     if (approvedAt === NO_YES) this.keepReplaced(id, reply.length > 2 ? attemptOf(reply.slice(2)) : undefined);
     return undefined;
+  }
+
+  /**
+   * A lapsed mark's kept line (taken from Redis, so no other replica appends it), appended as
+   * `unknown`, `orphaned`; best effort: a failure here must not fail the claim that found it.
+   */
+  private async appendOrphan(kept: unknown): Promise<void> {
+    const line = typeof kept === 'string' ? orphanLine(kept) : undefined;
+    if (line) await this.appendAudit(line).catch(() => undefined);
+  }
+
+  private lookedAt: number | undefined;
+
+  /**
+   * The marks watched (those keeping an audit line), longest unrenewed first, ORPHANS_PER_LOOK at
+   * most: each whose lease ran out gives its line (TAKE_ORPHAN). At a replica's first claim, then
+   * every ORPHAN_LOOK_EVERY_MS: writes never claimed again get their lines too. Best effort.
+   */
+  private async lookForOrphansIfDue(): Promise<void> {
+    const now = Date.now();
+    if (this.lookedAt !== undefined && Math.abs(now - this.lookedAt) < ORPHAN_LOOK_EVERY_MS) return;
+    this.lookedAt = now;
+    try {
+      const watched = await this.command(['ZRANGE', this.orphanWatchKey(), 0, ORPHANS_PER_LOOK - 1]);
+      for (const key of Array.isArray(watched) ? watched : []) {
+        const kept = await this.run(TAKE_ORPHAN, [String(key), this.orphanWatchKey()], [this.callerClock ? Date.now() : '', WRITE_MARK_LEASE_MS]);
+        // Scored by their last renewal: the first still renewed means every one after it is too.
+        if (kept === 1) break;
+        await this.appendOrphan(kept);
+      }
+    } catch {
+      // Redis did not answer: the next look, or the write's next claim, finds them.
+    }
   }
 
   /**
@@ -742,12 +832,14 @@ export class RedisGuardStore implements GuardStore {
     this.kept.settled(write, id, outcome, unread);
     const noted = unread ? '1' : '0';
     try {
-      await this.run(SETTLE_WRITE, [this.writeKey(write)], [id, outcome, WRITE_MEMORY_MS, noted]);
+      await this.run(SETTLE_WRITE, [this.writeKey(write), this.orphanWatchKey()], [id, outcome, WRITE_MEMORY_MS, noted]);
     } catch (error) {
       // Left in flight, the mark would say "still being sent", then "unknown", on every replica: settled once Redis answers.
       this.unclaimed.remember(write, settleItem(id, outcome, noted), Date.now() + WRITE_MEMORY_MS);
       throw error;
     }
+    // The audit line is not appended here (its chain is made with the secret, outside Redis): the call appends it after.
+    return false;
   }
 
   async takeUnread(write: string) {
@@ -901,7 +993,12 @@ export class RedisGuardStore implements GuardStore {
    */
   private markKeys(write: string): string[] {
     const guard = `${this.prefix}guard:`;
-    return [this.writeKey(write), `${guard}clock-leads`, `${guard}epoch`, `${guard}claims`, `${guard}clock-most`];
+    return [this.writeKey(write), `${guard}clock-leads`, `${guard}epoch`, `${guard}claims`, `${guard}clock-most`, this.orphanWatchKey()];
+  }
+
+  /** The marks in flight that keep an audit line, scored by when they were last renewed (CLAIM_WRITE). */
+  private orphanWatchKey(): string {
+    return `${this.prefix}guard:orphan-watch`;
   }
 
   private counterKey(counter: string): string {
@@ -948,6 +1045,41 @@ export class RedisGuardStore implements GuardStore {
  */
 function lifetime(expiresAt: number): number {
   return Math.max(1, Math.ceil(expiresAt - Date.now()));
+}
+
+/** A write's audit line but for its outcome, as a claim keeps it with its mark (the core's PendingAudit). */
+type PendingLine = Omit<AuditEntry, 'outcome' | 'apiStatus' | 'requestId' | 'orphaned'>;
+
+/** The orphan's line from the text its mark kept: `unknown`, `orphaned`; undefined for anything that is not such a line. */
+function orphanLine(kept: string): AuditEntry | undefined {
+  let pending: Record<string, unknown>;
+  try {
+    pending = JSON.parse(kept) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (typeof pending !== 'object' || pending === null || Array.isArray(pending)) return undefined;
+  const { time, key, client, server, operationId, paramsDigest, params, confirmation, idempotencyKeyDigest } = pending;
+  const texts = [time, key, server, operationId, paramsDigest, confirmation];
+  if (!texts.every((text) => typeof text === 'string') || typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+  const { name, version } = typeof client === 'object' && client !== null ? (client as Record<string, unknown>) : {};
+  const clientKept = {
+    ...(typeof name === 'string' ? { name } : {}),
+    ...(typeof version === 'string' ? { version } : {}),
+  };
+  return {
+    time: time as string,
+    key: key as string,
+    ...(client !== undefined ? { client: clientKept } : {}),
+    server: server as string,
+    operationId: operationId as string,
+    paramsDigest: paramsDigest as string,
+    params: params as Record<string, unknown>,
+    confirmation: confirmation as AuditEntry['confirmation'],
+    outcome: 'unknown',
+    ...(typeof idempotencyKeyDigest === 'string' ? { idempotencyKeyDigest } : {}),
+    orphaned: true,
+  };
 }
 
 /** What an owner's mark is to be settled as, for the Owed that settles it again. */

@@ -24,6 +24,11 @@ export interface AuditEntry {
   requestId?: string;
   /** A keyed digest of the call's idempotencyKey (never its text): repeats of one key are recognisable. */
   idempotencyKeyDigest?: string;
+  /**
+   * The line of a write whose server stopped (killed, crashed) with it at the API, so its own line
+   * never came: written later by a server sharing its state (outcome `unknown`, `time` its claim's).
+   */
+  orphaned?: true;
 }
 
 /** Where the chain stands: the last line's sequence number and mac ('' before the first line). */

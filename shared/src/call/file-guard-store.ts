@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
-import { GuardStateError, type GuardStore, type IdempotencyRecord } from './guard-store.js';
+import { GuardStateError, type GuardStore, type IdempotencyRecord, type PendingAudit } from './guard-store.js';
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
 import { NO_YES, WRITE_MARK_LEASE_MS } from './shared-mark.js';
@@ -40,6 +40,11 @@ const AFTER_SEND = { durable: false };
 const WRITE_MEMORY_MS = 30 * 60 * 1000;
 /** What claims replaced, kept for claimedOver (asked at once after each): more are never waiting unless one was not asked. */
 const REPLACED_KEPT = 512;
+/**
+ * The most orphaned writes one sweep appends lines for (each a line, and its mark's file rewritten,
+ * under the lock every server waits on); the rest wait for the next sweep or their write's next claim.
+ */
+const ORPHANS_PER_SWEEP = 256;
 
 export const STATE_FILE = 'state.json';
 export const SECRET_FILE = 'audit.key';
@@ -55,6 +60,8 @@ type EntryKind = keyof typeof ENTRY_KINDS;
 type EntryValue<K extends EntryKind> = K extends 'records' ? IdempotencyRecord : SentWrite;
 /** What an entry turn leaves: the entry to keep, undefined to remove it, or 'unchanged' (nothing is written). */
 type EntryChange<T, R> = { result: R; entry: Kept<T> | undefined | 'unchanged' };
+/** A write's mark as its file keeps it: in flight, it carries its audit line but for the outcome (guard-store.ts PendingAudit). */
+type MarkedWrite = SentWrite & { audit?: PendingAudit };
 
 /**
  * An entry as its file keeps it: besides its expiry by the system clock (`expiresAt`), the same
@@ -130,9 +137,12 @@ export class FileGuardStore implements GuardStore {
    * Writes' last attempts, shared by the stdio processes of this machine (and kept over a restart),
    * as Redis keeps them for remote replicas: the claim refuses a write in flight, or sent since the
    * yes (`approvedAt`; a write needing no yes has none), and marks it in flight in one turn under the lock.
+   * The mark carries `audit` in the same file (no write more); an orphan this turn finds gets its line first (entryTurn).
    */
-  claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow = now) {
-    return this.entryTurn('writes', write, DURABLE, (entry): EntryChange<SentWrite, Attempt | undefined> => {
+  async claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow = now, audit?: PendingAudit) {
+    // Read once per process (ready() has): an orphaned mark's line is chained inside the turn, which awaits nothing.
+    await this.auditSecret();
+    return this.entryTurn('writes', write, { ...DURABLE, auditOrphan: true }, (entry): EntryChange<SentWrite, Attempt | undefined> => {
       const held = sentWrite(entry && this.unexpired(entry, clockNow) ? entry : undefined, clockNow, this.steadyReading());
       if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       // Its answer never read: this claim is told so, instead of sending it again, and takes the note.
@@ -142,7 +152,15 @@ export class FileGuardStore implements GuardStore {
       }
       const before =
         held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome, ...(held.unread ? { unread: true as const } : {}) } : undefined;
-      const value: SentWrite = { at: now, outcome: 'in-flight', owner: id, alive: now, sender: thisProcess(), ...(before ? { before } : {}) };
+      const value: MarkedWrite = {
+        at: now,
+        outcome: 'in-flight',
+        owner: id,
+        alive: now,
+        sender: thisProcess(),
+        ...(before ? { before } : {}),
+        ...(audit ? { audit } : {}),
+      };
       if (before && approvedAt === NO_YES) this.keepReplaced(id, { at: before.at, outcome: before.outcome });
       return { result: undefined, entry: this.renewed(value, now + WRITE_MEMORY_MS) };
     });
@@ -155,13 +173,23 @@ export class FileGuardStore implements GuardStore {
     });
   }
 
-  settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false) {
-    return this.entryTurn('writes', write, AFTER_SEND, (entry): EntryChange<SentWrite, void> => {
-      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: undefined, entry: 'unchanged' };
+  /**
+   * The owner's mark settled; `line` (its audit line) appended in the same turn, before the mark
+   * drops the line it kept: true when it was. A crash between the two leaves the kept line, found
+   * as an orphan's later (a second line), never none.
+   */
+  async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false, line?: AuditEntry) {
+    const secret = line ? await this.auditSecret() : undefined;
+    return this.entryTurn('writes', write, AFTER_SEND, (entry, state): EntryChange<SentWrite, boolean> => {
+      if (entry?.value.outcome !== 'in-flight' || entry.value.owner !== id) return { result: false, entry: 'unchanged' };
       const { before } = entry.value;
-      if (outcome === 'refused') return { result: undefined, entry: before ? { ...entry, value: before } : undefined };
+      if (outcome === 'refused') return { result: false, entry: before ? { ...entry, value: before } : undefined };
+      if (line && secret) {
+        state.audit[this.auditFile] = appendChained(this.auditFile, secret, state.audit[this.auditFile], line);
+        writeState(this.dir, state);
+      }
       const note = unread && outcome === 'done' ? { unread: true as const } : {};
-      return { result: undefined, entry: { value: { at: entry.value.at, outcome, ...note }, expiresAt: this.now() + WRITE_MEMORY_MS } };
+      return { result: line !== undefined, entry: { value: { at: entry.value.at, outcome, ...note }, expiresAt: this.now() + WRITE_MEMORY_MS } };
     });
   }
 
@@ -252,16 +280,22 @@ export class FileGuardStore implements GuardStore {
   private entryTurn<K extends EntryKind, R>(
     kind: K,
     name: string,
-    { durable }: { durable: boolean },
-    change: (entry: Kept<EntryValue<K>> | undefined) => EntryChange<EntryValue<K>, R>,
+    { durable, auditOrphan = false }: { durable: boolean; auditOrphan?: boolean },
+    change: (entry: Kept<EntryValue<K>> | undefined, state: GuardState) => EntryChange<EntryValue<K>, R>,
   ): Promise<R> {
-    return this.locked(() => {
+    return this.locked((state) => {
       const path = this.entryPath(kind, name);
-      const current = this.readEntry(kind, name, path);
-      const { result, entry } = change(current && this.unexpired(current) ? current : undefined);
-      if (entry === undefined) {
+      const read = this.readEntry(kind, name, path);
+      // A claim that finds the write's mark orphaned (its server stopped with it at the API) appends its line first.
+      const orphan = auditOrphan ? this.auditOrphans(state, [read as Kept<SentWrite> | undefined])[0] : undefined;
+      const current = (orphan ?? read) as Kept<EntryValue<K>> | undefined;
+      const { result, entry } = change(current && this.unexpired(current) ? current : undefined, state);
+      if (entry === undefined || (entry === 'unchanged' && orphan && !this.unexpired(orphan))) {
         if (current) removeEntry(path);
-      } else if (entry !== 'unchanged') writeAtomically(path, JSON.stringify({ name, ...this.withSteady(entry) }), { durable });
+      } else if (entry !== 'unchanged' || orphan) {
+        const kept = entry === 'unchanged' ? (current as Kept<EntryValue<K>>) : entry;
+        writeAtomically(path, JSON.stringify({ name, ...this.withSteady(kept) }), { durable });
+      }
       return result;
     });
   }
@@ -279,7 +313,7 @@ export class FileGuardStore implements GuardStore {
       this.inTurn = true;
       const state = readState(this.dir);
       if (this.moveLegacyEntries(state)) writeState(this.dir, state);
-      this.sweepIfDue();
+      this.sweepIfDue(state);
       return work(state);
     } finally {
       this.inTurn = false;
@@ -336,8 +370,13 @@ export class FileGuardStore implements GuardStore {
 
   private lastSweep = 0;
 
-  /** Removes expired entries' files and temporary files a crashed process left; a damaged file is left for the user (reading it names it). */
-  private sweepIfDue(): void {
+  /**
+   * Removes expired entries' files and temporary files a crashed process left; a damaged file is left
+   * for the user (reading it names it). It reads every write's file anyway: orphaned marks (their
+   * server stopped with the write at the API) get their audit lines here, ORPHANS_PER_SWEEP at most.
+   * It runs in a process's first turn, so a server's first write finds those of writes never repeated.
+   */
+  private sweepIfDue(state: GuardState): void {
     const now = this.now();
     // A clock set back (by more than the interval) sweeps now, rather than not until it is past the last sweep again.
     if (Math.abs(now - this.lastSweep) < SWEEP_EVERY_MS) return;
@@ -349,10 +388,87 @@ export class FileGuardStore implements GuardStore {
         (file.endsWith('.tmp') || file.includes('.stale-'))
       )
         sweepOne(join(this.dir, file), now, true);
+    const orphans: Array<{ path: string; entry: Kept<SentWrite> & { name: string } }> = [];
     for (const kind of Object.keys(ENTRY_KINDS) as EntryKind[]) {
       const folder = this.entryFolder(kind);
-      for (const file of fs.readdirSync(folder)) sweepOne(join(folder, file), now, undefined, (entry) => this.unexpired(entry, now));
+      for (const file of fs.readdirSync(folder)) {
+        const path = join(folder, file);
+        const text = readQuietly(path);
+        const orphan = kind === 'writes' ? this.orphanedMark(text) : undefined;
+        // One past the bound is left as it is (not swept for its age either): the next sweep appends its line.
+        if (!orphan) sweepOne(path, now, undefined, (entry) => this.unexpired(entry, now), text);
+        else if (orphans.length < ORPHANS_PER_SWEEP) orphans.push({ path, entry: orphan });
+      }
     }
+    const settled = this.auditOrphans(
+      state,
+      orphans.map(({ entry }) => entry),
+    );
+    orphans.forEach(({ path, entry }, index) => {
+      const done = settled[index];
+      if (done && this.unexpired(done, now)) writeAtomically(path, JSON.stringify({ name: entry.name, ...this.withSteady(done) }), AFTER_SEND);
+      else if (done) removeEntry(path);
+    });
+  }
+
+  /** A write's file that holds a mark orphaned with its audit line (its server stopped with it at the API), as parsed. */
+  private orphanedMark(text: string | undefined): (Kept<SentWrite> & { name: string }) | undefined {
+    const parsed = parseEntry(text);
+    if (!parsed || typeof parsed.name !== 'string') return undefined;
+    const { name, ...entry } = parsed;
+    if (!isSentWrite(entry) || !this.orphanLine(entry as Kept<SentWrite>)) return undefined;
+    return { name, ...(entry as Kept<SentWrite>) };
+  }
+
+  /**
+   * The audit line a write's mark kept, when the mark is orphaned: in flight, its server stopped
+   * (dead, or its lease ran out by both clocks: sentWrite), or expired altogether. Undefined otherwise.
+   */
+  private orphanLine(entry: Kept<SentWrite>): AuditEntry | undefined {
+    const { audit } = entry.value as MarkedWrite;
+    if (entry.value.outcome !== 'in-flight' || !isPendingAudit(audit)) return undefined;
+    const now = this.now();
+    if (this.unexpired(entry, now) && sentWrite(entry, now, this.steadyReading())?.outcome !== 'unknown') return undefined;
+    const { time, key, client, server, operationId, paramsDigest, params, confirmation, idempotencyKeyDigest } = audit;
+    return {
+      time,
+      key,
+      ...(client
+        ? { client: { ...(client.name !== undefined ? { name: client.name } : {}), ...(client.version !== undefined ? { version: client.version } : {}) } }
+        : {}),
+      server,
+      operationId,
+      paramsDigest,
+      params,
+      confirmation,
+      outcome: 'unknown',
+      ...(idempotencyKeyDigest !== undefined ? { idempotencyKeyDigest } : {}),
+      orphaned: true,
+    };
+  }
+
+  /**
+   * Under the lock: each orphaned mark's line appended (one write of state.json for them all), and
+   * the mark given back without it (its file is the caller's to write), so no other turn appends it
+   * again. Nothing else of the mark changes: how the double-send guard reads it is sentWrite's, and a
+   * sender only paused past its lease still owns it (its own line then follows the orphan's). Not orphaned: undefined.
+   */
+  private auditOrphans(state: GuardState, entries: Array<Kept<SentWrite> | undefined>): Array<Kept<SentWrite> | undefined> {
+    const secret = this.secret;
+    if (!secret) return entries.map(() => undefined);
+    let head = state.audit[this.auditFile];
+    const settled = entries.map((entry): Kept<SentWrite> | undefined => {
+      const line = entry && this.orphanLine(entry);
+      if (!entry || !line) return undefined;
+      head = appendChained(this.auditFile, secret, head, line);
+      const { audit: _appended, ...mark } = entry.value as MarkedWrite;
+      return { ...entry, value: mark };
+    });
+    if (head && settled.some(Boolean)) {
+      state.audit[this.auditFile] = head;
+      writeState(this.dir, state);
+    }
+    return settled;
   }
 
   /** Whether the entry is live: by the system clock, or by the steady clock it was written by (when this process reads that clock). */
@@ -410,7 +526,7 @@ export class FileGuardStore implements GuardStore {
  * folder, a link) is left as it is: the write it is for names it, and one odd file never holds up
  * every other write's turn.
  */
-function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp'), unexpired?: (entry: Kept<unknown>) => boolean): void {
+function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp'), unexpired?: (entry: Kept<unknown>) => boolean, text?: string): void {
   try {
     if (leftByCrash) {
       // A file's time is the system clock's, whatever clock the store was given.
@@ -420,11 +536,38 @@ function sweepOne(path: string, now: number, leftByCrash = path.endsWith('.tmp')
       if (Date.now() - since > LOCK_STALE_MS) fs.rmSync(path, { force: true });
       return;
     }
-    const entry = parseEntry(readOwnFile(path));
+    const entry = parseEntry(text ?? readOwnFile(path));
     if (entry && !(unexpired ? unexpired(entry) : entry.expiresAt > now)) fs.rmSync(path, { force: true });
   } catch {
     // Not a file the store wrote: left for the write it is for to name.
   }
+}
+
+/** A file's text as readOwnFile gives it; undefined for one it refuses (left for the write it is for to name). */
+function readQuietly(path: string): string | undefined {
+  try {
+    return readOwnFile(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An audit line but for its outcome as a claim keeps it with its mark (guardrails.ts pendingAudit); anything else is not appended. */
+function isPendingAudit(audit: unknown): audit is PendingAudit {
+  if (typeof audit !== 'object' || audit === null) return false;
+  const { time, key, client, server, operationId, paramsDigest, params, confirmation, idempotencyKeyDigest } = audit as Record<string, unknown>;
+  const isText = (value: unknown) => typeof value === 'string';
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  const clientOk =
+    client === undefined ||
+    (isObject(client) &&
+      ['name', 'version'].every((field) => (client as Record<string, unknown>)[field] === undefined || isText((client as Record<string, unknown>)[field])));
+  return (
+    [time, key, server, operationId, paramsDigest, confirmation].every(isText) &&
+    isObject(params) &&
+    clientOk &&
+    (idempotencyKeyDigest === undefined || isText(idempotencyKeyDigest))
+  );
 }
 
 /** No steady expiry (an earlier version's file), or one as the store writes it. */

@@ -24,6 +24,13 @@ export class GuardStateError extends Error {
  */
 export class ClaimsPaused extends InputError {}
 
+/**
+ * A write's audit line as its claim already knows it (all but how it ended), kept with its mark in
+ * flight: a server that stops with the write at the API leaves it, and the store's next look at
+ * that mark (the same write claimed again, or a sweep) appends it as `unknown` (`orphaned`), once.
+ */
+export type PendingAudit = Omit<AuditEntry, 'outcome' | 'apiStatus' | 'requestId' | 'orphaned'>;
+
 /** The first answer given for an idempotency key; undefined while that write is still on its way. */
 export interface IdempotencyRecord {
   operationId: string;
@@ -66,9 +73,11 @@ export interface GuardStore {
    * judge leases by its own clock and ignore `clockNow` (Redis TIME). A write that needs no yes
    * (`approvedAt` NO_YES) whose last attempt was carried out for a host that never read its answer
    * (settled `unread`) is not marked: that attempt is the answer, `unread` set, and its note is
-   * taken in the same step, so of two servers' repeats one is told and the other sends.
+   * taken in the same step, so of two servers' repeats one is told and the other sends. `audit`
+   * is kept with the mark until it is settled (its own line then follows); a mark in flight this
+   * step finds orphaned (its server stopped) has the line it kept appended as `unknown`, once.
    */
-  claimWrite?(write: string, id: string, approvedAt: number, now: number, clockNow?: number): Promise<Attempt | undefined>;
+  claimWrite?(write: string, id: string, approvedAt: number, now: number, clockNow?: number, audit?: PendingAudit): Promise<Attempt | undefined>;
   /**
    * The attempt the owner's claim of a write needing no yes replaced (the write's last one before it, carried out or of
    * unknown outcome), as the claim's own step saw it, asked once right after the claim; undefined: it replaced none. A
@@ -81,9 +90,11 @@ export interface GuardStore {
   /**
    * How the owner's marked write ended; a refused one gives the place back to the attempt before it.
    * Another's mark is left alone. `unread`: carried out for a call whose host had gone by its
-   * answer, noted for the next identical claim (claimWrite).
+   * answer, noted for the next identical claim (claimWrite). `line`: the write's audit line (done or
+   * unknown), appended in the same step as the settle where the store can (the file store): true
+   * then, and the call appends none after; a server killed between the two left no line.
    */
-  settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>, unread?: boolean): Promise<void>;
+  settleWrite?(write: string, id: string, outcome: Exclude<AttemptOutcome, 'in-flight'>, unread?: boolean, line?: AuditEntry): Promise<boolean | undefined>;
   /**
    * The write's unread note taken for the server that kept its answer (undelivered.ts), in one
    * atomic step: false when there is none (another server's repeat took it, or the write went out again).

@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { LookupReader, Operation, Params, PreviewReader } from '../model/types.js';
 import { paramsDigest, summarizeParams, type AuditEntry, type ConfirmationPath } from './audit.js';
 import type { CallDeps, Caller, Guard, Reply, ToolCall } from './context.js';
-import type { IdempotencyRecord } from './guard-store.js';
+import type { IdempotencyRecord, PendingAudit } from './guard-store.js';
 import {
   dailyCapRefused,
   firstOutcomeRepeated,
@@ -31,6 +31,8 @@ export interface Holdings {
   counted?: { counter: string; amount: number };
   /** The answer is an earlier call's, repeated for its idempotency key: this call sent nothing. */
   repeated?: boolean;
+  /** The write's shared mark, once claimed: a store that appended its audit line in the settle's step says so there. */
+  mark?: { audited?: boolean };
 }
 
 /** The local clock in the owner's time zone: minutes after midnight, HH:MM, and the date the daily cap counts. */
@@ -225,21 +227,34 @@ export async function afterWrite(deps: CallDeps, call: ToolCall, trace: WriteTra
   const { held } = trace;
   if (outcome === 'refused' || outcome === 'declined') await releaseHoldings(guard, held);
   else if (held.idempotencyKey) await store.settle(held.idempotencyKey, reply as CallToolResult);
-  const secret = await store.auditSecret();
+  if (held.mark?.audited) return;
   const entry: AuditEntry = {
+    ...(await pendingAudit(deps, call, trace.op, trace.params, trace.confirmation)),
+    outcome,
+    ...(trace.apiStatus !== undefined ? { apiStatus: trace.apiStatus } : {}),
+  };
+  await store.appendAudit(entry);
+}
+
+/**
+ * The write's audit line but for how it ended (its outcome, the API's status), dated now: the
+ * claim keeps it with the write's mark (a server that stops with the write at the API leaves it
+ * for another to append), and afterWrite completes it.
+ */
+export async function pendingAudit(deps: CallDeps, call: ToolCall, op: Operation, params: Params, confirmation: ConfirmationPath): Promise<PendingAudit> {
+  const { guard } = deps;
+  const secret = await guard.store().auditSecret();
+  return {
     time: new Date(guard.now()).toISOString(),
     key: call.caller.keyId.slice(0, 16),
     ...(call.client ? { client: clientAsKept(call.client, call.caller.redact) } : {}),
     server: guard.server,
-    operationId: trace.op.id,
-    paramsDigest: paramsDigest(secret, trace.op.id, trace.params),
-    params: summarizeParams(trace.params, pathFieldsOf(trace.op)),
-    confirmation: trace.confirmation,
-    outcome,
-    ...(trace.apiStatus !== undefined ? { apiStatus: trace.apiStatus } : {}),
+    operationId: op.id,
+    paramsDigest: paramsDigest(secret, op.id, params),
+    params: summarizeParams(params, pathFieldsOf(op)),
+    confirmation,
     ...(call.args.idempotencyKey !== undefined ? { idempotencyKeyDigest: idempotencyKeyDigest(secret, call.args.idempotencyKey) } : {}),
   };
-  await store.appendAudit(entry);
 }
 
 /** Gives back what a write held, once it is known nothing was done: its count, and its idempotency key (a repeat may run). */

@@ -9,6 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../model/errors.js';
 import type { CallDeps, ToolCall } from './context.js';
+import type { AuditEntry } from './audit.js';
+import type { PendingAudit } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { writeDigest } from './journal.js';
 import type { Operation, Params } from '../model/types.js';
@@ -41,6 +43,10 @@ export interface SharedMark {
   needsYes: boolean;
   /** Settled as carried out with its answer unread, and the store took that: the answer kept for the repeat takes the note first. */
   unreadNoted?: boolean;
+  /** Its audit line but for the outcome, as its claim kept it with the mark. */
+  audit?: PendingAudit;
+  /** The store appended its audit line in the settle's own step: the call appends none after (guardrails.ts afterWrite). */
+  audited?: boolean;
 }
 
 /**
@@ -55,6 +61,7 @@ export class MarkTakenOver extends InputError {}
  * refuses it (in flight, or sent since `approvedAt`), else the mark. `at` is the local journal's
  * time of the same mark, so this server compares the two as one. A store that does not answer
  * throws (nothing is sent); a mark it may have made all the same is taken back, best effort.
+ * `audit`: the write's line but for its outcome, kept with the mark until it is settled.
  */
 export async function markShared(
   deps: CallDeps,
@@ -63,13 +70,14 @@ export async function markShared(
   params: Params,
   approval: { approvedAt: number; confirmation?: string },
   at: number,
+  audit?: PendingAudit,
 ): Promise<{ refusedBy?: Attempt; mark?: SharedMark; replaced?: { attempt?: Attempt } }> {
   const store = deps.guard.store();
   if (!store.claimWrite) return {};
   const write = writeDigest(call.caller.keyId, op.id, params);
   const id = randomBytes(12).toString('base64url');
   try {
-    const refusedBy = await store.claimWrite(write, id, approval.approvedAt, at, Date.now());
+    const refusedBy = await store.claimWrite(write, id, approval.approvedAt, at, Date.now(), audit);
     traceClaim(deps, op, write, id, approval.approvedAt, at, refusedBy);
     if (refusedBy) return { refusedBy };
   } catch (error) {
@@ -97,7 +105,16 @@ export async function markShared(
         );
   return {
     ...(replaced ? { replaced } : {}),
-    mark: { write, id, at, ...(approval.confirmation ? { confirmation: approval.confirmation } : {}), renewing, renewed, needsYes },
+    mark: {
+      write,
+      id,
+      at,
+      ...(approval.confirmation ? { confirmation: approval.confirmation } : {}),
+      renewing,
+      renewed,
+      needsYes,
+      ...(audit ? { audit } : {}),
+    },
   };
 }
 
@@ -157,16 +174,23 @@ export async function settleShared(
   deps: CallDeps,
   mark: SharedMark | undefined,
   outcome: 'done' | 'unknown' | 'refused',
-  { unread = false }: { unread?: boolean } = {},
+  { unread = false, apiStatus }: { unread?: boolean; apiStatus?: number } = {},
 ): Promise<void> {
   if (!mark) return;
+  // A write that went out (or may have) has its line appended with the settle where the store can: no moment between them
+  // in which a server killed leaves the write with no line at all.
+  const line: AuditEntry | undefined =
+    mark.audit && outcome !== 'refused'
+      ? { ...mark.audit, time: new Date(deps.guard.now()).toISOString(), outcome, ...(apiStatus !== undefined ? { apiStatus } : {}) }
+      : undefined;
   clearInterval(mark.renewing);
   deps.log.debug(`settle write ${mark.write.slice(0, 12)} mark ${mark.id} pid ${process.pid} now ${Date.now()}: ${outcome}`);
   const store = deps.guard.store();
   const noted = unread && outcome === 'done' && !mark.needsYes;
   for (let tries = 1; ; tries++) {
     try {
-      await store.settleWrite?.(mark.write, mark.id, outcome, ...(noted ? [true] : []));
+      const audited = await store.settleWrite?.(mark.write, mark.id, outcome, noted, ...(line && !mark.audited ? [line] : []));
+      if (audited === true) mark.audited = true;
       if (noted && store.takeUnread) mark.unreadNoted = true;
       if (mark.confirmation) await noteSharedConfirmation(deps, mark.confirmation, { at: mark.at, outcome });
       return;

@@ -1,13 +1,13 @@
 // The stages of a tool call, in order: screen → resolve → prepare → gate → confirm (confirm.ts) → claim →
 // send → answer. Each is a plain function; tool-call.ts runs them. The owner's guardrails hook in
 // here and in tool-call.ts (guardrails.ts).
-import { InputError } from '../model/errors.js';
+import { InputError, UpstreamError } from '../model/errors.js';
 import { buildRequest } from '../model/paths.js';
 import type { Operation, Params } from '../model/types.js';
 import { listBodyReaderFor } from '../upstream/body-reader.js';
 import { alreadyRedacted, readAnswer } from './answers.js';
 import { LOOKUP_BUDGET_MS, lastSentOf, lookupReader, type Approval } from './confirm.js';
-import { claimGuardrails, releaseHoldings, type Holdings } from './guardrails.js';
+import { claimGuardrails, pendingAudit, releaseHoldings, type Holdings } from './guardrails.js';
 import type { CallDeps, Reply, ToolCall } from './context.js';
 import { ClaimsPaused } from './guard-store.js';
 import type { Attempt } from './journal.js';
@@ -137,8 +137,11 @@ export async function claim(deps: CallDeps, call: ToolCall, prepared: Prepared, 
     try {
       // A write that needs no yes is marked too, so that the same write still at the API is refused on every process and
       // replica; once it has ended it is the caller's to repeat (idempotency keys guard that), so no time refuses it.
-      const shared = await markShared(deps, call, op, params, approval ?? { approvedAt: NO_YES }, markedAt);
+      // Its audit line but for the outcome rides with the mark: a server that stops with the write at the API leaves it.
+      const audit = deps.guard.store().claimWrite ? await pendingAudit(deps, call, op, params, approval?.via ?? 'not needed') : undefined;
+      const shared = await markShared(deps, call, op, params, approval ?? { approvedAt: NO_YES }, markedAt, audit);
       prepared.mark = shared.mark;
+      if (shared.mark) held.mark = shared.mark;
       earlier = shared.refusedBy && fromSharedStore(call, shared.refusedBy);
       replaced = shared.replaced;
     } catch (error) {
@@ -211,7 +214,8 @@ export async function send(deps: CallDeps, call: ToolCall, { op, params, request
     if (write) {
       const outcome = outcomeOfFailure(error, 'sent');
       journal.attempt(keyId, op.id, params, outcome);
-      await settleShared(deps, mark, outcome);
+      const status = error instanceof UpstreamError ? error.details.status : undefined;
+      await settleShared(deps, mark, outcome, status !== undefined ? { apiStatus: status } : {});
     }
     throw error;
   }
