@@ -251,7 +251,7 @@ export async function pendingAudit(deps: CallDeps, call: ToolCall, op: Operation
     server: guard.server,
     operationId: op.id,
     paramsDigest: paramsDigest(secret, op.id, params),
-    params: summarizeParams(params, pathFieldsOf(op)),
+    params: summarizeParams(params, pathFieldsOf(op), catalogFieldsOf(op)),
     confirmation,
     ...(call.args.idempotencyKey !== undefined ? { idempotencyKeyDigest: idempotencyKeyDigest(secret, call.args.idempotencyKey) } : {}),
   };
@@ -276,6 +276,11 @@ function clientAsKept(client: NonNullable<ToolCall['client']>, redact: Caller['r
     ...(client.name !== undefined ? { name: redact(client.name) } : {}),
     ...(client.version !== undefined ? { version: redact(client.version) } : {}),
   };
+}
+
+/** The operation's own field names: one that passes unknown fields on takes any name the model gives, which the record only counts. */
+function catalogFieldsOf(op: Operation): string[] {
+  return Object.keys((op.params.def as { shape?: Record<string, unknown> }).shape ?? {});
 }
 
 function pathFieldsOf(op: Operation): string[] {
