@@ -69,7 +69,9 @@ describe('review43: an orphaned mark found by the sweep of a store first used af
     expect(mark.value).toMatchObject({ outcome: 'in-flight', owner: 'owner' });
     expect(mark.value.audit).toBeUndefined();
     expect(cli(dir, 'verify')).toMatch(/1 lines?, the chain is intact/);
-    expect(cli(dir, 'tail')).toMatch(/#1 2026-11-29T12:00:00\.000Z contact\.delete: unknown; confirmation: token; engage-mcp-contact by host 1/);
+    expect(cli(dir, 'tail')).toMatch(
+      /#1 2026-11-29T12:00:00\.000Z contact\.delete: unknown \(its server stopped with it at the API; recorded later by another\); confirmation: token; engage-mcp-contact by host 1/,
+    );
   });
 
   it('a mark still within its lease is left alone, and a settled one keeps no line', async () => {

@@ -250,7 +250,9 @@ function describedLine(line: string): string[] {
   const who = client
     ? ` by ${client.name === undefined ? '?' : shown(client.name)} ${client.version === undefined ? '' : shown(client.version)}`.trimEnd()
     : '';
-  const what = `#${shown(entry.seq)} ${shown(entry.time)} ${shown(entry.operationId)}: ${shown(entry.outcome)}${status}`;
+  // Written later by another server: the time is the write's claim, the outcome what could be known.
+  const orphaned = entry.orphaned === true ? ' (its server stopped with it at the API; recorded later by another)' : '';
+  const what = `#${shown(entry.seq)} ${shown(entry.time)} ${shown(entry.operationId)}: ${shown(entry.outcome)}${status}${orphaned}`;
   return [
     `${what}; confirmation: ${shown(entry.confirmation)}; ${shown(entry.server)}${who}; key ${shown(entry.key)}`,
     `    params ${shown(entry.params, 4000, true)}`,
