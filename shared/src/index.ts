@@ -12,7 +12,7 @@ export { Pacer, type PaceKeeper, type UpstreamSlots } from './upstream/pacing.js
 export { validateParams } from './call/validate.js';
 export { Confirmations, MemorySpentStore, canonicalJson, issuedIdOf, keyFingerprint, type SpentStore } from './call/confirmations.js';
 export { CONFIRMATION_NOT_CHECKED } from './call/outcomes.js';
-export { chainAuditLine, remoteAuditSecret, type AuditEntry, type AuditHead } from './call/audit.js';
+export { chainAuditLine, orphanedLine, remoteAuditSecret, type AuditEntry, type AuditHead, type PendingAudit } from './call/audit.js';
 export { ClaimsPaused, MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
 export { KEY_LOCK_MS, KeyGuesses } from './call/key-guesses.js';
 export type { Attempt } from './call/journal.js';

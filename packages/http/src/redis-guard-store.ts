@@ -12,6 +12,7 @@ import {
   ClaimsPaused,
   InputError,
   NO_YES,
+  orphanedLine,
   remoteAuditSecret,
   WRITE_MARK_LEASE_MS,
   type Attempt,
@@ -19,6 +20,7 @@ import {
   type AuditHead,
   type GuardStore,
   type IdempotencyRecord,
+  type PendingAudit,
 } from '@engage-mcp/shared';
 import { KeptMarks } from './redis-kept-marks.js';
 import { Owed, RedisReplyError, type RedisClient } from './redis.js';
@@ -736,7 +738,7 @@ export class RedisGuardStore implements GuardStore {
    * lost what it held. `audit` is kept with the mark until it is settled; a lapsed mark's kept line
    * is appended here as an orphan's (so are those of marks never claimed again: lookForOrphans).
    */
-  async claimWrite(write: string, id: string, approvedAt: number, now: number, _clockNow?: number, audit?: PendingLine) {
+  async claimWrite(write: string, id: string, approvedAt: number, now: number, _clockNow?: number, audit?: PendingAudit) {
     await this.unclaimed.now(write);
     await this.lookForOrphansIfDue();
     let reply: unknown[];
@@ -1047,39 +1049,13 @@ function lifetime(expiresAt: number): number {
   return Math.max(1, Math.ceil(expiresAt - Date.now()));
 }
 
-/** A write's audit line but for its outcome, as a claim keeps it with its mark (the core's PendingAudit). */
-type PendingLine = Omit<AuditEntry, 'outcome' | 'apiStatus' | 'requestId' | 'orphaned'>;
-
-/** The orphan's line from the text its mark kept: `unknown`, `orphaned`; undefined for anything that is not such a line. */
+/** The orphan's line from the text its mark kept (audit.ts orphanedLine); undefined for text that is not such a line. */
 function orphanLine(kept: string): AuditEntry | undefined {
-  let pending: Record<string, unknown>;
   try {
-    pending = JSON.parse(kept) as Record<string, unknown>;
+    return orphanedLine(JSON.parse(kept));
   } catch {
     return undefined;
   }
-  if (typeof pending !== 'object' || pending === null || Array.isArray(pending)) return undefined;
-  const { time, key, client, server, operationId, paramsDigest, params, confirmation, idempotencyKeyDigest } = pending;
-  const texts = [time, key, server, operationId, paramsDigest, confirmation];
-  if (!texts.every((text) => typeof text === 'string') || typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
-  const { name, version } = typeof client === 'object' && client !== null ? (client as Record<string, unknown>) : {};
-  const clientKept = {
-    ...(typeof name === 'string' ? { name } : {}),
-    ...(typeof version === 'string' ? { version } : {}),
-  };
-  return {
-    time: time as string,
-    key: key as string,
-    ...(client !== undefined ? { client: clientKept } : {}),
-    server: server as string,
-    operationId: operationId as string,
-    paramsDigest: paramsDigest as string,
-    params: params as Record<string, unknown>,
-    confirmation: confirmation as AuditEntry['confirmation'],
-    outcome: 'unknown',
-    ...(typeof idempotencyKeyDigest === 'string' ? { idempotencyKeyDigest } : {}),
-    orphaned: true,
-  };
 }
 
 /** What an owner's mark is to be settled as, for the Owed that settles it again. */

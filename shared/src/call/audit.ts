@@ -31,6 +31,38 @@ export interface AuditEntry {
   orphaned?: true;
 }
 
+/** A write's audit line but for how it ended, as its claim keeps it with its mark in flight (guardrails.ts pendingAudit). */
+export type PendingAudit = Omit<AuditEntry, 'outcome' | 'apiStatus' | 'requestId' | 'orphaned'>;
+
+/**
+ * The line of an orphaned write (its server stopped with it at the API) from what its mark kept:
+ * outcome `unknown`, `orphaned`; rebuilt field by field, so nothing but a line's fields is appended;
+ * undefined for anything that is not such a kept line (a store's file or hash is read back as found).
+ */
+export function orphanedLine(kept: unknown): AuditEntry | undefined {
+  if (typeof kept !== 'object' || kept === null || Array.isArray(kept)) return undefined;
+  const { time, key, client, server, operationId, paramsDigest, params, confirmation, idempotencyKeyDigest } = kept as Record<string, unknown>;
+  const isText = (value: unknown): value is string => typeof value === 'string';
+  if (![time, key, server, operationId, paramsDigest, confirmation].every(isText)) return undefined;
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+  if (client !== undefined && (typeof client !== 'object' || client === null || Array.isArray(client))) return undefined;
+  if (idempotencyKeyDigest !== undefined && !isText(idempotencyKeyDigest)) return undefined;
+  const { name, version } = (client ?? {}) as Record<string, unknown>;
+  return {
+    time: time as string,
+    key: key as string,
+    ...(client !== undefined ? { client: { ...(isText(name) ? { name } : {}), ...(isText(version) ? { version } : {}) } } : {}),
+    server: server as string,
+    operationId: operationId as string,
+    paramsDigest: paramsDigest as string,
+    params: params as Record<string, unknown>,
+    confirmation: confirmation as ConfirmationPath,
+    outcome: 'unknown',
+    ...(isText(idempotencyKeyDigest) ? { idempotencyKeyDigest } : {}),
+    orphaned: true,
+  };
+}
+
 /** Where the chain stands: the last line's sequence number and mac ('' before the first line). */
 export interface AuditHead {
   seq: number;

@@ -13,7 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { chainAuditLine, headOfLine, type AuditEntry, type AuditHead } from './audit.js';
+import { chainAuditLine, headOfLine, orphanedLine, type AuditEntry, type AuditHead } from './audit.js';
 import { GuardStateError, type GuardStore, type IdempotencyRecord, type PendingAudit } from './guard-store.js';
 import { damagedEntry, emptyState, isRecord, isSentWrite, parseGuardState, type Expiring, type GuardState, type SentWrite } from './guard-state.js';
 import type { Attempt } from './journal.js';
@@ -426,25 +426,10 @@ export class FileGuardStore implements GuardStore {
    */
   private orphanLine(entry: Kept<SentWrite>): AuditEntry | undefined {
     const { audit } = entry.value as MarkedWrite;
-    if (entry.value.outcome !== 'in-flight' || !isPendingAudit(audit)) return undefined;
+    if (entry.value.outcome !== 'in-flight' || audit === undefined) return undefined;
     const now = this.now();
     if (this.unexpired(entry, now) && sentWrite(entry, now, this.steadyReading())?.outcome !== 'unknown') return undefined;
-    const { time, key, client, server, operationId, paramsDigest, params, confirmation, idempotencyKeyDigest } = audit;
-    return {
-      time,
-      key,
-      ...(client
-        ? { client: { ...(client.name !== undefined ? { name: client.name } : {}), ...(client.version !== undefined ? { version: client.version } : {}) } }
-        : {}),
-      server,
-      operationId,
-      paramsDigest,
-      params,
-      confirmation,
-      outcome: 'unknown',
-      ...(idempotencyKeyDigest !== undefined ? { idempotencyKeyDigest } : {}),
-      orphaned: true,
-    };
+    return orphanedLine(audit);
   }
 
   /**
@@ -550,24 +535,6 @@ function readQuietly(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** An audit line but for its outcome as a claim keeps it with its mark (guardrails.ts pendingAudit); anything else is not appended. */
-function isPendingAudit(audit: unknown): audit is PendingAudit {
-  if (typeof audit !== 'object' || audit === null) return false;
-  const { time, key, client, server, operationId, paramsDigest, params, confirmation, idempotencyKeyDigest } = audit as Record<string, unknown>;
-  const isText = (value: unknown) => typeof value === 'string';
-  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-  const clientOk =
-    client === undefined ||
-    (isObject(client) &&
-      ['name', 'version'].every((field) => (client as Record<string, unknown>)[field] === undefined || isText((client as Record<string, unknown>)[field])));
-  return (
-    [time, key, server, operationId, paramsDigest, confirmation].every(isText) &&
-    isObject(params) &&
-    clientOk &&
-    (idempotencyKeyDigest === undefined || isText(idempotencyKeyDigest))
-  );
 }
 
 /** No steady expiry (an earlier version's file), or one as the store writes it. */

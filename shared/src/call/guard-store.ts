@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { InputError } from '../model/errors.js';
-import { chainAuditLine, type AuditEntry, type AuditHead } from './audit.js';
+import { chainAuditLine, type AuditEntry, type AuditHead, type PendingAudit } from './audit.js';
 import type { Attempt, AttemptOutcome } from './journal.js';
 
 /**
@@ -24,12 +24,8 @@ export class GuardStateError extends Error {
  */
 export class ClaimsPaused extends InputError {}
 
-/**
- * A write's audit line as its claim already knows it (all but how it ended), kept with its mark in
- * flight: a server that stops with the write at the API leaves it, and the store's next look at
- * that mark (the same write claimed again, or a sweep) appends it as `unknown` (`orphaned`), once.
- */
-export type PendingAudit = Omit<AuditEntry, 'outcome' | 'apiStatus' | 'requestId' | 'orphaned'>;
+/** Kept with a write's mark in flight (audit.ts): a server that stops with the write at the API leaves it for the store's next look. */
+export type { PendingAudit } from './audit.js';
 
 /** The first answer given for an idempotency key; undefined while that write is still on its way. */
 export interface IdempotencyRecord {
