@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { forwardNow } from '../shared/src/call/journal.js';
 import { inlineText } from '../shared/src/safe/sanitize.js';
 import { DOMAINS, inProcess, structuredOf, textOf, type InProcess, WAIT_UNDER_LOAD } from './helpers.js';
 import { envelope, startHostileApi, type HostileApi } from './hostile-api.js';
@@ -126,8 +127,10 @@ describe('a host that gives up during a send and asks again', () => {
     expect(posts()).toHaveLength(1);
 
     // Asked again, the person is told about the first send; a yes to that runs it. (A preview made
-    // in the very millisecond of a send counts as made before it, so the clock is let tick first.)
-    const tick = Date.now();
+    // in the very millisecond of a send counts as made before it, so the clock is let tick first:
+    // past the journal's clock, which runs ahead of the system clock when that one lags the
+    // monotonic clock, and a token's yes is dated by the earlier of the two.)
+    const tick = forwardNow();
     while (Date.now() <= tick) await new Promise((resolve) => setTimeout(resolve, 1));
     const warned = await call(server, 'campaign.send', { id: 'c1' });
     expect(String(structuredOf(warned).preview)).toMatch(/^Warning: this server already sent exactly this campaign\.send/);
