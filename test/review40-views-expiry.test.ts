@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { runClockUntil, type CallToolResult } from '../packages/apps/host/harness.js';
 import type { LaunchedServer } from '../packages/sandbox/src/index.js';
 import { hostConfirmCard, viewsPerFile } from './hosted-views.js';
-import { structuredOf, textOf } from './helpers.js';
+import { structuredOf, textOf, WAIT_UNDER_LOAD } from './helpers.js';
 
 let browser: Browser;
 let server: LaunchedServer;
@@ -34,7 +34,7 @@ describe('review40: a card left open past its expiry', { timeout: 60_000 }, () =
     // The view's time moved past the expiry, in steps, the card on screen all along.
     const viewNow = () => card.frame.evaluate(() => Date.now());
     await runClockUntil(card, async () => (await viewNow()) > expiresAt + 1_000, { stepMs: 30_000, maxSteps: 40 });
-    await expect.poll(() => line.textContent()).toMatch(/^This confirmation expired at /);
+    await expect.poll(() => line.textContent(), WAIT_UNDER_LOAD).toMatch(/^This confirmation expired at /);
     expect(card.toolCalls).toEqual([]);
   });
 });
