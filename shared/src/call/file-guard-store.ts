@@ -62,6 +62,12 @@ type EntryValue<K extends EntryKind> = K extends 'records' ? IdempotencyRecord :
 type EntryChange<T, R> = { result: R; entry: Kept<T> | undefined | 'unchanged' };
 /** A write's mark as its file keeps it: in flight, it carries its audit line but for the outcome (guard-store.ts PendingAudit). */
 type MarkedWrite = SentWrite & { audit?: PendingAudit };
+/**
+ * `seen`: when the mark could first be seen by other servers (taken in the turn that wrote it), which
+ * may be later than `at`, the journal's time of the same attempt (taken before the claim waited for the
+ * lock). A yes is compared with `seen`; everything else (answers, the journal) with `at`.
+ */
+type Seen = { seen?: number };
 
 /**
  * An entry as its file keeps it: besides its expiry by the system clock (`expiresAt`), the same
@@ -137,6 +143,9 @@ export class FileGuardStore implements GuardStore {
    * Writes' last attempts, shared by the stdio processes of this machine (and kept over a restart),
    * as Redis keeps them for remote replicas: the claim refuses a write in flight, or sent since the
    * yes (`approvedAt`; a write needing no yes has none), and marks it in flight in one turn under the lock.
+   * The mark is dated inside that turn (never before `now`, the journal's time): a mark dated before it
+   * waited for the lock would stand before a yes given while nobody could see it (lastSentWrite reads in
+   * a turn too), and that yes would send the write again.
    * The mark carries `audit` in the same file (no write more); an orphan this turn finds gets its line first (entryTurn).
    */
   async claimWrite(write: string, id: string, approvedAt: number, now: number, clockNow = now, audit?: PendingAudit) {
@@ -144,16 +153,19 @@ export class FileGuardStore implements GuardStore {
     await this.auditSecret();
     return this.entryTurn('writes', write, { ...DURABLE, auditOrphan: true }, (entry): EntryChange<SentWrite, Attempt | undefined> => {
       const held = sentWrite(entry && this.unexpired(entry, clockNow) ? entry : undefined, clockNow, this.steadyReading());
-      if (held && (held.outcome === 'in-flight' || held.at >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
+      if (held && (held.outcome === 'in-flight' || seenAt(held) >= approvedAt)) return { result: { at: held.at, outcome: held.outcome }, entry: 'unchanged' };
       // Its answer never read: this claim is told so, instead of sending it again, and takes the note.
       if (entry && held?.unread && held.outcome === 'done' && approvedAt === NO_YES) {
         const { unread: _taken, ...told } = entry.value;
         return { result: { at: held.at, outcome: 'done', unread: true }, entry: { ...entry, value: told } };
       }
       const before =
-        held && held.outcome !== 'in-flight' ? { at: held.at, outcome: held.outcome, ...(held.unread ? { unread: true as const } : {}) } : undefined;
-      const value: MarkedWrite = {
+        held && held.outcome !== 'in-flight'
+          ? { at: held.at, outcome: held.outcome, ...(held.unread ? { unread: true as const } : {}), ...seenOf(held) }
+          : undefined;
+      const value: MarkedWrite & Seen = {
         at: now,
+        seen: Math.max(now, this.now()),
         outcome: 'in-flight',
         owner: id,
         alive: now,
@@ -189,7 +201,8 @@ export class FileGuardStore implements GuardStore {
         writeState(this.dir, state);
       }
       const note = unread && outcome === 'done' ? { unread: true as const } : {};
-      return { result: line !== undefined, entry: { value: { at: entry.value.at, outcome, ...note }, expiresAt: this.now() + WRITE_MEMORY_MS } };
+      const value = { at: entry.value.at, outcome, ...note, ...seenOf(entry.value) };
+      return { result: line !== undefined, entry: { value, expiresAt: this.now() + WRITE_MEMORY_MS } };
     });
   }
 
@@ -214,11 +227,17 @@ export class FileGuardStore implements GuardStore {
     this.replaced.set(id, attempt);
   }
 
-  async lastSentWrite(write: string, now: number) {
-    await this.migrated();
-    const entry = this.readEntry('writes', write);
-    const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steadyReading());
-    return held && { at: held.at, outcome: held.outcome };
+  /**
+   * Read in a turn of its own, between other servers' turns: a claim's mark is either seen here or
+   * dated after this read (claimWrite), so a yes dated before the read never stands after a mark it
+   * missed. Read without the lock, a mark dated inside a turn not yet written out was missed.
+   */
+  lastSentWrite(write: string, now: number) {
+    return this.locked(() => {
+      const entry = this.readEntry('writes', write);
+      const held = sentWrite(entry && this.unexpired(entry, now) ? entry : undefined, now, this.steadyReading());
+      return held && { at: held.at, outcome: held.outcome };
+    });
   }
 
   async appendAudit(entry: AuditEntry) {
@@ -646,6 +665,18 @@ function sentWrite(entry: Kept<SentWrite> | undefined, now: number, steady: { cl
   const renewedAt = entry?.steady?.alive;
   const bySteady = renewedAt === undefined || steady === undefined || entry?.steady?.clock !== steady.clock || steady.ms - renewedAt >= WRITE_MARK_LEASE_MS;
   return byClock && bySteady ? { ...held, outcome: 'unknown' as const } : held;
+}
+
+/** When an attempt could first be seen by other servers: its `seen` where its turn noted one (not an earlier version's), else its time. */
+function seenAt(attempt: SentWrite | SentWrite['before']): number {
+  const seen = (attempt as Seen | undefined)?.seen;
+  return typeof seen === 'number' && Number.isFinite(seen) && seen > (attempt?.at ?? 0) ? seen : (attempt?.at ?? 0);
+}
+
+/** The attempt's `seen`, carried over as its settle or a refusal's give-back rewrites it (none where it is its time). */
+function seenOf(attempt: SentWrite | NonNullable<SentWrite['before']>): Seen {
+  const seen = seenAt(attempt);
+  return seen > attempt.at ? { seen } : {};
 }
 
 function live<T>(entry: Expiring<T> | undefined, now: number): T | undefined {

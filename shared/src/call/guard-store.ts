@@ -62,7 +62,11 @@ export interface GuardStore {
    * out (`write`: journal.ts `writeDigest`), so a confirmed write's claim holds across them
    * (shared-mark.ts). In one atomic step: the attempt that refuses this one (the same
    * write in flight, or sent since `approvedAt`), or undefined once this one is marked in flight,
-   * owned by `id`, at `now` (the time this server dates its attempts by). Whether another's mark
+   * owned by `id`, at `now` (the time this server dates its attempts by). "Sent since" is judged by
+   * when an attempt could first be seen by other servers, taken in the step that made it visible (the
+   * file store's turn, Redis's clock in its script), never by a time taken before the claim waited for
+   * that step: a yes given in between, to a preview that could not see the mark, would otherwise send
+   * the write again. Whether another's mark
    * outlived its lease is judged at `clockNow` (the system clock as it reads now; `now` if not
    * given): a time that stands after the clock was set back would make a mark renewed a moment ago
    * look lapsed, and its write, still at the API, be sent again. A store the replicas share may
@@ -96,7 +100,11 @@ export interface GuardStore {
    * atomic step: false when there is none (another server's repeat took it, or the write went out again).
    */
   takeUnread?(write: string): Promise<boolean>;
-  /** The write's last attempt that went out, on any replica (for a preview's warning). */
+  /**
+   * The write's last attempt that went out, on any replica (for a preview's warning), read as one
+   * step between claims: a mark is either seen here or made visible after this read, so a yes dated
+   * before the read (confirm.ts) never stands after a mark it did not see.
+   */
   lastSentWrite?(write: string, now: number): Promise<Attempt | undefined>;
   /**
    * How a spent confirmation's use ended (its write carried out, unknown, refused, or never sent:
