@@ -258,7 +258,7 @@ describe('hostile', () => {
     expect(answer.status).toBe(400);
     expect(answer.headers.get('location')).toBeNull();
     const html = await answer.text();
-    expect(html).toContain('Web app sent a sign-in request this server cannot take: PKCE is required');
+    expect(html).toContain('The client that calls itself “Web app” (registered here) sent a sign-in request this server cannot take: PKCE is required');
     const link = /<a href="([^"]*)"/.exec(html)?.[1]?.replaceAll('&#38;', '&') as string;
     const back = new URL(link);
     expect(`${back.origin}${back.pathname}`).toBe('https://app.example/cb');

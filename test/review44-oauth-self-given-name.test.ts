@@ -35,6 +35,21 @@ describe('a registered client naming itself like a metadata-document client', ()
     expect(first.split(' asks to use')[0]).toBe(`A client that calls itself “<strong>${escaped(IMITATION)}</strong>”, registered here,`);
   });
 
+  it('is shown so on the error page of a request the service cannot take', async () => {
+    const { client_id } = await register(service.url, { client_name: IMITATION, redirect_uris: ['https://app.example/cb'] });
+    const url = authorizeUrl(service.url, {
+      clientId: client_id,
+      challenge: pkce().challenge,
+      redirectUri: 'https://app.example/cb',
+      resource: 'https://elsewhere.example/mcp',
+    });
+    const answer = await fetch(url, { redirect: 'manual' });
+    expect(answer.status).toBe(400);
+    const html = await answer.text();
+    expect(html).toContain(`The client that calls itself “${escaped(IMITATION)}” (registered here) sent a sign-in request this server cannot take`);
+    expect(html).not.toContain(`>${escaped(IMITATION)} sent a sign-in request`);
+  });
+
   it('is shown so on the connections page too', async () => {
     const { client_id } = await register(service.url, { client_name: IMITATION });
     const key = sandbox.createKey(['contact.read', 'tenant.read'], { label: 'self-named' });

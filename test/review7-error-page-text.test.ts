@@ -31,7 +31,9 @@ describe('the error page before consent', () => {
     const answer = await fetch(url, { redirect: 'manual' });
     expect(answer.status).toBe(400);
     const html = await answer.text();
-    expect(html).toContain('Web app sent a sign-in request this server cannot take: the resource it names is not one of this server’s');
+    expect(html).toContain(
+      'The client that calls itself “Web app” (registered here) sent a sign-in request this server cannot take: the resource it names is not one of this server’s',
+    );
     expect(html).not.toContain('Rotate it now');
   });
 });

@@ -10,7 +10,7 @@ import { type OAuthContext, normalResource } from './context.js';
 import { hashOf, newId, newSecret, sameText, CODE_PREFIX } from './crypto.js';
 import { CODE_TTL_MS, type CodeRecord, untilIssued } from './grants.js';
 import { BodyProblem, cookieOf, field, readForm, redirect, sendHtml } from './io.js';
-import { consentPage, errorPage, isWriteScope } from './pages.js';
+import { clientInWords, consentPage, errorPage, isWriteScope } from './pages.js';
 
 export const PENDING_TTL_MS = 10 * 60 * 1000;
 /** Keys one requester may enter on consent pages in 10 minutes (a person mistyping needs a few). */
@@ -79,7 +79,10 @@ export async function showConsent(ctx: OAuthContext, req: IncomingMessage, res: 
     sendHtml(
       res,
       400,
-      errorPage(`${client.clientName} sent a sign-in request this server cannot take: ${description}.`, { href: location, to: originOf(given) }),
+      errorPage(`${capitalized(clientInWords(client.clientName, client.clientId))} sent a sign-in request this server cannot take: ${description}.`, {
+        href: location,
+        to: originOf(given),
+      }),
     );
   };
   try {
@@ -237,4 +240,9 @@ function forgery(ctx: OAuthContext, req: IncomingMessage, form: URLSearchParams,
   if (!sameText(csrf, pending.csrf) || !sameText(hashOf(cookie), pending.cookieHash))
     return 'This form is not the one this browser was shown; start again from the app.';
   return undefined;
+}
+
+/** A sentence's first letter as a capital (clientInWords begins a registered client's words with "the"). */
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
