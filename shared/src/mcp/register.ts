@@ -55,6 +55,13 @@ function buildDefinition(tool: OfferedTool) {
 
 /** Larger arguments are refused before anything else; no operation needs more. */
 const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
+/**
+ * A call within every bound its catalog names can still be over this one (an import of 10,000
+ * contacts with long names and emails): the refusal says how to go on, as every failure does.
+ */
+const ARGUMENTS_TOO_LARGE =
+  `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent. ` +
+  'Send the same work in smaller calls: split a long list in params into several calls, each well under that size.';
 
 /** The SDK's own JSON Schema validator, without ajv: for our output schemas and the confirmation question. */
 export const jsonSchemaValidator = new CfWorkerJsonSchemaValidator();
@@ -232,7 +239,7 @@ function parseArguments(args: ArgumentParser, raw: Record<string, unknown>): Ret
     // A stack overflow on arguments nested a million deep: refused, with the reason.
     return { ok: false, message: 'the arguments are nested too deeply to read; no operation takes more than a few levels. Nothing was sent.' };
   }
-  if (size > MAX_ARGUMENT_CHARS) return { ok: false, message: `the arguments are larger than ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB; nothing was sent.` };
+  if (size > MAX_ARGUMENT_CHARS) return { ok: false, message: ARGUMENTS_TOO_LARGE };
   return args.parse(raw);
 }
 
