@@ -142,18 +142,30 @@ return 1
 `);
 
 /**
+ * Lua: appends `line` (chained after seq `after`, becoming `seq` with `mac`) to the audit list if its
+ * head is still at `after`, keeping the newest `most` lines; else changes nothing and returns the
+ * head {seq, mac}, to chain again.
+ */
+const APPEND_CHAINED = `
+local function appendChained(list, headKey, after, line, seq, mac, most)
+  local head = redis.call('HMGET', headKey, 'seq', 'mac')
+  local at = tonumber(head[1]) or 0
+  if at ~= tonumber(after) then return {at, head[2] or ''} end
+  redis.call('RPUSH', list, line)
+  redis.call('HSET', headKey, 'seq', seq, 'mac', mac)
+  local excess = redis.call('LLEN', list) - tonumber(most)
+  if excess > 0 then redis.call('LTRIM', list, excess, -1) end
+  return nil
+end`;
+
+/**
  * KEYS[1] the audit list, KEYS[2] its head (a hash: seq, mac). ARGV: the seq the line follows,
  * the line, its seq and mac, the most lines kept. Appends only if the head is still where the line
  * was chained from; else returns the head, to chain again. {1} when appended, {0, seq, mac} else.
  */
-export const APPEND_AUDIT = script(`
-local head = redis.call('HMGET', KEYS[2], 'seq', 'mac')
-local seq = tonumber(head[1]) or 0
-if seq ~= tonumber(ARGV[1]) then return {0, seq, head[2] or ''} end
-redis.call('RPUSH', KEYS[1], ARGV[2])
-redis.call('HSET', KEYS[2], 'seq', ARGV[3], 'mac', ARGV[4])
-local excess = redis.call('LLEN', KEYS[1]) - tonumber(ARGV[5])
-if excess > 0 then redis.call('LTRIM', KEYS[1], excess, -1) end
+export const APPEND_AUDIT = script(`${APPEND_CHAINED}
+local moved = appendChained(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+if moved then return {0, moved[1], moved[2]} end
 return {1}
 `);
 
@@ -426,6 +438,15 @@ countClaim()
 return {stamp(), 1}
 `);
 
+/** Lua: a mark settled as done or unknown (an unread done one noted with its attempt's time `at`), kept `memory` ms. */
+const SETTLE_WENT_OUT = `
+local function settleWentOut(write, outcome, at, memory, unread)
+  redis.call('HSET', write, 'outcome', outcome)
+  if unread == '1' and outcome == 'done' then redis.call('HSET', write, 'unread', at) end
+  redis.call('HDEL', write, 'beforeAt', 'beforeOutcome', 'owner', 'alive', 'audit')
+  redis.call('PEXPIRE', write, memory)
+end`;
+
 /**
  * KEYS[1] as CLAIM_WRITE's. ARGV: the owner's id, outcome (done, unknown, refused), WRITE_MEMORY_MS,
  * '1' when its answer was never read (noted as `unread`, its attempt's time, for CLAIM_WRITE).
@@ -433,7 +454,7 @@ return {stamp(), 1}
  * unread note of that one, left alone, applies to it again). Its kept audit line goes, and the mark
  * leaves KEYS[2] (CLAIM_WRITE's KEYS[6]): its own line follows.
  */
-export const SETTLE_WRITE = script(`
+export const SETTLE_WRITE = script(`${SETTLE_WENT_OUT}
 local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner', 'beforeAt', 'beforeOutcome', 'at')
 if held[1] ~= 'in-flight' or held[2] ~= ARGV[1] then return 0 end
 if KEYS[2] then redis.call('ZREM', KEYS[2], KEYS[1]) end
@@ -446,11 +467,29 @@ if ARGV[2] == 'refused' then
   end
   return 1
 end
-redis.call('HSET', KEYS[1], 'outcome', ARGV[2])
-if ARGV[4] == '1' and ARGV[2] == 'done' then redis.call('HSET', KEYS[1], 'unread', held[5]) end
-redis.call('HDEL', KEYS[1], 'beforeAt', 'beforeOutcome', 'owner', 'alive', 'audit')
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+settleWentOut(KEYS[1], ARGV[2], held[5], ARGV[3], ARGV[4])
 return 1
+`);
+
+/**
+ * SETTLE_WRITE for a write that went out (done, unknown) with its audit line appended in the same
+ * step, so a replica stopped between the two cannot leave the write settled with no line (the
+ * settle drops the kept line an orphan's would come from). KEYS[1], KEYS[2] as SETTLE_WRITE's,
+ * KEYS[3] the audit list, KEYS[4] its head. ARGV[1..4] as SETTLE_WRITE's, then APPEND_AUDIT's five.
+ * {1} settled and appended (also when this owner's settle was applied before: a retry whose answer
+ * was lost appends nothing twice), {0} not this owner's mark in flight (nothing done: the caller
+ * appends the line itself), {2, seq, mac} the head moved (nothing done: chain again).
+ */
+export const SETTLE_AND_APPEND = script(`${SETTLE_WENT_OUT}${APPEND_CHAINED}
+local held = redis.call('HMGET', KEYS[1], 'outcome', 'owner', 'at', 'settledBy')
+if held[4] == ARGV[1] then return {1} end
+if held[1] ~= 'in-flight' or held[2] ~= ARGV[1] then return {0} end
+local moved = appendChained(KEYS[3], KEYS[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9])
+if moved then return {2, moved[1], moved[2]} end
+redis.call('ZREM', KEYS[2], KEYS[1])
+settleWentOut(KEYS[1], ARGV[2], held[3], ARGV[3], ARGV[4])
+redis.call('HSET', KEYS[1], 'settledBy', ARGV[1])
+return {1}
 `);
 
 /**
@@ -711,11 +750,8 @@ export class RedisGuardStore implements GuardStore {
    * the new head. A key the API refused, without a record of its own, is written to REFUSED_KEYS_AUDIT's.
    */
   async appendAudit(entry: AuditEntry) {
-    let list = auditListKey(entry.key, this.prefix);
-    if (entry.apiStatus === 401 && (await this.command(['EXISTS', list])) === 0) list = auditListKey(REFUSED_KEYS_AUDIT, this.prefix);
-    const headKey = `${list}:head`;
-    const [seq, mac] = (await this.command(['HMGET', headKey, 'seq', 'mac'])) as [string | null, string | null];
-    let head: AuditHead = { seq: Number(seq ?? 0), mac: mac ?? '' };
+    const { list, headKey } = await this.auditKeysFor(entry);
+    let head = await this.auditHead(headKey);
     for (let attempt = 0; attempt < AUDIT_TRIES; attempt++) {
       const chained = chainAuditLine(this.secret, head, entry);
       const reply = await this.run(APPEND_AUDIT, [list, headKey], [head.seq, chained.line, chained.head.seq, chained.head.mac, this.auditMaxLines]);
@@ -724,6 +760,18 @@ export class RedisGuardStore implements GuardStore {
       head = { seq: Number(reply[1]), mac: String(reply[2] ?? '') };
     }
     throw new Error(`the audit record of key ${entry.key} kept moving under ${AUDIT_TRIES} appends; this line was not written`);
+  }
+
+  /** The key's audit list, or REFUSED_KEYS_AUDIT's for a key the API refused that has no record of its own. */
+  private async auditKeysFor(entry: AuditEntry): Promise<{ list: string; headKey: string }> {
+    let list = auditListKey(entry.key, this.prefix);
+    if (entry.apiStatus === 401 && (await this.command(['EXISTS', list])) === 0) list = auditListKey(REFUSED_KEYS_AUDIT, this.prefix);
+    return { list, headKey: `${list}:head` };
+  }
+
+  private async auditHead(headKey: string): Promise<AuditHead> {
+    const [seq, mac] = (await this.command(['HMGET', headKey, 'seq', 'mac'])) as [string | null, string | null];
+    return { seq: Number(seq ?? 0), mac: mac ?? '' };
   }
 
   async auditSecret() {
@@ -830,18 +878,34 @@ export class RedisGuardStore implements GuardStore {
     return (await this.mark(RENEW_WRITE, write, at(), [id, WRITE_MEMORY_MS]))[0] === 1;
   }
 
-  async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false) {
+  /** Settled; `line` (its audit line) appended in the same step: true when it was, and the call appends none after. */
+  async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false, line?: AuditEntry) {
     this.kept.settled(write, id, outcome, unread);
     const noted = unread ? '1' : '0';
     try {
+      if (line && outcome !== 'refused') return await this.settleAppending(write, [id, outcome, WRITE_MEMORY_MS, noted], line);
       await this.run(SETTLE_WRITE, [this.writeKey(write), this.orphanWatchKey()], [id, outcome, WRITE_MEMORY_MS, noted]);
+      return false;
     } catch (error) {
       // Left in flight, the mark would say "still being sent", then "unknown", on every replica: settled once Redis answers.
       this.unclaimed.remember(write, settleItem(id, outcome, noted), Date.now() + WRITE_MEMORY_MS);
       throw error;
     }
-    // The audit line is not appended here (its chain is made with the secret, outside Redis): the call appends it after.
-    return false;
+  }
+
+  /** SETTLE_AND_APPEND, chained again from the head each time another replica's line came first. */
+  private async settleAppending(write: string, settleArgs: Array<string | number>, line: AuditEntry): Promise<boolean> {
+    const { list, headKey } = await this.auditKeysFor(line);
+    let head = await this.auditHead(headKey);
+    for (let attempt = 0; attempt < AUDIT_TRIES; attempt++) {
+      const chained = chainAuditLine(this.secret, head, line);
+      const keys = [this.writeKey(write), this.orphanWatchKey(), list, headKey];
+      const reply = await this.run(SETTLE_AND_APPEND, keys, [...settleArgs, head.seq, chained.line, chained.head.seq, chained.head.mac, this.auditMaxLines]);
+      if (!Array.isArray(reply)) throw unavailable();
+      if (reply[0] !== 2) return reply[0] === 1;
+      head = { seq: Number(reply[1]), mac: String(reply[2] ?? '') };
+    }
+    throw new Error(`the audit record of key ${line.key} kept moving under ${AUDIT_TRIES} appends; the write was not settled`);
   }
 
   async takeUnread(write: string) {
