@@ -412,7 +412,9 @@ return {stamp(), 1}
 /**
  * KEYS and ARGV[1-5] as CLAIM_WRITE's; then the mark's time (Redis's clock, ms), its outcome, its
  * owner, WRITE_MEMORY_MS, '1' when its answer was never read (the note put back too), 'told' when a
- * claim of this replica took its note (a note put back for the same attempt is dropped). Puts back a
+ * claim of this replica took its note (a note put back for the same attempt is dropped), and for a
+ * mark in flight the audit line its claim kept (CLAIM_WRITE's ARGV[11]; '' for none), watched again
+ * in KEYS[6]. Puts back a
  * mark Redis lost or holds an older state of (a copy that
  * lagged), unless the write holds a later attempt, or another's at the same time: {stamp, 1} if it
  * did, counted as a claim (so a Redis that goes back again, to before it was put back, is seen).
@@ -426,6 +428,11 @@ if wasAt and (wasAt > at or (wasAt == at and was[2] ~= ARGV[8])) then return {st
 redis.call('DEL', KEYS[1])
 if ARGV[7] == 'in-flight' then
   redis.call('HSET', KEYS[1], 'at', at, 'outcome', ARGV[7], 'owner', ARGV[8], 'alive', now)
+  if ARGV[11] and ARGV[11] ~= '' then
+    redis.call('HSET', KEYS[1], 'audit', ARGV[11])
+    redis.call('ZADD', KEYS[6], now, KEYS[1])
+    redis.call('PEXPIRE', KEYS[6], memory)
+  end
   redis.call('PEXPIRE', KEYS[1], memory)
   countClaim()
   return {stamp(), 1}
@@ -790,9 +797,9 @@ export class RedisGuardStore implements GuardStore {
     await this.unclaimed.now(write);
     await this.lookForOrphansIfDue();
     let reply: unknown[];
+    const kept = audit ? JSON.stringify(audit) : '';
     try {
       const noYes = approvedAt === NO_YES ? '1' : '0';
-      const kept = audit ? JSON.stringify(audit) : '';
       reply = await this.mark(CLAIM_WRITE, write, now, [approvedAt - WRITE_CLOCK_SKEW_MS, WRITE_MARK_LEASE_MS, WRITE_MEMORY_MS, id, noYes, kept]);
     } catch (error) {
       // Nothing is sent; a mark Redis applies late must not say "still being sent", then "unknown", for this write.
@@ -808,7 +815,7 @@ export class RedisGuardStore implements GuardStore {
       return { ...attemptOf(['done', reply[1]]), unread: true };
     }
     if (reply[0] !== 'marked' || typeof reply[1] !== 'number') throw unavailable();
-    this.kept.marked(write, id, reply[1]);
+    this.kept.marked(write, id, reply[1], kept || undefined);
     this.watchEpoch();
     if (approvedAt === NO_YES) this.keepReplaced(id, reply.length > 2 ? attemptOf(reply.slice(2)) : undefined);
     return undefined;
@@ -996,7 +1003,7 @@ export class RedisGuardStore implements GuardStore {
     for (let from = 0; from < marks.length; from = stamps.length) {
       const batch = marks.slice(from, from === 0 ? 1 : from + RESTORE_BATCH);
       const results = await Promise.allSettled(
-        batch.map(([write, { at, outcome, owner, unread, told }]) =>
+        batch.map(([write, { at, outcome, owner, unread, told, audit }]) =>
           this.run(RESTORE_WRITE, this.markKeys(write), [
             ...this.clock(now),
             `${epoch}:${seq}:`,
@@ -1006,6 +1013,7 @@ export class RedisGuardStore implements GuardStore {
             owner,
             WRITE_MEMORY_MS,
             unread ? '1' : told ? 'told' : '0',
+            audit ?? '',
           ]),
         ),
       );

@@ -17,6 +17,8 @@ export interface KeptMark {
   unread?: boolean;
   /** Its unread note was taken here: put back as told, so the note another replica puts back for it is dropped. */
   told?: boolean;
+  /** In flight: the audit line but for its outcome that its claim kept with it (JSON), put back with it. */
+  audit?: string;
 }
 
 export class KeptMarks {
@@ -24,9 +26,9 @@ export class KeptMarks {
 
   constructor(private readonly memoryMs: number) {}
 
-  marked(write: string, owner: string, at: number): void {
+  marked(write: string, owner: string, at: number, audit?: string): void {
     this.marks.delete(write);
-    this.marks.set(write, { at, outcome: 'in-flight', owner, keptUntil: Number.POSITIVE_INFINITY });
+    this.marks.set(write, { at, outcome: 'in-flight', owner, keptUntil: Number.POSITIVE_INFINITY, ...(audit ? { audit } : {}) });
     if (this.marks.size > KEPT_MARKS) this.forgetOne();
   }
 
@@ -35,7 +37,7 @@ export class KeptMarks {
     const mark = this.marks.get(write);
     if (!mark || mark.owner !== owner) return;
     if (outcome === 'refused') this.marks.delete(write);
-    else Object.assign(mark, { outcome, keptUntil: performance.now() + this.memoryMs, unread: unread && outcome === 'done' });
+    else Object.assign(mark, { outcome, keptUntil: performance.now() + this.memoryMs, unread: unread && outcome === 'done', audit: undefined });
   }
 
   /**
