@@ -33,6 +33,8 @@ export const GUARD_STORE_UNAVAILABLE =
 export const AUDIT_MAX_LINES = 10_000;
 /** Appends that lost a race for the chain's head to another replica are tried again, this many times in all. */
 const AUDIT_TRIES = 50;
+/** How long an orphan's line taken from its mark waits for a replica's append (each append that fails leaves it). */
+const ORPHAN_OWED_MS = 24 * 60 * 60 * 1000;
 
 interface Script {
   source: string;
@@ -165,9 +167,40 @@ end`;
  */
 export const APPEND_AUDIT = script(`${APPEND_CHAINED}
 local moved = appendChained(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
-if moved then return {0, moved[1], moved[2]} end
+if moved then return {2, moved[1], moved[2]} end
 return {1}
 `);
+
+/**
+ * KEYS[1] the orphans' lines owed (a hash: a field per lapsed mark, its kept line), KEYS[2] and
+ * KEYS[3] as APPEND_AUDIT's. ARGV[1] the line's field, then APPEND_AUDIT's five. The owed line
+ * appended and taken off in one step: {1} (also when another replica appended it first), {2, seq,
+ * mac} the head moved (nothing done: chain again).
+ */
+export const APPEND_OWED_ORPHAN = script(`${APPEND_CHAINED}
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return {1} end
+local moved = appendChained(KEYS[2], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+if moved then return {2, moved[1], moved[2]} end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return {1}
+`);
+
+/**
+ * Lua: a lapsed mark's kept line moved to the lines owed (KEYS[owed]), by a field naming the mark and
+ * its owner, kept `owedMs`: appended and taken off in one step later (APPEND_OWED_ORPHAN), so an
+ * append that fails leaves it for the next. The field, or false when the mark kept none.
+ */
+const OWE_ORPHAN = `
+local function oweOrphan(write, watch, owed, owedMs)
+  local held = redis.call('HMGET', write, 'audit', 'owner', 'at')
+  redis.call('HDEL', write, 'audit')
+  redis.call('ZREM', watch, write)
+  if not held[1] then return false end
+  local field = write .. ' ' .. (held[2] or held[3] or '')
+  redis.call('HSET', owed, field, held[1])
+  redis.call('PEXPIRE', owed, owedMs)
+  return field
+end`;
 
 export interface RedisGuardStoreOptions {
   /** ENGAGE_STATE_SECRET's bytes, the same on every replica: the audit secret is derived from it, never kept in Redis. */
@@ -349,20 +382,17 @@ local quiet = now < quietUntil
  * attempt (it neither writes nor clears the field) never applies to it. ARGV[11]: the write's audit
  * line but for its outcome (JSON; '' for none), kept with the mark (`audit`) and the mark watched in
  * KEYS[6] (scored by when it was last renewed) until it is settled; a lapsed mark's kept line is
- * taken (once: the field goes) and answered last, for this replica to append as an orphan's.
+ * moved to the lines owed, KEYS[7] (once: the field goes), and its field answered last, for this
+ * replica to append as an orphan's.
  */
-export const CLAIM_WRITE = script(`${REDIS_CLOCK}
+export const CLAIM_WRITE = script(`${REDIS_CLOCK}${OWE_ORPHAN}
 if quiet then return {stamp(), 'quiet'} end
 local held = redis.call('HMGET', KEYS[1], 'at', 'outcome', 'alive', 'unread')
 local at, outcome = tonumber(held[1]), held[2]
 if not at then outcome = false end
 if outcome == 'in-flight' and now - (tonumber(held[3]) or at) >= tonumber(ARGV[7]) then outcome = 'unknown' end
 local orphan = false
-if held[2] == 'in-flight' and outcome == 'unknown' then
-  orphan = redis.call('HGET', KEYS[1], 'audit') or false
-  redis.call('HDEL', KEYS[1], 'audit')
-  redis.call('ZREM', KEYS[6], KEYS[1])
-end
+if held[2] == 'in-flight' and outcome == 'unknown' then orphan = oweOrphan(KEYS[1], KEYS[6], KEYS[7], ${ORPHAN_OWED_MS}) end
 if outcome and (outcome == 'in-flight' or at >= tonumber(ARGV[6]) - lead) then return {stamp(), 'held', outcome, at - ahead, orphan} end
 if ARGV[10] == '1' and outcome == 'done' and tonumber(held[4]) == at then
   redis.call('HDEL', KEYS[1], 'unread')
@@ -512,11 +542,12 @@ return tonumber(held[1])
 `);
 
 /**
- * KEYS[1] a write's last attempt, KEYS[2] the marks watched (CLAIM_WRITE's KEYS[6]). ARGV: the
- * caller's clock ('' for Redis's), the lease (ms). The audit line a mark whose lease ran out kept,
- * taken (once: the field goes); 1 for one renewed since (watched on, by when it was), 0 for one settled or gone.
+ * KEYS[1] a write's last attempt, KEYS[2] the marks watched (CLAIM_WRITE's KEYS[6]), KEYS[3] the
+ * lines owed (its KEYS[7]). ARGV: the caller's clock ('' for Redis's), the lease (ms). The audit
+ * line a mark whose lease ran out kept, moved to the lines owed (once: the field goes): its field;
+ * 1 for one renewed since (watched on, by when it was), 0 for one settled or gone.
  */
-export const TAKE_ORPHAN = script(`
+export const TAKE_ORPHAN = script(`${OWE_ORPHAN}
 local now = tonumber(ARGV[1])
 if now == nil then
   local time = redis.call('TIME')
@@ -532,9 +563,7 @@ if now - alive < tonumber(ARGV[2]) then
   redis.call('ZADD', KEYS[2], alive, KEYS[1])
   return 1
 end
-redis.call('HDEL', KEYS[1], 'audit')
-redis.call('ZREM', KEYS[2], KEYS[1])
-return held[4]
+return oweOrphan(KEYS[1], KEYS[2], KEYS[3], ${ORPHAN_OWED_MS}) or 0
 `);
 
 /** The most watched marks one look for orphans takes (the longest unrenewed first); the rest wait for the next look. */
@@ -757,16 +786,25 @@ export class RedisGuardStore implements GuardStore {
    * the new head. A key the API refused, without a record of its own, is written to REFUSED_KEYS_AUDIT's.
    */
   async appendAudit(entry: AuditEntry) {
-    const { list, headKey } = await this.auditKeysFor(entry);
+    await this.chained(entry, (list, headKey, appendArgs) => this.run(APPEND_AUDIT, [list, headKey], appendArgs));
+  }
+
+  /**
+   * `step` run with `line` chained after the audit head (its list, head key and APPEND_AUDIT's five
+   * arguments), again from the new head each time another replica's line came first ({2, seq, mac}):
+   * what it answered otherwise.
+   */
+  private async chained(line: AuditEntry, step: (list: string, headKey: string, appendArgs: Array<string | number>) => Promise<unknown>): Promise<unknown[]> {
+    const { list, headKey } = await this.auditKeysFor(line);
     let head = await this.auditHead(headKey);
     for (let attempt = 0; attempt < AUDIT_TRIES; attempt++) {
-      const chained = chainAuditLine(this.secret, head, entry);
-      const reply = await this.run(APPEND_AUDIT, [list, headKey], [head.seq, chained.line, chained.head.seq, chained.head.mac, this.auditMaxLines]);
+      const chained = chainAuditLine(this.secret, head, line);
+      const reply = await step(list, headKey, [head.seq, chained.line, chained.head.seq, chained.head.mac, this.auditMaxLines]);
       if (!Array.isArray(reply)) throw unavailable();
-      if (reply[0] === 1) return;
+      if (reply[0] !== 2) return reply;
       head = { seq: Number(reply[1]), mac: String(reply[2] ?? '') };
     }
-    throw new Error(`the audit record of key ${entry.key} kept moving under ${AUDIT_TRIES} appends; this line was not written`);
+    throw new Error(`the audit record of key ${line.key} kept moving under ${AUDIT_TRIES} appends; this line was not written`);
   }
 
   /** The key's audit list, or REFUSED_KEYS_AUDIT's for a key the API refused that has no record of its own. */
@@ -822,12 +860,21 @@ export class RedisGuardStore implements GuardStore {
   }
 
   /**
-   * A lapsed mark's kept line (taken from Redis, so no other replica appends it), appended as
-   * `unknown`, `orphaned`; best effort: a failure here must not fail the claim that found it.
+   * A lapsed mark's kept line, owed under `field` (CLAIM_WRITE or TAKE_ORPHAN moved it there),
+   * appended as `unknown`, `orphaned` and taken off in one step, so no other replica appends it
+   * too. A failure here must not fail the claim that found it: the line stays owed for the next look.
    */
-  private async appendOrphan(kept: unknown): Promise<void> {
-    const line = typeof kept === 'string' ? orphanLine(kept) : undefined;
-    if (line) await this.appendAudit(line).catch(() => undefined);
+  private async appendOrphan(field: unknown): Promise<void> {
+    if (typeof field !== 'string' || field === '') return;
+    const owed = this.owedOrphansKey();
+    try {
+      const kept = await this.command(['HGET', owed, field]);
+      const line = typeof kept === 'string' ? orphanLine(kept) : undefined;
+      if (!line) return void (await this.command(['HDEL', owed, field]));
+      await this.chained(line, (list, headKey, appendArgs) => this.run(APPEND_OWED_ORPHAN, [owed, list, headKey], [field, ...appendArgs]));
+    } catch {
+      // Owed still: the next look appends it.
+    }
   }
 
   private lookedAt: number | undefined;
@@ -842,12 +889,19 @@ export class RedisGuardStore implements GuardStore {
     if (this.lookedAt !== undefined && Math.abs(now - this.lookedAt) < ORPHAN_LOOK_EVERY_MS) return;
     this.lookedAt = now;
     try {
+      // Lines owed since an append that failed, then the marks watched.
+      const [, owed] = (await this.command(['HSCAN', this.owedOrphansKey(), 0, 'COUNT', ORPHANS_PER_LOOK])) as [unknown, unknown];
+      for (const [index, field] of (Array.isArray(owed) ? owed : []).entries()) if (index % 2 === 0) await this.appendOrphan(field);
       const watched = await this.command(['ZRANGE', this.orphanWatchKey(), 0, ORPHANS_PER_LOOK - 1]);
       for (const key of Array.isArray(watched) ? watched : []) {
-        const kept = await this.run(TAKE_ORPHAN, [String(key), this.orphanWatchKey()], [this.callerClock ? Date.now() : '', WRITE_MARK_LEASE_MS]);
+        const taken = await this.run(
+          TAKE_ORPHAN,
+          [String(key), this.orphanWatchKey(), this.owedOrphansKey()],
+          [this.callerClock ? Date.now() : '', WRITE_MARK_LEASE_MS],
+        );
         // Scored by their last renewal: the first still renewed means every one after it is too.
-        if (kept === 1) break;
-        await this.appendOrphan(kept);
+        if (taken === 1) break;
+        await this.appendOrphan(taken);
       }
     } catch {
       // Redis did not answer: the next look, or the write's next claim, finds them.
@@ -900,19 +954,12 @@ export class RedisGuardStore implements GuardStore {
     }
   }
 
-  /** SETTLE_AND_APPEND, chained again from the head each time another replica's line came first. */
+  /** SETTLE_AND_APPEND: true when the line was appended with the settle. */
   private async settleAppending(write: string, settleArgs: Array<string | number>, line: AuditEntry): Promise<boolean> {
-    const { list, headKey } = await this.auditKeysFor(line);
-    let head = await this.auditHead(headKey);
-    for (let attempt = 0; attempt < AUDIT_TRIES; attempt++) {
-      const chained = chainAuditLine(this.secret, head, line);
-      const keys = [this.writeKey(write), this.orphanWatchKey(), list, headKey];
-      const reply = await this.run(SETTLE_AND_APPEND, keys, [...settleArgs, head.seq, chained.line, chained.head.seq, chained.head.mac, this.auditMaxLines]);
-      if (!Array.isArray(reply)) throw unavailable();
-      if (reply[0] !== 2) return reply[0] === 1;
-      head = { seq: Number(reply[1]), mac: String(reply[2] ?? '') };
-    }
-    throw new Error(`the audit record of key ${line.key} kept moving under ${AUDIT_TRIES} appends; the write was not settled`);
+    const reply = await this.chained(line, (list, headKey, appendArgs) =>
+      this.run(SETTLE_AND_APPEND, [this.writeKey(write), this.orphanWatchKey(), list, headKey], [...settleArgs, ...appendArgs]),
+    );
+    return reply[0] === 1;
   }
 
   async takeUnread(write: string) {
@@ -1067,12 +1114,16 @@ export class RedisGuardStore implements GuardStore {
    */
   private markKeys(write: string): string[] {
     const guard = `${this.prefix}guard:`;
-    return [this.writeKey(write), `${guard}clock-leads`, `${guard}epoch`, `${guard}claims`, `${guard}clock-most`, this.orphanWatchKey()];
+    return [this.writeKey(write), `${guard}clock-leads`, `${guard}epoch`, `${guard}claims`, `${guard}clock-most`, this.orphanWatchKey(), this.owedOrphansKey()];
   }
 
   /** The marks in flight that keep an audit line, scored by when they were last renewed (CLAIM_WRITE). */
   private orphanWatchKey(): string {
     return `${this.prefix}guard:orphan-watch`;
+  }
+
+  private owedOrphansKey(): string {
+    return `${this.prefix}guard:orphan-lines`;
   }
 
   private counterKey(counter: string): string {
