@@ -183,12 +183,14 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
           read(QUOTA),
         ]);
         const { found } = campaign;
+        // The counts a person checks first, the message (whole, however long) last: a long text put
+        // the recipient warning and the quota where a host's dialog no longer shows them.
         return [
           describeCampaign(campaign),
-          campaignMessage(found, p, written),
           recipientsListed(found?.totalRecipients, recipients),
           quota === undefined ? undefined : live(`Quota before sending: ${inWords(quota)}.`),
           quotaShort(found, recipients, quota),
+          campaignMessage(found, p, written),
         ];
       },
     },
