@@ -117,5 +117,8 @@ describe('review48: a run of blanks in a quoted name cannot start a line of the 
     expect(inlineText('a   b')).toBe('a  \\u{20}b');
     expect(inlineText('a\u00A0\u3000\u2003b')).toBe('a\u00A0\u3000\\u{2003}b');
     expect(inlineText('Budi\u00A0Santoso, 日本\u3000語')).toBe('Budi\u00A0Santoso, 日本\u3000語');
+    // Marks drawn on the blanks do not make them a run of something else.
+    expect(inlineText('a \u0301 \u0301 \u0301b')).toBe('a \u0301 \u0301\\u{20}\u0301b');
+    expect(inlineText('e\u0301  e\u0301')).toBe('e\u0301  e\u0301');
   });
 });

@@ -389,9 +389,11 @@ export function inlineText(text: string): string {
 
 /** How many blanks in a row quoted text keeps as they are: two after a full stop, as some type; no sentence needs more. */
 const MAX_BLANKS_IN_A_ROW = 2;
-const BLANK_RUN = new RegExp(`\\p{Zs}{${MAX_BLANKS_IN_A_ROW + 1}}`, 'u');
-/** A blank (a space of any width) after MAX_BLANKS_IN_A_ROW others in a row. */
-const RUN_ON_BLANK = new RegExp(`(?<=\\p{Zs}{${MAX_BLANKS_IN_A_ROW}})\\p{Zs}`, 'gu');
+/** A blank: a space of any width, with the marks drawn on it (a faint accent on each space still left a line's width of nothing). */
+const BLANK = '\\p{Zs}\\p{M}*';
+const BLANK_RUN = new RegExp(`(?:${BLANK}){${MAX_BLANKS_IN_A_ROW + 1}}`, 'u');
+/** The space of a blank after MAX_BLANKS_IN_A_ROW others in a row. */
+const RUN_ON_BLANK = new RegExp(`(?<=(?:${BLANK}){${MAX_BLANKS_IN_A_ROW}})\\p{Zs}`, 'gu');
 
 /**
  * Blanks past MAX_BLANKS_IN_A_ROW in a row written as escapes (\u{20}, \u{A0}): where a statement is
