@@ -384,7 +384,17 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '“': '\\“', '”': '
  * are written as escapes (so it cannot start a line of its own or hide anything).
  */
 export function inlineText(text: string): string {
-  return escapeBlankRuns(escapeStackedMarks(escapeLooseQuoteMarks(escapeMatches(text, QUOTED_UNSAFE))));
+  return escapeLinkOpeners(escapeBlankRuns(escapeStackedMarks(escapeLooseQuoteMarks(escapeMatches(text, QUOTED_UNSAFE)))));
+}
+
+/**
+ * `](` written as `]\(` (its own backslashes are doubled already): a preview the model shows a
+ * person in a chat is drawn as Markdown, where `![Recipients: 1](https://…)` in a campaign's name
+ * drew the sender's picture of the facts inside the statement, and `[Klik di sini](https://…)` in
+ * a message a link whose address was not seen. No inline link or image opens in quoted text now.
+ */
+function escapeLinkOpeners(text: string): string {
+  return text.includes('](') ? text.replaceAll('](', ']\\(') : text;
 }
 
 /** How many blanks in a row quoted text keeps as they are: two after a full stop, as some type; no sentence needs more. */
@@ -459,7 +469,7 @@ const QUOTE_LIKE_ANY = new RegExp(`[${QUOTE_LIKE}]`, 'gu');
  * escaped as inlineText() escapes it: a lone “ or ” in it would pair with a quote of the statement's.
  */
 export function escapeQuotes(json: string): string {
-  return escapeBlankRuns(escapeStackedMarks(escapeLooseQuoteMarks(json.replace(QUOTE_LIKE_ANY, '\\$&'))));
+  return escapeLinkOpeners(escapeBlankRuns(escapeStackedMarks(escapeLooseQuoteMarks(json.replace(QUOTE_LIKE_ANY, '\\$&')))));
 }
 
 /** A line of our own text, kept one line: only line breaks and invisible characters are escaped. */
