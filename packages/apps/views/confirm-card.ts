@@ -177,6 +177,8 @@ const QUOTE_PAIRS: Record<string, string> = { '“': '”', '"': '"' };
  * <bdi>: right-to-left letters in it are ordered on their own and cannot move what is around them
  * (a customer named `שלום 12 (6289999)` would otherwise draw the ticket's real number inside the
  * quotes, and the made-up one where the number goes; `tags = ["שלום",12]` was drawn [12,"שלום"]).
+ * Each is drawn on a ground of its own (.quoted): a name holding a mark that looks like its closing
+ * quote (`Promo" … 1 recipient(s) … "x`) is still seen to go on to its real end.
  */
 function isolatedQuotes(text: string): Array<Node | string> {
   const parts: Array<Node | string> = [];
@@ -204,7 +206,7 @@ function isolatedQuotes(text: string): Array<Node | string> {
       plain += text.slice(at);
       break;
     }
-    parts.push(`${plain}${text[at]}`, el('bdi', { text: text.slice(at + 1, end) }));
+    parts.push(`${plain}${text[at]}`, el('bdi', { class: 'quoted', text: text.slice(at + 1, end) }));
     plain = close;
     at = end;
   }

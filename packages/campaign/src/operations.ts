@@ -87,6 +87,28 @@ function describeCampaign({ campaigns, found: campaign }: Awaited<ReturnType<typ
   return { text: `${what(quoteName)}, ${countOf(campaign.sentCount ?? 0, 'sent so far')}.`, bound: `${what(quote)}.` };
 }
 
+/** A name as a person tells it from another: case, spacing and compatibility forms (ｐｒｏｍｏ) aside. */
+const nameAsTold = (name: unknown) => (typeof name === 'string' ? name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim() : undefined);
+/** How many namesakes' ids a preview names; the count says how many more. */
+const NAMESAKES_NAMED = 3;
+
+/**
+ * Other campaigns the list shows under the campaign's name (its text as read is cleaned: a
+ * zero-width space in one is gone before anyone sees it). A person agrees to a name: without this,
+ * two “Promo Desember” were told apart by their ids alone, and the other audience could be sent.
+ */
+function namesakes({ campaigns, found: campaign }: Awaited<ReturnType<typeof readCampaign>>): string | undefined {
+  const name = nameAsTold(campaign?.name);
+  if (!campaign || !name || !Array.isArray(campaigns)) return undefined;
+  const ids = campaigns
+    .filter((other): other is Record<string, unknown> => typeof other === 'object' && other !== null && other !== campaign && nameAsTold(other.name) === name)
+    .map((other) => plain(other._id));
+  if (ids.length === 0) return undefined;
+  const more = ids.length > NAMESAKES_NAMED ? ` and ${ids.length - NAMESAKES_NAMED} more` : '';
+  const which = ids.length === 1 ? 'Another campaign is' : `${ids.length} other campaigns are`;
+  return `${which} shown under the same name: ${ids.slice(0, NAMESAKES_NAMED).join(', ')}${more}. Check that ${plain(campaign._id)} is the one meant before agreeing.`;
+}
+
 /**
  * The text that goes out. The spec's campaign list has no message field: it is shown if the API
  * includes one anyway (and a yes is bound to it), else as this server created the campaign, else
@@ -183,12 +205,15 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
           read(QUOTA),
         ]);
         const { found } = campaign;
+        // The counts a person checks first, the message (whole, however long) last: a long text put
+        // the recipient warning and the quota where a host's dialog no longer shows them.
         return [
           describeCampaign(campaign),
-          campaignMessage(found, p, written),
+          namesakes(campaign),
           recipientsListed(found?.totalRecipients, recipients),
           quota === undefined ? undefined : live(`Quota before sending: ${inWords(quota)}.`),
           quotaShort(found, recipients, quota),
+          campaignMessage(found, p, written),
         ];
       },
     },
@@ -206,7 +231,10 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     verifyWith: 'campaign.progress',
     confirmation: {
       effect: (p) => `Cancel campaign ${String(p.id)}: the rest of its queue is not sent; messages already sent stay sent.`,
-      facts: async (p, read) => [describeCampaign(await readCampaign(p, read))],
+      facts: async (p, read) => {
+        const campaign = await readCampaign(p, read);
+        return [describeCampaign(campaign), namesakes(campaign)];
+      },
     },
   },
   {
@@ -223,7 +251,10 @@ export const campaign = defineDomain('campaign', 'Campaigns', [
     confirmation: {
       effect: (p) => `Delete campaign ${String(p.id)} together with its statistics.`,
       irreversible: 'the campaign and its statistics are deleted irrecoverably.',
-      facts: async (p, read) => [describeCampaign(await readCampaign(p, read))],
+      facts: async (p, read) => {
+        const campaign = await readCampaign(p, read);
+        return [describeCampaign(campaign), namesakes(campaign)];
+      },
     },
   },
 ]);

@@ -384,7 +384,36 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '“': '\\“', '”': '
  * are written as escapes (so it cannot start a line of its own or hide anything).
  */
 export function inlineText(text: string): string {
-  return escapeStackedMarks(escapeLooseQuoteMarks(escapeMatches(text, QUOTED_UNSAFE)));
+  return escapeLinkOpeners(escapeBlankRuns(escapeStackedMarks(escapeLooseQuoteMarks(escapeMatches(text, QUOTED_UNSAFE)))));
+}
+
+/**
+ * `](` written as `]\(` (its own backslashes are doubled already): a preview the model shows a
+ * person in a chat is drawn as Markdown, where `![Recipients: 1](https://…)` in a campaign's name
+ * drew the sender's picture of the facts inside the statement, and `[Klik di sini](https://…)` in
+ * a message a link whose address was not seen. No inline link or image opens in quoted text now.
+ */
+function escapeLinkOpeners(text: string): string {
+  return text.includes('](') ? text.replaceAll('](', ']\\(') : text;
+}
+
+/** How many blanks in a row quoted text keeps as they are: two after a full stop, as some type; no sentence needs more. */
+const MAX_BLANKS_IN_A_ROW = 2;
+/** A blank: a space of any width, with the marks drawn on it (a faint accent on each space still left a line's width of nothing). */
+const BLANK = '\\p{Zs}\\p{M}*';
+const BLANK_RUN = new RegExp(`(?:${BLANK}){${MAX_BLANKS_IN_A_ROW + 1}}`, 'u');
+/** The space of a blank after MAX_BLANKS_IN_A_ROW others in a row. */
+const RUN_ON_BLANK = new RegExp(`(?<=(?:${BLANK}){${MAX_BLANKS_IN_A_ROW}})\\p{Zs}`, 'gu');
+
+/**
+ * Blanks past MAX_BLANKS_IN_A_ROW in a row written as escapes (\u{20}, \u{A0}): where a statement is
+ * drawn with its spaces kept (the card, a host's question), a run of them as wide as a line made
+ * the text after it begin a line of its own. A campaign named “Promo” + 150 spaces + “• Recipients:
+ * 1” showed that line under our own, as if it were one of ours (review48). Shown whole, as before.
+ */
+function escapeBlankRuns(text: string): string {
+  if (!BLANK_RUN.test(text)) return text;
+  return text.replace(RUN_ON_BLANK, (blank) => `\\u{${(blank.codePointAt(0) as number).toString(16).toUpperCase()}}`);
 }
 
 /**
@@ -440,7 +469,7 @@ const QUOTE_LIKE_ANY = new RegExp(`[${QUOTE_LIKE}]`, 'gu');
  * escaped as inlineText() escapes it: a lone “ or ” in it would pair with a quote of the statement's.
  */
 export function escapeQuotes(json: string): string {
-  return escapeStackedMarks(escapeLooseQuoteMarks(json.replace(QUOTE_LIKE_ANY, '\\$&')));
+  return escapeLinkOpeners(escapeBlankRuns(escapeStackedMarks(escapeLooseQuoteMarks(json.replace(QUOTE_LIKE_ANY, '\\$&')))));
 }
 
 /** A line of our own text, kept one line: only line breaks and invisible characters are escaped. */
