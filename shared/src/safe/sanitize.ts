@@ -373,10 +373,12 @@ const LINE_BREAKING = `\\n\\r\\t${HIDDEN_CLASS}\\p{Zl}\\p{Zp}`;
 // as our own words.
 const QUOTE_LIKE =
   '\\p{Pi}\\p{Pf}\\u02BA\\u02DD\\u02EE\\u02F5\\u02F6\\u05F4\\u1CD3\\u201A\\u201E\\u2033\\u2034\\u2036\\u2037\\u2057\\u275B-\\u2760\\u2E42\\u3003\\u301D-\\u301F\\uFF02\\u{1F676}-\\u{1F678}';
-const QUOTED_UNSAFE = new RegExp(`[\\\\${QUOTE_LIKE}${LINE_BREAKING}]`, 'gu');
+// The straight double quote too, in quoted text only (in JSON it is structural): `Promo" … 1 recipient(s) … "x`
+// read in a plain-text question as a name that ended at its first ", and our own words after it.
+const QUOTED_UNSAFE = new RegExp(`[\\\\"${QUOTE_LIKE}${LINE_BREAKING}]`, 'gu');
 const QUOTE_LIKE_CHAR = new RegExp(`^[${QUOTE_LIKE}]$`, 'u');
 const LINE_UNSAFE = new RegExp(`[${LINE_BREAKING}]`, 'gu');
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '“': '\\“', '”': '\\”', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '“': '\\“', '”': '\\”', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
  * Text made safe to show inside “…” on one line of a statement: backslashes and curly quotes are
