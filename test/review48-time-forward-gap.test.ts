@@ -7,41 +7,18 @@
 // read as given before that send, and was refused ("sent after this confirmation was given") though
 // the person had been shown the earlier send and agreed. It now runs at half the monotonic rate while
 // ahead of the system clock, never going back, until the system clock has caught up.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callSend, launchChannel } from './helpers/stdio-channel.js';
 import { structuredOf, textOf } from './helpers.js';
 import { stateDirFixture } from './state-dir-fixture.js';
+import { twoClocks } from './review48-time-clocks.js';
 
 const { root, sandbox, stateDir, params, sends } = stateDirFixture('review48-forward-gap', '62814801');
 const HOUR = 3_600_000;
 
-/** A preload moving a server's system clock and its monotonic clock (performance.now) by what two files hold: time passing, and the clock set. */
-function clocks(): { env: Record<string, string>; set: (wallMs: number, monotonicMs: number) => void } {
-  const wallFile = join(root, 'wall-shift');
-  const monotonicFile = join(root, 'monotonic-shift');
-  const preload = join(root, 'shift-both.cjs');
-  writeFileSync(
-    preload,
-    `const { readFileSync } = require('node:fs');
-const read = (file) => Number(readFileSync(file, 'utf8'));
-const realNow = Date.now;
-Date.now = () => realNow() + read(${JSON.stringify(wallFile)});
-const realMonotonic = performance.now.bind(performance);
-performance.now = () => realMonotonic() + read(${JSON.stringify(monotonicFile)});`,
-  );
-  const set = (wallMs: number, monotonicMs: number) => {
-    writeFileSync(wallFile, String(wallMs));
-    writeFileSync(monotonicFile, String(monotonicMs));
-  };
-  set(0, 0);
-  return { env: { NODE_OPTIONS: `--require ${preload}` }, set };
-}
-
 describe('a clock that ran an hour fast, set right, three hours before a write is sent twice on purpose', () => {
   it('the second yes, given after the first send and its warning, sends the write', { timeout: 60_000 }, async () => {
-    const clock = clocks();
+    const clock = twoClocks(root);
     clock.set(HOUR, 0);
     const server = await launchChannel(sandbox(), stateDir(), 'all', clock.env);
     try {
