@@ -80,7 +80,7 @@ export function forwardNow(): number {
   const system = Date.now();
   const elapsed = monotonic - latestAtMonotonic;
   const carried = latest + elapsed;
-  latest = carried - system > LEAD_KEPT_MS ? Math.max(system + LEAD_KEPT_MS, latest + elapsed * AHEAD_RATE) : Math.max(system, carried);
+  latest = Math.max(system, carried - system > LEAD_KEPT_MS ? latest + elapsed * AHEAD_RATE : carried);
   latestAtMonotonic = monotonic;
   // Whole milliseconds, as the system clock gives them (the stores keep times as such); kept to the fraction above.
   return Math.floor(latest);
