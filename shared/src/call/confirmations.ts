@@ -7,6 +7,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { matchesPattern, type Config } from '../model/config.js';
 import type { Params, Risk } from '../model/types.js';
 import { InputError } from '../model/errors.js';
+import { forwardNow } from './journal.js';
 
 export const TOKEN_TTL_MS = 5 * 60 * 1000;
 /** An elicitation waits on a person; the state that carries it lives longer than a token. */
@@ -64,13 +65,21 @@ export interface ConfirmationOptions {
   secret: Uint8Array;
   store: SpentStore;
   now?: () => number;
+  /**
+   * This process's clock that never goes back (journal.ts forwardNow; `now` where only that is
+   * given): a value also expires by it, so a system clock set back after it was issued does not
+   * lengthen its life.
+   */
+  forward?: () => number;
 }
 
 export class Confirmations {
   private readonly now: () => number;
+  private readonly forward: () => number;
   constructor(private readonly options: ConfirmationOptions) {
     if (options.secret.length < 32) throw new RangeError('the confirmation secret must be at least 32 bytes');
     this.now = options.now ?? Date.now;
+    this.forward = options.forward ?? options.now ?? forwardNow;
   }
 
   /**
@@ -87,8 +96,11 @@ export class Confirmations {
     shown = '',
   ): { value: string; expiresAt: number } {
     const nonce = randomBytes(16).toString('base64url');
-    const expiresAt = Math.min(shownAt, this.now()) + TTL[kind];
-    const head = `${PREFIX[kind]}${nonce}.${expiresAt.toString(36)}`;
+    const now = this.now();
+    const expiresAt = Math.min(shownAt, now) + TTL[kind];
+    // How far the clock that never goes back stood ahead of the system clock: the value's expiry by that clock.
+    const lead = Math.max(0, this.forward() - now);
+    const head = `${PREFIX[kind]}${nonce}.${expiresAt.toString(36)}${lead > 0 ? `-${lead.toString(36)}` : ''}`;
     const facts = this.shownMac(kind, head, shown);
     const macs = [this.mac(kind, authenticHead(head, facts), keyFingerprint), this.mac(kind, head, keyFingerprint, operationId, params), facts];
     return { value: `${head}.${macs.join('.')}`, expiresAt };
@@ -104,8 +116,8 @@ export class Confirmations {
     const [nonce, expiry, authentic, binding, facts] = parts as [string, string, string, string, string];
     const head = `${nonce}.${expiry}`;
     if (!safeEqual(authentic, this.mac(kind, authenticHead(head, facts), keyFingerprint))) return 'unknown';
-    const expiresAt = parseInt(expiry, 36);
-    if (!(expiresAt > this.now())) return 'expired';
+    const [expiresAt, lead] = expiryOf(expiry);
+    if (!(expiresAt > this.now() && expiresAt + lead > this.forward())) return 'expired';
     const first = await this.options.store.consume(`${kind}:${nonce}`, expiresAt);
     if (!safeEqual(binding, this.mac(kind, head, keyFingerprint, operationId, params))) return first ? 'mismatch' : 'spent-mismatch';
     return first ? 'ok' : 'spent';
@@ -124,7 +136,7 @@ export class Confirmations {
 
   /** When a value that redeemed `ok` was issued: what its yes was given to had been shown by then. */
   issuedAt(kind: ConfirmationKind, value: string): number {
-    return parseInt(value.split('.')[1] ?? '', 36) - TTL[kind];
+    return expiryOf(value.split('.')[1] ?? '')[0] - TTL[kind];
   }
 
   private mac(kind: ConfirmationKind, head: string, keyFingerprint: string, operationId?: string, params?: Params): string {
@@ -140,6 +152,12 @@ export class Confirmations {
   private sign(text: string): string {
     return createHmac('sha256', this.options.secret).update(text).digest().subarray(0, 16).toString('base64url');
   }
+}
+
+/** A value's expiry part: when it expires by the system clock, and how far the clock that never goes back led it then (none: 0). */
+function expiryOf(part: string): [number, number] {
+  const [expiry = '', lead = '0'] = part.split('-');
+  return [parseInt(expiry, 36), parseInt(lead, 36)];
 }
 
 /**

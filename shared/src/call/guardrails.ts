@@ -35,21 +35,80 @@ export interface Holdings {
   mark?: { audited?: boolean };
 }
 
+const MINUTE_MS = 60 * 1000;
+/** One formatter per time zone (the owner's: one or two), made once: making one costs more than using it. */
+const localFormats = new Map<string, Intl.DateTimeFormat>();
+
+function localParts(now: number, timeZone: string): { date: string; hour: string; minute: string } {
+  let format = localFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    localFormats.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(now)).map((part) => [part.type, part.value]));
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, hour: parts.hour as string, minute: parts.minute as string };
+}
+
 /** The local clock in the owner's time zone: minutes after midnight, HH:MM, and the date the daily cap counts. */
-export function localClock(now: number, timeZone: string): { minutes: number; text: string; date: string; nextDate: string } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-      .formatToParts(new Date(now))
-      .map((part) => [part.type, part.value]),
-  );
-  const date = `${parts.year}-${parts.month}-${parts.day}`;
-  const nextDate = new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
-  return { minutes: Number(parts.hour) * 60 + Number(parts.minute), text: `${parts.hour}:${parts.minute}`, date, nextDate };
+export function localClock(now: number, timeZone: string): { minutes: number; text: string; date: string } {
+  const { date, hour, minute } = localParts(now, timeZone);
+  return { minutes: Number(hour) * 60 + Number(minute), text: `${hour}:${minute}`, date };
+}
+
+/** The first whole minute after `from`, up to `to`, at which `reached` holds (it holds at `to`, and from its first minute on). */
+function firstMinute(from: number, to: number, reached: (at: number) => boolean): number {
+  let [low, high] = [Math.floor(from / MINUTE_MS), Math.ceil(to / MINUTE_MS)];
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (reached(middle * MINUTE_MS)) high = middle;
+    else low = middle;
+  }
+  return high * MINUTE_MS;
+}
+
+/**
+ * When the next local day begins, as its local date and time: read from the zone, since a day may
+ * not begin at 00:00 (Chile's clocks go from 24:00 to 01:00) or may be skipped (Samoa went from
+ * 2011-12-29 to 2011-12-31).
+ */
+export function nextDayBegins(now: number, timeZone: string): string {
+  const today = localParts(now, timeZone).date;
+  const at = firstMinute(now, now + 2 * DAY_MS, (minute) => localParts(minute, timeZone).date > today);
+  const { date, hour, minute } = localParts(at, timeZone);
+  return `${date} ${hour}:${minute}`;
+}
+
+/**
+ * The local time at which the quiet hours that `now` is inside end: the window's end, or where
+ * that time does not occur that night (the hour the clocks skip), the time the clocks show once
+ * it has passed.
+ */
+function quietHoursEnd(now: number, timeZone: string, window: { start: number; end: number }): string {
+  let to = now;
+  for (let tries = 0; tries < 3; tries++) {
+    // The end as the clock reads now, a whole day on at most; a clock that went back on the way is read on from there.
+    to += ((((window.end - localClock(to, timeZone).minutes) % 1440) + 1440) % 1440 || 1440) * MINUTE_MS;
+    if (!insideWindow(localClock(to, timeZone).minutes, window)) {
+      const at = firstMinute(now, to, (minute) => !insideWindow(localClock(minute, timeZone).minutes, window));
+      return localClock(at, timeZone).text;
+    }
+  }
+  return formatMinutes(window.end);
 }
 
 function insideWindow(minutes: number, { start, end }: { start: number; end: number }): boolean {
   return start < end ? minutes >= start && minutes < end : minutes >= start || minutes < end;
 }
+
+const formatMinutes = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
 const sendsMessages = (op: Operation, params: Params) => op.messages !== undefined && (op.sendsMessage?.(params) ?? true);
 const dailyCounter = (keyId: string, date: string) => `messages:${keyId}:${date}`;
@@ -81,20 +140,21 @@ export async function limitState(
   if (!settings || !sendsMessages(op, params)) return undefined;
   const { recipientsPerSend, messagesPerDay, quietHours, timeZone } = settings;
   if (recipientsPerSend === undefined && messagesPerDay === undefined && !quietHours) return undefined;
-  const clock = localClock(guard.now(), timeZone);
+  const now = guard.now();
+  const clock = localClock(now, timeZone);
   const state: LimitState = { timeZone, localTime: clock.text };
   // Counted only when a cap needs it: without caps, a preview reads nothing more than before.
   const messages = recipientsPerSend !== undefined || messagesPerDay !== undefined ? await countMessages() : undefined;
   if (quietHours) {
     const inside = insideWindow(clock.minutes, quietHours);
-    const endsAt = quietHours.text.split('-')[1] as string;
+    const endsAt = inside ? quietHoursEnd(now, timeZone, quietHours) : formatMinutes(quietHours.end);
     const override = call.args.quietHoursOverride === true;
     state.quietHours = { window: quietHours.text, inside, endsAt, override, overridden: inside && override };
   }
   if (recipientsPerSend !== undefined) state.perSend = { cap: recipientsPerSend, recipients: messages };
   if (messagesPerDay !== undefined) {
     const used = await guard.store().count(dailyCounter(call.caller.keyId, clock.date));
-    state.daily = { cap: messagesPerDay, used, adding: messages, resetsAt: `${clock.nextDate} 00:00` };
+    state.daily = { cap: messagesPerDay, used, adding: messages, resetsAt: nextDayBegins(now, timeZone) };
   }
   return state;
 }
@@ -131,9 +191,10 @@ function quietHoursRefusal(guard: Guard, call: ToolCall, op: Operation, params: 
   const settings = guard.settings;
   const quietHours = settings?.quietHours;
   if (!settings || !quietHours || !sendsMessages(op, params) || call.args.quietHoursOverride === true) return undefined;
-  const clock = localClock(guard.now(), settings.timeZone);
+  const now = guard.now();
+  const clock = localClock(now, settings.timeZone);
   if (!insideWindow(clock.minutes, quietHours)) return undefined;
-  const endsAt = quietHours.text.split('-')[1] as string;
+  const endsAt = quietHoursEnd(now, settings.timeZone, quietHours);
   const window = { window: quietHours.text, inside: true, endsAt, override: false, overridden: false };
   return quietHoursRefused(op, { timeZone: settings.timeZone, localTime: clock.text, quietHours: window }, keySourceOf(call));
 }
@@ -187,11 +248,12 @@ export async function claimGuardrails(
   if (settings.recipientsPerSend !== undefined && messages > settings.recipientsPerSend)
     return recipientsCapRefused(op, messages, settings.recipientsPerSend, keySourceOf(call));
   if (settings.messagesPerDay === undefined) return undefined;
-  const clock = localClock(guard.now(), settings.timeZone);
+  const now = guard.now();
+  const clock = localClock(now, settings.timeZone);
   const counter = dailyCounter(call.caller.keyId, clock.date);
-  const taken = await guard.store().take(counter, messages, settings.messagesPerDay, guard.now() + DAY_MS + 2 * 60 * 60 * 1000);
+  const taken = await guard.store().take(counter, messages, settings.messagesPerDay, now + DAY_MS + 2 * 60 * 60 * 1000);
   if (!taken.taken) {
-    const daily = { cap: settings.messagesPerDay, used: taken.count, adding: messages, resetsAt: `${clock.nextDate} 00:00` };
+    const daily = { cap: settings.messagesPerDay, used: taken.count, adding: messages, resetsAt: nextDayBegins(now, settings.timeZone) };
     return dailyCapRefused(op, messages, { timeZone: settings.timeZone, localTime: clock.text, daily }, keySourceOf(call));
   }
   held.counted = { counter, amount: messages };

@@ -71,7 +71,11 @@ export class Pacer implements PaceKeeper {
   private intervalMs = 1_000;
   private nextSlotAt = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * `now`: the monotonic clock by default. The pace only measures waits: by the system clock, a
+   * clock set back an hour after a 429 held every request for that hour.
+   */
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
   /**
    * Takes a token or a slot. Returns how long the caller must wait before sending (0: go now),
