@@ -148,9 +148,9 @@ describe('the confirmation card', { timeout: 60_000 }, () => {
     ticket.customerName = name;
     const message = `<img src=x onerror="globalThis.__engageInjected='message'">Terima kasih`;
     const card = await show('inbox', 'inbox_action', { operationId: 'inbox.ticket.reply', params: { ticketID: ticket.ticketID, message } });
-    // Shown with its straight quotes escaped, as all quoted text is (review48).
+    // Shown with their straight quotes escaped, as all quoted text is (review48).
     await card.view.getByText(name.replaceAll('"', '\\"'), { exact: false }).waitFor();
-    await card.view.getByText(message, { exact: false }).waitFor();
+    await card.view.getByText(message.replaceAll('"', '\\"'), { exact: false }).waitFor();
     expect(await card.view.locator('#view img, #view script').count()).toBe(0);
     expect(await injectedFlag(card)).toBeUndefined();
     expect(await card.page.evaluate(() => (globalThis as Record<string, unknown>).__engageInjected)).toBeUndefined();
