@@ -9,7 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../packages/sandbox/src/index.js';
 import { connectRedis, RedisUnavailableError, type RedisClient } from '../packages/http/src/redis.js';
-import { CLAIM_WRITE, RedisGuardStore, SETTLE_WRITE } from '../packages/http/src/redis-guard-store.js';
+import { CLAIM_WRITE, RedisGuardStore, SETTLE_AND_APPEND, SETTLE_WRITE } from '../packages/http/src/redis-guard-store.js';
 import { DOMAINS, inProcess, structuredOf, textOf, type InProcess } from './helpers.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
@@ -28,7 +28,8 @@ class Flaky implements RedisClient {
       this.loseClaimReply = false;
       throw new RedisUnavailableError('Redis did not answer EVALSHA within 2000 ms'); // ...its reply came too late
     }
-    if (this.failSettle && (script === SETTLE_WRITE.sha || script === SETTLE_WRITE.source)) {
+    // The settle of a write that went out appends its audit line in the same script (SETTLE_AND_APPEND).
+    if (this.failSettle && [SETTLE_WRITE, SETTLE_AND_APPEND].some((each) => script === each.sha || script === each.source)) {
       this.failSettle = false;
       throw new RedisUnavailableError('Redis connection lost');
     }

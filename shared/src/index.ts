@@ -13,7 +13,7 @@ export { validateParams } from './call/validate.js';
 export { Confirmations, MemorySpentStore, canonicalJson, issuedIdOf, keyFingerprint, type SpentStore } from './call/confirmations.js';
 export { CONFIRMATION_NOT_CHECKED } from './call/outcomes.js';
 export { chainAuditLine, orphanedLine, remoteAuditSecret, type AuditEntry, type AuditHead, type PendingAudit } from './call/audit.js';
-export { ClaimsPaused, MemoryGuardStore, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
+export { ClaimsPaused, MemoryGuardStore, SettleOwed, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
 export { KEY_LOCK_MS, KeyGuesses } from './call/key-guesses.js';
 export type { Attempt } from './call/journal.js';
 export { NO_YES, WRITE_MARK_LEASE_MS } from './call/shared-mark.js';

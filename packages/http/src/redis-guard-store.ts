@@ -14,6 +14,7 @@ import {
   NO_YES,
   orphanedLine,
   remoteAuditSecret,
+  SettleOwed,
   WRITE_MARK_LEASE_MS,
   type Attempt,
   type AuditEntry,
@@ -615,14 +616,7 @@ export class RedisGuardStore implements GuardStore {
    * settleItem's JSON): a claim Redis may have applied late is 'refused' (nothing was sent), a
    * settling Redis did not take is done again with its outcome.
    */
-  private readonly unclaimed = new Owed((write, items) =>
-    Promise.all(
-      items.map((item) => {
-        const [owner, outcome, unread = '0'] = JSON.parse(item) as [string, string, string?];
-        return this.run(SETTLE_WRITE, [this.writeKey(write), this.orphanWatchKey()], [owner, outcome, WRITE_MEMORY_MS, unread]);
-      }),
-    ),
-  );
+  private readonly unclaimed = new Owed((write, items) => Promise.all(items.map((item) => this.settleAgain(write, item))));
 
   constructor(
     private readonly redis: RedisClient,
@@ -943,15 +937,26 @@ export class RedisGuardStore implements GuardStore {
   async settleWrite(write: string, id: string, outcome: 'done' | 'unknown' | 'refused', unread = false, line?: AuditEntry) {
     this.kept.settled(write, id, outcome, unread);
     const noted = unread ? '1' : '0';
+    const appending = line && outcome !== 'refused' ? line : undefined;
     try {
-      if (line && outcome !== 'refused') return await this.settleAppending(write, [id, outcome, WRITE_MEMORY_MS, noted], line);
+      if (appending) return await this.settleAppending(write, [id, outcome, WRITE_MEMORY_MS, noted], appending);
       await this.run(SETTLE_WRITE, [this.writeKey(write), this.orphanWatchKey()], [id, outcome, WRITE_MEMORY_MS, noted]);
       return false;
     } catch (error) {
-      // Left in flight, the mark would say "still being sent", then "unknown", on every replica: settled once Redis answers.
-      this.unclaimed.remember(write, settleItem(id, outcome, noted), Date.now() + WRITE_MEMORY_MS);
+      // Left in flight, the mark would say "still being sent", then "unknown", on every replica: settled once Redis
+      // answers, with its line (the settle drops the line kept with the mark, so none would be left).
+      this.unclaimed.remember(write, settleItem(id, outcome, noted, appending), Date.now() + WRITE_MEMORY_MS);
+      if (appending) throw new SettleOwed(error instanceof Error ? error.message : String(error));
       throw error;
     }
+  }
+
+  /** A settle Redis did not take, made again; one with its line appends it, with the settle or, the mark gone (Redis lost it), alone. */
+  private async settleAgain(write: string, item: string): Promise<void> {
+    const [owner, outcome, unread = '0', line] = JSON.parse(item) as [string, string, string?, AuditEntry?];
+    const settleArgs = [owner, outcome, WRITE_MEMORY_MS, unread];
+    if (!line) return void (await this.run(SETTLE_WRITE, [this.writeKey(write), this.orphanWatchKey()], settleArgs));
+    if (!(await this.settleAppending(write, settleArgs, line))) await this.appendAudit(line);
   }
 
   /** SETTLE_AND_APPEND: true when the line was appended with the settle. */
@@ -1182,8 +1187,8 @@ function orphanLine(kept: string): AuditEntry | undefined {
 }
 
 /** What an owner's mark is to be settled as, for the Owed that settles it again. */
-function settleItem(owner: string, outcome: 'done' | 'unknown' | 'refused', unread = '0'): string {
-  return JSON.stringify([owner, outcome, unread]);
+function settleItem(owner: string, outcome: 'done' | 'unknown' | 'refused', unread = '0', line?: AuditEntry): string {
+  return JSON.stringify(line ? [owner, outcome, unread, line] : [owner, outcome, unread]);
 }
 
 /** A write's attempt from a script's {outcome, at} (one of `outcomes`); anything else fails closed. */

@@ -24,6 +24,15 @@ export class GuardStateError extends Error {
  */
 export class ClaimsPaused extends InputError {}
 
+/**
+ * A write's settle, with its audit line, that the store could not make now and keeps to make once
+ * it answers (remote mode: Redis did not answer): the call appends no line of its own, or there
+ * would be two.
+ */
+export class SettleOwed extends Error {
+  override readonly name = 'SettleOwed';
+}
+
 /** Kept with a write's mark in flight (audit.ts): a server that stops with the write at the API leaves it for the store's next look. */
 export type { PendingAudit } from './audit.js';
 

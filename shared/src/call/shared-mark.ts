@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { InputError } from '../model/errors.js';
 import type { CallDeps, ToolCall } from './context.js';
 import type { AuditEntry } from './audit.js';
-import type { PendingAudit } from './guard-store.js';
+import { type PendingAudit, SettleOwed } from './guard-store.js';
 import type { Attempt } from './journal.js';
 import { writeDigest } from './journal.js';
 import type { Operation, Params } from '../model/types.js';
@@ -195,6 +195,9 @@ export async function settleShared(
       if (mark.confirmation) await noteSharedConfirmation(deps, mark.confirmation, { at: mark.at, outcome });
       return;
     } catch (error) {
+      // The store keeps the settle with its line, to make once it answers: the line is its to append now, not the call's
+      // (tried again below without it, the settle goes; the store's later one then appends the line alone).
+      if (error instanceof SettleOwed) mark.audited = true;
       if (tries >= SETTLE_TRIES) {
         deps.log.warn(`the shared journal did not take a write's outcome (${outcome}): ${messageOf(error)}`);
         return;
