@@ -34,7 +34,7 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } 
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { keyFingerprint } from '../shared/src/index.js';
-import { paramsDigest } from '../shared/src/call/audit.js';
+import { paramsDigest, remoteAuditSecret } from '../shared/src/call/audit.js';
 import { FileGuardStore, readSecret } from '../shared/src/call/file-guard-store.js';
 import { connectRedis } from '../packages/http/src/redis.js';
 import { seededRandom } from '../packages/sandbox/src/data.js';
@@ -455,6 +455,24 @@ async function worker(index: number, seats: Seat[], contactSeats: Seat[], until:
 
 // ---- the faults of the machinery --------------------------------------------------------------
 
+/** The remote audit record's lines read just before each loss of Redis's data (and at the end), and when. */
+const remoteLines = new Set<string>();
+const redisLosses: number[] = [];
+
+/** Reads the remote audit record before Redis loses it (or at the end): its lines are checked with the last. */
+async function keepRemoteRecord(): Promise<void> {
+  const redis = await connectRedis(redisServer.url);
+  try {
+    const lists = remoteKeys.map((key) => redis.command(['LRANGE', `engage:audit:{${keyFingerprint(key).slice(0, 16)}}`, 0, -1]));
+    for (const lines of await Promise.all(lists)) for (const line of lines as string[]) remoteLines.add(line);
+  } catch (error) {
+    note(`the remote audit record could not be read: ${(error as Error).message}`);
+  } finally {
+    await redis.close();
+  }
+  redisLosses.push(Date.now());
+}
+
 type Event = 'replica SIGKILL' | 'replica SIGTERM' | 'Redis restart' | 'Redis FLUSHALL';
 
 async function machineryChaos(until: number): Promise<void> {
@@ -467,9 +485,11 @@ async function machineryChaos(until: number): Promise<void> {
     if (Date.now() > until) break;
     stats.kills[event] = (stats.kills[event] ?? 0) + 1;
     if (event === 'Redis restart') {
+      await keepRemoteRecord();
       note('Redis restarted (its data gone)');
       await redisServer.restart();
     } else if (event === 'Redis FLUSHALL') {
+      await keepRemoteRecord();
       note('Redis FLUSHALL');
       const redis = await connectRedis(redisServer.url);
       await redis.command(['FLUSHALL']);
@@ -567,6 +587,75 @@ async function auditGaps(carried: Map<string, number[]>): Promise<{ gaps: string
   return { gaps, lines: record.length, orphaned: record.filter((line) => line.orphaned).length };
 }
 
+/**
+ * Every remote channel send carried out has a done or unknown line in its key's Redis record (read
+ * before each loss of Redis's data and at the end), or one still to come: kept with its mark in
+ * flight (its replica may be dead: the lease, 3 minutes, outlives a short run) or owed as an
+ * orphan's. Sends carried out in the 2 s before a loss are not checked (their line may have been
+ * appended between the read and the loss).
+ */
+async function remoteAuditGaps(carried: Map<string, number[]>): Promise<{ gaps: string[]; lines: number; pending: number; checked: number }> {
+  await keepRemoteRecord();
+  const redis = await connectRedis(redisServer.url);
+  try {
+    const secret = remoteAuditSecret(new TextEncoder().encode(env.ENGAGE_STATE_SECRET));
+    const record = [...remoteLines].map((line) => JSON.parse(line) as { paramsDigest?: string; outcome?: string });
+    const ended = countBy(record.filter((line) => line.outcome === 'done' || line.outcome === 'unknown').map((line) => line.paramsDigest));
+    const pendingLines = await linesToCome(redis);
+    const pending = countBy(pendingLines.map((line) => line.paramsDigest));
+    const nearLoss = (at: number) => redisLosses.slice(0, -1).some((lost) => at > lost - 2_000 && at <= lost);
+    const gaps: string[] = [];
+    let checked = 0;
+    for (const intent of intents) {
+      const times = carried.get(intent.id) ?? [];
+      if (intent.operationId !== SEND || !intent.calls.some((each) => each.seat.includes('remote')) || times.some(nearLoss)) continue;
+      checked += times.length;
+      const digest = paramsDigest(secret, SEND, { msisdn: STDIO_MSISDN, message: intent.id });
+      const lines = (ended.get(digest) ?? 0) + (pending.get(digest) ?? 0);
+      if (lines < times.length)
+        gaps.push(
+          `remote: carried out ${times.length}× but ${lines} audit line(s) done, unknown or to come: ${SEND} "${intent.id}" ${remoteStory(intent, times)}`,
+        );
+    }
+    return { gaps, lines: record.length, pending: pendingLines.length, checked };
+  } finally {
+    await redis.close();
+  }
+}
+
+/** When a remote write was carried out and called, against the run's start and Redis's losses, for a gap's reader. */
+function remoteStory(intent: Intent, times: number[]): string {
+  const calls = intent.calls.map(
+    (each) => `${each.role} on ${each.seat} [${each.start - started}..${each.end - started} ms] ${each.said}${each.disrupted ? ` (${each.disrupted})` : ''}`,
+  );
+  return `(carried out at ${times.map((at) => at - started).join(', ')} ms; Redis lost at ${redisLosses
+    .slice(0, -1)
+    .map((at) => at - started)
+    .join(', ')} ms; calls: ${calls.join('; ')})`;
+}
+
+/** The lines kept with marks in flight and the orphans' lines owed, in Redis (redis-guard-store.ts). */
+async function linesToCome(redis: Awaited<ReturnType<typeof connectRedis>>): Promise<Array<{ paramsDigest?: string }>> {
+  const kept: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = (await redis.command(['SCAN', cursor, 'MATCH', 'engage:guard:write:*', 'COUNT', 1000])) as [string, string[]];
+    for (const key of keys) {
+      const [outcome, audit] = (await redis.command(['HMGET', key, 'outcome', 'audit'])) as [string | null, string | null];
+      if (outcome === 'in-flight' && audit) kept.push(audit);
+    }
+    cursor = next;
+  } while (cursor !== '0');
+  const owed = (await redis.command(['HVALS', 'engage:guard:orphan-lines'])) as string[];
+  return [...kept, ...owed].map((line) => JSON.parse(line) as { paramsDigest?: string });
+}
+
+const countBy = (values: Array<string | undefined>) => {
+  const counts = new Map<string, number>();
+  for (const value of values) if (value) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return counts;
+};
+
 function leaks(keys: string[]): string[] {
   const secrets = keys.flatMap((key) => [key, keyFingerprint(key), keyFingerprint(key).slice(0, 16)]);
   const found: string[] = [];
@@ -660,8 +749,9 @@ try {
     if (typeof id === 'string' && id.startsWith(`chaos ${runId} `)) carried.set(id, [...(carried.get(id) ?? []), entry.at]);
   }
   const audit = await auditGaps(carried);
+  const remoteAudit = await remoteAuditGaps(carried);
   await teardown();
-  const violations = [...check(carried), ...audit.gaps];
+  const violations = [...check(carried), ...audit.gaps, ...remoteAudit.gaps];
   const leaked = leaks([...remoteKeys, stdioKey]);
   const writes = intents.filter((intent) => intent.intents > 0);
   const by = (said: Said) => writes.flatMap((intent) => intent.calls).filter((each) => each.said === said).length;
@@ -675,6 +765,7 @@ try {
     `  not checked: repeats this run cancelled (their "twice" unread) ${stats.unverified}; doubles after a cancel that crossed the answer ${stats.crossed}`,
     `  log lines read ${logLines.length}, answers read ${answers.length}`,
     `  stdio audit record: ${audit.lines} lines, ${audit.orphaned} of them orphaned (a server killed with its write at the API); stdio writes carried out without a line: ${audit.gaps.length}`,
+    `  remote audit record (Redis, read before each loss and at the end): ${remoteAudit.lines} lines, ${remoteAudit.pending} to come (marks in flight, orphans owed); remote sends carried out without a line: ${remoteAudit.gaps.length} of ${remoteAudit.checked}`,
     '',
     'Write answers by kind (the 12 most frequent; previews aside)',
     ...[
