@@ -525,6 +525,9 @@ export class Owed {
 // ---------------------------------------------------------------------------------------------
 // Spent confirmation nonces
 
+/** How long a spent nonce is kept past its value's life: replicas' clocks may differ by that much and not run it twice. */
+const SPENT_KEPT_PAST_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
 /** What a consume Redis did not answer tells the model (the text is the call's, in shared/src/call/outcomes.ts). */
 export const SPENT_STORE_UNAVAILABLE = CONFIRMATION_NOT_CHECKED;
 
@@ -614,8 +617,10 @@ export class RedisSpentStore implements SpentStore {
   /** Runs SETTLE for `attempt` ('' to only mark `unrun`); its reply as Redis gave it. */
   private async settle(nonce: string, expiresAt: number, attempt: string, unrun: string[]): Promise<unknown> {
     // A lifetime, not a time on this replica's clock: one behind Redis's by more than a token's life
-    // would have its nonce deleted as it was spent. Positive: an expired value never reaches here (redeem checks first).
-    const args = [1, `${this.prefix}${nonce}`, attempt, Math.max(1, Math.ceil(expiresAt - this.now())), ...unrun];
+    // would have its nonce deleted as it was spent. A day past the value's life by this replica's clock:
+    // one running fast kept it for moments, and a replica with a right clock, to which the value was
+    // still good, ran it again.
+    const args = [1, `${this.prefix}${nonce}`, attempt, Math.max(0, Math.ceil(expiresAt - this.now())) + SPENT_KEPT_PAST_EXPIRY_MS, ...unrun];
     try {
       return await this.redis.command(['EVALSHA', SETTLE_SCRIPT.sha, ...args]);
     } catch (error) {
