@@ -86,7 +86,7 @@ export function startEngines(options: EngineOptions, metrics: ServiceMetrics, lo
   const guards = options.guardStore ?? new ServiceMemoryGuardStore();
   const guardStore = () => guards;
   // A key locked by one domain's call is locked for every domain (key-guesses.ts).
-  const keyGuesses = new ServiceKeyGuesses(options.isAccepted ?? (() => true), Date.now, log);
+  const keyGuesses = new ServiceKeyGuesses(options.isAccepted ?? (() => true), undefined, log);
   // What an answer names may be another domain's read: an OAuth grant may lack its scope (shared/src/model/references.ts).
   const scopes = new Map(options.catalogs.flatMap((domain) => domain.operations.map((op) => [op.id, op.scope] as const)));
   // On /mcp every domain shares one server: a tool given another domain's operationId names the tool it belongs to.

@@ -41,7 +41,7 @@ export class ServiceKeyGuesses extends KeyGuesses {
 
   constructor(
     private readonly isAccepted: (keyId: string) => boolean,
-    now: () => number = Date.now,
+    now: () => number = () => performance.now(),
     log?: { warn(message: string): void },
   ) {
     super(now, log);

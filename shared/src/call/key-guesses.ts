@@ -24,9 +24,12 @@ const LOCKS_KEPT = 100_000;
 export class KeyGuesses {
   private readonly locks = new Map<string, number>();
 
-  /** `log`: where a lock is told when the call has no log of its own (stdio). */
+  /**
+   * `log`: where a lock is told when the call has no log of its own (stdio). `now`: the monotonic
+   * clock by default (a lock lives in memory: a system clock set forward would lift it at once).
+   */
   constructor(
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => performance.now(),
     readonly log?: { warn(message: string): void },
   ) {}
 

@@ -357,7 +357,7 @@ function scopesOf(manifest: DomainManifest, options: ServerOptions): (operationI
 function callers(config: Config | undefined, options: ServerOptions, redact: ReturnType<typeof keyRedactor>): (ctx: ServerContext) => Caller | undefined {
   // One journal for every key: it keeps each key's writes apart, and refused attempts (made-up keys) never push out sent ones.
   const journal = new WriteJournal();
-  const guesses = options.keyGuesses ?? new KeyGuesses(Date.now, options.log);
+  const guesses = options.keyGuesses ?? new KeyGuesses(undefined, options.log);
   if (!options.remote) {
     const own: Caller = { keyId: config ? keyFingerprint(config.apiKey) : '', redact, scrub: scrubber(redact), journal, guesses };
     return () => own;
