@@ -592,7 +592,8 @@ async function auditGaps(carried: Map<string, number[]>): Promise<{ gaps: string
  * before each loss of Redis's data and at the end), or one still to come: kept with its mark in
  * flight (its replica may be dead: the lease, 3 minutes, outlives a short run) or owed as an
  * orphan's. Sends carried out in the 2 s before a loss are not checked (their line may have been
- * appended between the read and the loss).
+ * appended between the read and the loss), nor those carried out before a loss that no call was
+ * told were sent (their replica died with them, and the loss took the line kept with their mark).
  */
 async function remoteAuditGaps(carried: Map<string, number[]>): Promise<{ gaps: string[]; lines: number; pending: number; checked: number }> {
   await keepRemoteRecord();
@@ -609,6 +610,13 @@ async function remoteAuditGaps(carried: Map<string, number[]>): Promise<{ gaps: 
     for (const intent of intents) {
       const times = carried.get(intent.id) ?? [];
       if (intent.operationId !== SEND || !intent.calls.some((each) => each.seat.includes('remote')) || times.some(nearLoss)) continue;
+      // Its replica died with it at the API (no call was told it was or may have been sent), and Redis then lost its mark: the line kept
+      // with that mark was held by Redis and that replica alone, both gone.
+      if (
+        times.every((at) => redisLosses.slice(0, -1).some((lost) => at < lost)) &&
+        !intent.calls.some((each) => each.said === 'sent' || each.said === 'maybe')
+      )
+        continue;
       checked += times.length;
       const digest = paramsDigest(secret, SEND, { msisdn: STDIO_MSISDN, message: intent.id });
       const lines = (ended.get(digest) ?? 0) + (pending.get(digest) ?? 0);
