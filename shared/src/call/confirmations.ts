@@ -7,7 +7,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { matchesPattern, type Config } from '../model/config.js';
 import type { Params, Risk } from '../model/types.js';
 import { InputError } from '../model/errors.js';
-import { forwardNow } from './journal.js';
+import { forwardNow } from './forward-now.js';
 
 export const TOKEN_TTL_MS = 5 * 60 * 1000;
 /** An elicitation waits on a person; the state that carries it lives longer than a token. */
