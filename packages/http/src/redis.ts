@@ -526,7 +526,7 @@ export class Owed {
 // Spent confirmation nonces
 
 /** How long a spent nonce is kept past its value's life: replicas' clocks may differ by that much and not run it twice. */
-const SPENT_KEPT_PAST_EXPIRY_MS = 24 * 60 * 60 * 1000;
+export const SPENT_KEPT_PAST_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 /** What a consume Redis did not answer tells the model (the text is the call's, in shared/src/call/outcomes.ts). */
 export const SPENT_STORE_UNAVAILABLE = CONFIRMATION_NOT_CHECKED;
@@ -564,6 +564,8 @@ export interface RedisSpentStoreOptions {
   maxUnanswered?: number;
   /** The first retry of marking an attempt unrun (default 100 ms), doubling up to 2 s, until the token expires. */
   retryMs?: number;
+  /** How long a spent nonce is kept past its value's life (default SPENT_KEPT_PAST_EXPIRY_MS). */
+  keptPastExpiryMs?: number;
   now?: () => number;
 }
 
@@ -578,6 +580,7 @@ export class RedisSpentStore implements SpentStore {
   private readonly maxUnanswered: number;
   private readonly retryMs: number;
   private readonly now: () => number;
+  private readonly keptPastExpiryMs: number;
 
   constructor(
     private readonly redis: RedisClient,
@@ -587,6 +590,7 @@ export class RedisSpentStore implements SpentStore {
     this.maxUnanswered = options.maxUnanswered ?? 10_000;
     this.retryMs = options.retryMs ?? 100;
     this.now = options.now ?? Date.now;
+    this.keptPastExpiryMs = options.keptPastExpiryMs ?? SPENT_KEPT_PAST_EXPIRY_MS;
   }
 
   /** Nonces with an attempt not yet known to Redis as unrun (for tests and metrics). */
@@ -620,7 +624,7 @@ export class RedisSpentStore implements SpentStore {
     // would have its nonce deleted as it was spent. A day past the value's life by this replica's clock:
     // one running fast kept it for moments, and a replica with a right clock, to which the value was
     // still good, ran it again.
-    const args = [1, `${this.prefix}${nonce}`, attempt, Math.max(0, Math.ceil(expiresAt - this.now())) + SPENT_KEPT_PAST_EXPIRY_MS, ...unrun];
+    const args = [1, `${this.prefix}${nonce}`, attempt, Math.max(1, Math.ceil(expiresAt - this.now()) + this.keptPastExpiryMs), ...unrun];
     try {
       return await this.redis.command(['EVALSHA', SETTLE_SCRIPT.sha, ...args]);
     } catch (error) {
