@@ -9,11 +9,12 @@ import { defineConfig } from 'vitest/config';
 // would be handed to Node, which cannot load it; Node's own conditions pick what Node runs.
 const conditions = ['@engage-mcp/source', ...defaultServerConditions.filter((condition) => condition !== 'module')];
 
-// A file that replaces a module (vi.mock) needs modules of its own; every other file shares its
-// worker's, so the SDKs, zod and the helpers load once per worker rather than once per file (most of
-// a file's start: about 0.8 s, for the v1 SDK's client alone).
+// A file that replaces a module (vi.mock), or says it leaves a module's state where no other file
+// may meet it (forwardNow moved years ahead: that clock never goes back), needs modules of its own;
+// every other file shares its worker's, so the SDKs, zod and the helpers load once per worker rather
+// than once per file (most of a file's start: about 0.8 s, for the v1 SDK's client alone).
 const TESTS = 'test';
-const replacesModules = /\bvi\.(?:mock|doMock|hoisted)\(/;
+const replacesModules = /\bvi\.(?:mock|doMock|hoisted)\(|^\/\/ vitest: modules of its own/m;
 const isolated = readdirSync(TESTS, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.ts') && replacesModules.test(readFileSync(`${TESTS}/${file}`, 'utf8')))
   .map((file) => `${TESTS}/${file}`);

@@ -5,6 +5,7 @@
 // before the send": refused, though the person had seen the warning), and no ended attempt expired.
 // Now it carries on from its highest reading at half the rate of the monotonic clock while ahead,
 // until the system clock catches up (review48-time: at the full rate it stayed ahead for good).
+// vitest: modules of its own (it moves forwardNow years ahead, and that clock never goes back).
 import { afterEach, expect, it, vi } from 'vitest';
 import { forwardNow } from '../shared/src/call/journal.js';
 

@@ -2,6 +2,7 @@
 // highest reading at the monotonic clock's rate, so the lead it took stayed for the process's life;
 // it now runs at half that rate while ahead, never going back, until the system clock catches up
 // (review48-time-forward-gap.test.ts: the yes that was refused for it).
+// vitest: modules of its own (it moves forwardNow years ahead, and that clock never goes back).
 import { afterEach, expect, it, vi } from 'vitest';
 import { forwardNow } from '../shared/src/call/journal.js';
 
