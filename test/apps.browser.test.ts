@@ -16,8 +16,9 @@ const servers = {} as Record<'campaign' | 'inbox', LaunchedServer>;
 const hosted: HostedView[] = [];
 
 beforeAll(async () => {
-  // Sending takes four batches 700 ms apart, so the dashboard sees it climb.
-  sandbox = await startSandbox({ sendStepMs: 700 });
+  // Sending takes four batches 1.5 s apart, so the dashboard sees it climb: at 700 ms, a loaded
+  // machine (the full suite beside two other sessions) drew the dashboard after the send had ended.
+  sandbox = await startSandbox({ sendStepMs: 1500 });
   const env = { ENGAGE_BASE_URL: sandbox.baseUrl, ENGAGE_API_KEY: sandbox.keys.full };
   const [campaign, inbox, launched] = await Promise.all([launchServer('campaign', env), launchServer('inbox', env), launchBrowser()]);
   Object.assign(servers, { campaign, inbox });

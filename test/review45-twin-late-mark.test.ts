@@ -6,6 +6,8 @@
 // Now a mark is dated inside the store's turn that makes it visible, and a preview reads the store in
 // a turn of its own, so a yes is never dated after a mark it could not see. The gap is made exact:
 // the test holds the state lock while B's claim waits for it and A's preview is put together.
+// vitest: modules of its own (it waits for the system clock to pass forwardNow's times: a file before it in a
+// shared worker that left that clock ahead, which never goes back, would make it wait as long).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,6 +3,8 @@
 // person is shown, previews measured before JSON escaping, look-ups that hold a question back,
 // certificates, and a token spent on an attempt the API refused. In process, against the hostile
 // stand-in of hostile-api.ts, which records what the API was asked.
+// vitest: modules of its own (it waits for the system clock to pass forwardNow's times: a file before it in a
+// shared worker that left that clock ahead, which never goes back, would make it wait as long).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
