@@ -939,6 +939,9 @@ export class RedisGuardStore implements GuardStore {
     const noted = unread ? '1' : '0';
     const appending = line && outcome !== 'refused' ? line : undefined;
     try {
+      // A settle of this write kept with its line (SettleOwed) is made first: this one, settled without it, would
+      // otherwise drop the line kept with the mark while the kept settle's was in this replica's memory alone.
+      await this.unclaimed.now(write);
       if (appending) return await this.settleAppending(write, [id, outcome, WRITE_MEMORY_MS, noted], appending);
       await this.run(SETTLE_WRITE, [this.writeKey(write), this.orphanWatchKey()], [id, outcome, WRITE_MEMORY_MS, noted]);
       return false;
