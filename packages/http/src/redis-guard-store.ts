@@ -567,6 +567,24 @@ end
 return oweOrphan(KEYS[1], KEYS[2], KEYS[3], ${ORPHAN_OWED_MS}) or 0
 `);
 
+/**
+ * KEYS[1] the marks watched, KEYS[2] the lines owed, KEYS[3] an audit list. ARGV[1] a member no key
+ * holds. The commands of the orphan watch, the lines owed and the audit record that the mark script
+ * run at the start does not, each as changes nothing (an ACL user without @sortedset passed that
+ * script, then failed every write that keeps its audit line). 1.
+ */
+export const PROBE_AUDIT_COMMANDS = script(`
+redis.call('ZADD', KEYS[1], 'XX', 0, ARGV[1])
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZRANGE', KEYS[1], 0, 0)
+redis.call('HEXISTS', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('LLEN', KEYS[3])
+redis.call('LTRIM', KEYS[3], 0, -1)
+redis.call('HSCAN', KEYS[2], 0, 'COUNT', 1)
+return 1
+`);
+
 /** The most watched marks one look for orphans takes (the longest unrenewed first); the rest wait for the next look. */
 const ORPHANS_PER_LOOK = 256;
 /** How often a replica looks for orphaned marks (its first claim looks first). */
@@ -663,7 +681,7 @@ export class RedisGuardStore implements GuardStore {
     if (problem) this.eviction = { problem, readAt: performance.now() };
     // Refused before this replica tells Redis anything: one refused in a crash loop leaves no entry.
     if (problem) return { refuse: problem, warnings };
-    const refused = scriptRefusal(await this.reportLead());
+    const refused = scriptRefusal(await this.reportLead()) ?? scriptRefusal(await this.probeAuditCommands());
     if (refused?.transient) warnings.push(refused.message);
     return refused && !refused.transient ? { refuse: refused.message, warnings } : { warnings };
   }
@@ -685,6 +703,15 @@ export class RedisGuardStore implements GuardStore {
     if (!this.closed) this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
     this.reporting?.unref();
     return report();
+  }
+
+  /** PROBE_AUDIT_COMMANDS run: what it failed with, if it did. */
+  private async probeAuditCommands(): Promise<unknown> {
+    const keys = [this.orphanWatchKey(), this.owedOrphansKey(), auditListKey(REFUSED_KEYS_AUDIT, this.prefix)];
+    return this.run(PROBE_AUDIT_COMMANDS, keys, [EPOCH_PROBE]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
   }
 
   /** Stops the report and the epoch watch (the service closed, its writes ended): no script runs on Redis after. */
@@ -1222,7 +1249,7 @@ function scriptRefusal(failed: unknown): { message: string; transient: boolean }
     transient: PASSING_REFUSALS.test(answer),
     message:
       `the service's Redis (ENGAGE_REDIS_URL) refused the guardrails' write-mark script (${answer}), so every write would be refused, nothing sent. ` +
-      "Its user must be allowed EVAL and EVALSHA and, inside them, TIME and the string and hash commands (ACL +@scripting +time +@string +@hash), on a primary (not a read-only replica), reached directly or through a proxy that runs a script's keys on one Redis",
+      "Its user must be allowed EVAL and EVALSHA and, inside them, TIME and the string, hash, list and sorted-set commands (ACL +@scripting +time +@string +@hash +@list +@sortedset +@keyspace), on a primary (not a read-only replica), reached directly or through a proxy that runs a script's keys on one Redis",
   };
 }
 
