@@ -2,10 +2,12 @@
 // is kept by the store (SettleOwed) and the call tries the settle again without the line. That
 // retry settled the mark at once, dropping the line kept with it, while the line waited in this
 // replica's memory for the store's later redo: a replica killed in between left a write that went
-// out settled in Redis with no line at all, and no orphan's line either.
+// out settled in Redis with no line at all, and no orphan's line either. So did the store's own redo
+// when it kept both (the retry without the line failed too): made side by side, the one without the
+// line reached Redis first.
 import { describe, expect, it } from 'vitest';
 import { RedisUnavailableError, type RedisClient } from '../packages/http/src/redis.js';
-import { auditListKey, RedisGuardStore, SETTLE_AND_APPEND } from '../packages/http/src/redis-guard-store.js';
+import { auditListKey, RedisGuardStore, SETTLE_AND_APPEND, SETTLE_WRITE } from '../packages/http/src/redis-guard-store.js';
 import type { AuditEntry, PendingAudit } from '../shared/src/call/audit.js';
 import { SettleOwed } from '../shared/src/call/guard-store.js';
 import { NO_YES } from '../shared/src/call/shared-mark.js';
@@ -29,6 +31,24 @@ class FailsSettleOnceThenDies implements RedisClient {
       throw new RedisUnavailableError('Redis did not answer in time');
     }
     return this.real.command(args);
+  }
+  close() {
+    return this.real.close();
+  }
+}
+
+/** Down while `down`; killed right after Redis answers the first plain settle (SETTLE_WRITE) it is sent once `killAfterSettle`. */
+class DiesAfterPlainSettle implements RedisClient {
+  down = false;
+  killAfterSettle = false;
+  killed = false;
+  constructor(private readonly real: RedisClient) {}
+  async command(args: Array<string | number>): Promise<unknown> {
+    if (this.down || this.killed) throw new RedisUnavailableError('Redis did not answer in time');
+    const reply = await this.real.command(args);
+    const script = args[0] === 'EVALSHA' || args[0] === 'EVAL' ? args[1] : undefined;
+    if (this.killAfterSettle && (script === SETTLE_WRITE.sha || script === SETTLE_WRITE.source)) this.killed = true;
+    return reply;
   }
   close() {
     return this.real.close();
@@ -60,6 +80,25 @@ describe('a settle with its line that Redis did not take, tried again without th
     await store.settleWrite('w', 'owner', 'done', false);
     flaky.killed = true;
     // The write went out: its line is in Redis (or, its mark still in flight, an orphan's would come).
+    const other = new RedisGuardStore(redis(), { stateSecret: STATE_SECRET, callerClock: true, prefix });
+    expect(await other.lastSentWrite('w', Date.now())).toMatchObject({ outcome: 'done' });
+    expect(await record(prefix)).toEqual([expect.objectContaining({ operationId: 'contact.delete', outcome: 'done', seq: 1 })]);
+    store.close();
+  });
+
+  it('kept with the line and without it, both: the one with the line is made first', async () => {
+    const prefix = `s${++prefixes}:`;
+    const flaky = new DiesAfterPlainSettle(redis());
+    const store = new RedisGuardStore(flaky, { stateSecret: STATE_SECRET, callerClock: true, prefix });
+    const now = Date.now();
+    const audit = pending(now);
+    await store.claimWrite('w', 'owner', NO_YES, now, now, audit);
+    flaky.down = true;
+    await expect(store.settleWrite('w', 'owner', 'done', false, { ...audit, outcome: 'done' })).rejects.toBeInstanceOf(SettleOwed);
+    await expect(store.settleWrite('w', 'owner', 'done', false)).rejects.toThrow(/did not answer/);
+    // Redis answers again; the kept settles are made (here by the write's next read), and the replica dies after the plain one.
+    [flaky.down, flaky.killAfterSettle] = [false, true];
+    await store.lastSentWrite('w', Date.now()).catch(() => undefined);
     const other = new RedisGuardStore(redis(), { stateSecret: STATE_SECRET, callerClock: true, prefix });
     expect(await other.lastSentWrite('w', Date.now())).toMatchObject({ outcome: 'done' });
     expect(await record(prefix)).toEqual([expect.objectContaining({ operationId: 'contact.delete', outcome: 'done', seq: 1 })]);

@@ -632,9 +632,13 @@ export class RedisGuardStore implements GuardStore {
   /**
    * Write marks this store may have left in flight without knowing it, settled by owner (each item
    * settleItem's JSON): a claim Redis may have applied late is 'refused' (nothing was sent), a
-   * settling Redis did not take is done again with its outcome.
+   * settling Redis did not take is done again with its outcome: one kept with its line first, one at
+   * a time (a settle without it, made first, would drop the line kept with the mark meanwhile).
    */
-  private readonly unclaimed = new Owed((write, items) => Promise.all(items.map((item) => this.settleAgain(write, item))));
+  private readonly unclaimed = new Owed(async (write, items) => {
+    const withLine = (item: string) => (JSON.parse(item) as unknown[]).length > 3;
+    for (const item of [...items.filter(withLine), ...items.filter((item) => !withLine(item))]) await this.settleAgain(write, item);
+  });
 
   constructor(
     private readonly redis: RedisClient,
