@@ -52,4 +52,12 @@ describe('remote mode on an ACL user', () => {
     const lines = ((await admin().command(['LRANGE', auditListKey(KEY), 0, -1])) as string[]).map((line) => JSON.parse(line));
     expect(lines).toEqual([expect.objectContaining({ outcome: 'unknown', orphaned: true, seq: 1 })]);
   });
+
+  it('a damaged key of the orphan watch or the lines owed is not taken for a refusal at the start', async () => {
+    const prefix = 'damaged:';
+    for (const key of ['orphan-watch', 'orphan-lines']) await admin().command(['SET', `${prefix}guard:${key}`, 'not what it should be']);
+    const store = new RedisGuardStore(admin(), { stateSecret: STATE_SECRET, prefix });
+    expect((await store.startupCheck()).refuse).toBeUndefined();
+    store.close();
+  });
 });

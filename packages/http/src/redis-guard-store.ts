@@ -568,20 +568,21 @@ return oweOrphan(KEYS[1], KEYS[2], KEYS[3], ${ORPHAN_OWED_MS}) or 0
 `);
 
 /**
- * KEYS[1] the marks watched, KEYS[2] the lines owed, KEYS[3] an audit list. ARGV[1] a member no key
- * holds. The commands of the orphan watch, the lines owed and the audit record that the mark script
- * run at the start does not, each as changes nothing (an ACL user without @sortedset passed that
- * script, then failed every write that keeps its audit line). 1.
+ * KEYS[1] a key no one writes (so each command finds nothing, and a damaged key of the service's
+ * is not taken for a refusal). ARGV[1] a member. The commands of the orphan watch, the lines owed
+ * and the audit record that the mark script run at the start does not use, each as changes
+ * nothing: an ACL user without @sortedset passed that script, then failed every write that keeps
+ * its audit line. 1.
  */
 export const PROBE_AUDIT_COMMANDS = script(`
 redis.call('ZADD', KEYS[1], 'XX', 0, ARGV[1])
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZRANGE', KEYS[1], 0, 0)
-redis.call('HEXISTS', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('LLEN', KEYS[3])
-redis.call('LTRIM', KEYS[3], 0, -1)
-redis.call('HSCAN', KEYS[2], 0, 'COUNT', 1)
+redis.call('HEXISTS', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('LLEN', KEYS[1])
+redis.call('LTRIM', KEYS[1], 0, -1)
+redis.call('HSCAN', KEYS[1], 0, 'COUNT', 1)
 return 1
 `);
 
@@ -711,8 +712,7 @@ export class RedisGuardStore implements GuardStore {
 
   /** PROBE_AUDIT_COMMANDS run: what it failed with, if it did. */
   private async probeAuditCommands(): Promise<unknown> {
-    const keys = [this.orphanWatchKey(), this.owedOrphansKey(), auditListKey(REFUSED_KEYS_AUDIT, this.prefix)];
-    return this.run(PROBE_AUDIT_COMMANDS, keys, [EPOCH_PROBE]).then(
+    return this.run(PROBE_AUDIT_COMMANDS, [`${this.prefix}guard:~probe`], [EPOCH_PROBE]).then(
       () => undefined,
       (error: unknown) => error,
     );
