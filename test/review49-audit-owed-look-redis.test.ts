@@ -5,7 +5,7 @@
 // flaky). Now a look stops at the first that Redis did not answer; the lines stay owed.
 import { describe, expect, it } from 'vitest';
 import { RedisUnavailableError, type RedisClient } from '../packages/http/src/redis.js';
-import { RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
+import { auditListKey, RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
 import type { PendingAudit } from '../shared/src/call/audit.js';
 import { NO_YES } from '../shared/src/call/shared-mark.js';
 import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
@@ -54,5 +54,27 @@ describe('a look for orphans on a Redis that stops answering', () => {
     // One owed line asked for, then the claim's own mark script; nothing else.
     expect(flaky.askedAfter).toEqual(['HGET', 'EVALSHA']);
     expect(await redis().command(['HLEN', owed])).toBe(20);
+  });
+
+  it('damaged values owed are dropped or left, and neither stops the look nor the claim', async () => {
+    const prefix = 'look2:';
+    const owed = `${prefix}guard:orphan-lines`;
+    // Written as text: nested past what the stack holds to write it again.
+    const deep = JSON.stringify(kept('deep')).replace('{"id":"deep"}', `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`);
+    const damaged: Array<[string, string]> = [
+      ['w-text dead', 'not json'],
+      ['w-null dead', 'null'],
+      ['w-shape dead', JSON.stringify({ ...kept('shape'), key: 42 })],
+      ['w-deep dead', deep],
+      ['w-good dead', JSON.stringify(kept('good'))],
+    ];
+    for (const [field, value] of damaged) await redis().command(['HSET', owed, field, value]);
+    const store = new RedisGuardStore(redis(), { stateSecret: STATE_SECRET, callerClock: true, prefix });
+    const now = Date.now();
+    expect(await store.claimWrite('x', 'owner', NO_YES, now, now)).toBeUndefined();
+    const record = ((await redis().command(['LRANGE', auditListKey('fingerprint-owed', prefix), 0, -1])) as string[]).map((line) => JSON.parse(line));
+    expect(record).toEqual([expect.objectContaining({ params: { id: 'good' }, outcome: 'unknown', orphaned: true })]);
+    // The line that cannot be chained (nested past the stack) waits, owed; the rest are gone.
+    expect(await redis().command(['HKEYS', owed])).toEqual(['w-deep dead']);
   });
 });
