@@ -567,6 +567,25 @@ end
 return oweOrphan(KEYS[1], KEYS[2], KEYS[3], ${ORPHAN_OWED_MS}) or 0
 `);
 
+/**
+ * KEYS[1] a key no one writes (so each command finds nothing, and a damaged key of the service's
+ * is not taken for a refusal). ARGV[1] a member. The commands of the orphan watch, the lines owed
+ * and the audit record that the mark script run at the start does not use, each as changes
+ * nothing: an ACL user without @sortedset passed that script, then failed every write that keeps
+ * its audit line. 1.
+ */
+export const PROBE_AUDIT_COMMANDS = script(`
+redis.call('ZADD', KEYS[1], 'XX', 0, ARGV[1])
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZRANGE', KEYS[1], 0, 0)
+redis.call('HEXISTS', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('LLEN', KEYS[1])
+redis.call('LTRIM', KEYS[1], 0, -1)
+redis.call('HSCAN', KEYS[1], 0, 'COUNT', 1)
+return 1
+`);
+
 /** The most watched marks one look for orphans takes (the longest unrenewed first); the rest wait for the next look. */
 const ORPHANS_PER_LOOK = 256;
 /** How often a replica looks for orphaned marks (its first claim looks first). */
@@ -614,9 +633,13 @@ export class RedisGuardStore implements GuardStore {
   /**
    * Write marks this store may have left in flight without knowing it, settled by owner (each item
    * settleItem's JSON): a claim Redis may have applied late is 'refused' (nothing was sent), a
-   * settling Redis did not take is done again with its outcome.
+   * settling Redis did not take is done again with its outcome: one kept with its line first, one at
+   * a time (a settle without it, made first, would drop the line kept with the mark meanwhile).
    */
-  private readonly unclaimed = new Owed((write, items) => Promise.all(items.map((item) => this.settleAgain(write, item))));
+  private readonly unclaimed = new Owed(async (write, items) => {
+    const withLine = (item: string) => (JSON.parse(item) as unknown[]).length > 3;
+    for (const item of [...items.filter(withLine), ...items.filter((item) => !withLine(item))]) await this.settleAgain(write, item);
+  });
 
   constructor(
     private readonly redis: RedisClient,
@@ -663,7 +686,7 @@ export class RedisGuardStore implements GuardStore {
     if (problem) this.eviction = { problem, readAt: performance.now() };
     // Refused before this replica tells Redis anything: one refused in a crash loop leaves no entry.
     if (problem) return { refuse: problem, warnings };
-    const refused = scriptRefusal(await this.reportLead());
+    const refused = scriptRefusal(await this.reportLead()) ?? scriptRefusal(await this.probeAuditCommands());
     if (refused?.transient) warnings.push(refused.message);
     return refused && !refused.transient ? { refuse: refused.message, warnings } : { warnings };
   }
@@ -685,6 +708,14 @@ export class RedisGuardStore implements GuardStore {
     if (!this.closed) this.reporting ??= setInterval(report, Math.max(1, Math.floor(this.lossQuietMs / 3)));
     this.reporting?.unref();
     return report();
+  }
+
+  /** PROBE_AUDIT_COMMANDS run: what it failed with, if it did. */
+  private async probeAuditCommands(): Promise<unknown> {
+    return this.run(PROBE_AUDIT_COMMANDS, [`${this.prefix}guard:~probe`], [EPOCH_PROBE]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
   }
 
   /** Stops the report and the epoch watch (the service closed, its writes ended): no script runs on Redis after. */
@@ -856,18 +887,21 @@ export class RedisGuardStore implements GuardStore {
   /**
    * A lapsed mark's kept line, owed under `field` (CLAIM_WRITE or TAKE_ORPHAN moved it there),
    * appended as `unknown`, `orphaned` and taken off in one step, so no other replica appends it
-   * too. A failure here must not fail the claim that found it: the line stays owed for the next look.
+   * too. A failure here must not fail the claim that found it: the line stays owed for the next look
+   * (false then, so a look stops at once rather than wait for Redis once per line owed).
    */
-  private async appendOrphan(field: unknown): Promise<void> {
-    if (typeof field !== 'string' || field === '') return;
+  private async appendOrphan(field: unknown): Promise<boolean> {
+    if (typeof field !== 'string' || field === '') return true;
     const owed = this.owedOrphansKey();
     try {
       const kept = await this.command(['HGET', owed, field]);
       const line = typeof kept === 'string' ? orphanLine(kept) : undefined;
-      if (!line) return void (await this.command(['HDEL', owed, field]));
-      await this.chained(line, (list, headKey, appendArgs) => this.run(APPEND_OWED_ORPHAN, [owed, list, headKey], [field, ...appendArgs]));
-    } catch {
-      // Owed still: the next look appends it.
+      if (!line) await this.command(['HDEL', owed, field]);
+      else await this.chained(line, (list, headKey, appendArgs) => this.run(APPEND_OWED_ORPHAN, [owed, list, headKey], [field, ...appendArgs]));
+      return true;
+    } catch (error) {
+      // Owed still: the next look appends it. A line that fails for itself (the head kept moving) does not stop the look.
+      return !(error instanceof InputError);
     }
   }
 
@@ -885,7 +919,8 @@ export class RedisGuardStore implements GuardStore {
     try {
       // Lines owed since an append that failed, then the marks watched.
       const [, owed] = (await this.command(['HSCAN', this.owedOrphansKey(), 0, 'COUNT', ORPHANS_PER_LOOK])) as [unknown, unknown];
-      for (const [index, field] of (Array.isArray(owed) ? owed : []).entries()) if (index % 2 === 0) await this.appendOrphan(field);
+      const fields = (Array.isArray(owed) ? owed : []).filter((_, index) => index % 2 === 0);
+      for (const field of fields) if (!(await this.appendOrphan(field))) return;
       const watched = await this.command(['ZRANGE', this.orphanWatchKey(), 0, ORPHANS_PER_LOOK - 1]);
       for (const key of Array.isArray(watched) ? watched : []) {
         const taken = await this.run(
@@ -895,7 +930,7 @@ export class RedisGuardStore implements GuardStore {
         );
         // Scored by their last renewal: the first still renewed means every one after it is too.
         if (taken === 1) break;
-        await this.appendOrphan(taken);
+        if (!(await this.appendOrphan(taken))) return;
       }
     } catch {
       // Redis did not answer: the next look, or the write's next claim, finds them.
@@ -939,6 +974,9 @@ export class RedisGuardStore implements GuardStore {
     const noted = unread ? '1' : '0';
     const appending = line && outcome !== 'refused' ? line : undefined;
     try {
+      // A settle of this write kept with its line (SettleOwed) is made first: this one, settled without it, would
+      // otherwise drop the line kept with the mark while the kept settle's was in this replica's memory alone.
+      await this.unclaimed.now(write);
       if (appending) return await this.settleAppending(write, [id, outcome, WRITE_MEMORY_MS, noted], appending);
       await this.run(SETTLE_WRITE, [this.writeKey(write), this.orphanWatchKey()], [id, outcome, WRITE_MEMORY_MS, noted]);
       return false;
@@ -1219,7 +1257,7 @@ function scriptRefusal(failed: unknown): { message: string; transient: boolean }
     transient: PASSING_REFUSALS.test(answer),
     message:
       `the service's Redis (ENGAGE_REDIS_URL) refused the guardrails' write-mark script (${answer}), so every write would be refused, nothing sent. ` +
-      "Its user must be allowed EVAL and EVALSHA and, inside them, TIME and the string and hash commands (ACL +@scripting +time +@string +@hash), on a primary (not a read-only replica), reached directly or through a proxy that runs a script's keys on one Redis",
+      "Its user must be allowed EVAL and EVALSHA and, inside them, TIME and the string, hash, list and sorted-set commands (ACL +@scripting +time +@string +@hash +@list +@sortedset +@keyspace), on a primary (not a read-only replica), reached directly or through a proxy that runs a script's keys on one Redis",
   };
 }
 
