@@ -16,6 +16,7 @@ export { chainAuditLine, orphanedLine, remoteAuditSecret, type AuditEntry, type 
 export { ClaimsPaused, MemoryGuardStore, SettleOwed, type GuardStore, type IdempotencyRecord } from './call/guard-store.js';
 export { KEY_LOCK_MS, KeyGuesses } from './call/key-guesses.js';
 export type { Attempt } from './call/journal.js';
+export { ForwardClock } from './call/forward-now.js';
 export { NO_YES, WRITE_MARK_LEASE_MS } from './call/shared-mark.js';
 export { createServer, SERVER_VERSION, type EngageServer, type ServerOptions } from './mcp/server.js';
 export { describeTool } from './mcp/tools.js';

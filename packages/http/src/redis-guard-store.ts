@@ -10,6 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   chainAuditLine,
   ClaimsPaused,
+  ForwardClock,
   InputError,
   NO_YES,
   orphanedLine,
@@ -617,8 +618,8 @@ export class RedisGuardStore implements GuardStore {
   private closed = false;
   /** The epoch this replica is learning (its marks being put back), which every script that finds it waits for. */
   private learning: { epoch: string; done: Promise<void> } | undefined;
-  /** forwardNow's latest reading, and the monotonic clock's then. */
-  private forward = { at: 0, steady: 0 };
+  /** The clock this replica dates its yeses and attempts by, as the journal's (ForwardClock: a lead is caught up at half rate). */
+  private readonly forward = new ForwardClock();
   private readonly lossQuietMs: number;
   /** This replica, as the replicas' clocks in Redis name it. */
   private readonly replica = randomBytes(12).toString('base64url');
@@ -1135,14 +1136,11 @@ export class RedisGuardStore implements GuardStore {
   /**
    * This replica's clock as it dates its yeses and attempts (the journal's forward clock, which a
    * clock set back does not move back): the latest time a caller gave or the system clock reads,
-   * moved on by the monotonic clock. Its own reports of its lead go by it, so they are never below
-   * the lead its yeses were dated with.
+   * moved on by the monotonic clock (at half its rate while ahead, as forwardNow). Its own reports
+   * of its lead go by it, so they are never below the lead its yeses were dated with.
    */
   private forwardNow(given = 0): number {
-    const steady = performance.now();
-    const at = Math.max(given, Date.now(), this.forward.at + (steady - this.forward.steady));
-    this.forward = { at, steady };
-    return Math.floor(at);
+    return this.forward.now(given);
   }
 
   /** A mark script's first arguments: the caller's now, the clock it runs by ('': Redis TIME), and this replica's id. */

@@ -803,7 +803,7 @@ export class RedisPaceKeeper implements PaceKeeper {
   ) {
     this.key = `${prefix}${keyFingerprint}`;
     this.now = options.now;
-    this.fallback = options.fallback ?? new Pacer(options.now ?? Date.now);
+    this.fallback = options.fallback ?? new Pacer(options.now);
     this.log = options.log ?? (redis as Partial<Connection>).logLine ?? (() => {});
     if (!outages.has(redis)) outages.set(redis, { down: false });
     this.outage = outages.get(redis) as { down: boolean };

@@ -147,7 +147,8 @@ async function ask(deps: CallDeps, call: ToolCall, op: Operation, params: Params
   const dated = datedBefore(shownAt, statement);
   // The server began stopping while the preview was read: the write would not be sent (the claim refuses it), so nobody is asked.
   if (deps.stopping?.()) return stoppedBeforeSend(op);
-  const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, dated, statement.bound).value;
+  // Dated no later than yesAt too: issue() reads the system clock at its own time, after the store was read (review49-clocks).
+  const issueState = () => deps.confirmations.issue('state', boundTo(call), boundOperation(call, op), params, Math.min(yesAt, dated), statement.bound).value;
   const result = await call.asking.ask(`${reason ? `${reason}\n\n` : ''}${statement.text}\n\nRun it?`, op, issueState);
   if (result.kind === 'round') return result.round;
   if (result.kind === 'not-shown') return redeemTokenOrPreview(deps, call, op, params, QUESTION_NOT_SHOWN, notes);
@@ -186,13 +187,16 @@ async function redeemTokenOrPreview(deps: CallDeps, call: ToolCall, op: Operatio
   }
   // Taken before the journal is read for the preview's warning: the token's yes dates from then.
   const shownAt = forwardNow();
+  // No later than the system clock now, as the question's yes (ask): issue() takes the system clock at its own time, after
+  // the store was read, and a clock set back leaves forwardNow ahead; another server's send in between would stand before the yes.
+  const shownBy = Math.min(shownAt, Date.now());
   const statement = await describeEffect(deps, call, op, params);
   const { value: fresh, expiresAt } = deps.confirmations.issue(
     'token',
     boundTo(call),
     boundOperation(call, op),
     params,
-    datedBefore(shownAt, statement),
+    Math.min(shownBy, datedBefore(shownAt, statement)),
     statement.bound,
   );
   return previewAnswer(op, call.toolName, statement, reason, fresh, new Date(expiresAt).toISOString());

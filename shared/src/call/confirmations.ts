@@ -33,16 +33,24 @@ export function issuedIdOf(kind: ConfirmationKind, value: string): string | unde
 /** `mismatch`: issued for another call, and spent by this one; `spent-mismatch`: the same, but spent before (its write may have run). */
 export type Redemption = 'ok' | 'unknown' | 'expired' | 'mismatch' | 'spent-mismatch' | 'spent';
 
-/** Remembers spent nonces until they expire. `consume` is true only the first time, across every replica that shares it. */
+/**
+ * Remembers spent nonces until they expire. `consume` is true only the first time, across every
+ * replica that shares it. `expiresAt`: when its value is past for good, by the spending process's
+ * clock that never goes back (forward-now.ts forwardNow): its expiry plus the lead it carries.
+ */
 export interface SpentStore {
   consume(nonce: string, expiresAt: number): Promise<boolean>;
 }
 
-/** The embedded store, for one process (stdio, or a single HTTP replica). */
+/**
+ * The embedded store, for one process (stdio, or a single HTTP replica). Full, it drops the nonces
+ * past `expiresAt` by the clock that never goes back: by the system clock, one set back after the
+ * drop made a value issued while the other led good again, and it was honoured twice.
+ */
 export class MemorySpentStore implements SpentStore {
   private readonly spent = new Map<string, number>();
   constructor(
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = forwardNow,
     private readonly maxEntries = 100_000,
   ) {}
 
@@ -66,7 +74,7 @@ export interface ConfirmationOptions {
   store: SpentStore;
   now?: () => number;
   /**
-   * This process's clock that never goes back (journal.ts forwardNow; `now` where only that is
+   * This process's clock that never goes back (forward-now.ts forwardNow; `now` where only that is
    * given): a value also expires by it, so a system clock set back after it was issued does not
    * lengthen its life.
    */
@@ -118,7 +126,8 @@ export class Confirmations {
     if (!safeEqual(authentic, this.mac(kind, authenticHead(head, facts), keyFingerprint))) return 'unknown';
     const [expiresAt, lead] = expiryOf(expiry);
     if (!(expiresAt > this.now() && expiresAt + lead > this.forward())) return 'expired';
-    const first = await this.options.store.consume(`${kind}:${nonce}`, expiresAt);
+    // Kept until the value is past by the clock that never goes back: by the system clock alone it may come good again.
+    const first = await this.options.store.consume(`${kind}:${nonce}`, expiresAt + lead);
     if (!safeEqual(binding, this.mac(kind, head, keyFingerprint, operationId, params))) return first ? 'mismatch' : 'spent-mismatch';
     return first ? 'ok' : 'spent';
   }
