@@ -725,6 +725,7 @@ export class RedisGuardStore implements GuardStore {
     clearInterval(this.reporting);
     clearInterval(this.watching);
     [this.reporting, this.watching] = [undefined, undefined];
+    for (const owed of [this.unclaimed, this.unsettled, this.unreserved]) owed.stop();
   }
 
   /** This replica's clock against Redis's (TIME), when they are more than a second apart. */
@@ -984,8 +985,9 @@ export class RedisGuardStore implements GuardStore {
     } catch (error) {
       // Left in flight, the mark would say "still being sent", then "unknown", on every replica: settled once Redis
       // answers, with its line (the settle drops the line kept with the mark, so none would be left).
-      this.unclaimed.remember(write, settleItem(id, outcome, noted, appending), Date.now() + WRITE_MEMORY_MS);
-      if (appending) throw new SettleOwed(error instanceof Error ? error.message : String(error));
+      const kept = this.unclaimed.remember(write, settleItem(id, outcome, noted, appending), Date.now() + WRITE_MEMORY_MS);
+      // Not kept (too many owed): the line is the call's to append, as before any settle was kept.
+      if (appending && kept) throw new SettleOwed(error instanceof Error ? error.message : String(error));
       throw error;
     }
   }

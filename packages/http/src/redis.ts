@@ -457,7 +457,7 @@ interface Debt {
 }
 
 /** Keys an Owed remembers at most: beyond, what a new one owes is not done again (it waits for its expiry in Redis). */
-const OWED_KEYS = 10_000;
+export const OWED_KEYS = 10_000;
 
 /**
  * What a store sent to Redis without hearing back (a command whose reply was lost, which Redis
@@ -480,17 +480,19 @@ export class Owed {
     this.done(key, entry, items);
   }
 
-  remember(key: string, item: string, expiresAt: number): void {
+  /** Whether it was kept: past OWED_KEYS keys a new one is not (its caller must not count on it being made). */
+  remember(key: string, item: string, expiresAt: number): boolean {
     const known = this.pending.get(key);
     if (known) {
       known.items.push(item);
       known.expiresAt = Math.max(known.expiresAt, expiresAt);
-      return;
+      return true;
     }
-    if (this.pending.size >= OWED_KEYS) return;
+    if (this.pending.size >= OWED_KEYS) return false;
     const entry: Debt = { items: [item], expiresAt, tries: 0 };
     this.pending.set(key, entry);
     this.retry(key, entry);
+    return true;
   }
 
   /** Redis answered for `items`: those are done; any remembered meanwhile still wait. */
@@ -504,6 +506,11 @@ export class Owed {
   private forget(key: string, entry: Debt): void {
     clearTimeout(entry.timer);
     if (this.pending.get(key) === entry) this.pending.delete(key);
+  }
+
+  /** Tries nothing more (its store is closed): what is still owed is left to the marks' leases and expiries. */
+  stop(): void {
+    for (const [key, entry] of this.pending) this.forget(key, entry);
   }
 
   private retry(key: string, entry: Debt): void {
