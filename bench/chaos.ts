@@ -455,12 +455,13 @@ async function worker(index: number, seats: Seat[], contactSeats: Seat[], until:
 
 // ---- the faults of the machinery --------------------------------------------------------------
 
-/** The remote audit record's lines read just before each loss of Redis's data (and at the end), and when. */
+/** The remote audit record's lines read just before each loss of Redis's data (and at the end). */
 const remoteLines = new Set<string>();
-const redisLosses: number[] = [];
+/** Each loss of Redis's data: when the record was read before it, and when the loss was over. */
+const redisLosses: Array<{ readAt: number; lostAt: number }> = [];
 
-/** Reads the remote audit record before Redis loses it (or at the end): its lines are checked with the last. */
-async function keepRemoteRecord(): Promise<void> {
+/** Reads the remote audit record before Redis loses it (or at the end): its lines are checked with the last. When it was read. */
+async function keepRemoteRecord(): Promise<number> {
   const redis = await connectRedis(redisServer.url);
   try {
     const lists = remoteKeys.map((key) => redis.command(['LRANGE', `engage:audit:{${keyFingerprint(key).slice(0, 16)}}`, 0, -1]));
@@ -470,7 +471,7 @@ async function keepRemoteRecord(): Promise<void> {
   } finally {
     await redis.close();
   }
-  redisLosses.push(Date.now());
+  return Date.now();
 }
 
 type Event = 'replica SIGKILL' | 'replica SIGTERM' | 'Redis restart' | 'Redis FLUSHALL';
@@ -485,15 +486,17 @@ async function machineryChaos(until: number): Promise<void> {
     if (Date.now() > until) break;
     stats.kills[event] = (stats.kills[event] ?? 0) + 1;
     if (event === 'Redis restart') {
-      await keepRemoteRecord();
+      const readAt = await keepRemoteRecord();
       note('Redis restarted (its data gone)');
       await redisServer.restart();
+      redisLosses.push({ readAt, lostAt: Date.now() });
     } else if (event === 'Redis FLUSHALL') {
-      await keepRemoteRecord();
+      const readAt = await keepRemoteRecord();
       note('Redis FLUSHALL');
       const redis = await connectRedis(redisServer.url);
       await redis.command(['FLUSHALL']);
       await redis.close();
+      redisLosses.push({ readAt, lostAt: Date.now() });
     } else {
       const target = oneOf(random, replicas);
       note(`${event} to ${target.name} (pid ${target.pid})`);
@@ -591,8 +594,9 @@ async function auditGaps(carried: Map<string, number[]>): Promise<{ gaps: string
  * Every remote channel send carried out has a done or unknown line in its key's Redis record (read
  * before each loss of Redis's data and at the end), or one still to come: kept with its mark in
  * flight (its replica may be dead: the lease, 3 minutes, outlives a short run) or owed as an
- * orphan's. Sends carried out in the 2 s before a loss are not checked (their line may have been
- * appended between the read and the loss), nor those carried out before a loss that no call was
+ * orphan's. Sends carried out from 2 s before the record was read until the loss was over are not
+ * checked (their line may have been appended between the read and the loss: Redis serves on a while
+ * after its SIGTERM), nor those carried out before a loss that no call was
  * told were sent (their replica died with them, and the loss took the line kept with their mark).
  */
 async function remoteAuditGaps(carried: Map<string, number[]>): Promise<{ gaps: string[]; lines: number; pending: number; checked: number }> {
@@ -604,7 +608,7 @@ async function remoteAuditGaps(carried: Map<string, number[]>): Promise<{ gaps: 
     const ended = countBy(record.filter((line) => line.outcome === 'done' || line.outcome === 'unknown').map((line) => line.paramsDigest));
     const pendingLines = await linesToCome(redis);
     const pending = countBy(pendingLines.map((line) => line.paramsDigest));
-    const nearLoss = (at: number) => redisLosses.slice(0, -1).some((lost) => at > lost - 2_000 && at <= lost);
+    const nearLoss = (at: number) => redisLosses.some(({ readAt, lostAt }) => at > readAt - 2_000 && at <= lostAt);
     const gaps: string[] = [];
     let checked = 0;
     for (const intent of intents) {
@@ -612,10 +616,7 @@ async function remoteAuditGaps(carried: Map<string, number[]>): Promise<{ gaps: 
       if (intent.operationId !== SEND || !intent.calls.some((each) => each.seat.includes('remote')) || times.some(nearLoss)) continue;
       // Its replica died with it at the API (no call was told it was or may have been sent), and Redis then lost its mark: the line kept
       // with that mark was held by Redis and that replica alone, both gone.
-      if (
-        times.every((at) => redisLosses.slice(0, -1).some((lost) => at < lost)) &&
-        !intent.calls.some((each) => each.said === 'sent' || each.said === 'maybe')
-      )
+      if (times.every((at) => redisLosses.some(({ lostAt }) => at < lostAt)) && !intent.calls.some((each) => each.said === 'sent' || each.said === 'maybe'))
         continue;
       checked += times.length;
       const digest = paramsDigest(secret, SEND, { msisdn: STDIO_MSISDN, message: intent.id });
@@ -636,10 +637,8 @@ function remoteStory(intent: Intent, times: number[]): string {
   const calls = intent.calls.map(
     (each) => `${each.role} on ${each.seat} [${each.start - started}..${each.end - started} ms] ${each.said}${each.disrupted ? ` (${each.disrupted})` : ''}`,
   );
-  return `(carried out at ${times.map((at) => at - started).join(', ')} ms; Redis lost at ${redisLosses
-    .slice(0, -1)
-    .map((at) => at - started)
-    .join(', ')} ms; calls: ${calls.join('; ')})`;
+  const losses = redisLosses.map(({ readAt, lostAt }) => `${readAt - started}..${lostAt - started}`).join(', ');
+  return `(carried out at ${times.map((at) => at - started).join(', ')} ms; Redis lost at ${losses} ms; calls: ${calls.join('; ')})`;
 }
 
 /** The lines kept with marks in flight and the orphans' lines owed, in Redis (redis-guard-store.ts). */
