@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { auditListKey, RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
 import type { RedisClient } from '../packages/http/src/redis.js';
-import type { PendingAudit } from '../shared/src/call/audit.js';
 import { NO_YES, WRITE_MARK_LEASE_MS } from '../shared/src/call/shared-mark.js';
+import { pendingAudit } from './helpers/pending-audit.js';
 import { redisPerFile, STATE_SECRET } from './helpers/redis-per-file.js';
 
 const KEY = 'fingerprint-0004';
@@ -15,15 +15,7 @@ const { clients } = redisPerFile(1);
 const redis = () => clients[0] as RedisClient;
 let prefixes = 0;
 const replicaOf = (prefix: string) => new RedisGuardStore(redis(), { stateSecret: STATE_SECRET, callerClock: true, prefix });
-const pending = (id: string, at: number): PendingAudit => ({
-  time: new Date(at).toISOString(),
-  key: KEY,
-  server: 'engage-mcp-http',
-  operationId: 'contact.delete',
-  paramsDigest: `digest-${id}`,
-  params: { id },
-  confirmation: 'not needed',
-});
+const pending = (id: string, at: number) => pendingAudit(KEY, id, at);
 const lapsed = () => Date.now() - WRITE_MARK_LEASE_MS - 1_000;
 const record = async (prefix: string) => ((await redis().command(['LRANGE', auditListKey(KEY, prefix), 0, -1])) as string[]).map((line) => JSON.parse(line));
 

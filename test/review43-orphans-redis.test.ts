@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditListKey, RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
 import { remoteAuditSecret, verifyAuditLines } from '../shared/src/call/audit.js';
-import type { PendingAudit } from '../shared/src/call/guard-store.js';
 import { NO_YES, WRITE_MARK_LEASE_MS } from '../shared/src/call/shared-mark.js';
+import { pendingAudit } from './helpers/pending-audit.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
 const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
@@ -26,15 +26,7 @@ afterAll(async () => {
 let prefixes = 0;
 /** A replica of its own (a fresh store: its first claim looks for orphans), on keys of one test. */
 const replicaOf = (prefix: string) => new RedisGuardStore(client, { stateSecret: STATE_SECRET, callerClock: true, prefix });
-const pending = (id: string, at: number): PendingAudit => ({
-  time: new Date(at).toISOString(),
-  key: 'fingerprint-0001',
-  server: 'engage-mcp-http',
-  operationId: 'contact.delete',
-  paramsDigest: `digest-${id}`,
-  params: { id },
-  confirmation: 'not needed',
-});
+const pending = (id: string, at: number) => pendingAudit('fingerprint-0001', id, at);
 const lapsed = () => Date.now() - WRITE_MARK_LEASE_MS - 1_000;
 
 async function record(prefix: string): Promise<string[]> {

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditListKey, RedisGuardStore } from '../packages/http/src/redis-guard-store.js';
 import { connectRedis, type RedisClient } from '../packages/http/src/redis.js';
 import { remoteAuditSecret, verifyAuditLines } from '../shared/src/call/audit.js';
-import type { AuditEntry, PendingAudit } from '../shared/src/call/audit.js';
+import type { AuditEntry } from '../shared/src/call/audit.js';
 import { NO_YES } from '../shared/src/call/shared-mark.js';
+import { pendingAudit } from './helpers/pending-audit.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 
 const STATE_SECRET = new TextEncoder().encode('a-shared-state-secret-of-more-than-32-bytes');
@@ -26,15 +27,7 @@ afterAll(async () => {
 
 let prefixes = 0;
 const replicaOf = (prefix: string) => new RedisGuardStore(client, { stateSecret: STATE_SECRET, callerClock: true, prefix });
-const pending = (id: string, at: number): PendingAudit => ({
-  time: new Date(at).toISOString(),
-  key: KEY,
-  server: 'engage-mcp-http',
-  operationId: 'contact.delete',
-  paramsDigest: `digest-${id}`,
-  params: { id },
-  confirmation: 'not needed',
-});
+const pending = (id: string, at: number) => pendingAudit(KEY, id, at);
 const lineOf = (id: string, at: number): AuditEntry => ({ ...pending(id, at), time: new Date(at + 5).toISOString(), outcome: 'done' });
 const record = async (prefix: string) => (await client.command(['LRANGE', auditListKey(KEY, prefix), 0, -1])) as string[];
 const markOf = (prefix: string, write: string) => client.command(['HMGET', `${prefix}guard:write:${write}`, 'outcome', 'audit']);
